@@ -1,0 +1,78 @@
+# LightNote — the two commands a newcomer runs are `make run` and `make test`.
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-$(shell cat requirements.txt | cksum | cut -d' ' -f1)
+HOST ?= 127.0.0.1
+PORT ?= 8000
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+
+.PHONY: run test test-embedded test-services serve lint typecheck reliability bench system-deps install clean help
+
+help:
+	@echo "make run    - install, migrate, create the demo user, serve http://$(HOST):$(PORT)/"
+	@echo "make test   - the whole suite: embedded pass (SQLite+fakeredis) and services pass (MariaDB+Redis)"
+	@echo "make serve  - gunicorn with production settings (LIGHTNOTE_* from the environment)"
+	@echo "make lint / typecheck / reliability / bench"
+
+# mysqlclient compiles against the MariaDB client headers; a bare machine lacks them.
+system-deps:
+	@if ! pkg-config --exists libmariadb 2>/dev/null && ! pkg-config --exists mysqlclient 2>/dev/null; then \
+	  echo "Installing system packages for mysqlclient (pkg-config, libmariadb-dev)..."; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq pkg-config libmariadb-dev >/dev/null \
+	    || { echo "Could not install pkg-config and libmariadb-dev: install them, then re-run."; exit 1; }; \
+	fi
+
+$(STAMP): requirements.txt
+	@$(MAKE) --no-print-directory system-deps
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -r requirements.txt
+	@rm -f $(VENV)/.installed-*; touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	@export LIGHTNOTE_DEBUG=1; \
+	$(BIN)/python manage.py migrate --noinput -v 0 && \
+	$(BIN)/python manage.py ensure_demo_user && \
+	echo "" && echo "  LightNote is serving on http://$(HOST):$(PORT)/   (log in as demo / demo-pass-2026)" && echo "" && \
+	exec $(BIN)/python manage.py runserver $(HOST):$(PORT)
+
+# Both passes always run; the target fails if either fails.
+test: install
+	@status=0; \
+	$(MAKE) --no-print-directory test-embedded || status=1; \
+	$(MAKE) --no-print-directory test-services || status=1; \
+	exit $$status
+
+test-embedded: install
+	@echo "== test pass 1/2: embedded (SQLite + in-process fakeredis)"
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+test-services: install
+	@echo "== test pass 2/2: services (MariaDB + Redis)"
+	LIGHTNOTE_TEST_BACKEND=services $(BIN)/pytest $(PYTEST_ARGS)
+
+serve: install
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py collectstatic --noinput -v 0
+	exec $(BIN)/gunicorn lightnote.wsgi:application --bind $${LIGHTNOTE_BIND:-$(HOST):$(PORT)} \
+	  --workers $${LIGHTNOTE_WORKERS:-3} --timeout $${LIGHTNOTE_WORKER_TIMEOUT:-60} --access-logfile -
+
+lint: install
+	$(BIN)/ruff check .
+
+typecheck: install
+	$(BIN)/mypy agent todos notes lightnote
+
+reliability: install
+	LIGHTNOTE_TEST_BACKEND=services LIGHTNOTE_RELIABILITY=full $(BIN)/pytest -m "services" $(PYTEST_ARGS)
+
+bench: install
+	LIGHTNOTE_TEST_BACKEND=services $(BIN)/python -m tests.bench
+
+clean:
+	rm -rf $(VENV) staticfiles db.sqlite3

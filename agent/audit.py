@@ -1,0 +1,39 @@
+"""Append audit events. Called inside the caller's transaction when there is one."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from typing import Any
+
+from agent.models import AuditEvent
+
+logger = logging.getLogger(__name__)
+
+
+def audit_event(
+    event_type: str,
+    *,
+    actor: Any = None,
+    subject: Any = None,
+    session_id: uuid.UUID | str | None = None,
+    capability: str = "",
+    tool: str = "",
+    action_id: uuid.UUID | str | None = None,
+    code: str = "",
+    details: dict[str, Any] | None = None,
+) -> AuditEvent:
+    """Record one event; ``details`` must be JSON-safe and never contain a raw token."""
+    event = AuditEvent.objects.create(
+        event_type=event_type,
+        actor=actor if getattr(actor, "pk", None) else None,
+        subject=subject if getattr(subject, "pk", None) else None,
+        session_id=session_id,
+        capability=capability,
+        tool=tool,
+        action_id=action_id,
+        code=code,
+        details=details or {},
+    )
+    logger.info("audit %s code=%s action=%s", event_type, code, action_id)
+    return event

@@ -1,0 +1,84 @@
+"""Messages in both first-class languages, keyed by error or text code.
+
+Each app declares its own texts with :func:`define_messages` in its ``messages.py``
+(imported from its ``AppConfig.ready``); :func:`translate` renders one in a locale.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest
+
+LOCALES = ("zh-CN", "en")
+DEFAULT_LOCALE = "zh-CN"
+
+_catalog: dict[str, dict[str, str]] = {}
+
+
+def define_messages(messages: dict[str, tuple[str, str]]) -> None:
+    """Register ``{code: (zh_cn_text, en_text)}``; a code may be defined only once."""
+    for code, (zh, en) in messages.items():
+        if code in _catalog and _catalog[code] != {"zh-CN": zh, "en": en}:
+            raise ValueError(f"message {code} is defined twice with different texts")
+        _catalog[code] = {"zh-CN": zh, "en": en}
+
+
+def known_codes() -> list[str]:
+    """Return every registered message code."""
+    return sorted(_catalog)
+
+
+def normalize_locale(value: str | None) -> str | None:
+    """Map a language tag (``zh``, ``zh-Hans-CN``, ``en-US``...) to a supported locale."""
+    if not value:
+        return None
+    tag = value.strip().lower().replace("_", "-")
+    if tag.startswith("zh"):
+        return "zh-CN"
+    if tag.startswith("en"):
+        return "en"
+    return None
+
+
+def locale_from_accept_language(header: str | None) -> str | None:
+    """Return the first supported locale in an Accept-Language header, by quality."""
+    if not header:
+        return None
+    ranked: list[tuple[float, int, str]] = []
+    for index, part in enumerate(header.split(",")):
+        tag, _, params = part.strip().partition(";")
+        quality = 1.0
+        if params.strip().startswith("q="):
+            try:
+                quality = float(params.strip()[2:])
+            except ValueError:
+                quality = 0.0
+        locale = normalize_locale(tag)
+        if locale and quality > 0:
+            ranked.append((-quality, index, locale))
+    return min(ranked)[2] if ranked else None
+
+
+def request_locale(request: HttpRequest | None) -> str:
+    """Return the request's locale: Accept-Language, else the user's language, else zh-CN."""
+    if request is None:
+        return DEFAULT_LOCALE
+    from_header = locale_from_accept_language(request.META.get("HTTP_ACCEPT_LANGUAGE"))
+    if from_header:
+        return from_header
+    user = getattr(request, "user", None)
+    language = getattr(user, "language", None) if user is not None else None
+    return normalize_locale(language) or DEFAULT_LOCALE
+
+
+def translate(code: str, locale: str | None = None, **params: Any) -> str:
+    """Render the message ``code`` in ``locale`` with ``str.format`` parameters."""
+    texts = _catalog.get(code)
+    if texts is None:
+        return code
+    text = texts.get(normalize_locale(locale) or DEFAULT_LOCALE, texts[DEFAULT_LOCALE])
+    try:
+        return text.format(**params)
+    except (KeyError, IndexError, ValueError):
+        return text

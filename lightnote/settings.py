@@ -1,0 +1,310 @@
+"""LightNote settings, read from the environment through small typed helpers.
+
+Every variable is documented in ``docs/configuration.md``. A bad value stops start-up
+with ``ImproperlyConfigured`` naming the variable, never a silent default.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import zoneinfo
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def env_str(name: str, default: str = "") -> str:
+    """Return the variable as a string, or ``default`` when unset."""
+    return os.environ.get(name, default)
+
+
+def env_bool(name: str, default: bool) -> bool:
+    """Return the variable as a boolean (1/0, true/false, yes/no, on/off)."""
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ImproperlyConfigured(f"{name} must be a boolean (1/0, true/false), got {raw!r}")
+
+
+def env_int(name: str, default: int, *, minimum: int = 0) -> int:
+    """Return the variable as an integer no smaller than ``minimum``."""
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be an integer, got {raw!r}") from None
+    if value < minimum:
+        raise ImproperlyConfigured(f"{name} must be at least {minimum}, got {value}")
+    return value
+
+
+_RATE = re.compile(r"^\d+/(\d*)(s|m|h|d|sec|min|hour|day)$")
+
+
+def env_rate(name: str, default: str) -> str:
+    """Return a rate such as ``60/min`` in the form django-ratelimit accepts."""
+    value = os.environ.get(name, default).strip()
+    if not _RATE.match(value):
+        raise ImproperlyConfigured(f"{name} must look like '60/min' or '10/s', got {value!r}")
+    return value
+
+
+def env_time_zone(name: str, default: str) -> str:
+    """Return an IANA time zone name that this machine knows."""
+    value = os.environ.get(name, default).strip()
+    try:
+        zoneinfo.ZoneInfo(value)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise ImproperlyConfigured(f"{name} must be an IANA time zone, got {value!r}") from None
+    return value
+
+
+def database_from_url(url: str) -> dict[str, object]:
+    """Turn ``sqlite:///path`` or ``mysql://user:pass@host:port/name`` into a DATABASES entry."""
+    parts = urlsplit(url)
+    if parts.scheme == "sqlite":
+        # sqlite:////abs/path.db is absolute, sqlite:///rel.db is relative to the project.
+        path = unquote(parts.path)
+        if path.lstrip("/") == ":memory:":
+            name = ":memory:"
+        elif path.startswith("//"):
+            name = path[1:]
+        else:
+            name = str(BASE_DIR / (path.lstrip("/") or "db.sqlite3"))
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": name, "OPTIONS": {"timeout": 20}}
+    if parts.scheme in {"mysql", "mariadb"}:
+        if not parts.path.strip("/"):
+            raise ImproperlyConfigured(
+                "LIGHTNOTE_DATABASE_URL must name a database: mysql://.../name"
+            )
+        query = {key: values[-1] for key, values in parse_qs(parts.query).items()}
+        return {
+            "ENGINE": "django.db.backends.mysql",
+            "NAME": unquote(parts.path.strip("/")),
+            "USER": unquote(parts.username or ""),
+            "PASSWORD": unquote(parts.password or ""),
+            "HOST": parts.hostname or "127.0.0.1",
+            "PORT": str(parts.port or 3306),
+            "CONN_MAX_AGE": int(query.get("conn_max_age", "60")),
+            "CONN_HEALTH_CHECKS": True,
+            "OPTIONS": {
+                "charset": "utf8mb4",
+                "isolation_level": "read committed",
+                "init_command": "SET sql_mode='STRICT_TRANS_TABLES'",
+            },
+            "TEST": {"CHARSET": "utf8mb4", "COLLATION": "utf8mb4_unicode_ci"},
+        }
+    raise ImproperlyConfigured(
+        f"LIGHTNOTE_DATABASE_URL must start with sqlite:// or mysql://, got {parts.scheme!r}"
+    )
+
+
+# --- Core -------------------------------------------------------------------------------
+
+DEBUG = env_bool("LIGHTNOTE_DEBUG", False)
+SECRET_KEY = env_str("LIGHTNOTE_SECRET_KEY")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "LIGHTNOTE_SECRET_KEY must be set when LIGHTNOTE_DEBUG is off "
+            "(generate one with: python -c 'import secrets; print(secrets.token_urlsafe(50))')"
+        )
+    SECRET_KEY = "lightnote-dev-only-insecure-key-not-for-production-use-0123456789"
+
+ALLOWED_HOSTS = [h.strip() for h in env_str("LIGHTNOTE_ALLOWED_HOSTS").split(",") if h.strip()]
+if DEBUG and not ALLOWED_HOSTS:
+    ALLOWED_HOSTS = ["127.0.0.1", "localhost", "[::1]"]
+
+HTTPS = env_bool("LIGHTNOTE_HTTPS", not DEBUG)
+SECURE_SSL_REDIRECT = HTTPS
+SESSION_COOKIE_SECURE = HTTPS
+CSRF_COOKIE_SECURE = HTTPS
+SECURE_HSTS_SECONDS = 31_536_000 if HTTPS else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
+SECURE_HSTS_PRELOAD = HTTPS
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if HTTPS else None
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_HTTPONLY = True
+
+INSTALLED_APPS = [
+    "lightnote.apps.LightNoteConfig",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "todos.apps.TodosConfig",
+    "notes.apps.NotesConfig",
+    "agent.apps.AgentConfig",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "lightnote.urls"
+WSGI_APPLICATION = "lightnote.wsgi.application"
+ASGI_APPLICATION = "lightnote.asgi.application"
+AUTH_USER_MODEL = "lightnote.User"
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/accounts/login/"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Data -------------------------------------------------------------------------------
+
+DATABASES = {
+    "default": database_from_url(
+        env_str("LIGHTNOTE_DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}")
+    )
+}
+if env_str("LIGHTNOTE_TEST_DATABASE_NAME"):
+    DATABASES["default"].setdefault("TEST", {})  # type: ignore[call-overload]
+    DATABASES["default"]["TEST"]["NAME"] = env_str("LIGHTNOTE_TEST_DATABASE_NAME")  # type: ignore[index]
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Redis holds short-lived control state only (cards, continuations, idempotency claims,
+# rate-limit counters). "fakeredis://" is an in-process server for the embedded default.
+REDIS_URL = env_str("LIGHTNOTE_REDIS_URL", "fakeredis://embedded")
+REDIS_CLUSTER = env_bool("LIGHTNOTE_REDIS_CLUSTER", False)
+REDIS_SOCKET_TIMEOUT = float(env_int("LIGHTNOTE_REDIS_TIMEOUT_MS", 2000, minimum=50)) / 1000
+CACHES = {
+    "default": {
+        "BACKEND": "django_redis.cache.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": "ln",
+        "OPTIONS": {
+            "SOCKET_CONNECT_TIMEOUT": REDIS_SOCKET_TIMEOUT,
+            "SOCKET_TIMEOUT": REDIS_SOCKET_TIMEOUT,
+        },
+    }
+}
+DJANGO_REDIS_CONNECTION_FACTORY = "lightnote.redis.ConnectionFactory"
+SESSION_ENGINE = "django.contrib.sessions.backends.db"
+
+# --- Internationalisation ---------------------------------------------------------------
+
+LANGUAGE_CODE = "zh-hans"
+LANGUAGES = [("zh-hans", "简体中文"), ("en", "English")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+USE_I18N = True
+USE_TZ = True
+TIME_ZONE = env_time_zone("LIGHTNOTE_TIME_ZONE", "Asia/Shanghai")
+LIGHTNOTE_TIME_ZONE = TIME_ZONE
+
+# --- Static files -----------------------------------------------------------------------
+
+STATIC_URL = "/static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "lightnote" / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": (
+            "django.contrib.staticfiles.storage.StaticFilesStorage"
+            if DEBUG
+            else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        )
+    },
+}
+
+# --- API --------------------------------------------------------------------------------
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "lightnote.authentication.TokenAuthentication",
+        "lightnote.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["lightnote.permissions.IsAuthenticatedNoAdminWrites"],
+    "DEFAULT_PAGINATION_CLASS": "lightnote.pagination.Pagination",
+    "PAGE_SIZE": 50,
+    "EXCEPTION_HANDLER": "lightnote.errors.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "LightNote API",
+    "DESCRIPTION": "Todos, notes and an agent whose writes need a confirmed card.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {},
+}
+
+# --- Agent ------------------------------------------------------------------------------
+
+LIGHTNOTE_CONFIRMATION_TTL = env_int("LIGHTNOTE_CONFIRMATION_TTL", 300, minimum=1)
+LIGHTNOTE_EXECUTION_LEASE = env_int("LIGHTNOTE_EXECUTION_LEASE", 30, minimum=1)
+LIGHTNOTE_SETTLED_TTL = env_int("LIGHTNOTE_SETTLED_TTL", 86_400, minimum=60)
+LIGHTNOTE_RATE_LIMIT_CARDS = env_rate("LIGHTNOTE_RATE_LIMIT_CARDS", "60/m")
+LIGHTNOTE_RATE_LIMIT_CONFIRMS = env_rate("LIGHTNOTE_RATE_LIMIT_CONFIRMS", "60/m")
+OPENAI_API_KEY = env_str("OPENAI_API_KEY")
+OPENAI_BASE_URL = env_str("OPENAI_BASE_URL") or None
+LIGHTNOTE_LLM_MODEL = env_str("LIGHTNOTE_LLM_MODEL", "gpt-4o-mini")
+LIGHTNOTE_LLM_TIMEOUT = env_int("LIGHTNOTE_LLM_TIMEOUT", 30, minimum=1)
+LIGHTNOTE_PLANNER = env_str("LIGHTNOTE_PLANNER", "openai" if OPENAI_API_KEY else "rules")
+if LIGHTNOTE_PLANNER not in {"rules", "openai"}:
+    raise ImproperlyConfigured(
+        f"LIGHTNOTE_PLANNER must be 'rules' or 'openai', got {LIGHTNOTE_PLANNER!r}"
+    )
+if LIGHTNOTE_PLANNER == "openai" and not OPENAI_API_KEY:
+    raise ImproperlyConfigured("LIGHTNOTE_PLANNER=openai needs OPENAI_API_KEY")
+
+# --- Serving and logging ----------------------------------------------------------------
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("LIGHTNOTE_LOG_LEVEL", "INFO")},
+}

@@ -1,0 +1,29 @@
+from __future__ import annotations
+
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+
+from lightnote import views
+
+api_v1 = [
+    path("auth/token/", views.TokenView.as_view(), name="auth-token"),
+    path("me/", views.MeView.as_view(), name="me"),
+    path("todos/", include("todos.urls")),
+    path("notes/", include("notes.urls")),
+    path("", include("agent.urls")),
+]
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("api/v1/", include(api_v1)),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
+    path("", include("agent.page_urls")),
+]
+
+handler500 = "lightnote.views.server_error"

@@ -1,0 +1,84 @@
+"""Optimistic concurrency for owner-scoped models with a ``version`` column.
+
+Both helpers run one conditional statement with a row-count check, so two writers holding
+the same version cannot both win and a stale version never overwrites a newer change.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, TypeVar
+
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import F
+from django.utils import timezone
+
+from lightnote.errors import LightNoteError
+
+M = TypeVar("M", bound=models.Model)
+
+
+def owned_get(model: type[M], *, owner: Any, obj_id: uuid.UUID | str, not_found: str) -> M:
+    """Return the owner's object or raise 404 ``not_found`` (also for another user's)."""
+    try:
+        return model._default_manager.get(owner=owner, id=obj_id)
+    except (model.DoesNotExist, ValidationError, ValueError):  # type: ignore[attr-defined]
+        raise LightNoteError(not_found, status=404) from None
+
+
+def _missing_or_conflict(model: type[M], *, owner: Any, obj_id: Any, prefix: str) -> LightNoteError:
+    latest = (
+        model._default_manager.filter(owner=owner, id=obj_id)
+        .values_list("version", flat=True)
+        .first()
+    )
+    if latest is None:
+        return LightNoteError(f"{prefix}_NOT_FOUND", status=404)
+    return LightNoteError(
+        f"{prefix}_VERSION_CONFLICT",
+        status=409,
+        params={"current_version": latest},
+        extra={"current_version": latest},
+    )
+
+
+def versioned_update(
+    model: type[M],
+    *,
+    owner: Any,
+    obj_id: uuid.UUID | str,
+    expected_version: int | None,
+    values: dict[str, Any],
+    prefix: str,
+) -> M:
+    """Apply ``values`` and bump ``version`` if still at ``expected_version`` (None: any).
+
+    Raises ``<prefix>_NOT_FOUND`` (404) or ``<prefix>_VERSION_CONFLICT`` (409).
+    """
+    current = owned_get(model, owner=owner, obj_id=obj_id, not_found=f"{prefix}_NOT_FOUND")
+    rows = model._default_manager.filter(owner=owner, id=current.pk)
+    if expected_version is not None:
+        rows = rows.filter(version=expected_version)
+    if rows.update(**values, version=F("version") + 1, updated_at=timezone.now()) == 0:
+        raise _missing_or_conflict(model, owner=owner, obj_id=current.pk, prefix=prefix)
+    return model._default_manager.get(pk=current.pk)
+
+
+def versioned_delete(
+    model: type[M],
+    *,
+    owner: Any,
+    obj_id: uuid.UUID | str,
+    expected_version: int | None,
+    prefix: str,
+) -> Any:
+    """Delete the object if still at ``expected_version`` (None: any) and return its id."""
+    current = owned_get(model, owner=owner, obj_id=obj_id, not_found=f"{prefix}_NOT_FOUND")
+    rows = model._default_manager.filter(owner=owner, id=current.pk)
+    if expected_version is not None:
+        rows = rows.filter(version=expected_version)
+    deleted, _ = rows.delete()
+    if deleted == 0:
+        raise _missing_or_conflict(model, owner=owner, obj_id=current.pk, prefix=prefix)
+    return current.pk

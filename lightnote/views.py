@@ -1,0 +1,94 @@
+"""Account endpoints: token login and the current user."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import authenticate
+from django.http import HttpRequest, JsonResponse
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.authtoken.models import Token
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from lightnote.errors import LightNoteError
+from lightnote.i18n import request_locale, translate
+from lightnote.models import LANGUAGE_CHOICES, User, validate_time_zone
+from lightnote.openapi import error_responses
+from lightnote.serializers import StrictSerializer
+
+
+class TokenRequestSerializer(StrictSerializer):
+    username = serializers.CharField(max_length=150)
+    password = serializers.CharField(max_length=512, trim_whitespace=False)
+
+
+class TokenSerializer(serializers.Serializer):
+    token = serializers.CharField()
+
+
+class TokenView(APIView):
+    """Exchange a username and password for an API token."""
+
+    authentication_classes: list[Any] = []
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        request=TokenRequestSerializer,
+        responses={200: TokenSerializer, **error_responses(400)},
+        auth=[],
+    )
+    def post(self, request: Request) -> Response:
+        serializer = TokenRequestSerializer(data=request.data, context={"request": request})
+        serializer.is_valid(raise_exception=True)
+        user = authenticate(request._request, **serializer.validated_data)
+        if user is None or not user.is_active:
+            raise LightNoteError("INVALID_CREDENTIALS", status=400)
+        token, _ = Token.objects.get_or_create(user=user)
+        return Response({"token": token.key})
+
+
+class MeSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = User
+        fields = ["id", "username", "time_zone", "language"]
+        read_only_fields = ["id", "username"]
+
+
+class MeUpdateSerializer(StrictSerializer):
+    time_zone = serializers.CharField(
+        max_length=64, required=False, validators=[validate_time_zone]
+    )
+    language = serializers.ChoiceField(choices=LANGUAGE_CHOICES, required=False)
+
+
+class MeView(APIView):
+    """The current user's profile: time zone and language."""
+
+    @extend_schema(responses={200: MeSerializer, **error_responses(401)})
+    def get(self, request: Request) -> Response:
+        return Response(MeSerializer(request.user).data)
+
+    @extend_schema(
+        request=MeUpdateSerializer,
+        responses={200: MeSerializer, **error_responses(400, 401, 403)},
+    )
+    def patch(self, request: Request) -> Response:
+        serializer = MeUpdateSerializer(data=request.data, context={"request": request})
+        serializer.is_valid(raise_exception=True)
+        from lightnote.services import user_update_preferences
+
+        user = user_update_preferences(user=request.user, **serializer.validated_data)
+        return Response(MeSerializer(user).data)
+
+
+def server_error(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
+    """A 500 as the one error body (the details are in the server log, not the response)."""
+    locale = request_locale(request)
+    return JsonResponse(
+        {"error": {"code": "INTERNAL_ERROR", "message": translate("INTERNAL_ERROR", locale)}},
+        status=500,
+    )

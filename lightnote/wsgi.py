@@ -1,0 +1,8 @@
+"""WSGI entry point (gunicorn ``lightnote.wsgi:application``)."""
+
+import os
+
+from django.core.wsgi import get_wsgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lightnote.settings")
+application = get_wsgi_application()

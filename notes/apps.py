@@ -1,0 +1,12 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class NotesConfig(AppConfig):
+    name = "notes"
+    verbose_name = "Notes"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from notes import messages  # noqa: F401

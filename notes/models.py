@@ -1,0 +1,40 @@
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+TITLE_MAX = 255
+CONTENT_MAX = 60_000
+TAGS_MAX = 20
+TAG_MAX = 50
+
+
+class Note(models.Model):
+    """A user's note. Written only through ``notes.services``; ``version`` +1 per change."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notes"
+    )
+    title = models.CharField(max_length=TITLE_MAX)
+    content = models.TextField(max_length=CONTENT_MAX, blank=True, default="")
+    tags = models.JSONField(default=list, blank=True)
+    version = models.PositiveIntegerField(default=1)
+    idempotency_key = models.CharField(max_length=64, null=True, blank=True, editable=False)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-updated_at", "id"]
+        indexes = [models.Index(fields=["owner", "-updated_at"])]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["owner", "idempotency_key"], name="note_unique_owner_idempotency_key"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.title

@@ -1,0 +1,118 @@
+"""Writes of notes. Everything that changes a ``Note`` goes through these functions."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from lightnote.errors import LightNoteError
+from lightnote.versioning import versioned_delete, versioned_update
+from notes.models import CONTENT_MAX, TAG_MAX, TAGS_MAX, TITLE_MAX, Note
+
+_UNSET: Any = object()
+
+
+def check_title(title: Any) -> str:
+    if not isinstance(title, str) or not title.strip():
+        raise LightNoteError("NOTE_TITLE_REQUIRED")
+    title = " ".join(title.split())
+    if len(title) > TITLE_MAX:
+        raise LightNoteError("NOTE_TITLE_TOO_LONG")
+    return title
+
+
+def check_content(content: Any) -> str:
+    if content is None:
+        return ""
+    if not isinstance(content, str) or len(content) > CONTENT_MAX:
+        raise LightNoteError("NOTE_CONTENT_TOO_LONG")
+    return content
+
+
+def check_tags(tags: Any) -> list[str]:
+    """Return trimmed, de-duplicated tags (order kept), or raise ``NOTE_TAGS_INVALID``."""
+    if tags is None:
+        return []
+    if not isinstance(tags, list) or not all(isinstance(tag, str) for tag in tags):
+        raise LightNoteError("NOTE_TAGS_INVALID")
+    cleaned = list(dict.fromkeys(tag.strip() for tag in tags))
+    if len(cleaned) > TAGS_MAX or any(not tag or len(tag) > TAG_MAX for tag in cleaned):
+        raise LightNoteError("NOTE_TAGS_INVALID")
+    return cleaned
+
+
+@transaction.atomic
+def note_create(
+    *,
+    owner: Any,
+    title: str,
+    content: str = "",
+    tags: list[str] | None = None,
+    note_id: uuid.UUID | None = None,
+    idempotency_key: str | None = None,
+) -> Note:
+    """Create a note for ``owner``.
+
+    ``note_id`` lets a caller derive the id from a stable payload: a second create with the
+    same id raises 409 ``NOTE_ALREADY_EXISTS`` instead of writing a twin.
+    """
+    now = timezone.now()
+    values = {
+        "owner": owner,
+        "title": check_title(title),
+        "content": check_content(content),
+        "tags": check_tags(tags),
+        "idempotency_key": idempotency_key,
+        "created_at": now,
+        "updated_at": now,
+    }
+    if note_id is None:
+        return Note.objects.create(**values)
+    try:
+        with transaction.atomic():
+            return Note.objects.create(id=note_id, **values)
+    except IntegrityError:
+        if Note.objects.filter(id=note_id).exists():
+            raise LightNoteError("NOTE_ALREADY_EXISTS", status=409) from None
+        raise
+
+
+@transaction.atomic
+def note_update(
+    *,
+    owner: Any,
+    note_id: uuid.UUID | str,
+    expected_version: int | None,
+    title: Any = _UNSET,
+    content: Any = _UNSET,
+    tags: Any = _UNSET,
+) -> Note:
+    """Change the given fields if the note is still at ``expected_version``."""
+    values: dict[str, Any] = {}
+    if title is not _UNSET:
+        values["title"] = check_title(title)
+    if content is not _UNSET:
+        values["content"] = check_content(content)
+    if tags is not _UNSET:
+        values["tags"] = check_tags(tags)
+    return versioned_update(
+        Note,
+        owner=owner,
+        obj_id=note_id,
+        expected_version=expected_version,
+        values=values,
+        prefix="NOTE",
+    )
+
+
+@transaction.atomic
+def note_delete(
+    *, owner: Any, note_id: uuid.UUID | str, expected_version: int | None = None
+) -> uuid.UUID:
+    """Delete the note (at ``expected_version`` when given) and return its id."""
+    return versioned_delete(
+        Note, owner=owner, obj_id=note_id, expected_version=expected_version, prefix="NOTE"
+    )

@@ -1,0 +1,135 @@
+"""Test configuration: two backends, visible skips, and shared fixtures.
+
+``make test`` runs the suite twice: the embedded pass (SQLite + in-process fakeredis) and the
+services pass (``LIGHTNOTE_TEST_BACKEND=services``: MariaDB + real Redis). In the services pass
+an unreachable server skips every test with the reason shown, or fails the run when
+``REQUIRE_SERVICES=1`` (CI). Tests marked ``services`` need the real servers and are skipped,
+with that reason, in the embedded pass.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.conf import settings
+
+TEST_BACKEND = os.environ.get("LIGHTNOTE_TEST_BACKEND", "embedded")
+REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES", "") == "1"
+_unreachable: list[str] = []
+
+
+def _probe_services() -> list[str]:
+    """Return a reason for each real server this pass needs and cannot reach."""
+    problems: list[str] = []
+    database = settings.DATABASES["default"]
+    try:
+        import MySQLdb
+
+        connection = MySQLdb.connect(
+            host=database["HOST"],
+            port=int(database["PORT"]),
+            user=database["USER"],
+            password=database["PASSWORD"],
+            connect_timeout=3,
+        )
+        connection.close()
+    except Exception as exc:
+        problems.append(f"MariaDB at {database['HOST']}:{database['PORT']} unreachable ({exc})")
+    try:
+        import redis
+
+        redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=3).ping()
+    except Exception as exc:
+        problems.append(f"Redis at {settings.REDIS_URL} unreachable ({exc})")
+    return problems
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if TEST_BACKEND != "services":
+        return
+    _unreachable.extend(_probe_services())
+    if _unreachable and REQUIRE_SERVICES:
+        pytest.exit("REQUIRE_SERVICES=1 but " + "; ".join(_unreachable), returncode=3)
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    database = settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1]
+    return (
+        f"LightNote test backend: {TEST_BACKEND} (database={database}, redis={settings.REDIS_URL})"
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if TEST_BACKEND == "services" and _unreachable:
+        skip = pytest.mark.skip(reason="services pass skipped: " + "; ".join(_unreachable))
+        for item in items:
+            item.add_marker(skip)
+        return
+    if TEST_BACKEND != "services":
+        skip = pytest.mark.skip(
+            reason="needs the real MariaDB and Redis: runs in the services pass of `make test`"
+        )
+        for item in items:
+            if "services" in item.keywords:
+                item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def _clean_redis() -> Iterator[None]:
+    """Give every test an empty control store (the test Redis database is the suite's own)."""
+    from lightnote.redis import get_redis
+
+    get_redis().flushdb()
+    return
+
+
+@pytest.fixture
+def make_user(django_user_model: Any) -> Any:
+    counter = iter(range(1, 10_000))
+
+    def make(username: str | None = None, **fields: Any) -> Any:
+        name = username or f"user{next(counter)}"
+        user = django_user_model.objects.create_user(username=name, password="pw-" + name, **fields)
+        return user
+
+    return make
+
+
+@pytest.fixture
+def user(make_user: Any) -> Any:
+    return make_user("alice")
+
+
+@pytest.fixture
+def other_user(make_user: Any) -> Any:
+    return make_user("bob")
+
+
+@pytest.fixture
+def api_client() -> Any:
+    from rest_framework.test import APIClient
+
+    return APIClient()
+
+
+@pytest.fixture
+def client_for(api_client: Any) -> Any:
+    """Return an APIClient authenticated by token as the given user."""
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    def make(user: Any, **headers: str) -> APIClient:
+        client = APIClient(headers=headers or None)
+        token, _ = Token.objects.get_or_create(user=user)
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+        return client
+
+    return make
+
+
+@pytest.fixture
+def alice_api(client_for: Any, user: Any) -> Any:
+    return client_for(user)

@@ -1,0 +1,12 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class TodosConfig(AppConfig):
+    name = "todos"
+    verbose_name = "Todos"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from todos import messages  # noqa: F401

@@ -1,0 +1,35 @@
+from __future__ import annotations
+
+from lightnote.i18n import define_messages
+
+define_messages(
+    {
+        "TODO_NOT_FOUND": ("待办不存在。", "The todo does not exist."),
+        "TODO_VERSION_CONFLICT": (
+            "待办已被修改（当前版本 {current_version}），请刷新后重试。",
+            "The todo was changed meanwhile (now version {current_version}); reload and retry.",
+        ),
+        "TODO_TITLE_REQUIRED": ("待办标题不能为空。", "A todo needs a title."),
+        "TODO_TITLE_TOO_LONG": (
+            "待办标题最多 200 个字符。",
+            "A todo title has at most 200 characters.",
+        ),
+        "TODO_DESCRIPTION_TOO_LONG": (
+            "待办描述最多 2000 个字符。",
+            "A todo description has at most 2000 characters.",
+        ),
+        "TODO_PRIORITY_INVALID": (
+            "优先级只能是 0（低）、1（普通）或 2（高）。",
+            "Priority must be 0 (low), 1 (normal) or 2 (high).",
+        ),
+        "TODO_STATUS_INVALID": ("状态只能是 open 或 done。", "Status must be 'open' or 'done'."),
+        "TODO_DUE_AT_INVALID": (
+            "无法识别截止时间，请给出具体的日期和时间，例如“明天下午 3 点”。",
+            "The due time is not clear; give a concrete date and time, e.g. 'tomorrow 3pm'.",
+        ),
+        "TODO_DUE_AT_SUSPICIOUS": (
+            "截止时间 {due_at} 不合理（超过一年前或十年后），请确认日期。",
+            "The due time {due_at} looks wrong (over a year ago or over ten years ahead).",
+        ),
+    }
+)

@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+TITLE_MAX = 200
+DESCRIPTION_MAX = 2000
+
+
+class Todo(models.Model):
+    """A user's todo. Written only through ``todos.services``; ``version`` +1 per change."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", "open"
+        DONE = "done", "done"
+
+    class Priority(models.IntegerChoices):
+        LOW = 0, "low"
+        NORMAL = 1, "normal"
+        HIGH = 2, "high"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="todos"
+    )
+    title = models.CharField(max_length=TITLE_MAX)
+    description = models.TextField(max_length=DESCRIPTION_MAX, blank=True, default="")
+    priority = models.PositiveSmallIntegerField(choices=Priority.choices, default=Priority.NORMAL)
+    due_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.OPEN)
+    version = models.PositiveIntegerField(default=1)
+    # Set only by a direct-API create with an Idempotency-Key: the unique pair is the fence
+    # that stops a retried request from creating a twin even if Redis lost its claim.
+    idempotency_key = models.CharField(max_length=64, null=True, blank=True, editable=False)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "id"]
+        indexes = [models.Index(fields=["owner", "status", "-created_at"])]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["owner", "idempotency_key"], name="todo_unique_owner_idempotency_key"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.title

@@ -1,0 +1,40 @@
+"""Reads of todos, always scoped to one owner."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Q, QuerySet
+
+from lightnote.versioning import owned_get
+from todos.models import Todo
+
+
+def todo_list(
+    *,
+    owner: Any,
+    status: str | None = None,
+    keyword: str | None = None,
+    due_before: datetime | None = None,
+) -> QuerySet[Todo]:
+    """Return the owner's todos, newest first, optionally filtered."""
+    todos = Todo.objects.filter(owner=owner)
+    if status is not None:
+        todos = todos.filter(status=status)
+    if keyword:
+        todos = todos.filter(Q(title__icontains=keyword) | Q(description__icontains=keyword))
+    if due_before is not None:
+        todos = todos.filter(due_at__lt=due_before)
+    return todos
+
+
+def todo_get(*, owner: Any, todo_id: uuid.UUID | str) -> Todo:
+    """Return the owner's todo or raise 404 ``TODO_NOT_FOUND`` (also for others' todos)."""
+    return owned_get(Todo, owner=owner, obj_id=todo_id, not_found="TODO_NOT_FOUND")
+
+
+def todo_find_by_title(*, owner: Any, title: str) -> list[Todo]:
+    """Return the owner's todos whose title is exactly ``title`` (after trimming)."""
+    return list(Todo.objects.filter(owner=owner, title=title.strip())[:10])

@@ -1,0 +1,144 @@
+"""Writes of todos. Views, the API, admin and agent tools all call these; nothing else saves
+a ``Todo``. Each function is atomic on its own and joins an outer transaction when there is
+one (the agent's execution wraps a service call and its receipt in one durable transaction).
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from lightnote.errors import LightNoteError
+from lightnote.versioning import versioned_delete, versioned_update
+from todos.models import DESCRIPTION_MAX, TITLE_MAX, Todo
+
+_UNSET: Any = object()
+
+
+def check_title(title: Any) -> str:
+    """Return the trimmed title, or raise ``TODO_TITLE_REQUIRED`` / ``TODO_TITLE_TOO_LONG``."""
+    if not isinstance(title, str) or not title.strip():
+        raise LightNoteError("TODO_TITLE_REQUIRED")
+    title = " ".join(title.split())
+    if len(title) > TITLE_MAX:
+        raise LightNoteError("TODO_TITLE_TOO_LONG")
+    return title
+
+
+def check_description(description: Any) -> str:
+    if description is None:
+        return ""
+    if not isinstance(description, str) or len(description) > DESCRIPTION_MAX:
+        raise LightNoteError("TODO_DESCRIPTION_TOO_LONG")
+    return description.strip()
+
+
+def check_priority(priority: Any) -> int:
+    if isinstance(priority, bool) or not isinstance(priority, int) or priority not in (0, 1, 2):
+        raise LightNoteError("TODO_PRIORITY_INVALID")
+    return priority
+
+
+def check_status(status: Any) -> str:
+    if status not in Todo.Status.values:
+        raise LightNoteError("TODO_STATUS_INVALID")
+    return str(status)
+
+
+def check_due_at(due_at: Any) -> datetime | None:
+    if due_at is None:
+        return None
+    if not isinstance(due_at, datetime) or timezone.is_naive(due_at):
+        raise LightNoteError("TODO_DUE_AT_INVALID")
+    return due_at
+
+
+@transaction.atomic
+def todo_create(
+    *,
+    owner: Any,
+    title: str,
+    description: str = "",
+    priority: int = Todo.Priority.NORMAL,
+    due_at: datetime | None = None,
+    idempotency_key: str | None = None,
+) -> Todo:
+    """Create a todo for ``owner``.
+
+    With ``idempotency_key`` the (owner, key) unique constraint makes a second create with
+    the same key fail with ``IntegrityError``; the caller decides what that means.
+    """
+    now = timezone.now()
+    return Todo.objects.create(
+        owner=owner,
+        title=check_title(title),
+        description=check_description(description),
+        priority=check_priority(priority),
+        due_at=check_due_at(due_at),
+        idempotency_key=idempotency_key,
+        created_at=now,
+        updated_at=now,
+    )
+
+
+@transaction.atomic
+def todo_update(
+    *,
+    owner: Any,
+    todo_id: uuid.UUID | str,
+    expected_version: int | None,
+    title: Any = _UNSET,
+    description: Any = _UNSET,
+    priority: Any = _UNSET,
+    due_at: Any = _UNSET,
+    status: Any = _UNSET,
+) -> Todo:
+    """Change the given fields if the todo is still at ``expected_version``."""
+    values: dict[str, Any] = {}
+    if title is not _UNSET:
+        values["title"] = check_title(title)
+    if description is not _UNSET:
+        values["description"] = check_description(description)
+    if priority is not _UNSET:
+        values["priority"] = check_priority(priority)
+    if due_at is not _UNSET:
+        values["due_at"] = check_due_at(due_at)
+    if status is not _UNSET:
+        values["status"] = check_status(status)
+    return versioned_update(
+        Todo,
+        owner=owner,
+        obj_id=todo_id,
+        expected_version=expected_version,
+        values=values,
+        prefix="TODO",
+    )
+
+
+@transaction.atomic
+def todo_set_status(
+    *, owner: Any, todo_id: uuid.UUID | str, status: str, expected_version: int | None = None
+) -> Todo:
+    """Mark the todo open or done."""
+    return versioned_update(
+        Todo,
+        owner=owner,
+        obj_id=todo_id,
+        expected_version=expected_version,
+        values={"status": check_status(status)},
+        prefix="TODO",
+    )
+
+
+@transaction.atomic
+def todo_delete(
+    *, owner: Any, todo_id: uuid.UUID | str, expected_version: int | None = None
+) -> uuid.UUID:
+    """Delete the todo (at ``expected_version`` when given) and return its id."""
+    return versioned_delete(
+        Todo, owner=owner, obj_id=todo_id, expected_version=expected_version, prefix="TODO"
+    )
