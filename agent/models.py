@@ -49,15 +49,19 @@ class Message(models.Model):
 
 
 class ActionReceipt(models.Model):
-    """Proof that a confirmed agent action happened.
+    """Proof that a confirmed agent action happened — or, voided, that it never will.
 
-    Written in the same transaction as the change itself, so "did it happen?" is always
-    answerable from the database. ``action_id`` (the card id) is unique: it is the fence that
-    stops a second execution even if Redis lost the claim.
+    A ``succeeded`` row is written in the same transaction as the change itself, so "did it
+    happen?" is always answerable from the database. ``action_id`` (the card id) is unique:
+    it is the fence that stops a second execution even if Redis lost the claim. A ``voided``
+    row is written by reconciliation when an execution's lease passed with no receipt: it
+    takes the same unique slot, so a late, slow executor can no longer commit, and
+    "not executed" stays true.
     """
 
     class Status(models.TextChoices):
         SUCCEEDED = "succeeded", "succeeded"
+        VOIDED = "voided", "voided (not executed)"
 
     action_id = models.UUIDField(unique=True, editable=False)
     tool = models.CharField(max_length=64)

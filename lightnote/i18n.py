@@ -67,9 +67,18 @@ def request_locale(request: HttpRequest | None) -> str:
     from_header = locale_from_accept_language(request.META.get("HTTP_ACCEPT_LANGUAGE"))
     if from_header:
         return from_header
-    user = getattr(request, "user", None)
-    language = getattr(user, "language", None) if user is not None else None
+    language = getattr(_known_user(request), "language", None)
     return normalize_locale(language) or DEFAULT_LOCALE
+
+
+def _known_user(request: Any) -> Any:
+    """Return the request's user without triggering (and failing) DRF authentication."""
+    if hasattr(request, "_request"):  # a DRF Request: use the user only once authenticated
+        user = getattr(request, "_user", None)
+        if user is not None:
+            return user
+        request = request._request
+    return getattr(request, "user", None)
 
 
 def translate(code: str, locale: str | None = None, **params: Any) -> str:

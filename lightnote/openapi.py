@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiExample, OpenApiResponse, inline_serializer
+from drf_spectacular.authentication import SessionScheme
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    inline_serializer,
+)
 from rest_framework import serializers
 
 ErrorDetail = inline_serializer(
@@ -24,10 +31,18 @@ _DESCRIPTIONS = {
     404: "Not found, or another user's object",
     409: "Conflict (e.g. a stale version)",
     410: "Gone (unknown or expired token)",
+    415: "The body is not application/json (UNSUPPORTED_MEDIA_TYPE)",
     422: "Unprocessable (e.g. IDEMPOTENCY_KEY_REUSED)",
     429: "Rate limited (RATE_LIMITED, with Retry-After)",
     503: "A required store is unavailable",
 }
+
+# The 403s every authenticated operation can answer, whatever it does.
+AUTHENTICATED_403 = (
+    "ADMIN_CONTEXT_INVALID (X-Admin-Context names no active context of this staff member), "
+    "ADMIN_ONLY (X-Admin-Context sent by a non-staff user), or a failed CSRF check"
+)
+WRITE_403 = AUTHENTICATED_403 + "; ADMIN_READONLY (an admin read-only context is active)"
 
 
 def error_responses(*statuses: int, **descriptions: str) -> dict[int, Any]:
@@ -48,3 +63,28 @@ def error_responses(*statuses: int, **descriptions: str) -> dict[int, Any]:
             ],
         )
     return result
+
+
+ADMIN_CONTEXT_PARAMETER = OpenApiParameter(
+    name="X-Admin-Context",
+    type=OpenApiTypes.UUID,
+    location=OpenApiParameter.HEADER,
+    required=False,
+    description=(
+        "Staff only: the id of an active admin read-only context. Reads then return the "
+        "subject's data and every write is refused with 403 ADMIN_READONLY."
+    ),
+)
+
+
+def path_uuid(name: str, description: str) -> OpenApiParameter:
+    """Declare a UUID path parameter (the route takes any string, so a bad id is a 404)."""
+    return OpenApiParameter(
+        name=name, type=OpenApiTypes.UUID, location=OpenApiParameter.PATH, description=description
+    )
+
+
+class LightNoteSessionScheme(SessionScheme):
+    """Document ``lightnote.authentication.SessionAuthentication`` as the session cookie."""
+
+    target_class = "lightnote.authentication.SessionAuthentication"

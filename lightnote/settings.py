@@ -277,7 +277,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
-    "ENUM_NAME_OVERRIDES": {},
+    "ENUM_NAME_OVERRIDES": {"TodoStatusEnum": "todos.models.Todo.Status"},
 }
 
 # --- Agent ------------------------------------------------------------------------------

@@ -2,16 +2,21 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path
+from django.urls import URLPattern, URLResolver, include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from lightnote import views
+from lightnote import impersonation, views
 
-api_v1 = [
+api_v1: list[URLPattern | URLResolver] = [
     path("auth/token/", views.TokenView.as_view(), name="auth-token"),
     path("me/", views.MeView.as_view(), name="me"),
     path("todos/", include("todos.urls")),
     path("notes/", include("notes.urls")),
+    path(
+        "admin/impersonation/",
+        impersonation.AdminImpersonationView.as_view(),
+        name="admin-impersonation",
+    ),
     path("", include("agent.urls")),
 ]
 

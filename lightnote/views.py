@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django.contrib.auth import authenticate
 from django.http import HttpRequest, JsonResponse
@@ -17,16 +17,22 @@ from rest_framework.views import APIView
 from lightnote.errors import LightNoteError
 from lightnote.i18n import request_locale, translate
 from lightnote.models import LANGUAGE_CHOICES, User, validate_time_zone
-from lightnote.openapi import error_responses
+from lightnote.openapi import (
+    ADMIN_CONTEXT_PARAMETER,
+    AUTHENTICATED_403,
+    WRITE_403,
+    error_responses,
+)
 from lightnote.serializers import StrictSerializer
+from lightnote.services import user_update_preferences
 
 
-class TokenRequestSerializer(StrictSerializer):
+class TokenLoginSerializer(StrictSerializer):
     username = serializers.CharField(max_length=150)
     password = serializers.CharField(max_length=512, trim_whitespace=False)
 
 
-class TokenSerializer(serializers.Serializer):
+class AuthTokenSerializer(serializers.Serializer):
     token = serializers.CharField()
 
 
@@ -37,12 +43,15 @@ class TokenView(APIView):
     permission_classes = [AllowAny]
 
     @extend_schema(
-        request=TokenRequestSerializer,
-        responses={200: TokenSerializer, **error_responses(400)},
+        request=TokenLoginSerializer,
+        responses={
+            200: AuthTokenSerializer,
+            **error_responses(400, 415, s400="INVALID_CREDENTIALS or VALIDATION_ERROR"),
+        },
         auth=[],
     )
     def post(self, request: Request) -> Response:
-        serializer = TokenRequestSerializer(data=request.data, context={"request": request})
+        serializer = TokenLoginSerializer(data=request.data, context={"request": request})
         serializer.is_valid(raise_exception=True)
         user = authenticate(request._request, **serializer.validated_data)
         if user is None or not user.is_active:
@@ -68,20 +77,25 @@ class MeUpdateSerializer(StrictSerializer):
 class MeView(APIView):
     """The current user's profile: time zone and language."""
 
-    @extend_schema(responses={200: MeSerializer, **error_responses(401)})
+    @extend_schema(
+        parameters=[ADMIN_CONTEXT_PARAMETER],
+        responses={200: MeSerializer, **error_responses(401, 403, s403=AUTHENTICATED_403)},
+    )
     def get(self, request: Request) -> Response:
         return Response(MeSerializer(request.user).data)
 
     @extend_schema(
         request=MeUpdateSerializer,
-        responses={200: MeSerializer, **error_responses(400, 401, 403)},
+        parameters=[ADMIN_CONTEXT_PARAMETER],
+        responses={
+            200: MeSerializer,
+            **error_responses(400, 401, 403, 415, s403=WRITE_403),
+        },
     )
     def patch(self, request: Request) -> Response:
         serializer = MeUpdateSerializer(data=request.data, context={"request": request})
         serializer.is_valid(raise_exception=True)
-        from lightnote.services import user_update_preferences
-
-        user = user_update_preferences(user=request.user, **serializer.validated_data)
+        user = user_update_preferences(user=cast(User, request.user), **serializer.validated_data)
         return Response(MeSerializer(user).data)
 
 

@@ -1,3 +1,11 @@
 from __future__ import annotations
 
-urlpatterns: list = []
+from django.urls import path
+
+from todos import api
+
+# The id is matched as any string so a malformed one gets the JSON 404 TODO_NOT_FOUND.
+urlpatterns = [
+    path("", api.TodoListView.as_view(), name="todo-list"),
+    path("<str:todo_id>/", api.TodoDetailView.as_view(), name="todo-detail"),
+]

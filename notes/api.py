@@ -1,0 +1,149 @@
+"""The note REST API: thin views over ``notes.services`` and ``notes.selectors``.
+
+``request.user`` is the subject (the owner whose data is read); inside an admin read-only
+context the default permission has already refused every unsafe method before a view runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework.generics import GenericAPIView
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from lightnote.openapi import (
+    ADMIN_CONTEXT_PARAMETER,
+    AUTHENTICATED_403,
+    WRITE_403,
+    error_responses,
+    path_uuid,
+)
+from notes import selectors, services
+from notes.models import Note
+from notes.serializers import (
+    NoteCreateSerializer,
+    NoteListQuerySerializer,
+    NoteSerializer,
+    NoteUpdateSerializer,
+)
+from todos.serializers import VersionQuerySerializer
+
+NOTE_ID = path_uuid("note_id", "The note's id (another user's note is a 404)")
+
+
+def note_create_response(*, request: Request, data: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    """Create the requesting user's note from validated ``data``; return (status, body).
+
+    The one place a POST creates a note, so an ``Idempotency-Key`` wrapper can store and
+    replay exactly this pair around it.
+    """
+    note = services.note_create(owner=request.user, **data)
+    return 201, dict(NoteSerializer(note, context={"request": request}).data)
+
+
+class NoteListView(GenericAPIView):
+    """The requesting user's notes: list (search by words or tag) and create."""
+
+    serializer_class = NoteSerializer
+    queryset = Note.objects.none()  # for schema introspection only; reads use the selectors
+
+    @extend_schema(
+        parameters=[NoteListQuerySerializer, ADMIN_CONTEXT_PARAMETER],
+        responses={
+            200: NoteSerializer(many=True),
+            **error_responses(
+                400, 401, 403, 404, s403=AUTHENTICATED_403, s404="No such page (?page=)"
+            ),
+        },
+    )
+    def get(self, request: Request) -> Response:
+        query = NoteListQuerySerializer(data=request.query_params, context={"request": request})
+        query.is_valid(raise_exception=True)
+        notes = selectors.note_list(
+            owner=request.user,
+            keyword=query.validated_data.get("q"),
+            tag=query.validated_data.get("tag"),
+        )
+        page = self.paginate_queryset(notes)
+        data = NoteSerializer(page, many=True, context={"request": request}).data
+        return self.get_paginated_response(data)
+
+    @extend_schema(
+        request=NoteCreateSerializer,
+        parameters=[ADMIN_CONTEXT_PARAMETER],
+        responses={201: NoteSerializer, **error_responses(400, 401, 403, 415, s403=WRITE_403)},
+    )
+    def post(self, request: Request) -> Response:
+        serializer = NoteCreateSerializer(data=request.data, context={"request": request})
+        serializer.is_valid(raise_exception=True)
+        status, body = note_create_response(request=request, data=serializer.validated_data)
+        return Response(body, status=status)
+
+
+class NoteDetailView(GenericAPIView):
+    """One of the requesting user's notes: read, change (with its version), delete."""
+
+    serializer_class = NoteSerializer
+    queryset = Note.objects.none()  # for schema introspection only; reads use the selectors
+
+    @extend_schema(
+        parameters=[NOTE_ID, ADMIN_CONTEXT_PARAMETER],
+        responses={200: NoteSerializer, **error_responses(401, 403, 404, s403=AUTHENTICATED_403)},
+    )
+    def get(self, request: Request, note_id: str) -> Response:
+        note = selectors.note_get(owner=request.user, note_id=note_id)
+        return Response(NoteSerializer(note, context={"request": request}).data)
+
+    @extend_schema(
+        request=NoteUpdateSerializer,
+        parameters=[NOTE_ID, ADMIN_CONTEXT_PARAMETER],
+        responses={
+            200: NoteSerializer,
+            **error_responses(
+                400,
+                401,
+                403,
+                404,
+                409,
+                415,
+                s403=WRITE_403,
+                s409="NOTE_VERSION_CONFLICT: the note is no longer at `version`",
+            ),
+        },
+    )
+    def patch(self, request: Request, note_id: str) -> Response:
+        serializer = NoteUpdateSerializer(data=request.data, context={"request": request})
+        serializer.is_valid(raise_exception=True)
+        changes = dict(serializer.validated_data)
+        version = changes.pop("version")
+        note = services.note_update(
+            owner=request.user, note_id=note_id, expected_version=version, **changes
+        )
+        return Response(NoteSerializer(note, context={"request": request}).data)
+
+    @extend_schema(
+        parameters=[NOTE_ID, VersionQuerySerializer, ADMIN_CONTEXT_PARAMETER],
+        responses={
+            204: OpenApiResponse(description="Deleted"),
+            **error_responses(
+                400,
+                401,
+                403,
+                404,
+                409,
+                s403=WRITE_403,
+                s409="NOTE_VERSION_CONFLICT: ?version= was given and the note has moved on",
+            ),
+        },
+    )
+    def delete(self, request: Request, note_id: str) -> Response:
+        query = VersionQuerySerializer(data=request.query_params, context={"request": request})
+        query.is_valid(raise_exception=True)
+        services.note_delete(
+            owner=request.user,
+            note_id=note_id,
+            expected_version=query.validated_data.get("version"),
+        )
+        return Response(status=204)

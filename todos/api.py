@@ -1,0 +1,145 @@
+"""The todo REST API: thin views over ``todos.services`` and ``todos.selectors``.
+
+``request.user`` is the subject (the owner whose data is read); inside an admin read-only
+context the default permission has already refused every unsafe method before a view runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework.generics import GenericAPIView
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from lightnote.openapi import (
+    ADMIN_CONTEXT_PARAMETER,
+    AUTHENTICATED_403,
+    WRITE_403,
+    error_responses,
+    path_uuid,
+)
+from todos import selectors, services
+from todos.models import Todo
+from todos.serializers import (
+    TodoCreateSerializer,
+    TodoListQuerySerializer,
+    TodoSerializer,
+    TodoUpdateSerializer,
+    VersionQuerySerializer,
+)
+
+TODO_ID = path_uuid("todo_id", "The todo's id (another user's todo is a 404)")
+
+
+def todo_create_response(*, request: Request, data: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    """Create the requesting user's todo from validated ``data``; return (status, body).
+
+    The one place a POST creates a todo, so an ``Idempotency-Key`` wrapper can store and
+    replay exactly this pair around it.
+    """
+    todo = services.todo_create(owner=request.user, **data)
+    return 201, dict(TodoSerializer(todo, context={"request": request}).data)
+
+
+class TodoListView(GenericAPIView):
+    """The requesting user's todos: list and create."""
+
+    serializer_class = TodoSerializer
+    queryset = Todo.objects.none()  # for schema introspection only; reads use the selectors
+
+    @extend_schema(
+        parameters=[TodoListQuerySerializer, ADMIN_CONTEXT_PARAMETER],
+        responses={
+            200: TodoSerializer(many=True),
+            **error_responses(
+                400, 401, 403, 404, s403=AUTHENTICATED_403, s404="No such page (?page=)"
+            ),
+        },
+    )
+    def get(self, request: Request) -> Response:
+        query = TodoListQuerySerializer(data=request.query_params, context={"request": request})
+        query.is_valid(raise_exception=True)
+        todos = selectors.todo_list(owner=request.user, status=query.validated_data.get("status"))
+        page = self.paginate_queryset(todos)
+        data = TodoSerializer(page, many=True, context={"request": request}).data
+        return self.get_paginated_response(data)
+
+    @extend_schema(
+        request=TodoCreateSerializer,
+        parameters=[ADMIN_CONTEXT_PARAMETER],
+        responses={201: TodoSerializer, **error_responses(400, 401, 403, 415, s403=WRITE_403)},
+    )
+    def post(self, request: Request) -> Response:
+        serializer = TodoCreateSerializer(data=request.data, context={"request": request})
+        serializer.is_valid(raise_exception=True)
+        status, body = todo_create_response(request=request, data=serializer.validated_data)
+        return Response(body, status=status)
+
+
+class TodoDetailView(GenericAPIView):
+    """One of the requesting user's todos: read, change (with its version), delete."""
+
+    serializer_class = TodoSerializer
+    queryset = Todo.objects.none()  # for schema introspection only; reads use the selectors
+
+    @extend_schema(
+        parameters=[TODO_ID, ADMIN_CONTEXT_PARAMETER],
+        responses={200: TodoSerializer, **error_responses(401, 403, 404, s403=AUTHENTICATED_403)},
+    )
+    def get(self, request: Request, todo_id: str) -> Response:
+        todo = selectors.todo_get(owner=request.user, todo_id=todo_id)
+        return Response(TodoSerializer(todo, context={"request": request}).data)
+
+    @extend_schema(
+        request=TodoUpdateSerializer,
+        parameters=[TODO_ID, ADMIN_CONTEXT_PARAMETER],
+        responses={
+            200: TodoSerializer,
+            **error_responses(
+                400,
+                401,
+                403,
+                404,
+                409,
+                415,
+                s403=WRITE_403,
+                s409="TODO_VERSION_CONFLICT: the todo is no longer at `version`",
+            ),
+        },
+    )
+    def patch(self, request: Request, todo_id: str) -> Response:
+        serializer = TodoUpdateSerializer(data=request.data, context={"request": request})
+        serializer.is_valid(raise_exception=True)
+        changes = dict(serializer.validated_data)
+        version = changes.pop("version")
+        todo = services.todo_update(
+            owner=request.user, todo_id=todo_id, expected_version=version, **changes
+        )
+        return Response(TodoSerializer(todo, context={"request": request}).data)
+
+    @extend_schema(
+        parameters=[TODO_ID, VersionQuerySerializer, ADMIN_CONTEXT_PARAMETER],
+        responses={
+            204: OpenApiResponse(description="Deleted"),
+            **error_responses(
+                400,
+                401,
+                403,
+                404,
+                409,
+                s403=WRITE_403,
+                s409="TODO_VERSION_CONFLICT: ?version= was given and the todo has moved on",
+            ),
+        },
+    )
+    def delete(self, request: Request, todo_id: str) -> Response:
+        query = VersionQuerySerializer(data=request.query_params, context={"request": request})
+        query.is_valid(raise_exception=True)
+        services.todo_delete(
+            owner=request.user,
+            todo_id=todo_id,
+            expected_version=query.validated_data.get("version"),
+        )
+        return Response(status=204)
