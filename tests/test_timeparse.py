@@ -1,0 +1,257 @@
+"""Natural-language time preparation: the due-time table and the cases around it."""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from agent.timeparse import TimeParseError, parse_time
+
+SHANGHAI = ZoneInfo("Asia/Shanghai")
+NEW_YORK = ZoneInfo("America/New_York")
+# A Wednesday.
+NOW = datetime(2026, 12, 2, 14, 0, tzinfo=SHANGHAI)
+
+# The table of the spec (shared/data/due-times.tsv), verbatim: input, expected time or code.
+DUE_TIMES_TSV = """\
+今晚9点	2026-12-02T21:00:00+08:00
+今晚 9 点	2026-12-02T21:00:00+08:00
+今天晚上九点	2026-12-02T21:00:00+08:00
+明天下午3点	2026-12-03T15:00:00+08:00
+明天下午三点	2026-12-03T15:00:00+08:00
+后天早上8点半	2026-12-04T08:30:00+08:00
+下周一上午10点	2026-12-07T10:00:00+08:00
+12月25日上午9点	2026-12-25T09:00:00+08:00
+今天23:30	2026-12-02T23:30:00+08:00
+两小时后	2026-12-02T16:00:00+08:00
+半小时后	2026-12-02T14:30:00+08:00
+明天	2026-12-03T23:59:00+08:00
+下周五	2026-12-11T23:59:00+08:00
+3天后	2026-12-05T23:59:00+08:00
+下个月1号	2027-01-01T23:59:00+08:00
+昨天下午3点	2026-12-01T15:00:00+08:00
+今晚	TODO_DUE_AT_INVALID
+下午	TODO_DUE_AT_INVALID
+以后	TODO_DUE_AT_INVALID
+tonight at 9pm	2026-12-02T21:00:00+08:00
+9pm tonight	2026-12-02T21:00:00+08:00
+tomorrow 5pm	2026-12-03T17:00:00+08:00
+tomorrow at 17:30	2026-12-03T17:30:00+08:00
+next Monday 10am	2026-12-07T10:00:00+08:00
+in 2 hours	2026-12-02T16:00:00+08:00
+tomorrow	2026-12-03T23:59:00+08:00
+soon	TODO_DUE_AT_INVALID
+asap	TODO_DUE_AT_INVALID
+2026-12-03 21:00	2026-12-03T21:00:00+08:00
+2026-12-03T21:00:00	2026-12-03T21:00:00+08:00
+2026-12-03T21:00:00+08:00	2026-12-03T21:00:00+08:00
+2026-12-03	2026-12-03T23:59:00+08:00
+2025-06-01 10:00	TODO_DUE_AT_SUSPICIOUS
+2037-01-01 10:00	TODO_DUE_AT_SUSPICIOUS
+2099-01-01	TODO_DUE_AT_SUSPICIOUS
+not a time at all	TODO_DUE_AT_INVALID
+"""
+DUE_TIMES = [tuple(line.split("\t")) for line in DUE_TIMES_TSV.splitlines()]
+
+
+def outcome(text: str, *, now: datetime = NOW, zone: ZoneInfo = SHANGHAI) -> str:
+    """Return the ISO time the text is read as, or the error code the tool would show."""
+    try:
+        return parse_time(text, now=now, zone=zone).isoformat()
+    except TimeParseError as error:
+        return f"TODO_DUE_AT_{error.reason.upper()}"
+
+
+@pytest.mark.parametrize(("text", "expected"), DUE_TIMES, ids=[row[0] for row in DUE_TIMES])
+def test_due_time_table(text: str, expected: str) -> None:
+    assert outcome(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("明天下午3点半", "2026-12-03T15:30:00+08:00"),
+        ("明天下午三点半", "2026-12-03T15:30:00+08:00"),
+        ("下周三", "2026-12-09T23:59:00+08:00"),
+        ("下周一十点", "2026-12-07T10:00:00+08:00"),
+        ("今晚9点15分", "2026-12-02T21:15:00+08:00"),
+        ("今晚九点十五分", "2026-12-02T21:15:00+08:00"),
+        ("二十三点", "2026-12-02T23:00:00+08:00"),
+        ("12月25日", "2026-12-25T23:59:00+08:00"),
+        ("十分钟后", "2026-12-02T14:10:00+08:00"),
+        ("Dec 25 9am", "2026-12-25T09:00:00+08:00"),
+        ("Dec 25", "2026-12-25T23:59:00+08:00"),
+        ("tonight at 9", "2026-12-02T21:00:00+08:00"),
+        ("9 p.m. tonight", "2026-12-02T21:00:00+08:00"),
+        ("today at 17", "2026-12-02T17:00:00+08:00"),
+        ("5pm", "2026-12-02T17:00:00+08:00"),
+        ("noon tomorrow", "2026-12-03T12:00:00+08:00"),
+        ("in an hour", "2026-12-02T15:00:00+08:00"),
+        ("in half an hour", "2026-12-02T14:30:00+08:00"),
+        ("in 3 days", "2026-12-05T23:59:00+08:00"),
+        ("yesterday 3pm", "2026-12-01T15:00:00+08:00"),
+        ("5pm UTC", "2026-12-03T01:00:00+08:00"),
+        ("2026-12-03T13:00:00Z", "2026-12-03T21:00:00+08:00"),
+        ("2026-12-03T21:00:00-05:00", "2026-12-04T10:00:00+08:00"),
+        ("2026-12-03T21:00:45.123456", "2026-12-03T21:00:00+08:00"),
+    ],
+)
+def test_times_beyond_the_table(text: str, expected: str) -> None:
+    assert outcome(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "明天  下午 3 点",
+        " 明天下午3点 ",
+        "明天\t下午\u30003\n点",
+        "明天下午３点",
+        "明天下午3:00",
+        "明天下午３：００",
+        "明天 下午 三点",
+    ],
+)
+def test_whitespace_and_width_variants_read_alike(text: str) -> None:
+    assert outcome(text) == "2026-12-03T15:00:00+08:00"
+
+
+@pytest.mark.parametrize(
+    "text", ["tomorrow   5pm", "  tomorrow 5pm ", "Tomorrow 5 PM", "tomorrow 5 p.m."]
+)
+def test_english_spacing_and_case_variants_read_alike(text: str) -> None:
+    assert outcome(text) == "2026-12-03T17:00:00+08:00"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "   ",
+        "明天下午",
+        "明天晚上",
+        "今天 晚上",
+        "明天中午",
+        "下周",
+        "每天9点",
+        "明天之前",
+        "尽快",
+        "马上",
+        "this evening",
+        "tonight",
+        "tomorrow morning",
+        "midnight",
+        "tomorrow at 5",
+        "next week",
+        "next month",
+        "in half a moment",
+        "x" * 200,
+    ],
+)
+def test_vague_or_unreadable_times_are_invalid(text: str) -> None:
+    with pytest.raises(TimeParseError) as caught:
+        parse_time(text, now=NOW, zone=SHANGHAI)
+    assert caught.value.reason == "invalid"
+    assert caught.value.text == text
+    assert caught.value.value is None
+
+
+def test_result_is_aware_in_the_zone_with_whole_minutes() -> None:
+    value = parse_time("2026-12-03T21:00:45.5+08:00", now=NOW, zone=SHANGHAI)
+    assert value.tzinfo is SHANGHAI
+    assert (value.second, value.microsecond) == (0, 0)
+    assert value.isoformat() == "2026-12-03T21:00:00+08:00"
+
+
+def test_suspicious_time_carries_the_value_it_was_read_as() -> None:
+    with pytest.raises(TimeParseError) as caught:
+        parse_time("2099-01-01", now=NOW, zone=SHANGHAI)
+    assert caught.value.reason == "suspicious"
+    assert caught.value.text == "2099-01-01"
+    assert caught.value.value == datetime(2099, 1, 1, 23, 59, tzinfo=SHANGHAI)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2025-12-02 14:00", "2025-12-02T14:00:00+08:00"),
+        ("2025-12-02 13:59", "TODO_DUE_AT_SUSPICIOUS"),
+        ("2036-12-02 14:00", "2036-12-02T14:00:00+08:00"),
+        ("2036-12-02 14:01", "TODO_DUE_AT_SUSPICIOUS"),
+        ("去年3月1日", "TODO_DUE_AT_SUSPICIOUS"),
+        ("2030年5月1日", "2030-05-01T23:59:00+08:00"),
+    ],
+)
+def test_plausible_window_is_one_year_back_to_ten_years_ahead(text: str, expected: str) -> None:
+    assert outcome(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("0001-01-01", "TODO_DUE_AT_INVALID"),
+        ("9999-12-31T23:00:00-12:00", "TODO_DUE_AT_INVALID"),
+        ("9999-12-31", "TODO_DUE_AT_SUSPICIOUS"),
+    ],
+)
+def test_edge_of_the_datetime_range_is_refused_not_crashed(text: str, expected: str) -> None:
+    assert outcome(text) == expected
+
+
+def test_suspicious_window_handles_a_leap_day_now() -> None:
+    leap_now = datetime(2028, 2, 29, 12, 0, tzinfo=SHANGHAI)
+    assert outcome("2027-02-28 12:00", now=leap_now) == "2027-02-28T12:00:00+08:00"
+    assert outcome("2027-02-28 11:59", now=leap_now) == "TODO_DUE_AT_SUSPICIOUS"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("tomorrow 5pm", "2026-12-03T17:00:00-05:00"),
+        ("tomorrow", "2026-12-03T23:59:00-05:00"),
+        ("明天下午3点", "2026-12-03T15:00:00-05:00"),
+        ("in 2 hours", "2026-12-02T03:00:00-05:00"),
+        ("2026-12-03T13:00:00Z", "2026-12-03T08:00:00-05:00"),
+        ("2026-12-03 21:00", "2026-12-03T21:00:00-05:00"),
+        ("2026-12-03T21:00:00+08:00", "2026-12-03T08:00:00-05:00"),
+    ],
+)
+def test_other_zone_reads_in_its_own_wall_clock(text: str, expected: str) -> None:
+    # 14:00 in Shanghai is 01:00 the same day in New York.
+    assert outcome(text, zone=NEW_YORK) == expected
+
+
+def test_time_in_a_dst_gap_moves_forward() -> None:
+    spring = datetime(2027, 3, 10, 12, 0, tzinfo=NEW_YORK)
+    assert outcome("2027-03-14 02:30", now=spring, zone=NEW_YORK) == "2027-03-14T03:30:00-04:00"
+
+
+def test_naive_now_is_refused() -> None:
+    with pytest.raises(ValueError, match="aware"):
+        parse_time("明天", now=NOW.replace(tzinfo=None), zone=SHANGHAI)
+
+
+def test_concurrent_chinese_parses_keep_their_own_now() -> None:
+    nows = [NOW + timedelta(days=offset) for offset in range(16)]
+
+    def tomorrow_from(now: datetime) -> str:
+        return parse_time("明天上午9点", now=now, zone=SHANGHAI).isoformat()
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        results = list(pool.map(tomorrow_from, nows * 4))
+    expected = [(now + timedelta(days=1)).strftime("%Y-%m-%dT09:00:00+08:00") for now in nows]
+    assert results == expected * 4
+
+
+def test_parse_is_fast_after_warm_up() -> None:
+    outcome("明天下午3点")
+    outcome("tomorrow 5pm")
+    started = time.perf_counter()
+    for text, _ in DUE_TIMES:
+        outcome(text)
+    mean = (time.perf_counter() - started) / len(DUE_TIMES)
+    assert mean < 0.05
