@@ -1,0 +1,497 @@
+"""The tool base, the tool registry and the helpers tools share.
+
+A tool is a thin adapter between a model's proposal and a domain service: a closed JSON
+Schema, an alias table, ``normalize``, ``prepare`` (server-side parsing and state checks),
+``preview`` (the card, from prepared args only), ``execute`` (calls the service) and
+``transform``. Domain apps declare their tools in ``<app>/agent_tools.py``; ``AgentConfig.ready``
+imports those modules and validates the registry against the capability table, so this
+module knows no domain app.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, ClassVar
+from zoneinfo import ZoneInfo
+
+from django.core.exceptions import ImproperlyConfigured
+from django.utils import timezone
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+
+from agent.capabilities import (
+    CAPABILITIES,
+    CONFIRMATION_NONE,
+    ENABLED,
+    WRITE,
+    Capability,
+    capability_for_unknown_tool,
+)
+from lightnote.errors import LightNoteError
+from lightnote.i18n import DEFAULT_LOCALE, LOCALES, define_messages, normalize_locale, translate
+
+if TYPE_CHECKING:
+    from lightnote.models import User
+
+LOCALE_ZH = "zh-CN"
+LOCALE_EN = "en"
+
+UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+# A prepared time is always concrete and carries its offset (never naive, never "Z"-less UTC).
+AWARE_ISO_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?[+-]\d{2}:\d{2}$"
+
+
+# --- context and results ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """Who runs a tool, on whose data, where and when.
+
+    ``actor`` sent the request; ``subject`` owns the data. They differ only inside an admin
+    read-only context. ``zone`` is the subject's time zone: every due time is prepared and
+    shown in it. ``now`` is explicit so preparation and previews are reproducible.
+    """
+
+    actor: User
+    subject: User
+    session_id: str | None
+    locale: str
+    now: datetime
+    zone: ZoneInfo
+    admin_context_id: str | None = None
+    admin_mode: str | None = None
+    request_id: str = ""
+
+    @classmethod
+    def from_actor_context(
+        cls,
+        actor_context: Any,
+        *,
+        session_id: Any,
+        locale: str | None,
+        now: datetime | None = None,
+        request_id: str = "",
+    ) -> ToolContext:
+        """Build a context from ``lightnote.context.ActorContext``."""
+        subject = actor_context.subject
+        return cls(
+            actor=actor_context.actor,
+            subject=subject,
+            session_id=str(session_id) if session_id is not None else None,
+            locale=normalize_locale(locale) or DEFAULT_LOCALE,
+            now=now or timezone.now(),
+            zone=ZoneInfo(subject.time_zone),
+            admin_context_id=actor_context.admin_context_id,
+            admin_mode=actor_context.admin_mode,
+            request_id=request_id,
+        )
+
+
+@dataclass(frozen=True)
+class ExecutionResult:
+    """What a write did: the resource it touched and a JSON-safe description of it."""
+
+    resource_type: str
+    resource_id: str
+    summary: str
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    summary: str
+    data: dict[str, Any]
+
+
+# --- schema helpers ----------------------------------------------------------------------
+
+
+def closed_object(
+    properties: dict[str, Any], *, required: tuple[str, ...] = (), **keywords: Any
+) -> dict[str, Any]:
+    """Return an object schema that rejects every property it does not name."""
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": properties,
+        "additionalProperties": False,
+    }
+    if required:
+        schema["required"] = list(required)
+    schema.update(keywords)
+    return schema
+
+
+def exactly_one_of(*names: str) -> dict[str, Any]:
+    """Return the keyword that makes exactly one of ``names`` required."""
+    return {"oneOf": [{"required": [name]} for name in names]}
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def _schema_objects(schema: Any) -> list[dict[str, Any]]:
+    """Return every object schema nested in ``schema`` (properties, items, combinators)."""
+    found: list[dict[str, Any]] = []
+    if not isinstance(schema, dict):
+        return found
+    if schema.get("type") == "object" or "properties" in schema:
+        found.append(schema)
+    for child in (schema.get("properties") or {}).values():
+        found.extend(_schema_objects(child))
+    found.extend(_schema_objects(schema.get("items")))
+    for keyword in ("oneOf", "anyOf", "allOf"):
+        for child in schema.get(keyword) or []:
+            if isinstance(child, dict) and ("properties" in child or "type" in child):
+                found.extend(_schema_objects(child))
+    return found
+
+
+def schema_violations(schema: dict[str, Any], instance: Any) -> dict[str, list[str]]:
+    """Validate ``instance`` and return ``{property: [reason, ...]}`` (empty when valid).
+
+    Reasons are stable words, not prose: ``unknown`` (not in the closed schema), ``required``,
+    ``one_of`` (name exactly one of these), ``invalid`` (wrong type or value).
+    """
+    violations: dict[str, list[str]] = {}
+
+    def add(name: str, reason: str) -> None:
+        reasons = violations.setdefault(name or "$", [])
+        if reason not in reasons:
+            reasons.append(reason)
+
+    for error in Draft202012Validator(schema).iter_errors(instance):
+        prefix = ".".join(str(part) for part in error.absolute_path)
+        dotted = (prefix + ".") if prefix else ""
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            known = set(error.schema.get("properties") or {})
+            for name in error.instance:
+                if name not in known:
+                    add(dotted + str(name), "unknown")
+        elif error.validator == "required" and isinstance(error.instance, dict):
+            for name in error.validator_value:
+                if name not in error.instance:
+                    add(dotted + name, "required")
+        elif error.validator in ("oneOf", "anyOf") and isinstance(error.instance, dict):
+            for option in error.validator_value:
+                for name in option.get("required", []):
+                    add(dotted + name, "one_of")
+        else:
+            add(prefix, "invalid")
+    return violations
+
+
+def args_invalid(fields: dict[str, list[str]]) -> LightNoteError:
+    """Return the 400 ``TOOL_ARGS_INVALID`` error listing the offending properties."""
+    return LightNoteError(
+        "TOOL_ARGS_INVALID", params={"fields": ", ".join(sorted(fields))}, extra={"fields": fields}
+    )
+
+
+# --- shared formatting -------------------------------------------------------------------
+
+
+def parse_aware(value: str) -> datetime:
+    """Return the aware datetime of a prepared ISO string (always carries an offset)."""
+    return datetime.fromisoformat(value)
+
+
+def format_local_time(value: str | datetime, zone: ZoneInfo) -> str:
+    """Render a time in ``zone`` with the zone's name: ``2026-12-02 21:00 (Asia/Shanghai)``."""
+    moment = parse_aware(value) if isinstance(value, str) else value
+    return f"{moment.astimezone(zone):%Y-%m-%d %H:%M} ({zone.key})"
+
+
+def excerpt(text: str, limit: int = 120) -> str:
+    """Return ``text`` on one line, cut to ``limit`` characters with an ellipsis."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def detail(key: str, label: str, value: str, **more: Any) -> dict[str, Any]:
+    """Return one preview detail row."""
+    return {"key": key, "label": label, "value": value, **more}
+
+
+def text(code: str, locale: str, **params: Any) -> str:
+    """Render a registered text (a thin alias that reads well in preview builders)."""
+    return translate(code, locale, **params)
+
+
+define_messages(
+    {
+        "TOOL_ARGS_INVALID": (
+            "工具参数不合法：{fields}。",
+            "The tool arguments are not valid: {fields}.",
+        ),
+        "TOOL_VALUE_NOT_SET": ("未设置", "Not set"),
+        "TOOL_VALUE_NONE": ("无", "None"),
+        "TOOL_CHANGE_ARROW": ("{current} → {new}", "{current} → {new}"),
+    }
+)
+
+
+# --- the tool base -----------------------------------------------------------------------
+
+# A value normaliser returns this to drop the property (e.g. an empty optional string).
+DROP: Any = object()
+
+
+class Tool:
+    """Base of every agent tool; subclasses set the class attributes and override methods.
+
+    ``schema`` is the closed schema of NORMALISED raw args (what the model may send, after
+    aliases). ``prepared_schema`` is the closed schema of PREPARED args: what the card shows,
+    what the args binding covers, and what is validated again before execution.
+    """
+
+    name: ClassVar[str] = ""
+    capability_id: ClassVar[str] = ""
+    is_write: ClassVar[bool] = False
+    risk: ClassVar[str | None] = None
+    confirmation: ClassVar[str] = CONFIRMATION_NONE
+    description: ClassVar[dict[str, str]] = {}
+    schema: ClassVar[dict[str, Any]] = {}
+    prepared_schema: ClassVar[dict[str, Any]] = {}
+    # Roles that may use the tool (see ``user_roles``); a hook for staff-only tools later.
+    allowed_roles: ClassVar[frozenset[str]] = frozenset({"user"})
+    # Declared aliases; ``self.aliases`` adds the camelCase form of every canonical property.
+    declared_aliases: ClassVar[dict[str, str]] = {}
+    # Properties whose explicit ``null`` means something (e.g. "clear the due time").
+    nullable: ClassVar[frozenset[str]] = frozenset()
+
+    def __init__(self) -> None:
+        properties = self.schema.get("properties", {})
+        camel = {_camel(name): name for name in properties if _camel(name) != name}
+        self.aliases: dict[str, str] = {**camel, **self.declared_aliases}
+
+    def __repr__(self) -> str:
+        return f"<Tool {self.name}>"
+
+    # Normalisation ------------------------------------------------------------------
+
+    def normalize(self, raw: dict[str, Any]) -> dict[str, Any]:
+        """Map aliases to canonical names and normalise values; unknown keys pass through.
+
+        Unknown keys are kept on purpose: the closed schema rejects them next, so nothing
+        unknown (``userId``, ``skipConfirmation``) is silently dropped or carried along.
+        """
+        if not isinstance(raw, dict):
+            raise args_invalid({"$": ["invalid"]})
+        canonical: dict[str, Any] = {}
+        sources: dict[str, str] = {}
+        conflicts: dict[str, list[str]] = {}
+        properties = self.schema.get("properties", {})
+        for key, value in raw.items():
+            name = key if key in properties else self.aliases.get(key, key)
+            if name in canonical and canonical[name] != value:
+                conflicts[key] = ["duplicate"]
+                conflicts[sources[name]] = ["duplicate"]
+                continue
+            canonical[name] = value
+            sources[name] = key
+        if conflicts:
+            raise args_invalid(conflicts)
+        normalized: dict[str, Any] = {}
+        for name, value in canonical.items():
+            if value is None and name in properties and name not in self.nullable:
+                continue  # models send null for "not given"
+            if name in properties:
+                value = self.normalize_value(name, value)
+            if value is not DROP:
+                normalized[name] = value
+        return normalized
+
+    def normalize_value(self, name: str, value: Any) -> Any:
+        """Return the canonical form of one value (override per tool); ``DROP`` removes it."""
+        return value
+
+    # Behaviour ----------------------------------------------------------------------
+
+    def prepare(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+        """Return the JSON-safe prepared args a card shows and execution runs (writes)."""
+        return dict(args)
+
+    def preview(self, prepared: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+        """Return the card ``{"title","target","impact","details"}`` (writes)."""
+        raise NotImplementedError
+
+    def execute(self, prepared: dict[str, Any], context: ToolContext) -> ExecutionResult:
+        """Perform the write through the domain service, as ``context.subject``."""
+        raise NotImplementedError
+
+    def run(self, args: dict[str, Any], context: ToolContext) -> ReadResult:
+        """Answer a read through the selectors, for ``context.subject``."""
+        raise NotImplementedError
+
+    def summarize(self, data: dict[str, Any], locale: str) -> str:
+        """Return the one-line (or short) text describing a result's ``data``."""
+        raise NotImplementedError
+
+    def transform(self, result: ExecutionResult | ReadResult, locale: str) -> str:
+        """Return the text the conversation shows for a result, in ``locale``."""
+        return self.summarize(result.data, normalize_locale(locale) or DEFAULT_LOCALE)
+
+    def openai_spec(self, locale: str = LOCALE_EN) -> dict[str, Any]:
+        """Return this tool as an OpenAI function spec (name = tool name)."""
+        # Top-level combinators (oneOf "todo_id | todo_title") are enforced by the server's
+        # validation; several OpenAI-compatible servers refuse them in `parameters`.
+        parameters = {
+            key: value
+            for key, value in self.schema.items()
+            if key not in ("oneOf", "anyOf", "allOf", "$schema")
+        }
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description.get(locale) or self.description[LOCALE_EN],
+                "parameters": parameters,
+            },
+        }
+
+
+def user_roles(user: User) -> frozenset[str]:
+    """Return the roles a user holds for tool access."""
+    roles = {"user"}
+    if user.is_staff:
+        roles.add("staff")
+    if user.is_superuser:
+        roles.add("superuser")
+    return frozenset(roles)
+
+
+# --- the registry ------------------------------------------------------------------------
+
+
+class ToolRegistry:
+    """Tools by name, validated against the capability table as they register."""
+
+    def __init__(self, capabilities: tuple[Capability, ...] = CAPABILITIES) -> None:
+        self._capabilities = {capability.id: capability for capability in capabilities}
+        self._tools: dict[str, Tool] = {}
+
+    def capability(self, capability_id: str) -> Capability | None:
+        return self._capabilities.get(capability_id)
+
+    def register(self, tool: Tool | type[Tool]) -> Any:
+        """Validate and add a tool (an instance or a class); usable as a class decorator.
+
+        Raises ``ImproperlyConfigured`` so a misdeclared tool stops the app from starting.
+        """
+        instance = tool() if isinstance(tool, type) else tool
+        self._validate(instance)
+        existing = self._tools.get(instance.name)
+        if existing is not None and type(existing) is not type(instance):
+            raise ImproperlyConfigured(f"tool {instance.name!r} is registered twice")
+        self._tools[instance.name] = instance
+        return tool
+
+    def _validate(self, tool: Tool) -> None:
+        name = tool.name
+        if not name or not re.fullmatch(r"[a-z][a-z0-9_]{0,63}", name):
+            raise ImproperlyConfigured(f"tool name {name!r} is not a valid function name")
+        capability = next(
+            (cap for cap in self._capabilities.values() if cap.tool == name), None
+        ) or self._capabilities.get(tool.capability_id)
+        if capability is None:
+            intended = capability_for_unknown_tool(name)
+            if intended is not None:
+                capability = intended  # refused just below: it is planned or forbidden
+            else:
+                kind = "write tool" if tool.is_write else "tool"
+                raise ImproperlyConfigured(
+                    f"{kind} {name!r} has no capability in the registry: declare it first"
+                )
+        if capability.status != ENABLED:
+            raise ImproperlyConfigured(
+                f"tool {name!r}: capability {capability.id!r} is {capability.status} and may "
+                "not have a tool"
+            )
+        if tool.capability_id != capability.id or capability.tool != name:
+            raise ImproperlyConfigured(
+                f"tool {name!r} declares capability {tool.capability_id!r}, but the registry "
+                f"gives {capability.id!r} to tool {capability.tool!r}"
+            )
+        if tool.is_write != (capability.kind == WRITE):
+            raise ImproperlyConfigured(
+                f"tool {name!r}: read/write kind differs from capability {capability.id!r}"
+            )
+        if tool.is_write and tool.confirmation == CONFIRMATION_NONE:
+            raise ImproperlyConfigured(f"write tool {name!r} may not switch confirmation off")
+        if tool.risk != capability.risk:
+            raise ImproperlyConfigured(
+                f"tool {name!r}: risk {tool.risk!r} differs from the registry's {capability.risk!r}"
+            )
+        if tool.confirmation != capability.confirmation:
+            raise ImproperlyConfigured(
+                f"tool {name!r}: confirmation {tool.confirmation!r} differs from the "
+                f"registry's {capability.confirmation!r}"
+            )
+        self._validate_schemas(tool)
+        if set(tool.description) != set(LOCALES):
+            raise ImproperlyConfigured(f"tool {name!r} needs a description in {LOCALES}")
+
+    @staticmethod
+    def _validate_schemas(tool: Tool) -> None:
+        pairs = [("schema", tool.schema)]
+        if tool.is_write:
+            pairs.append(("prepared_schema", tool.prepared_schema))
+        for label, schema in pairs:
+            try:
+                Draft202012Validator.check_schema(schema)
+            except SchemaError as error:
+                raise ImproperlyConfigured(
+                    f"tool {tool.name!r}: {label} is not valid: {error.message}"
+                ) from None
+            if schema.get("type") != "object":
+                raise ImproperlyConfigured(f"tool {tool.name!r}: {label} must be an object")
+            for node in _schema_objects(schema):
+                if node.get("additionalProperties") is not False:
+                    raise ImproperlyConfigured(
+                        f"tool {tool.name!r}: every object in {label} must set "
+                        "additionalProperties: false"
+                    )
+        properties = set(tool.schema.get("properties", {}))
+        for alias, target in tool.aliases.items():
+            if target not in properties or alias in properties:
+                raise ImproperlyConfigured(
+                    f"tool {tool.name!r}: alias {alias!r} -> {target!r} must map a "
+                    "non-canonical key to a canonical property"
+                )
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name) if isinstance(name, str) else None
+
+    def tools(self) -> list[Tool]:
+        return list(self._tools.values())
+
+    def validate_complete(self) -> None:
+        """Refuse to start unless every enabled capability has its registered tool."""
+        missing = [
+            capability.id
+            for capability in self._capabilities.values()
+            if capability.status == ENABLED and capability.tool not in self._tools
+        ]
+        if missing:
+            raise ImproperlyConfigured(
+                "enabled capabilities without a registered tool: " + ", ".join(sorted(missing))
+            )
+
+    def openai_tools(self, *, include_writes: bool, locale: str = LOCALE_EN) -> list[dict]:
+        """Return OpenAI function specs; their names are exactly the tool names."""
+        return [
+            tool.openai_spec(locale)
+            for tool in self._tools.values()
+            if include_writes or not tool.is_write
+        ]
+
+    def read_tool_names(self) -> frozenset[str]:
+        return frozenset(tool.name for tool in self._tools.values() if not tool.is_write)
+
+
+registry = ToolRegistry()

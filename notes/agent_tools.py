@@ -1,0 +1,476 @@
+"""The agent's note tools: thin adapters over ``notes.services`` and ``notes.selectors``.
+
+Discovered by ``AgentConfig.ready``. ``create_note`` derives the new note's id from a stable
+payload, so a user who asks again after an unknown outcome gets the first note back instead
+of a twin (todos deliberately do not dedupe: two identical todos can be intended).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import re
+import uuid
+from typing import Any, ClassVar
+
+from django.conf import settings
+
+from agent.capabilities import CONFIRMATION_ALWAYS, CONFIRMATION_DEFAULT, CONFIRMATION_NONE
+from agent.tools import (
+    UUID_PATTERN,
+    ExecutionResult,
+    ReadResult,
+    Tool,
+    ToolContext,
+    closed_object,
+    detail,
+    exactly_one_of,
+    excerpt,
+    registry,
+    text,
+)
+from lightnote.errors import LightNoteError
+from lightnote.i18n import define_messages
+from notes import selectors as note_selectors
+from notes import services as note_services
+from notes.models import Note
+
+define_messages(
+    {
+        "NOTE_TITLE_AMBIGUOUS": (
+            "有 {count} 条笔记的标题都是“{title}”，请说明是哪一条。",
+            "{count} notes are titled “{title}”; say which one.",
+        ),
+        "NOTE_UPDATE_NOOP": (
+            "没有需要修改的内容：未给出新值，或新值与当前值相同。",
+            "Nothing to change: no new value was given, or it equals the current one.",
+        ),
+        "NOTE_LABEL_TITLE": ("标题", "Title"),
+        "NOTE_LABEL_CONTENT": ("内容", "Content"),
+        "NOTE_LABEL_TAGS": ("标签", "Tags"),
+        "NOTE_PREVIEW_CREATE_TITLE": ("创建笔记", "Create note"),
+        "NOTE_PREVIEW_CREATE_IMPACT": (
+            "确认后将创建笔记「{title}」。",
+            "After you confirm, the note “{title}” will be created.",
+        ),
+        "NOTE_PREVIEW_UPDATE_TITLE": ("修改笔记", "Update note"),
+        "NOTE_PREVIEW_UPDATE_IMPACT": (
+            "确认后将修改笔记「{title}」的 {count} 项内容：{fields}。",
+            "After you confirm, {count} field(s) of the note “{title}” will change: {fields}.",
+        ),
+        "NOTE_RESULT_CREATED": ("已创建笔记「{title}」。", "Created the note “{title}”."),
+        "NOTE_RESULT_ALREADY_EXISTED": (
+            "笔记「{title}」之前已经创建，这次没有重复创建。",
+            "The note “{title}” had already been created; no second copy was made.",
+        ),
+        "NOTE_RESULT_UPDATED": ("已更新笔记「{title}」。", "Updated the note “{title}”."),
+        "NOTE_RESULT_SEARCH": ("找到 {count} 条笔记：", "Found {count} note(s):"),
+        "NOTE_RESULT_SEARCH_EMPTY": ("没有找到相关笔记。", "No note matches."),
+        "NOTE_RESULT_SEARCH_LINE": ("- {title}（标签：{tags}）", "- {title} (tags: {tags})"),
+    }
+)
+
+SEARCH_LIMIT_DEFAULT = 10
+SEARCH_LIMIT_MAX = 50
+CHANGE_FIELDS = ("title", "content", "tags")
+_EXCERPT = 200
+# A fixed namespace: the derived ids are uuid5(namespace, HMAC of the payload).
+NOTE_ID_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "lightnote:agent:create_note")
+
+_TAGS_SCHEMA = {"type": "array", "items": {"type": "string"}, "maxItems": 100}
+_CURRENT_NOTE = closed_object(
+    {"title": {"type": "string"}, "content_excerpt": {"type": "string"}, "tags": _TAGS_SCHEMA},
+    required=("title", "content_excerpt", "tags"),
+)
+_TAG_ALIASES = {"tag": "tags", "labels": "tags", "label": "tags"}
+
+
+def normalize_tags(value: Any) -> Any:
+    """Accept ``"a, b"`` / ``"a、b"`` as a list; trimming and de-duplication is the service's."""
+    if isinstance(value, str):
+        return [tag for tag in (part.strip() for part in re.split(r"[,，、;；]", value)) if tag]
+    return value
+
+
+def stable_note_id(*, subject_id: Any, session_id: str | None, title: str, content: str) -> str:
+    """Return the id a create of this note gets: the same payload in one session, the same id.
+
+    Keyed with the server secret (HMAC) so nobody can pre-compute and squat another user's
+    next note id.
+    """
+    key = hmac.new(
+        settings.SECRET_KEY.encode(), b"lightnote.agent.note-id", hashlib.sha256
+    ).digest()
+    payload = json.dumps(
+        [str(subject_id), session_id or "", title, content.strip()],
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+    digest = hmac.new(key, payload.encode(), hashlib.sha256).hexdigest()
+    return str(uuid.uuid5(NOTE_ID_NAMESPACE, digest))
+
+
+def resolve_note(args: dict[str, Any], context: ToolContext) -> Note:
+    """Return the subject's one note named by ``note_id`` or exact ``note_title``.
+
+    None -> 404 ``NOTE_NOT_FOUND`` (also for another user's id); several -> 409
+    ``NOTE_TITLE_AMBIGUOUS`` with the candidates.
+    """
+    if "note_id" in args:
+        return note_selectors.note_get(owner=context.subject, note_id=args["note_id"])
+    title = " ".join(args["note_title"].split())
+    matches = note_selectors.note_find_by_title(owner=context.subject, title=title) if title else []
+    if not matches:
+        raise LightNoteError("NOTE_NOT_FOUND", status=404)
+    if len(matches) > 1:
+        raise LightNoteError(
+            "NOTE_TITLE_AMBIGUOUS",
+            status=409,
+            params={"count": len(matches), "title": title},
+            extra={
+                "candidates": [
+                    {
+                        "id": str(note.id),
+                        "title": note.title,
+                        "tags": list(note.tags or []),
+                        "content_excerpt": excerpt(note.content, _EXCERPT),
+                        "updated_at": note.updated_at.astimezone(context.zone).isoformat(),
+                    }
+                    for note in matches
+                ]
+            },
+        )
+    return matches[0]
+
+
+def note_data(note: Note) -> dict[str, Any]:
+    """Return a JSON-safe description of a note (content cut to an excerpt)."""
+    return {
+        "id": str(note.id),
+        "title": note.title,
+        "tags": list(note.tags or []),
+        "content_excerpt": excerpt(note.content, _EXCERPT),
+        "version": note.version,
+    }
+
+
+def _label(field: str, locale: str) -> str:
+    return text(f"NOTE_LABEL_{field.upper()}", locale)
+
+
+def _tags_value(tags: list[str], locale: str) -> str:
+    if not tags:
+        return text("TOOL_VALUE_NONE", locale)
+    return ("、" if locale == "zh-CN" else ", ").join(tags)
+
+
+def _content_value(content: str, locale: str) -> str:
+    return excerpt(content, 120) if content.strip() else text("TOOL_VALUE_NONE", locale)
+
+
+class NoteWriteTool(Tool):
+    is_write = True
+
+    def normalize_value(self, name: str, value: Any) -> Any:
+        if name == "tags":
+            return normalize_tags(value)
+        if name in ("note_id", "note_title"):
+            return value.strip() if isinstance(value, str) else value
+        return value
+
+    def _result(self, data: dict[str, Any], context: ToolContext) -> ExecutionResult:
+        return ExecutionResult(
+            resource_type="note",
+            resource_id=data["id"],
+            summary=self.summarize(data, context.locale),
+            data=data,
+        )
+
+
+@registry.register
+class SearchNotesTool(Tool):
+    name = "search_notes"
+    capability_id = "note.search"
+    is_write = False
+    risk = None
+    confirmation = CONFIRMATION_NONE
+    description: ClassVar[dict[str, str]] = {
+        "zh-CN": "按关键词搜索用户的笔记（标题和内容）。只读。",
+        "en": "Search the user's notes by keyword (title and content). Read-only.",
+    }
+    schema: ClassVar[dict[str, Any]] = closed_object(
+        {
+            "keyword": {"type": "string", "minLength": 1, "maxLength": 200},
+            "limit": {"type": "integer", "minimum": 1, "maximum": SEARCH_LIMIT_MAX},
+        },
+        required=("keyword",),
+    )
+    declared_aliases: ClassVar[dict[str, str]] = {
+        "query": "keyword",
+        "q": "keyword",
+        "search": "keyword",
+        "keywords": "keyword",
+        "text": "keyword",
+        "term": "keyword",
+        "max": "limit",
+        "maxResults": "limit",
+        "max_results": "limit",
+        "count": "limit",
+        "top": "limit",
+    }
+
+    def normalize_value(self, name: str, value: Any) -> Any:
+        if name == "keyword" and isinstance(value, str):
+            return value.strip()
+        if name == "limit" and isinstance(value, str) and value.strip().isdigit():
+            return int(value.strip())
+        return value
+
+    def run(self, args: dict[str, Any], context: ToolContext) -> ReadResult:
+        notes = note_selectors.note_list(owner=context.subject, keyword=args["keyword"])
+        limit = args.get("limit", SEARCH_LIMIT_DEFAULT)
+        items = [note_data(note) for note in notes[:limit]]
+        total = len(items) if len(items) < limit else notes.count()
+        data = {"count": total, "notes": items}
+        return ReadResult(summary=self.summarize(data, context.locale), data=data)
+
+    def summarize(self, data: dict[str, Any], locale: str) -> str:
+        if not data["notes"]:
+            return text("NOTE_RESULT_SEARCH_EMPTY", locale)
+        lines = [text("NOTE_RESULT_SEARCH", locale, count=data["count"])]
+        lines += [
+            text(
+                "NOTE_RESULT_SEARCH_LINE",
+                locale,
+                title=item["title"],
+                tags=_tags_value(item["tags"], locale),
+            )
+            for item in data["notes"]
+        ]
+        return "\n".join(lines)
+
+
+@registry.register
+class CreateNoteTool(NoteWriteTool):
+    name = "create_note"
+    capability_id = "note.create"
+    risk = "low"
+    confirmation = CONFIRMATION_DEFAULT
+    description: ClassVar[dict[str, str]] = {
+        "zh-CN": "为用户创建一条笔记。需要用户确认卡片后才会执行。",
+        "en": "Create a note for the user. Runs only after the user confirms the card.",
+    }
+    schema: ClassVar[dict[str, Any]] = closed_object(
+        {"title": {"type": "string"}, "content": {"type": "string"}, "tags": _TAGS_SCHEMA},
+        required=("title",),
+    )
+    prepared_schema: ClassVar[dict[str, Any]] = closed_object(
+        {
+            "note_id": {"type": "string", "pattern": UUID_PATTERN},
+            "title": {"type": "string", "minLength": 1},
+            "content": {"type": "string"},
+            "tags": _TAGS_SCHEMA,
+        },
+        required=("note_id", "title", "content", "tags"),
+    )
+    declared_aliases: ClassVar[dict[str, str]] = {
+        "noteTitle": "title",
+        "note_title": "title",
+        "name": "title",
+        "subject": "title",
+        "heading": "title",
+        "topic": "title",
+        "body": "content",
+        "text": "content",
+        "noteContent": "content",
+        "note_content": "content",
+        "markdown": "content",
+        "description": "content",
+        "details": "content",
+        **_TAG_ALIASES,
+    }
+
+    def prepare(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+        title = note_services.check_title(args.get("title"))
+        content = note_services.check_content(args.get("content"))
+        tags = note_services.check_tags(args.get("tags"))
+        note_id = stable_note_id(
+            subject_id=context.subject.pk,
+            session_id=context.session_id,
+            title=title,
+            content=content,
+        )
+        return {"note_id": note_id, "title": title, "content": content, "tags": tags}
+
+    def preview(self, prepared: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+        locale = context.locale
+        return {
+            "title": text("NOTE_PREVIEW_CREATE_TITLE", locale),
+            "target": prepared["title"],
+            "impact": text("NOTE_PREVIEW_CREATE_IMPACT", locale, title=prepared["title"]),
+            "details": [
+                detail("title", _label("title", locale), prepared["title"]),
+                detail("tags", _label("tags", locale), _tags_value(prepared["tags"], locale)),
+                detail(
+                    "content",
+                    _label("content", locale),
+                    _content_value(prepared["content"], locale),
+                ),
+            ],
+        }
+
+    def execute(self, prepared: dict[str, Any], context: ToolContext) -> ExecutionResult:
+        """Create the note with its derived id; if that id exists for this owner, return it.
+
+        The second create of the same id fails on the primary key (``NOTE_ALREADY_EXISTS``)
+        inside the service's savepoint, so the caller's transaction stays usable.
+        """
+        note_id = uuid.UUID(prepared["note_id"])
+        try:
+            note = note_services.note_create(
+                owner=context.subject,
+                title=prepared["title"],
+                content=prepared["content"],
+                tags=prepared["tags"],
+                note_id=note_id,
+            )
+        except LightNoteError as error:
+            if error.code != "NOTE_ALREADY_EXISTS":
+                raise
+            try:
+                existing = note_selectors.note_get(owner=context.subject, note_id=note_id)
+            except LightNoteError:
+                raise error from None  # the id belongs to someone else: never reveal it
+            return self._result({**note_data(existing), "already_existed": True}, context)
+        return self._result({**note_data(note), "already_existed": False}, context)
+
+    def summarize(self, data: dict[str, Any], locale: str) -> str:
+        code = (
+            "NOTE_RESULT_ALREADY_EXISTED" if data.get("already_existed") else "NOTE_RESULT_CREATED"
+        )
+        return text(code, locale, title=data["title"])
+
+
+@registry.register
+class UpdateNoteTool(NoteWriteTool):
+    name = "update_note"
+    capability_id = "note.update"
+    risk = "medium"
+    confirmation = CONFIRMATION_ALWAYS
+    description: ClassVar[dict[str, str]] = {
+        "zh-CN": "修改用户一条笔记的标题、内容或标签（内容为整体替换）。需要用户确认。",
+        "en": "Change a note's title, content (replaced as a whole) or tags. Runs only after "
+        "confirmation.",
+    }
+    schema: ClassVar[dict[str, Any]] = closed_object(
+        {
+            "note_id": {"type": "string", "maxLength": 64},
+            "note_title": {"type": "string", "minLength": 1, "maxLength": 400},
+            "title": {"type": "string", "description": "The new title."},
+            "content": {"type": "string"},
+            "tags": _TAGS_SCHEMA,
+        },
+        **exactly_one_of("note_id", "note_title"),
+    )
+    prepared_schema: ClassVar[dict[str, Any]] = closed_object(
+        {
+            "note_id": {"type": "string", "pattern": UUID_PATTERN},
+            "expected_version": {"type": "integer", "minimum": 1},
+            "title": {"type": "string", "minLength": 1},
+            "content": {"type": "string"},
+            "tags": _TAGS_SCHEMA,
+            "current": _CURRENT_NOTE,
+        },
+        required=("note_id", "expected_version", "current"),
+        anyOf=[{"required": [field]} for field in CHANGE_FIELDS],
+    )
+    declared_aliases: ClassVar[dict[str, str]] = {
+        "id": "note_id",
+        "newTitle": "title",
+        "new_title": "title",
+        "body": "content",
+        "text": "content",
+        "markdown": "content",
+        "newContent": "content",
+        "new_content": "content",
+        **_TAG_ALIASES,
+        "newTags": "tags",
+        "new_tags": "tags",
+    }
+
+    def prepare(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+        note = resolve_note(args, context)
+        changes: dict[str, Any] = {}
+        if "title" in args:
+            title = note_services.check_title(args["title"])
+            if title != note.title:
+                changes["title"] = title
+        if "content" in args:
+            content = note_services.check_content(args["content"])
+            if content != note.content:
+                changes["content"] = content
+        if "tags" in args:
+            tags = note_services.check_tags(args["tags"])
+            if tags != list(note.tags or []):
+                changes["tags"] = tags
+        if not changes:
+            raise LightNoteError("NOTE_UPDATE_NOOP")
+        return {
+            "note_id": str(note.id),
+            "expected_version": note.version,
+            **changes,
+            "current": {
+                "title": note.title,
+                "content_excerpt": excerpt(note.content, _EXCERPT),
+                "tags": list(note.tags or []),
+            },
+        }
+
+    def preview(self, prepared: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+        locale = context.locale
+        current = prepared["current"]
+        fields = [field for field in CHANGE_FIELDS if field in prepared]
+        shown = {
+            "title": lambda value: value,
+            "tags": lambda value: _tags_value(value, locale),
+            "content": lambda value: _content_value(value, locale),
+        }
+        details = [detail("title", _label("title", locale), current["title"])]
+        for field in fields:
+            old_raw = current["content_excerpt"] if field == "content" else current[field]
+            old, new = shown[field](old_raw), shown[field](prepared[field])
+            details.append(
+                detail(
+                    field,
+                    _label(field, locale),
+                    text("TOOL_CHANGE_ARROW", locale, current=old, new=new),
+                    current=old,
+                    new=new,
+                )
+            )
+        separator = "、" if locale == "zh-CN" else ", "
+        return {
+            "title": text("NOTE_PREVIEW_UPDATE_TITLE", locale),
+            "target": current["title"],
+            "impact": text(
+                "NOTE_PREVIEW_UPDATE_IMPACT",
+                locale,
+                title=current["title"],
+                count=len(fields),
+                fields=separator.join(_label(field, locale) for field in fields),
+            ),
+            "details": details,
+        }
+
+    def execute(self, prepared: dict[str, Any], context: ToolContext) -> ExecutionResult:
+        note = note_services.note_update(
+            owner=context.subject,
+            note_id=prepared["note_id"],
+            expected_version=prepared["expected_version"],
+            **{field: prepared[field] for field in CHANGE_FIELDS if field in prepared},
+        )
+        return self._result(note_data(note), context)
+
+    def summarize(self, data: dict[str, Any], locale: str) -> str:
+        return text("NOTE_RESULT_UPDATED", locale, title=data["title"])
