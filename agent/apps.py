@@ -1,8 +1,5 @@
 from __future__ import annotations
 
-import importlib
-import importlib.util
-
 from django.apps import AppConfig
 from django.utils.module_loading import autodiscover_modules
 
@@ -18,10 +15,8 @@ class AgentConfig(AppConfig):
         A tool that disagrees with the capability table, or an enabled capability without
         its tool, raises ``ImproperlyConfigured`` here: the app refuses to start.
         """
-        from agent import messages, policy  # noqa: F401  (registers texts)
+        from agent import checks, messages, policy  # noqa: F401  (registers texts and checks)
         from agent.tools import registry
 
-        if importlib.util.find_spec("agent.checks") is not None:
-            importlib.import_module("agent.checks")
         autodiscover_modules("agent_tools")
         registry.validate_complete()

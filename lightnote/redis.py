@@ -71,5 +71,9 @@ STORE_ERRORS: tuple[type[BaseException], ...] = (
     redis.exceptions.ReadOnlyError,
     redis.exceptions.OutOfMemoryError,
     redis.exceptions.MasterDownError,
+    redis.exceptions.TryAgainError,
+    redis.exceptions.ClusterError,
+    redis.exceptions.RedisClusterException,
+    TimeoutError,
     ConnectionInterrupted,
 )

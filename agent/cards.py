@@ -1,0 +1,502 @@
+"""Confirmation cards: issue, read, claim, settle, resolve, reject, destroy.
+
+A card is one record in the control store (see :mod:`agent.store`) at
+``ln:card:{sha256(token)}``. Its ``record`` is the immutable JSON written at issue: the
+prepared args, preview and every binding (owner hash, session, subject, actor, admin
+context, request id), sealed by ``args_hmac``, an HMAC over all the other record fields.
+
+State machine::
+
+    ready --claim--> running --settle--> settled{succeeded|failed|unknown}
+      |                 |                    unknown --resolve--> succeeded | failed
+      |                 '--resolve (lease passed)--> settled{succeeded|failed}
+      '--reject--> rejected          (ready also expires: Redis drops the key)
+
+Ready cards live ``LIGHTNOTE_CONFIRMATION_TTL``; claiming extends the key to
+``LIGHTNOTE_SETTLED_TTL`` so running, settled and rejected records are kept 24 h.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from enum import StrEnum
+from typing import Any
+
+from django.conf import settings
+
+from agent import store
+from agent.binding import args_hmac, canonical_json, digests_equal, owner_hash
+from lightnote.errors import LightNoteError
+from lightnote.i18n import define_messages
+
+logger = logging.getLogger(__name__)
+
+define_messages(
+    {
+        "CARD_ARGS_TOO_LARGE": (
+            "操作参数过大（上限 {limit_kb} KB），无法生成确认卡。",
+            "The action's arguments are too large for a card (limit {limit_kb} KB).",
+        ),
+        "CARD_PREVIEW_TOO_LARGE": (
+            "确认卡预览过大（上限 {limit_kb} KB）。",
+            "The confirmation card's preview is too large (limit {limit_kb} KB).",
+        ),
+    }
+)
+
+MAX_ARGS_BYTES = 64 * 1024
+MAX_PREVIEW_BYTES = 64 * 1024
+RISKS = ("low", "medium", "high")
+RUNNING_INDEX_KEY = "ln:cards:running"
+
+
+class CardState(StrEnum):
+    READY = "ready"
+    RUNNING = "running"
+    SETTLED = "settled"
+    REJECTED = "rejected"
+
+
+class OutcomeKind(StrEnum):
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    UNKNOWN = "unknown"
+
+
+class ClaimStatus(StrEnum):
+    CLAIMED = "claimed"  # this attempt holds the card: execute it
+    RUNNING = "running"  # another attempt holds it (see ClaimResult.lease_expired)
+    SETTLED = "settled"
+    REJECTED = "rejected"
+    GONE = "gone"  # unknown or expired
+
+
+class RejectStatus(StrEnum):
+    REJECTED = "rejected"  # now rejected (or was already)
+    REFUSED = "refused"  # running or settled: see RejectResult.state
+    GONE = "gone"
+
+
+def _ms_to_datetime(value: str | None) -> datetime | None:
+    if not value or value == "0":
+        return None
+    return datetime.fromtimestamp(int(value) / 1000, tz=UTC)
+
+
+@dataclass(frozen=True)
+class Card:
+    """A card as stored. ``intact`` is False when its record JSON cannot be read: such a
+    card is owned by nobody and never valid (it can only be left to expire or destroyed).
+    """
+
+    id: str
+    digest: str
+    state: str
+    tool: str
+    capability: str
+    risk: str
+    args: dict[str, Any]
+    preview: dict[str, Any]
+    owner_hash: str
+    session_id: str
+    subject_id: int | str | None
+    actor_id: int | str | None
+    admin_context_id: str | None
+    admin_mode: str | None
+    request_id: str
+    continuation_digest: str | None
+    created_at: datetime | None
+    expires_at: datetime | None
+    args_hmac: str
+    attempt: str | None
+    lease_until: datetime | None
+    outcome_kind: str | None
+    outcome: dict[str, Any] | None
+    settled_at: datetime | None
+    intact: bool = True
+    record: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def lease_passed(self, *, now: datetime | None = None) -> bool:
+        """Return True when the card carries a lease and it has run out."""
+        if self.lease_until is None:
+            return False
+        return (now or datetime.fromtimestamp(store.now_ms() / 1000, tz=UTC)) >= self.lease_until
+
+
+@dataclass(frozen=True)
+class IssuedCard:
+    """The raw token (returned once, never stored) and the card it names."""
+
+    token: str = field(repr=False)
+    card: Card
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    status: ClaimStatus
+    card: Card | None
+    # For RUNNING: the holder's lease has passed, so the caller should reconcile the card
+    # from the receipt table (card_resolve), never execute it again.
+    lease_expired: bool = False
+
+
+@dataclass(frozen=True)
+class RejectResult:
+    status: RejectStatus
+    state: str | None
+
+
+_RECORD_FIELDS = (
+    "id",
+    "tool",
+    "capability",
+    "risk",
+    "args",
+    "preview",
+    "owner_hash",
+    "session_id",
+    "subject_id",
+    "actor_id",
+    "admin_context_id",
+    "admin_mode",
+    "request_id",
+    "continuation_digest",
+    "created_at",
+    "expires_at",
+    "args_hmac",
+)
+
+
+def _card_from_fields(digest: str, fields: Mapping[str, str]) -> Card:
+    """Build a Card from the hash fields; an unreadable record gives ``intact=False``."""
+    try:
+        record = json.loads(fields.get("record", ""))
+        if not isinstance(record, dict) or not set(_RECORD_FIELDS) <= record.keys():
+            raise ValueError("record lacks fields")
+        created_at = datetime.fromisoformat(record["created_at"])
+        expires_at = datetime.fromisoformat(record["expires_at"])
+        intact = isinstance(record["args"], dict) and isinstance(record["preview"], dict)
+    except (ValueError, TypeError, KeyError):
+        logger.warning("card %s has an unreadable record", digest[:12])
+        record, created_at, expires_at, intact = {}, None, None, False
+    try:
+        outcome = json.loads(fields["outcome"]) if fields.get("outcome") else None
+    except ValueError:
+        outcome, intact = None, False
+    return Card(
+        id=str(record.get("id", "")),
+        digest=digest,
+        state=fields.get("state", ""),
+        tool=str(record.get("tool", "")),
+        capability=str(record.get("capability", "")),
+        risk=str(record.get("risk", "")),
+        args=record["args"] if intact else {},
+        preview=record["preview"] if intact else {},
+        owner_hash=str(record.get("owner_hash", "")),
+        session_id=str(record.get("session_id", "")),
+        subject_id=record.get("subject_id"),
+        actor_id=record.get("actor_id"),
+        admin_context_id=record.get("admin_context_id"),
+        admin_mode=record.get("admin_mode"),
+        request_id=str(record.get("request_id", "")),
+        continuation_digest=record.get("continuation_digest"),
+        created_at=created_at,
+        expires_at=expires_at,
+        args_hmac=str(record.get("args_hmac", "")),
+        attempt=fields.get("attempt") or None,
+        lease_until=_ms_to_datetime(fields.get("lease_until")),
+        outcome_kind=fields.get("outcome_kind") or None,
+        outcome=outcome,
+        settled_at=_ms_to_datetime(fields.get("settled_at")),
+        intact=intact,
+        record=record,
+    )
+
+
+def _json_size(value: Any) -> int:
+    return len(canonical_json(value).encode("utf-8"))
+
+
+def card_issue(
+    *,
+    owner_id: int | str,
+    session_id: uuid.UUID | str,
+    subject_id: int | str,
+    actor_id: int | str,
+    tool: str,
+    capability: str,
+    risk: str,
+    args: Mapping[str, Any],
+    preview: Mapping[str, Any],
+    admin_context_id: uuid.UUID | str | None,
+    admin_mode: str | None,
+    request_id: str,
+    continuation_digest: str | None = None,
+    card_id: str | None = None,
+) -> IssuedCard:
+    """Store a new ready card for the prepared ``args`` and return its one-time token.
+
+    Raises ``CARD_ARGS_TOO_LARGE`` / ``CARD_PREVIEW_TOO_LARGE`` (400) before any write, and
+    ``CONFIRMATION_STORE_UNAVAILABLE`` (503) when the store cannot answer.
+    """
+    if risk not in RISKS:
+        raise ValueError(f"risk must be one of {RISKS}, got {risk!r}")
+    if _json_size(args) > MAX_ARGS_BYTES:
+        raise LightNoteError("CARD_ARGS_TOO_LARGE", params={"limit_kb": MAX_ARGS_BYTES // 1024})
+    if _json_size(preview) > MAX_PREVIEW_BYTES:
+        raise LightNoteError(
+            "CARD_PREVIEW_TOO_LARGE", params={"limit_kb": MAX_PREVIEW_BYTES // 1024}
+        )
+    token = secrets.token_urlsafe(32)
+    digest = store.token_digest(token)
+    ttl_seconds = settings.LIGHTNOTE_CONFIRMATION_TTL
+    created_at = datetime.fromtimestamp(store.now_ms() / 1000, tz=UTC)
+    expires_at = created_at + timedelta(seconds=ttl_seconds)
+    record: dict[str, Any] = {
+        "id": card_id or str(uuid.uuid4()),
+        "tool": tool,
+        "capability": capability,
+        "risk": risk,
+        "args": dict(args),
+        "preview": dict(preview),
+        "owner_hash": owner_hash(owner_id),
+        "session_id": str(session_id),
+        "subject_id": subject_id,
+        "actor_id": actor_id,
+        "admin_context_id": None if admin_context_id is None else str(admin_context_id),
+        "admin_mode": admin_mode,
+        "request_id": request_id,
+        "continuation_digest": continuation_digest,
+        "created_at": created_at.isoformat(),
+        "expires_at": expires_at.isoformat(),
+    }
+    record["args_hmac"] = args_hmac(record)
+    record_json = canonical_json(record)
+    result = store.record_create(
+        store.card_key(digest),
+        state=CardState.READY,
+        record_json=record_json,
+        ttl_ms=ttl_seconds * 1000,
+    )
+    if not result.created:  # 256 random bits collided: impossible unless the RNG is broken
+        raise RuntimeError("a new card token named an existing record")
+    return IssuedCard(token=token, card=_card_from_fields(digest, result.fields))
+
+
+def card_get(token: str) -> Card | None:
+    """Return the card named by ``token``, or None when it is unknown or expired."""
+    return card_get_by_digest(store.token_digest(token))
+
+
+def card_get_by_digest(digest: str) -> Card | None:
+    """Return the card whose token has this digest (reconciliation knows only digests)."""
+    fields = store.record_get(store.card_key(digest))
+    return None if fields is None else _card_from_fields(digest, fields)
+
+
+def card_binding_valid(card: Card) -> bool:
+    """Return True when the stored record still matches its HMAC (nothing was altered)."""
+    if not card.intact or not card.args_hmac:
+        return False
+    payload = {name: value for name, value in card.record.items() if name != "args_hmac"}
+    return digests_equal(args_hmac(payload), card.args_hmac)
+
+
+def card_owned_by(card: Card, user_id: int | str) -> bool:
+    """Return True when ``user_id`` issued the card (constant-time comparison)."""
+    return card.intact and digests_equal(owner_hash(user_id), card.owner_hash)
+
+
+def card_in_session(card: Card, session_id: uuid.UUID | str) -> bool:
+    """Return True when the card was issued in ``session_id``."""
+    return card.intact and digests_equal(str(session_id), card.session_id)
+
+
+def _index_best_effort(action: str, digest: str, *, score_ms: int = 0) -> None:
+    """Update the running-cards index; a failure only delays the reconcile command."""
+    try:
+        if action == "add":
+            store.index_add(RUNNING_INDEX_KEY, digest, score_ms=score_ms)
+        else:
+            store.index_remove(RUNNING_INDEX_KEY, digest)
+    except LightNoteError:
+        logger.warning("running-cards index not updated (%s %s)", action, digest[:12])
+
+
+def card_claim(token: str, *, attempt_id: str) -> ClaimResult:
+    """Claim a ready card for ``attempt_id``: ready -> running, with a lease. One winner.
+
+    Only a CLAIMED result lets the caller execute. The claim is one Lua compare-and-set, so
+    of any number of concurrent claims exactly one wins; a claim re-sent with the same
+    ``attempt_id`` (e.g. by redis-py after a lost reply) is recognised and answers CLAIMED
+    again without a second claimer. The lease is ``LIGHTNOTE_EXECUTION_LEASE``; the key's
+    TTL becomes ``LIGHTNOTE_SETTLED_TTL``.
+    """
+    digest = store.token_digest(token)
+    now = store.now_ms()
+    result = store.record_transition(
+        store.card_key(digest),
+        from_states=(CardState.READY,),
+        to_state=CardState.RUNNING,
+        attempt=attempt_id,
+        lease_ms=settings.LIGHTNOTE_EXECUTION_LEASE * 1000,
+        ttl_ms=settings.LIGHTNOTE_SETTLED_TTL * 1000,
+        now_ms=now,
+    )
+    if result.fields is None:
+        return ClaimResult(status=ClaimStatus.GONE, card=None)
+    card = _card_from_fields(digest, result.fields)
+    if result.status is store.TransitionStatus.TRANSITIONED:
+        _index_best_effort("add", digest, score_ms=int(result.fields["lease_until"]))
+    if result.applied:
+        return ClaimResult(status=ClaimStatus.CLAIMED, card=card)
+    if card.state == CardState.RUNNING:
+        lease_until = int(result.fields.get("lease_until") or 0)
+        return ClaimResult(
+            status=ClaimStatus.RUNNING, card=card, lease_expired=0 < lease_until <= now
+        )
+    if card.state == CardState.SETTLED:
+        return ClaimResult(status=ClaimStatus.SETTLED, card=card)
+    if card.state == CardState.REJECTED:
+        return ClaimResult(status=ClaimStatus.REJECTED, card=card)
+    logger.error("card %s is in an unknown state %r", digest[:12], card.state)
+    return ClaimResult(status=ClaimStatus.GONE, card=None)
+
+
+def _outcome_json(outcome_kind: str, outcome: Mapping[str, Any], allowed: tuple[str, ...]) -> str:
+    if outcome_kind not in allowed:
+        raise ValueError(f"outcome_kind must be one of {allowed}, got {outcome_kind!r}")
+    return canonical_json(dict(outcome))
+
+
+def card_settle(
+    token: str, *, attempt_id: str, outcome_kind: str, outcome: Mapping[str, Any]
+) -> bool:
+    """Record the outcome of the execution ``attempt_id`` holds: running -> settled.
+
+    Compare-and-set on the attempt: False when another attempt holds the card or it was
+    already settled or resolved (the stored outcome then stands). A repeat by the same
+    attempt with the same outcome answers True. The settled record is kept
+    ``LIGHTNOTE_SETTLED_TTL`` from now.
+    """
+    digest = store.token_digest(token)
+    result = store.record_transition(
+        store.card_key(digest),
+        from_states=(CardState.RUNNING,),
+        to_state=CardState.SETTLED,
+        attempt=attempt_id,
+        require_attempt=True,
+        outcome=_outcome_json(outcome_kind, outcome, tuple(OutcomeKind)),
+        outcome_kind=outcome_kind,
+        ttl_ms=settings.LIGHTNOTE_SETTLED_TTL * 1000,
+        now_ms=store.now_ms(),
+    )
+    if result.status is store.TransitionStatus.TRANSITIONED:
+        _index_best_effort("remove", digest)
+    return result.applied
+
+
+def _digest_of(token: str | None, digest: str | None) -> str:
+    """Return the card's digest from exactly one of its token or its digest."""
+    if token is not None and digest is None:
+        return store.token_digest(token)
+    if digest is not None and token is None:
+        return digest
+    raise ValueError("name the card by exactly one of token or digest")
+
+
+def card_resolve(
+    token: str | None = None,
+    *,
+    digest: str | None = None,
+    outcome_kind: str,
+    outcome: Mapping[str, Any],
+) -> bool:
+    """Settle a card whose outcome reconciliation established; never re-executes it.
+
+    Name the card by ``token`` or, from the reconcile command, by ``digest``. Allowed:
+    settled-unknown -> succeeded (any time: a receipt exists) or -> failed (only once the
+    execution lease has passed), and running -> succeeded|failed once its lease has passed.
+    Returns True when this call resolved it; False when it was not in such a state (e.g.
+    already resolved: that result stands).
+    """
+    allowed = (OutcomeKind.SUCCEEDED, OutcomeKind.FAILED)
+    outcome_json = _outcome_json(outcome_kind, outcome, tuple(allowed))
+    digest = _digest_of(token, digest)
+    key = store.card_key(digest)
+    common: dict[str, Any] = {
+        "to_state": CardState.SETTLED,
+        "outcome": outcome_json,
+        "outcome_kind": outcome_kind,
+        "ttl_ms": settings.LIGHTNOTE_SETTLED_TTL * 1000,
+        "now_ms": store.now_ms(),
+    }
+    # Two compare-and-sets, each atomic: whichever matches the card's current state applies.
+    result = store.record_transition(
+        key,
+        from_states=(CardState.SETTLED,),
+        expect_outcome_kind=OutcomeKind.UNKNOWN,
+        takeover_expired_lease=outcome_kind == OutcomeKind.FAILED,
+        **common,
+    )
+    if result.status is store.TransitionStatus.REFUSED and result.state == CardState.RUNNING:
+        result = store.record_transition(
+            key, from_states=(CardState.RUNNING,), takeover_expired_lease=True, **common
+        )
+    if result.status is store.TransitionStatus.TRANSITIONED:
+        _index_best_effort("remove", digest)
+        return True
+    return False
+
+
+def card_reject(token: str) -> RejectResult:
+    """Reject a ready card: ready -> rejected, atomically; a repeat answers REJECTED again.
+
+    A running or settled card is refused with its state; the rejected record is kept
+    ``LIGHTNOTE_SETTLED_TTL`` so later confirms answer "rejected", not "expired".
+    """
+    result = store.record_transition(
+        store.card_key(store.token_digest(token)),
+        from_states=(CardState.READY,),
+        to_state=CardState.REJECTED,
+        ttl_ms=settings.LIGHTNOTE_SETTLED_TTL * 1000,
+        now_ms=store.now_ms(),
+    )
+    if result.fields is None:
+        return RejectResult(status=RejectStatus.GONE, state=None)
+    if result.applied or result.state == CardState.REJECTED:
+        return RejectResult(status=RejectStatus.REJECTED, state=CardState.REJECTED)
+    return RejectResult(status=RejectStatus.REFUSED, state=result.state)
+
+
+def card_destroy(token: str | None = None, *, digest: str | None = None) -> bool:
+    """Delete a card (e.g. one whose binding check failed); True when it existed."""
+    digest = _digest_of(token, digest)
+    existed = store.record_delete(store.card_key(digest))
+    _index_best_effort("remove", digest)
+    return existed
+
+
+def cards_running_with_expired_lease(*, limit: int = 100) -> list[Card]:
+    """Return running cards whose lease has passed, for the reconcile command.
+
+    The index is a hint (updated after each script, and possibly stale); every entry is
+    re-read, and entries whose card is gone or no longer running are dropped from it.
+    """
+    now = store.now_ms()
+    cards: list[Card] = []
+    for digest in store.index_due(RUNNING_INDEX_KEY, now_ms=now, limit=limit):
+        fields = store.record_get(store.card_key(digest))
+        if fields is None or fields.get("state") != CardState.RUNNING:
+            store.index_remove(RUNNING_INDEX_KEY, digest)
+            continue
+        card = _card_from_fields(digest, fields)
+        if card.lease_passed(now=datetime.fromtimestamp(now / 1000, tz=UTC)):
+            cards.append(card)
+    return cards

@@ -1,0 +1,137 @@
+-- Move a control record from one of several states to another: one compare-and-set.
+--
+-- KEYS[1]   the record hash, e.g. ln:card:{<sha256 of the token>}
+-- ARGV[1]   from_states: allowed current states, separated by single spaces
+-- ARGV[2]   to_state (non-empty)
+-- ARGV[3]   attempt id, '' for none; stored on success
+-- ARGV[4]   '1': the current attempt must equal ARGV[3] (compare-and-set on the attempt)
+-- ARGV[5]   expected current outcome_kind, '' for any
+-- ARGV[6]   lease: '' keeps lease_until, '0' clears it, N sets it to now_ms + N
+-- ARGV[7]   ttl in milliseconds: '0' keeps the key's TTL, N sets it (PEXPIRE)
+-- ARGV[8]   '1': store ARGV[9] as outcome, ARGV[10] as outcome_kind, now_ms as settled_at
+-- ARGV[9]   outcome (a JSON string, stored as given)
+-- ARGV[10]  outcome_kind
+-- ARGV[11]  '1': refuse while the current lease is live (lease_until > now_ms), so a record
+--           whose holder vanished can be taken over once its lease has passed
+-- ARGV[12]  now_ms: the caller's clock in milliseconds since the epoch
+--
+-- Returns {code, field, value, ...}: code then the record's fields after the call (HGETALL)
+--    1  transitioned
+--    2  already done by this attempt: the record is in to_state under the same attempt (and,
+--       when an outcome is given, with that same outcome and kind), e.g. a claim the client library
+--       re-sent after losing the reply. Nothing is written.
+--    0  refused: the state, attempt, outcome kind or lease did not match. Nothing is written.
+--   -1  missing (unknown or expired); no fields follow.
+-- Errors "ERR ..." on bad arguments, raised before any write (Redis never rolls back a script).
+
+local from_states = ARGV[1]
+local to_state = ARGV[2]
+local attempt = ARGV[3]
+local require_attempt = ARGV[4] == '1'
+local expect_kind = ARGV[5]
+local lease_arg = ARGV[6]
+local ttl_ms = tonumber(ARGV[7])
+local has_outcome = ARGV[8] == '1'
+local outcome = ARGV[9]
+local outcome_kind = ARGV[10]
+local takeover = ARGV[11] == '1'
+local now_ms = tonumber(ARGV[12])
+
+local function is_count(value)
+  return value ~= nil and value >= 0 and value == math.floor(value)
+end
+
+if #ARGV ~= 12 then
+  return redis.error_reply('ERR record_transition: expected 12 arguments')
+end
+if to_state == '' or from_states == '' then
+  return redis.error_reply('ERR record_transition: from_states and to_state are required')
+end
+if not is_count(now_ms) or not is_count(ttl_ms) then
+  return redis.error_reply('ERR record_transition: now_ms and ttl_ms must be integers >= 0')
+end
+local lease_ms = nil
+if lease_arg ~= '' then
+  lease_ms = tonumber(lease_arg)
+  if not is_count(lease_ms) then
+    return redis.error_reply('ERR record_transition: lease must be empty or an integer >= 0')
+  end
+end
+if require_attempt and attempt == '' then
+  return redis.error_reply('ERR record_transition: require_attempt needs an attempt id')
+end
+if has_outcome and outcome_kind == '' then
+  return redis.error_reply('ERR record_transition: an outcome needs an outcome_kind')
+end
+
+local function reply_with(code)
+  local reply = {code}
+  local fields = redis.call('HGETALL', KEYS[1])
+  for i = 1, #fields do
+    reply[#reply + 1] = fields[i]
+  end
+  return reply
+end
+
+local current = redis.call('HMGET', KEYS[1], 'state', 'attempt', 'outcome_kind', 'lease_until',
+  'outcome')
+local state = current[1]
+if not state then
+  return {-1}
+end
+local current_attempt = current[2] or ''
+local current_kind = current[3] or ''
+local lease_until = tonumber(current[4] or '0') or 0
+local current_outcome = current[5]
+
+if attempt ~= '' and state == to_state and current_attempt == attempt
+    and (not has_outcome or (current_outcome == outcome and current_kind == outcome_kind)) then
+  return reply_with(2)
+end
+
+local allowed = false
+for candidate in string.gmatch(from_states, '%S+') do
+  if candidate == state then
+    allowed = true
+  end
+end
+if not allowed then
+  return reply_with(0)
+end
+if require_attempt and current_attempt ~= attempt then
+  return reply_with(0)
+end
+if expect_kind ~= '' and current_kind ~= expect_kind then
+  return reply_with(0)
+end
+if takeover and lease_until > now_ms then
+  return reply_with(0)
+end
+
+-- Every check passed: only writes from here on.
+local fields = {'state', to_state}
+if attempt ~= '' then
+  fields[#fields + 1] = 'attempt'
+  fields[#fields + 1] = attempt
+end
+if lease_ms ~= nil then
+  fields[#fields + 1] = 'lease_until'
+  if lease_ms == 0 then
+    fields[#fields + 1] = '0'
+  else
+    fields[#fields + 1] = string.format('%.0f', now_ms + lease_ms)
+  end
+end
+if has_outcome then
+  fields[#fields + 1] = 'outcome'
+  fields[#fields + 1] = outcome
+  fields[#fields + 1] = 'outcome_kind'
+  fields[#fields + 1] = outcome_kind
+  fields[#fields + 1] = 'settled_at'
+  fields[#fields + 1] = string.format('%.0f', now_ms)
+end
+redis.call('HSET', KEYS[1], unpack(fields))
+if ttl_ms > 0 then
+  redis.call('PEXPIRE', KEYS[1], string.format('%.0f', ttl_ms))
+end
+return reply_with(1)

@@ -1,0 +1,282 @@
+"""The control store: typed, atomic primitives over one Redis hash per token.
+
+This is the only module that runs commands or Lua scripts against control records
+(confirmation cards, continuations, and later Idempotency-Key claims). A record is one
+HASH; its key carries the SHA-256 digest of the token inside ``{...}``, the Redis Cluster
+hash tag, so every script touches exactly one slot. The raw token is never stored.
+
+Fields every record has: ``state``, ``attempt``, ``lease_until`` (ms since the epoch, ``0``
+for none) and ``record`` (the immutable part, a JSON string the scripts never decode, so
+its bytes survive exactly). Settling adds ``outcome`` (JSON string), ``outcome_kind`` and
+``settled_at`` (ms).
+
+Fail closed: every error that means "the store could not answer" becomes
+``CONFIRMATION_STORE_UNAVAILABLE`` (503); it is never read as "no record".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from redis.commands.core import Script
+
+from agent.redis_scripts import script_text
+from lightnote.errors import LightNoteError
+from lightnote.i18n import define_messages
+from lightnote.redis import STORE_ERRORS, get_redis
+
+logger = logging.getLogger(__name__)
+
+define_messages(
+    {
+        "CONFIRMATION_STORE_UNAVAILABLE": (
+            "安全确认服务暂不可用，请稍后重试。",
+            "The confirmation service is unavailable; please retry later.",
+        ),
+    }
+)
+
+UNAVAILABLE_ERRORS = STORE_ERRORS  # every error that means "the store could not answer"
+
+CARD_KEY_PREFIX = "ln:card:"
+CONTINUATION_KEY_PREFIX = "ln:cont:"
+
+
+def token_digest(token: str) -> str:
+    """Return the SHA-256 hex digest that names a token's record."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def card_key(digest: str) -> str:
+    """Return the record key of a card; the braces are the Cluster hash tag."""
+    return f"{CARD_KEY_PREFIX}{{{digest}}}"
+
+
+def continuation_key(digest: str) -> str:
+    """Return the record key of a continuation; the braces are the Cluster hash tag."""
+    return f"{CONTINUATION_KEY_PREFIX}{{{digest}}}"
+
+
+def now_ms() -> int:
+    """Return the application's clock in milliseconds since the epoch.
+
+    Scripts take ``now_ms`` from the caller instead of calling Redis ``TIME``: tests can then
+    move the clock, and one cluster shard's clock is no better than the app's. This assumes
+    app servers are NTP-synchronised (skew well under a second against 30-60 s leases). Skew
+    can only make a lease look passed a little early or late; a takeover after a lease never
+    re-executes a write (cards are resolved from the receipt table, whose unique action id
+    fences a late executor), so skew cannot cause a second write.
+    """
+    return time.time_ns() // 1_000_000
+
+
+@contextmanager
+def store_call() -> Iterator[None]:
+    """Turn "the store could not answer" into the 503 error; never into "no record"."""
+    try:
+        yield
+    except UNAVAILABLE_ERRORS as exc:
+        logger.warning("control store unavailable: %s: %s", type(exc).__name__, exc)
+        raise LightNoteError("CONFIRMATION_STORE_UNAVAILABLE", status=503) from exc
+
+
+_scripts: dict[str, Script] = {}
+
+
+def _run_script(name: str, *, key: str, args: list[str]) -> Any:
+    """Run the script ``name`` on ``key`` (loaded once; re-sent by SHA afterwards)."""
+    with store_call():
+        client = get_redis()
+        script = _scripts.get(name)
+        if script is None:
+            script = _scripts[name] = client.register_script(script_text(name))
+        # ``client=`` matters: settings may point at another server (tests, a cluster).
+        return script(keys=[key], args=args, client=client)
+
+
+def _decode_fields(flat: list[Any]) -> dict[str, str]:
+    """Turn a flat HGETALL reply ``[field, value, ...]`` into a dict of strings."""
+    values = [item.decode("utf-8") if isinstance(item, bytes) else str(item) for item in flat]
+    return dict(zip(values[0::2], values[1::2], strict=True))
+
+
+def _check_state_name(name: str) -> None:
+    if not name or any(char.isspace() for char in name):
+        raise ValueError(f"a state name must be one non-empty word, got {name!r}")
+
+
+class TransitionStatus(StrEnum):
+    TRANSITIONED = "transitioned"
+    ALREADY = "already"  # the same attempt already made this transition (a re-sent call)
+    REFUSED = "refused"
+    MISSING = "missing"
+
+
+_TRANSITION_CODES = {
+    1: TransitionStatus.TRANSITIONED,
+    2: TransitionStatus.ALREADY,
+    0: TransitionStatus.REFUSED,
+    -1: TransitionStatus.MISSING,
+}
+
+
+@dataclass(frozen=True)
+class CreateResult:
+    """``created`` False means the key existed; ``fields`` are then the existing ones."""
+
+    created: bool
+    fields: dict[str, str]
+
+
+@dataclass(frozen=True)
+class TransitionResult:
+    """The outcome of one compare-and-set; ``fields`` are the record after it (None if missing)."""
+
+    status: TransitionStatus
+    fields: dict[str, str] | None
+
+    @property
+    def applied(self) -> bool:
+        """Return True when the record is now in the wanted state by this caller's hand."""
+        return self.status in (TransitionStatus.TRANSITIONED, TransitionStatus.ALREADY)
+
+    @property
+    def state(self) -> str | None:
+        return self.fields.get("state") if self.fields else None
+
+
+def record_create(
+    key: str,
+    *,
+    state: str,
+    record_json: str,
+    ttl_ms: int,
+    extra_fields: Mapping[str, str] | None = None,
+) -> CreateResult:
+    """Create the record at ``key`` unless it exists (atomic); the key expires after ``ttl_ms``."""
+    _check_state_name(state)
+    if ttl_ms <= 0:
+        raise ValueError("ttl_ms must be positive")
+    extras = dict(extra_fields or {})
+    reserved = {"state", "record", "attempt", "lease_until"} & extras.keys()
+    if reserved:
+        raise ValueError(f"extra_fields may not set {sorted(reserved)}")
+    args = [state, record_json, str(ttl_ms)]
+    for field, value in extras.items():
+        args += [field, value]
+    reply = _run_script("record_create", key=key, args=args)
+    if int(reply[0]) == 1:
+        fields = {"state": str(state), "record": record_json, "attempt": "", "lease_until": "0"}
+        return CreateResult(created=True, fields={**fields, **extras})
+    return CreateResult(created=False, fields=_decode_fields(reply[1:]))
+
+
+def record_get(key: str) -> dict[str, str] | None:
+    """Return the record's fields, or None when it is unknown or expired."""
+    with store_call():
+        flat = get_redis().hgetall(key)
+    if not flat:
+        return None
+    return {
+        (name.decode("utf-8") if isinstance(name, bytes) else name): (
+            value.decode("utf-8") if isinstance(value, bytes) else value
+        )
+        for name, value in flat.items()
+    }
+
+
+def record_transition(
+    key: str,
+    *,
+    from_states: Iterable[str],
+    to_state: str,
+    attempt: str | None = None,
+    require_attempt: bool = False,
+    expect_outcome_kind: str | None = None,
+    lease_ms: int | None = None,
+    ttl_ms: int = 0,
+    outcome: str | None = None,
+    outcome_kind: str | None = None,
+    takeover_expired_lease: bool = False,
+    now_ms: int,
+) -> TransitionResult:
+    """Move the record from one of ``from_states`` to ``to_state`` in one compare-and-set.
+
+    Conditions, all checked before any write: the current state is in ``from_states``; with
+    ``require_attempt`` the stored attempt equals ``attempt``; with ``expect_outcome_kind``
+    the stored kind equals it; with ``takeover_expired_lease`` the current lease has passed
+    (``lease_until <= now_ms``). On success ``attempt`` is stored when given; ``lease_ms``
+    None keeps ``lease_until``, 0 clears it, N sets it to ``now_ms + N``; ``outcome`` (with
+    ``outcome_kind``) is stored with ``settled_at = now_ms``; ``ttl_ms`` > 0 resets the TTL.
+
+    A call whose record is already in ``to_state`` under the same ``attempt`` (and the same
+    outcome, when one is given) answers ALREADY without writing: redis-py re-sends a command
+    whose reply was lost, and that re-sent claim must not look like a second claimer.
+    """
+    states = list(from_states)
+    if not states:
+        raise ValueError("from_states must name at least one state")
+    for name in [*states, to_state]:
+        _check_state_name(name)
+    if require_attempt and not attempt:
+        raise ValueError("require_attempt needs an attempt")
+    if (outcome is None) != (outcome_kind is None):
+        raise ValueError("outcome and outcome_kind go together")
+    if ttl_ms < 0 or now_ms < 0 or (lease_ms is not None and lease_ms < 0):
+        raise ValueError("ttl_ms, lease_ms and now_ms must not be negative")
+    args = [
+        " ".join(states),
+        to_state,
+        attempt or "",
+        "1" if require_attempt else "0",
+        expect_outcome_kind or "",
+        "" if lease_ms is None else str(lease_ms),
+        str(ttl_ms),
+        "0" if outcome is None else "1",
+        outcome or "",
+        outcome_kind or "",
+        "1" if takeover_expired_lease else "0",
+        str(now_ms),
+    ]
+    reply = _run_script("record_transition", key=key, args=args)
+    status = _TRANSITION_CODES[int(reply[0])]
+    if status is TransitionStatus.MISSING:
+        return TransitionResult(status=status, fields=None)
+    return TransitionResult(status=status, fields=_decode_fields(reply[1:]))
+
+
+def record_delete(key: str) -> bool:
+    """Delete the record; return True when it existed."""
+    with store_call():
+        return bool(get_redis().delete(key))
+
+
+# A sorted-set index (member -> a time in ms). Updated by separate commands after the
+# record's script, never inside it: on Cluster the index lives in another slot. Readers
+# must treat it as a hint and re-check each record.
+
+
+def index_add(index_key: str, member: str, *, score_ms: int) -> None:
+    """Add or move ``member`` in the index."""
+    with store_call():
+        get_redis().zadd(index_key, {member: score_ms})
+
+
+def index_remove(index_key: str, member: str) -> None:
+    """Drop ``member`` from the index."""
+    with store_call():
+        get_redis().zrem(index_key, member)
+
+
+def index_due(index_key: str, *, now_ms: int, limit: int = 100) -> list[str]:
+    """Return up to ``limit`` members whose score is at most ``now_ms``, oldest first."""
+    with store_call():
+        members = get_redis().zrangebyscore(index_key, "-inf", now_ms, start=0, num=limit)
+    return [m.decode("utf-8") if isinstance(m, bytes) else str(m) for m in members]

@@ -1,0 +1,142 @@
+"""The card and continuation protocol on a real 3-master Redis Cluster (ports 7101-7103).
+
+The cluster is started by ``tests/redis_cluster.py`` for this module and stopped after it.
+The race scenarios are the ones ``tests/test_cards.py`` runs against a single Redis,
+unchanged; only the settings point at the cluster (``REDIS_CLUSTER=True``).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import redis
+from django.conf import settings
+from django.test import override_settings
+
+from agent import cards, continuation_store, store
+from agent.checks import check_control_store
+from lightnote.errors import LightNoteError
+from lightnote.redis import get_redis
+from tests.redis_cluster import ClusterUnavailable, LocalCluster, local_cluster
+from tests.test_cards import issue, race_claims_in_processes, race_claims_in_threads
+
+pytestmark = [pytest.mark.services, pytest.mark.cluster]
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[LocalCluster]:
+    try:
+        with local_cluster() as running:
+            yield running
+    except ClusterUnavailable as exc:
+        if os.environ.get("REQUIRE_SERVICES") == "1":
+            pytest.fail(f"the local Redis Cluster could not start: {exc}")
+        pytest.skip(f"the local Redis Cluster could not start: {exc}")
+
+
+def cluster_caches(url: str) -> dict[str, Any]:
+    return {"default": {**settings.CACHES["default"], "LOCATION": url}}
+
+
+@pytest.fixture
+def on_cluster(cluster: LocalCluster) -> Iterator[LocalCluster]:
+    """Point the app's Redis at the cluster, emptied, for one test."""
+    with override_settings(REDIS_CLUSTER=True, CACHES=cluster_caches(cluster.url)):
+        client = get_redis()
+        assert type(client).__name__ == "RedisCluster"
+        client.flushdb(target_nodes="primaries")
+        yield cluster
+
+
+def test_cards_spread_over_several_masters_each_in_one_slot(on_cluster: LocalCluster) -> None:
+    client = get_redis()
+    nodes = set()
+    for _ in range(24):
+        issued = issue()
+        key = store.card_key(issued.card.digest)
+        nodes.add(client.get_node_from_key(key).port)
+        assert cards.card_get(issued.token) == issued.card
+    assert nodes == set(on_cluster.ports)
+
+
+def test_a_card_runs_its_whole_life_on_the_cluster(on_cluster: LocalCluster) -> None:
+    issued = issue()
+    claim = cards.card_claim(issued.token, attempt_id="attempt-1")
+    assert claim.status is cards.ClaimStatus.CLAIMED
+    assert (
+        cards.card_claim(issued.token, attempt_id="attempt-2").status is cards.ClaimStatus.RUNNING
+    )
+    assert cards.card_settle(
+        issued.token, attempt_id="attempt-1", outcome_kind="unknown", outcome={"ok": None}
+    )
+    assert cards.card_resolve(issued.token, outcome_kind="succeeded", outcome={"ok": True})
+    card = cards.card_get(issued.token)
+    assert card is not None
+    assert (card.state, card.outcome_kind, card.outcome) == ("settled", "succeeded", {"ok": True})
+    assert cards.card_binding_valid(card) is True
+    rejected = issue()
+    assert cards.card_reject(rejected.token).status is cards.RejectStatus.REJECTED
+
+
+def test_fifty_concurrent_claims_on_the_cluster_have_exactly_one_winner(
+    on_cluster: LocalCluster,
+) -> None:
+    issued = issue()
+    assert race_claims_in_threads(issued.token, threads=50) == Counter(
+        {"claimed": 1, "running": 49}
+    )
+
+
+def test_concurrent_claims_from_processes_on_the_cluster_have_exactly_one_winner(
+    on_cluster: LocalCluster,
+) -> None:
+    issued = issue()
+    assert race_claims_in_processes(issued.token, processes=8) == Counter(
+        {"claimed": 1, "running": 7}
+    )
+
+
+def test_a_continuation_runs_its_whole_life_on_the_cluster(on_cluster: LocalCluster) -> None:
+    action = uuid.uuid4()
+    token, _ = continuation_store.continuation_issue(
+        action_id=action, owner_id=7, session_id=uuid.uuid4(), snapshot={"q": "?"}
+    )
+    activated = continuation_store.continuation_activate(
+        token, receipt_action_id=action, receipt_status="succeeded"
+    )
+    assert activated == "ready"
+    claim = continuation_store.continuation_claim(token, attempt_id="attempt-1")
+    assert claim.status is continuation_store.ContinuationClaimStatus.CLAIMED
+    assert continuation_store.continuation_settle(token, attempt_id="attempt-1", reply="done")
+    continuation = continuation_store.continuation_get(token)
+    assert continuation is not None
+    assert continuation.reply == "done"
+
+
+def test_the_check_names_a_cluster_master_whose_policy_may_evict(
+    on_cluster: LocalCluster,
+) -> None:
+    assert check_control_store() == []
+    node = redis.Redis(host="127.0.0.1", port=on_cluster.ports[1])
+    node.config_set("maxmemory-policy", "allkeys-lru")
+    try:
+        messages = check_control_store()
+    finally:
+        node.config_set("maxmemory-policy", "noeviction")
+        node.close()
+    assert [message.id for message in messages] == ["agent.W002"]
+    assert f"127.0.0.1:{on_cluster.ports[1]}" in messages[0].msg
+
+
+def test_an_unreachable_cluster_fails_closed() -> None:
+    with override_settings(REDIS_CLUSTER=True, CACHES=cluster_caches("redis://127.0.0.1:1/0")):
+        with pytest.raises(LightNoteError) as caught:
+            issue()
+        assert (caught.value.code, caught.value.status) == ("CONFIRMATION_STORE_UNAVAILABLE", 503)
+        with pytest.raises(LightNoteError):
+            cards.card_claim("some-token", attempt_id="attempt-1")

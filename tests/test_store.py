@@ -1,0 +1,416 @@
+"""The control-store primitives, fail-closed behaviour and the Redis system check.
+
+Runs on both passes (fakeredis with Lua, then the real Redis); nothing here needs a clock:
+every transition gets ``now_ms`` from the test.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+import redis
+from django.conf import settings
+from django.core.checks import run_checks
+from django.test import override_settings
+
+from agent import cards, continuation_store, store
+from agent.checks import check_control_store, server_warnings
+from agent.redis_scripts import script_text
+from lightnote.errors import LightNoteError
+from lightnote.i18n import translate
+from lightnote.redis import get_redis
+
+NOW = 1_800_000_000_000  # ms; any fixed instant works, scripts never read a clock
+HOUR_MS = 3_600_000
+
+
+def new_key() -> str:
+    return store.card_key(uuid.uuid4().hex)
+
+
+def make_record(key: str, *, state: str = "ready", ttl_ms: int = HOUR_MS) -> None:
+    assert store.record_create(key, state=state, record_json='{"a":1}', ttl_ms=ttl_ms).created
+
+
+def raw_fields(key: str) -> dict[str, str]:
+    return store.record_get(key) or {}
+
+
+def claim(key: str, attempt: str, *, now_ms: int = NOW, **extra: Any) -> store.TransitionResult:
+    return store.record_transition(
+        key,
+        from_states=("ready",),
+        to_state="running",
+        attempt=attempt,
+        lease_ms=30_000,
+        now_ms=now_ms,
+        **extra,
+    )
+
+
+# --- record_create / record_get ----------------------------------------------------------
+
+
+def test_record_create_stores_the_record_bytes_and_sets_the_ttl() -> None:
+    key = new_key()
+    record_json = '{"z":1,"a":1.10,"big":12345678901234567890,"t":"周报"}'
+    result = store.record_create(
+        key, state="ready", record_json=record_json, ttl_ms=300_000, extra_fields={"kind": "x"}
+    )
+    assert result.created is True
+    assert raw_fields(key) == {
+        "state": "ready",
+        "record": record_json,  # byte for byte: key order and number forms survive
+        "attempt": "",
+        "lease_until": "0",
+        "kind": "x",
+    }
+    assert 299_000 < get_redis().pttl(key) <= 300_000
+
+
+def test_record_create_on_an_existing_key_returns_it_untouched() -> None:
+    key = new_key()
+    make_record(key, ttl_ms=HOUR_MS)
+    claim(key, "attempt-1")
+    again = store.record_create(key, state="ready", record_json='{"b":2}', ttl_ms=1_000)
+    assert again.created is False
+    assert again.fields["state"] == "running"
+    assert again.fields["record"] == '{"a":1}'
+    assert get_redis().pttl(key) > 1_000
+
+
+def test_record_create_refuses_to_let_extra_fields_overwrite_protocol_fields() -> None:
+    key = new_key()
+    with pytest.raises(ValueError, match="state"):
+        store.record_create(
+            key, state="ready", record_json="{}", ttl_ms=1_000, extra_fields={"state": "settled"}
+        )
+    assert get_redis().exists(key) == 0
+
+
+def test_record_get_of_an_unknown_key_is_none() -> None:
+    assert store.record_get(new_key()) is None
+
+
+# --- record_transition -------------------------------------------------------------------
+
+
+def test_transition_moves_the_state_sets_attempt_lease_and_ttl() -> None:
+    key = new_key()
+    make_record(key, ttl_ms=300_000)
+    result = claim(key, "attempt-1", ttl_ms=86_400_000)
+    assert result.status is store.TransitionStatus.TRANSITIONED
+    assert result.fields is not None
+    assert result.fields["state"] == "running"
+    assert result.fields["attempt"] == "attempt-1"
+    assert result.fields["lease_until"] == str(NOW + 30_000)
+    assert 86_399_000 < get_redis().pttl(key) <= 86_400_000
+
+
+def test_transition_without_ttl_keeps_the_key_ttl() -> None:
+    key = new_key()
+    make_record(key, ttl_ms=300_000)
+    claim(key, "attempt-1")
+    assert 299_000 < get_redis().pttl(key) <= 300_000
+
+
+def test_a_claim_re_sent_by_the_same_attempt_is_already_done_not_a_second_claim() -> None:
+    key = new_key()
+    make_record(key)
+    first = claim(key, "attempt-1")
+    resent = claim(key, "attempt-1", now_ms=NOW + 5_000)
+    assert first.status is store.TransitionStatus.TRANSITIONED
+    assert resent.status is store.TransitionStatus.ALREADY
+    assert resent.applied is True
+    assert raw_fields(key)["lease_until"] == str(NOW + 30_000)  # nothing was rewritten
+
+
+def test_a_claim_by_another_attempt_is_refused_with_the_current_fields() -> None:
+    key = new_key()
+    make_record(key)
+    claim(key, "attempt-1")
+    before = raw_fields(key)
+    other = claim(key, "attempt-2")
+    assert other.status is store.TransitionStatus.REFUSED
+    assert other.applied is False
+    assert other.fields == before
+    assert raw_fields(key) == before
+
+
+def test_transition_of_a_missing_record_reports_missing_and_creates_nothing() -> None:
+    key = new_key()
+    result = claim(key, "attempt-1")
+    assert result.status is store.TransitionStatus.MISSING
+    assert result.fields is None
+    assert get_redis().exists(key) == 0
+
+
+def test_require_attempt_is_a_compare_and_set_on_the_attempt() -> None:
+    key = new_key()
+    make_record(key)
+    claim(key, "attempt-1")
+    settle = dict(
+        from_states=("running",),
+        to_state="settled",
+        require_attempt=True,
+        outcome='{"ok":true}',
+        outcome_kind="succeeded",
+        now_ms=NOW + 1_000,
+    )
+    wrong = store.record_transition(key, attempt="attempt-2", **settle)
+    assert wrong.status is store.TransitionStatus.REFUSED
+    assert raw_fields(key)["state"] == "running"
+    right = store.record_transition(key, attempt="attempt-1", **settle)
+    assert right.status is store.TransitionStatus.TRANSITIONED
+    assert right.fields is not None
+    assert right.fields["outcome"] == '{"ok":true}'
+    assert right.fields["outcome_kind"] == "succeeded"
+    assert right.fields["settled_at"] == str(NOW + 1_000)
+    repeat = store.record_transition(key, attempt="attempt-1", **settle)
+    assert repeat.status is store.TransitionStatus.ALREADY
+    changed = store.record_transition(key, attempt="attempt-1", **{**settle, "outcome": "{}"})
+    assert changed.status is store.TransitionStatus.REFUSED
+    assert raw_fields(key)["outcome"] == '{"ok":true}'
+
+
+def test_expect_outcome_kind_must_match_the_stored_kind() -> None:
+    key = new_key()
+    make_record(key)
+    claim(key, "attempt-1")
+    store.record_transition(
+        key,
+        from_states=("running",),
+        to_state="settled",
+        outcome='{"ok":null}',
+        outcome_kind="unknown",
+        now_ms=NOW,
+    )
+    resolve = dict(from_states=("settled",), to_state="settled", outcome='{"ok":true}', now_ms=NOW)
+    mismatch = store.record_transition(
+        key, expect_outcome_kind="failed", outcome_kind="succeeded", **resolve
+    )
+    assert mismatch.status is store.TransitionStatus.REFUSED
+    match = store.record_transition(
+        key, expect_outcome_kind="unknown", outcome_kind="succeeded", **resolve
+    )
+    assert match.status is store.TransitionStatus.TRANSITIONED
+    assert raw_fields(key)["outcome_kind"] == "succeeded"
+
+
+def test_takeover_is_refused_while_the_lease_is_live_and_allowed_once_it_passed() -> None:
+    key = new_key()
+    make_record(key)
+    claim(key, "attempt-1")  # lease until NOW + 30 s
+    takeover = dict(
+        from_states=("ready", "running"),
+        to_state="running",
+        attempt="attempt-2",
+        lease_ms=30_000,
+        takeover_expired_lease=True,
+    )
+    live = store.record_transition(key, now_ms=NOW + 29_999, **takeover)
+    assert live.status is store.TransitionStatus.REFUSED
+    assert raw_fields(key)["attempt"] == "attempt-1"
+    passed = store.record_transition(key, now_ms=NOW + 30_000, **takeover)
+    assert passed.status is store.TransitionStatus.TRANSITIONED
+    assert raw_fields(key)["attempt"] == "attempt-2"
+    assert raw_fields(key)["lease_until"] == str(NOW + 60_000)
+
+
+def test_lease_none_keeps_the_lease_and_zero_clears_it() -> None:
+    key = new_key()
+    make_record(key)
+    claim(key, "attempt-1")
+    kept = store.record_transition(
+        key,
+        from_states=("running",),
+        to_state="settled",
+        outcome="{}",
+        outcome_kind="failed",
+        now_ms=NOW,
+    )
+    assert kept.fields is not None
+    assert kept.fields["lease_until"] == str(NOW + 30_000)
+    cleared = store.record_transition(
+        key, from_states=("settled",), to_state="ready", lease_ms=0, now_ms=NOW
+    )
+    assert cleared.fields is not None
+    assert cleared.fields["lease_until"] == "0"
+
+
+@pytest.mark.parametrize(
+    ("position", "bad_value", "message"),
+    [
+        (11, "not-a-number", "now_ms"),
+        (6, "-5", "ttl_ms"),
+        (5, "1.5", "lease"),
+        (1, "", "to_state"),
+    ],
+)
+def test_the_transition_script_rejects_bad_arguments_before_any_write(
+    position: int, bad_value: str, message: str
+) -> None:
+    key = new_key()
+    make_record(key)
+    before = raw_fields(key)
+    args = ["ready", "running", "attempt-1", "0", "", "30000", "0", "0", "", "", "0", str(NOW)]
+    args[position] = bad_value
+    with pytest.raises(redis.exceptions.ResponseError, match=message):
+        get_redis().eval(script_text("record_transition"), 1, key, *args)
+    assert raw_fields(key) == before
+
+
+def test_the_create_script_rejects_a_bad_ttl_before_any_write() -> None:
+    key = new_key()
+    with pytest.raises(redis.exceptions.ResponseError, match="ttl_ms"):
+        get_redis().eval(script_text("record_create"), 1, key, "ready", "{}", "0")
+    assert get_redis().exists(key) == 0
+
+
+def test_record_delete_reports_whether_the_record_existed() -> None:
+    key = new_key()
+    make_record(key)
+    assert store.record_delete(key) is True
+    assert store.record_delete(key) is False
+    assert store.record_get(key) is None
+
+
+def test_index_due_returns_members_whose_time_has_come() -> None:
+    index = f"ln:test-index:{uuid.uuid4().hex}"
+    store.index_add(index, "early", score_ms=NOW - 1)
+    store.index_add(index, "now", score_ms=NOW)
+    store.index_add(index, "later", score_ms=NOW + 1)
+    assert store.index_due(index, now_ms=NOW) == ["early", "now"]
+    store.index_remove(index, "early")
+    assert store.index_due(index, now_ms=NOW) == ["now"]
+
+
+def test_keys_carry_the_token_digest_as_a_cluster_hash_tag() -> None:
+    digest = store.token_digest("some-token")
+    assert len(digest) == 64
+    assert store.card_key(digest) == "ln:card:{" + digest + "}"
+    assert store.continuation_key(digest) == "ln:cont:{" + digest + "}"
+
+
+# --- fail closed -------------------------------------------------------------------------
+
+
+def closed_port_caches() -> dict[str, Any]:
+    return {"default": {**settings.CACHES["default"], "LOCATION": "redis://127.0.0.1:1/0"}}
+
+
+def every_store_operation() -> list[tuple[str, Any]]:
+    token = "t" * 43
+    issue = dict(
+        owner_id=1,
+        session_id=uuid.uuid4(),
+        subject_id=1,
+        actor_id=1,
+        tool="create_todo",
+        capability="todo.create",
+        risk="low",
+        args={"title": "x"},
+        preview={"title": "p"},
+        admin_context_id=None,
+        admin_mode=None,
+        request_id="r",
+    )
+    key = new_key()
+    return [
+        ("record_create", lambda: store.record_create(key, state="a", record_json="{}", ttl_ms=1)),
+        ("record_get", lambda: store.record_get(key)),
+        ("record_transition", lambda: claim(key, "attempt-1")),
+        ("record_delete", lambda: store.record_delete(key)),
+        ("index_due", lambda: store.index_due(cards.RUNNING_INDEX_KEY, now_ms=NOW)),
+        ("card_issue", lambda: cards.card_issue(**issue)),
+        ("card_get", lambda: cards.card_get(token)),
+        ("card_claim", lambda: cards.card_claim(token, attempt_id="a")),
+        (
+            "card_settle",
+            lambda: cards.card_settle(token, attempt_id="a", outcome_kind="failed", outcome={}),
+        ),
+        ("card_resolve", lambda: cards.card_resolve(token, outcome_kind="failed", outcome={})),
+        ("card_reject", lambda: cards.card_reject(token)),
+        ("card_destroy", lambda: cards.card_destroy(token)),
+        ("cards_running_with_expired_lease", cards.cards_running_with_expired_lease),
+        (
+            "continuation_issue",
+            lambda: continuation_store.continuation_issue(
+                action_id=uuid.uuid4(), owner_id=1, session_id=uuid.uuid4(), snapshot={}
+            ),
+        ),
+        ("continuation_get", lambda: continuation_store.continuation_get(token)),
+        (
+            "continuation_activate",
+            lambda: continuation_store.continuation_activate(
+                token, receipt_action_id="x", receipt_status="succeeded"
+            ),
+        ),
+        (
+            "continuation_claim",
+            lambda: continuation_store.continuation_claim(token, attempt_id="a"),
+        ),
+        (
+            "continuation_release",
+            lambda: continuation_store.continuation_release(token, attempt_id="a"),
+        ),
+        (
+            "continuation_settle",
+            lambda: continuation_store.continuation_settle(token, attempt_id="a", reply="r"),
+        ),
+    ]
+
+
+def test_every_operation_fails_closed_with_503_when_redis_is_unreachable() -> None:
+    get_redis().flushdb()
+    failures: dict[str, tuple[str, int]] = {}
+    with override_settings(CACHES=closed_port_caches()):
+        for name, operation in every_store_operation():
+            with pytest.raises(LightNoteError) as caught:
+                operation()
+            failures[name] = (caught.value.code, caught.value.status)
+    assert set(failures.values()) == {("CONFIRMATION_STORE_UNAVAILABLE", 503)}
+    assert len(failures) == 19
+    assert get_redis().dbsize() == 0  # nothing was created anywhere
+
+
+def test_store_texts_exist_in_both_languages() -> None:
+    for code in (
+        "CONFIRMATION_STORE_UNAVAILABLE",
+        "CARD_ARGS_TOO_LARGE",
+        "CARD_PREVIEW_TOO_LARGE",
+        "CONTINUATION_SNAPSHOT_TOO_LARGE",
+    ):
+        zh = translate(code, "zh-CN", limit_kb=64)
+        en = translate(code, "en", limit_kb=64)
+        assert zh != code
+        assert en != code
+        assert zh != en
+
+
+# --- the system check --------------------------------------------------------------------
+
+
+def test_the_check_is_registered_and_silent_for_a_suitable_store() -> None:
+    # Embedded pass: fakeredis needs no configuration. Services pass: Redis 7 + noeviction.
+    assert check_control_store() == []
+    assert run_checks(tags=["redis"]) == []
+
+
+def test_the_check_warns_instead_of_crashing_when_redis_is_down() -> None:
+    with override_settings(CACHES=closed_port_caches()):
+        messages = check_control_store()
+    assert [message.id for message in messages] == ["agent.W003"]
+    assert "127.0.0.1:1/0" in messages[0].msg
+
+
+def test_the_check_warns_about_an_old_server_and_an_evicting_policy() -> None:
+    info = {"redis_version": "6.2.14", "maxmemory_policy": "allkeys-lru"}
+    messages = server_warnings(info, server="cache:6379")
+    assert [message.id for message in messages] == ["agent.W001", "agent.W002"]
+    assert "6.2.14" in messages[0].msg
+    assert "allkeys-lru" in messages[1].msg
+    suitable = {"redis_version": "7.2.4", "maxmemory_policy": "noeviction"}
+    assert server_warnings(suitable, server="cache:6379") == []
