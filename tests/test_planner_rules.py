@@ -1,0 +1,532 @@
+"""The offline rules planner: sentence -> exact proposal, reads through the caller, templates."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from agent.planners import (
+    Fact,
+    PlanRequest,
+    PlanResult,
+    Proposal,
+    get_planner,
+)
+from agent.planners.openai import OpenAIPlanner
+from agent.planners.rules import RulesPlanner
+from lightnote.errors import LightNoteError
+from lightnote.i18n import translate
+
+SHANGHAI = ZoneInfo("Asia/Shanghai")
+NOW = datetime(2026, 12, 2, 14, 0, tzinfo=SHANGHAI)
+READ_TOOLS = frozenset({"query_todos", "search_notes"})
+
+
+class ReadRunner:
+    """The caller's read-tool runner, recording what the planner asked it to run."""
+
+    def __init__(self, fact: Fact | None = None, error: LightNoteError | None = None) -> None:
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.fact = fact
+        self.error = error
+
+    def __call__(self, tool: str, args: dict[str, Any]) -> Fact:
+        self.calls.append((tool, args))
+        if self.error is not None:
+            raise self.error
+        return self.fact or Fact(tool=tool, status="succeeded", summary="0 items", data={})
+
+
+def plan(
+    text: str,
+    runner: ReadRunner | None = None,
+    *,
+    locale: str = "zh-CN",
+    read_tools: frozenset[str] = READ_TOOLS,
+) -> PlanResult:
+    request = PlanRequest(
+        text=text,
+        history=[],
+        locale=locale,
+        zone=SHANGHAI,
+        now=NOW,
+        tools=[],
+        read_tools=read_tools,
+        run_read_tool=runner or ReadRunner(),
+    )
+    return RulesPlanner().plan(request)
+
+
+# Sentence -> the one write proposal it must produce, exactly (tool name and raw args).
+WRITE_SENTENCES = [
+    # The brief's sentences.
+    (
+        "帮我创建一条今晚 9 点提交周报的高优先级待办",
+        "create_todo",
+        {"title": "提交周报", "due_at": "今晚 9 点", "priority": "high"},
+    ),
+    (
+        "Create a high priority todo to submit the weekly report at 9pm tonight",
+        "create_todo",
+        {"title": "Submit the weekly report", "due_at": "9pm tonight", "priority": "high"},
+    ),
+    (
+        "帮我创建一条明天下午三点开会的待办",
+        "create_todo",
+        {"title": "开会", "due_at": "明天下午三点"},
+    ),
+    ("记一个待办：周五前交报告", "create_todo", {"title": "交报告", "due_at": "周五"}),
+    (
+        "把待办「提交周报」标记为完成",
+        "set_todo_status",
+        {"todo_title": "提交周报", "status": "done"},
+    ),
+    (
+        "mark the todo 'submit weekly report' as done",
+        "set_todo_status",
+        {"todo_title": "submit weekly report", "status": "done"},
+    ),
+    (
+        "记一条笔记：标题 周会，内容 讨论下季度计划",
+        "create_note",
+        {"title": "周会", "content": "讨论下季度计划"},
+    ),
+    (
+        "create a note titled Standup: discuss the Q3 plan",
+        "create_note",
+        {"title": "Standup", "content": "discuss the Q3 plan"},
+    ),
+    ("删除笔记 周会", "delete_note", {"note_title": "周会"}),
+    ("delete the note 'Standup'", "delete_note", {"note_title": "Standup"}),
+    ("注销我的账号", "delete_account", {}),
+    ("delete my account", "delete_account", {}),
+    ("删除待办「提交周报」", "delete_todo", {"todo_title": "提交周报"}),
+    ("delete the todo 'Pay rent'", "delete_todo", {"todo_title": "Pay rent"}),
+    (
+        "把待办「提交周报」改到明天下午3点",
+        "update_todo",
+        {"todo_title": "提交周报", "due_at": "明天下午3点"},
+    ),
+    # The general pattern: other titles, times, priorities and phrasings.
+    (
+        "添加待办：后天早上8点半去医院体检",
+        "create_todo",
+        {"title": "去医院体检", "due_at": "后天早上8点半"},
+    ),
+    (
+        "帮我建一个下周一上午10点部门例会的待办",
+        "create_todo",
+        {"title": "部门例会", "due_at": "下周一上午10点"},
+    ),
+    (
+        "新建任务 12月25日上午9点买圣诞礼物",
+        "create_todo",
+        {"title": "买圣诞礼物", "due_at": "12月25日上午9点"},
+    ),
+    ("提醒我两小时后给妈妈打电话", "create_todo", {"title": "给妈妈打电话", "due_at": "两小时后"}),
+    ("明天早上8点提醒我交报告", "create_todo", {"title": "交报告", "due_at": "明天早上8点"}),
+    (
+        "记一个待办：3天后续签合同，优先级高",
+        "create_todo",
+        {"title": "续签合同", "due_at": "3天后", "priority": "high"},
+    ),
+    (
+        "创建待办「提交周报」，截止今晚9点",
+        "create_todo",
+        {"title": "提交周报", "due_at": "今晚9点"},
+    ),
+    (
+        "帮我创建一条低优先级的待办：整理书架",
+        "create_todo",
+        {"title": "整理书架", "priority": "low"},
+    ),
+    ("记一个待办：今晚交报告", "create_todo", {"title": "交报告", "due_at": "今晚"}),
+    (
+        "Add a task to call mom tomorrow 5pm",
+        "create_todo",
+        {"title": "Call mom", "due_at": "tomorrow 5pm"},
+    ),
+    (
+        "Create a todo: buy milk tomorrow",
+        "create_todo",
+        {"title": "Buy milk", "due_at": "tomorrow"},
+    ),
+    (
+        "remind me to water the plants in 2 hours",
+        "create_todo",
+        {"title": "Water the plants", "due_at": "in 2 hours"},
+    ),
+    (
+        "Create a low priority todo to clean the garage next Monday 10am",
+        "create_todo",
+        {"title": "Clean the garage", "due_at": "next Monday 10am", "priority": "low"},
+    ),
+    (
+        "add a todo to renew passport by Friday",
+        "create_todo",
+        {"title": "Renew passport", "due_at": "Friday"},
+    ),
+    (
+        "Create a todo to pay rent tomorrow at 17:30",
+        "create_todo",
+        {"title": "Pay rent", "due_at": "tomorrow at 17:30"},
+    ),
+    (
+        "please create an urgent task: fix the login bug today",
+        "create_todo",
+        {"title": "Fix the login bug", "due_at": "today", "priority": "high"},
+    ),
+    (
+        "Create a todo to call the bank asap",
+        "create_todo",
+        {"title": "Call the bank", "due_at": "asap"},
+    ),
+    ("add a todo to read a book", "create_todo", {"title": "Read a book"}),
+    ("把待办「交报告」标记为未完成", "set_todo_status", {"todo_title": "交报告", "status": "open"}),
+    ("完成待办「交报告」", "set_todo_status", {"todo_title": "交报告", "status": "done"}),
+    (
+        "mark 'Pay rent' as not done",
+        "set_todo_status",
+        {"todo_title": "Pay rent", "status": "open"},
+    ),
+    (
+        "complete the todo 'Pay rent'",
+        "set_todo_status",
+        {"todo_title": "Pay rent", "status": "done"},
+    ),
+    (
+        "move the todo 'Pay rent' to tomorrow 5pm",
+        "update_todo",
+        {"todo_title": "Pay rent", "due_at": "tomorrow 5pm"},
+    ),
+    (
+        "rename the todo 'Pay rent' to 'Pay the rent'",
+        "update_todo",
+        {"todo_title": "Pay rent", "title": "Pay the rent"},
+    ),
+    (
+        "set the priority of the todo 'Pay rent' to high",
+        "update_todo",
+        {"todo_title": "Pay rent", "priority": "high"},
+    ),
+    ("把待办「交报告」改成高优先级", "update_todo", {"todo_title": "交报告", "priority": "high"}),
+    (
+        "把待办「交报告」的标题改为交季度报告",
+        "update_todo",
+        {"todo_title": "交报告", "title": "交季度报告"},
+    ),
+    (
+        "把笔记「周会」的内容改为讨论下季度计划",
+        "update_note",
+        {"note_title": "周会", "content": "讨论下季度计划"},
+    ),
+    (
+        "记一条笔记：周会纪要，讨论了下季度计划",
+        "create_note",
+        {"title": "周会纪要", "content": "讨论了下季度计划"},
+    ),
+    ("create a note: Groceries", "create_note", {"title": "Groceries"}),
+    ("把笔记「周会」删除", "delete_note", {"note_title": "周会"}),
+    ("close my account please", "delete_account", {}),
+    ("帮我创建一条不急的待办：整理书架", "create_todo", {"title": "整理书架", "priority": "low"}),
+    ("帮我创建一条重要的待办：整理文件", "create_todo", {"title": "整理文件", "priority": "high"}),
+    ("帮我记一个待办：整理重要文件", "create_todo", {"title": "整理重要文件"}),
+    ("add buy milk to my todos", "create_todo", {"title": "Buy milk"}),
+    (
+        "记一个待办：明天交报告，备注：第三季度的",
+        "create_todo",
+        {"title": "交报告", "description": "第三季度的", "due_at": "明天"},
+    ),
+    (
+        "Create a todo to submit the report, description: the Q3 one",
+        "create_todo",
+        {"title": "Submit the report", "description": "the Q3 one"},
+    ),
+    (
+        "记一条笔记：标题 周会，内容 讨论计划，标签 工作、会议",
+        "create_note",
+        {"title": "周会", "content": "讨论计划", "tags": ["工作", "会议"]},
+    ),
+    (
+        "create a note titled Trip: pack bags, tagged travel, summer",
+        "create_note",
+        {"title": "Trip", "content": "pack bags", "tags": ["travel", "summer"]},
+    ),
+    (
+        "change the content of the note 'Standup' to discuss Q4",
+        "update_note",
+        {"note_title": "Standup", "content": "discuss Q4"},
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "tool", "args"), WRITE_SENTENCES)
+def test_rules_planner_proposes_the_exact_write_and_runs_nothing(
+    text: str, tool: str, args: dict[str, Any]
+) -> None:
+    runner = ReadRunner()
+    result = plan(text, runner)
+    assert result.proposals == [Proposal(tool=tool, args=args, call_id="rules-1")]
+    assert result.text == ""  # the caller answers with its "please confirm" text or a notice
+    assert result.facts == []
+    assert result.error is None
+    assert runner.calls == []
+
+
+READ_SENTENCES = [
+    ("最近没完成的待办", "query_todos", {"status": "open"}),
+    ("show my open todos", "query_todos", {"status": "open"}),
+    ("我的待办有哪些", "query_todos", {}),
+    ("已完成的待办", "query_todos", {"status": "done"}),
+    ("what are my completed tasks?", "query_todos", {"status": "done"}),
+    ("搜索笔记 周报", "search_notes", {"keyword": "周报"}),
+    ("search notes for weekly report", "search_notes", {"keyword": "weekly report"}),
+    ("在笔记里搜索预算", "search_notes", {"keyword": "预算"}),
+    ("find notes about budget", "search_notes", {"keyword": "budget"}),
+]
+
+
+@pytest.mark.parametrize(("text", "tool", "args"), READ_SENTENCES)
+def test_rules_planner_runs_reads_through_the_caller_and_proposes_nothing(
+    text: str, tool: str, args: dict[str, Any]
+) -> None:
+    fact = Fact(tool=tool, status="succeeded", summary="found 1", data={})
+    runner = ReadRunner(fact)
+    result = plan(text, runner)
+    assert runner.calls == [(tool, args)]
+    assert result.proposals == []
+    assert result.facts == [fact]
+    assert result.text == "found 1"
+
+
+# Every time expression of shared/data/due-times.tsv that is a time expression at all,
+# verbatim ("not a time at all" is the one that is not).
+ZH_DUE_TIMES = [
+    "今晚9点", "今晚 9 点", "今天晚上九点", "明天下午3点", "明天下午三点", "后天早上8点半",
+    "下周一上午10点", "12月25日上午9点", "今天23:30", "两小时后", "半小时后", "明天", "下周五",
+    "3天后", "下个月1号", "昨天下午3点", "今晚", "下午", "以后", "2026-12-03 21:00",
+    "2026-12-03T21:00:00", "2026-12-03T21:00:00+08:00", "2026-12-03", "2025-06-01 10:00",
+    "2037-01-01 10:00", "2099-01-01",
+]  # fmt: skip
+EN_DUE_TIMES = [
+    "tonight at 9pm", "9pm tonight", "tomorrow 5pm", "tomorrow at 17:30", "next Monday 10am",
+    "in 2 hours", "tomorrow", "soon", "asap", "2026-12-03 21:00", "2026-12-03T21:00:00",
+    "2026-12-03T21:00:00+08:00", "2026-12-03", "2025-06-01 10:00", "2037-01-01 10:00",
+    "2099-01-01",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("due", ZH_DUE_TIMES)
+def test_chinese_create_passes_any_table_time_through_untouched(due: str) -> None:
+    for sentence in (f"帮我创建一条{due}提交周报的待办", f"记一个待办：{due}交报告"):
+        result = plan(sentence)
+        title = "提交周报" if "提交" in sentence else "交报告"
+        assert result.proposals == [
+            Proposal(tool="create_todo", args={"title": title, "due_at": due}, call_id="rules-1")
+        ], sentence
+
+
+@pytest.mark.parametrize("due", EN_DUE_TIMES)
+def test_english_create_passes_any_table_time_through_untouched(due: str) -> None:
+    result = plan(f"Create a todo to submit the weekly report {due}")
+    assert result.proposals == [
+        Proposal(
+            tool="create_todo",
+            args={"title": "Submit the weekly report", "due_at": due},
+            call_id="rules-1",
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "locale", "code", "reply_locale"),
+    [
+        ("今天天气怎么样", "en", "PLANNER_HELP", "zh-CN"),
+        ("hello there", "zh-CN", "PLANNER_HELP", "en"),
+        ("帮我创建一个待办", "zh-CN", "PLANNER_ASK_TODO", "zh-CN"),
+        ("create a todo", "zh-CN", "PLANNER_ASK_TODO", "en"),
+        ("记一条笔记", "zh-CN", "PLANNER_ASK_NOTE", "zh-CN"),
+        ("删除已完成的待办", "zh-CN", "PLANNER_HELP", "zh-CN"),
+        ("12345", "en", "PLANNER_HELP", "en"),
+    ],
+)
+def test_unmatched_sentences_get_help_in_the_sentence_language(
+    text: str, locale: str, code: str, reply_locale: str
+) -> None:
+    runner = ReadRunner()
+    result = plan(text, runner, locale=locale)
+    assert result.text == translate(code, reply_locale)
+    assert result.proposals == []
+    assert result.facts == []
+    assert runner.calls == []
+
+
+def test_help_lists_what_the_planner_can_do_in_both_languages() -> None:
+    chinese, english = translate("PLANNER_HELP", "zh-CN"), translate("PLANNER_HELP", "en")
+    for word in (
+        "创建待办",
+        "标记为完成",
+        "删除待办",
+        "未完成的待办",
+        "记笔记",
+        "搜索笔记",
+        "确认卡",
+    ):
+        assert word in chinese
+    for word in ("create a todo", "done", "delete a todo", "open todos", "note", "search"):
+        assert word in english
+
+
+def test_a_read_tool_the_caller_did_not_offer_is_proposed_not_run() -> None:
+    runner = ReadRunner()
+    result = plan("show my open todos", runner, read_tools=frozenset())
+    assert runner.calls == []
+    assert result.proposals == [
+        Proposal(tool="query_todos", args={"status": "open"}, call_id="rules-1")
+    ]
+
+
+def test_a_read_refused_by_policy_becomes_a_failed_fact() -> None:
+    runner = ReadRunner(error=LightNoteError("ADMIN_READONLY", status=403))
+    result = plan("最近没完成的待办", runner)
+    assert runner.calls == [("query_todos", {"status": "open"})]
+    assert result.facts == [
+        Fact(tool="query_todos", status="failed", summary=translate("ADMIN_READONLY", "zh-CN"))
+    ]
+    assert result.text == translate(
+        "PLANNER_FACT_FAILED", "zh-CN", summary=translate("ADMIN_READONLY", "zh-CN")
+    )
+
+
+def test_a_single_line_summary_gets_the_found_items_listed() -> None:
+    data = {
+        "count": 2,
+        "todos": [
+            {"title": "提交周报", "due_at": "2026-12-02T21:00:00+08:00"},
+            {"title": "交报告", "due_at": None},
+        ],
+    }
+    runner = ReadRunner(
+        Fact(tool="query_todos", status="succeeded", summary="找到 2 条", data=data)
+    )
+    result = plan("最近没完成的待办", runner)
+    assert result.text == "找到 2 条\n- 「提交周报」，截止 2026-12-02 21:00\n- 「交报告」"
+
+
+def test_a_multi_line_summary_is_shown_as_the_tool_wrote_it() -> None:
+    summary = "Found 1 todo(s):\n- Pay rent (open, high priority, due 2026-12-03 17:30)"
+    data = {"count": 1, "todos": [{"title": "Pay rent", "due_at": "2026-12-03T17:30:00+08:00"}]}
+    runner = ReadRunner(Fact(tool="query_todos", status="succeeded", summary=summary, data=data))
+    assert plan("show my open todos", runner).text == summary
+
+
+def receipt(tool: str, result: dict[str, Any], summary: str = "ok") -> dict[str, Any]:
+    return {
+        "action_id": "3f1c2c7e-0000-4000-8000-000000000001",
+        "tool": tool,
+        "capability": "todo.create",
+        "status": "succeeded",
+        "summary": summary,
+        "resource": {"type": "todo", "id": "a1"},
+        "settled_at": "2026-12-02T14:01:00+08:00",
+        "result": result,
+    }
+
+
+@pytest.mark.parametrize(
+    ("question", "tool", "result", "expected"),
+    [
+        (
+            "帮我创建一条今晚 9 点提交周报的高优先级待办",
+            "create_todo",
+            {"title": "提交周报", "due_at": "2026-12-02T21:00:00+08:00", "priority": 2},
+            "已为你创建待办「提交周报」，截止 2026-12-02 21:00（Asia/Shanghai）。",
+        ),
+        (
+            "Create a high priority todo to submit the weekly report at 9pm tonight",
+            "create_todo",
+            {"title": "Submit the weekly report", "due_at": "2026-12-02T13:00:00+00:00"},
+            'Created the todo "Submit the weekly report", due 2026-12-02 21:00 (Asia/Shanghai).',
+        ),
+        (
+            "记一个待办：交报告",
+            "create_todo",
+            {"title": "交报告", "due_at": None},
+            "已为你创建待办「交报告」。",
+        ),
+        (
+            "把待办「提交周报」标记为完成",
+            "set_todo_status",
+            {"title": "提交周报", "status": "done"},
+            "已将待办「提交周报」标记为完成。",
+        ),
+        (
+            "mark 'Pay rent' as not done",
+            "set_todo_status",
+            {"title": "Pay rent", "status": "open"},
+            'Marked the todo "Pay rent" as open again.',
+        ),
+        (
+            "把待办「提交周报」改到明天下午3点",
+            "update_todo",
+            {"title": "提交周报", "due_at": "2026-12-03T15:00:00+08:00"},
+            "已更新待办「提交周报」，截止 2026-12-03 15:00（Asia/Shanghai）。",
+        ),
+        (
+            "delete the todo 'Pay rent'",
+            "delete_todo",
+            {"title": "Pay rent"},
+            'Deleted the todo "Pay rent".',
+        ),
+        (
+            "记一条笔记：标题 周会，内容 Y",
+            "create_note",
+            {"title": "周会"},
+            "已为你创建笔记「周会」。",
+        ),
+        ("把笔记「周会」的内容改为Y", "update_note", {"title": "周会"}, "已更新笔记「周会」。"),
+    ],
+)
+def test_rules_final_reply_names_the_item_from_the_receipt(
+    question: str, tool: str, result: dict[str, Any], expected: str
+) -> None:
+    snapshot = {"question": question, "locale": "zh-CN", "facts": [], "time_zone": "Asia/Shanghai"}
+    reply = RulesPlanner().final_reply(
+        snapshot=snapshot, receipt=receipt(tool, result), locale="zh-CN"
+    )
+    assert reply == expected
+
+
+def test_rules_final_reply_without_a_zone_name_shows_the_offset() -> None:
+    snapshot = {"question": "帮我创建一条今晚 9 点提交周报的待办", "locale": "zh-CN", "facts": []}
+    result = {"title": "提交周报", "due_at": "2026-12-02T21:00:00+08:00"}
+    reply = RulesPlanner().final_reply(
+        snapshot=snapshot, receipt=receipt("create_todo", result), locale="en"
+    )
+    assert reply == "已为你创建待办「提交周报」，截止 2026-12-02 21:00（UTC+08:00）。"
+
+
+def test_rules_final_reply_for_an_unknown_result_falls_back_to_the_receipt_summary() -> None:
+    snapshot = {"question": "", "locale": "en", "facts": []}
+    reply = RulesPlanner().final_reply(
+        snapshot=snapshot, receipt=receipt("create_todo", {}, "Todo created"), locale="en"
+    )
+    assert reply == "Done: Todo created"
+
+
+def test_rules_final_reply_refuses_a_receipt_that_did_not_succeed() -> None:
+    failed = {**receipt("create_todo", {"title": "x"}), "status": "failed"}
+    with pytest.raises(ValueError, match="succeeded receipt"):
+        RulesPlanner().final_reply(snapshot={"question": "x"}, receipt=failed, locale="zh-CN")
+
+
+def test_get_planner_follows_the_planner_setting(settings: Any) -> None:
+    settings.LIGHTNOTE_PLANNER = "rules"
+    assert isinstance(get_planner(), RulesPlanner)
+    settings.OPENAI_API_KEY = "sk-test-not-used"
+    settings.OPENAI_BASE_URL = "http://127.0.0.1:9/v1"  # never called: nothing is planned here
+    settings.LIGHTNOTE_PLANNER = "openai"
+    assert isinstance(get_planner(), OpenAIPlanner)
