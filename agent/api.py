@@ -1,0 +1,259 @@
+"""Thin HTTP layer of the agent: sessions, messages, confirmations, final replies."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from agent import continuations, conversation, execution
+from agent.models import AgentSession
+from lightnote.context import actor_context
+from lightnote.errors import LightNoteError
+from lightnote.i18n import define_messages, request_locale
+from lightnote.openapi import ADMIN_CONTEXT_PARAMETER, error_responses
+from lightnote.serializers import StrictSerializer
+
+MESSAGE_MAX = 4000
+
+define_messages({"SESSION_NOT_FOUND": ("会话不存在。", "The conversation does not exist.")})
+
+
+
+class EmptySerializer(StrictSerializer):
+    """An empty JSON object."""
+
+
+class SessionSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+
+
+class MessageRequestSerializer(StrictSerializer):
+    text = serializers.CharField(max_length=MESSAGE_MAX, trim_whitespace=True)
+
+
+class TokenRequestSerializer(StrictSerializer):
+    token = serializers.CharField(max_length=512)
+    session_id = serializers.UUIDField()
+
+
+_Preview = inline_serializer(
+    name="CardPreview",
+    fields={
+        "title": serializers.CharField(),
+        "target": serializers.CharField(),
+        "impact": serializers.CharField(),
+        "details": serializers.ListField(child=serializers.DictField()),
+    },
+)
+_Card = inline_serializer(
+    name="Card",
+    fields={
+        "token": serializers.CharField(),
+        "continuation_token": serializers.CharField(),
+        "capability": serializers.CharField(),
+        "tool": serializers.CharField(),
+        "risk": serializers.ChoiceField(choices=["low", "medium", "high"]),
+        "state": serializers.ChoiceField(choices=["ready"]),
+        "expires_at": serializers.DateTimeField(),
+        "args": serializers.DictField(),
+        "preview": _Preview,
+    },
+)
+_MessageResponse = inline_serializer(
+    name="MessageResponse",
+    fields={
+        "message_id": serializers.UUIDField(),
+        "reply": serializers.CharField(),
+        "facts": serializers.ListField(child=serializers.DictField()),
+        "cards": serializers.ListField(child=_Card),
+        "notices": serializers.ListField(child=serializers.DictField()),
+    },
+)
+_Receipt = inline_serializer(
+    name="Receipt",
+    fields={
+        "action_id": serializers.UUIDField(),
+        "tool": serializers.CharField(),
+        "capability": serializers.CharField(),
+        "status": serializers.ChoiceField(choices=["succeeded"]),
+        "summary": serializers.CharField(),
+        "resource": serializers.DictField(),
+        "settled_at": serializers.DateTimeField(),
+    },
+)
+_Outcome = inline_serializer(
+    name="Outcome",
+    fields={
+        "ok": serializers.BooleanField(allow_null=True),
+        "receipt": _Receipt,
+        "error": serializers.DictField(required=False),
+    },
+)
+_StateResponse = inline_serializer(
+    name="ConfirmationState",
+    fields={
+        "state": serializers.ChoiceField(choices=["ready", "running", "settled", "rejected"]),
+        "outcome": _Outcome,
+    },
+)
+_ReplyResponse = inline_serializer(
+    name="ContinuationReply",
+    fields={
+        "state": serializers.ChoiceField(choices=["settled", "running"]),
+        "reply": serializers.CharField(required=False),
+    },
+)
+
+
+def _validated(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:
+    serializer = serializer_class(data=request.data, context={"request": request})
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
+
+
+def _owned_session(request: Request, session_id: Any) -> AgentSession:
+    """Return the caller's session; another user's session is a 404 (never revealed)."""
+    session = AgentSession.objects.filter(id=session_id, owner=request.user).first()
+    if session is None:
+        raise LightNoteError("SESSION_NOT_FOUND", status=404)
+    return session
+
+
+class SessionsView(APIView):
+    """Open a conversation owned by the caller.
+
+    Allowed in an admin read-only context (a conversation is not user data): there, the
+    agent answers write requests with an ADMIN_READONLY notice instead of a card.
+    """
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        request=EmptySerializer,
+        responses={201: SessionSerializer, **error_responses(400, 401, 403)},
+        parameters=[ADMIN_CONTEXT_PARAMETER],
+    )
+    def post(self, request: Request) -> Response:
+        _validated(EmptySerializer, request)
+        session = AgentSession.objects.create(owner=request.user)
+        return Response({"id": str(session.id)}, status=201)
+
+
+class MessagesView(APIView):
+    """Send one message; get the guarded reply, read facts, cards and notices."""
+
+    permission_classes = [IsAuthenticated]  # writes are refused per proposal, as notices
+
+    @extend_schema(
+        request=MessageRequestSerializer,
+        responses={200: _MessageResponse, **error_responses(400, 401, 403, 404, 429, 503)},
+        parameters=[ADMIN_CONTEXT_PARAMETER],
+    )
+    def post(self, request: Request, session_id: str) -> Response:
+        payload = _validated(MessageRequestSerializer, request)
+        actor = actor_context(request)
+        session = _owned_session(request, session_id)
+        body = conversation.handle_message(
+            request=request,
+            actor=actor,
+            session=session,
+            text=payload["text"],
+            locale=request_locale(request),
+        )
+        return Response(body)
+
+
+class _TokenEndpoint(APIView):
+    """Shared shape of confirm / reject / status / reply: body first, then everything else.
+
+    API.md fixes the order: body shape (400) -> authentication (401) -> ...; so the body is
+    validated in ``initial`` before DRF authenticates, and the admin read-only check runs in
+    the operation (after authentication).
+    """
+
+    permission_classes = [IsAuthenticated]
+    operation: Callable[..., execution.Answer]
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        self.payload = _validated(TokenRequestSerializer, request)
+        super().initial(request, *args, **kwargs)
+
+    def post(self, request: Request) -> Response:
+        answer = type(self).operation(
+            request=request,
+            actor=actor_context(request),
+            token=self.payload["token"],
+            session_id=self.payload["session_id"],
+            locale=request_locale(request),
+        )
+        return Response(answer.body, status=answer.status, headers=answer.headers)
+
+
+_CARD_ERRORS = error_responses(400, 401, 403, 409, 410, 429, 503)
+
+
+class ConfirmView(_TokenEndpoint):
+    """Confirm a card: exactly one request executes it; the others learn what happened."""
+
+    operation = staticmethod(execution.confirm)
+
+    @extend_schema(
+        request=TokenRequestSerializer,
+        responses={200: _StateResponse, 202: _StateResponse, **_CARD_ERRORS},
+        parameters=[ADMIN_CONTEXT_PARAMETER],
+    )
+    def post(self, request: Request) -> Response:
+        return super().post(request)
+
+
+class RejectView(_TokenEndpoint):
+    """Reject a ready card."""
+
+    operation = staticmethod(execution.reject)
+
+    @extend_schema(
+        request=TokenRequestSerializer,
+        responses={200: _StateResponse, **error_responses(400, 401, 403, 409, 410, 503)},
+        parameters=[ADMIN_CONTEXT_PARAMETER],
+    )
+    def post(self, request: Request) -> Response:
+        return super().post(request)
+
+
+class StatusView(_TokenEndpoint):
+    """A card's state, and its outcome once settled."""
+
+    operation = staticmethod(execution.status)
+
+    @extend_schema(
+        request=TokenRequestSerializer,
+        responses={200: _StateResponse, **error_responses(400, 401, 403, 409, 410, 503)},
+        parameters=[ADMIN_CONTEXT_PARAMETER],
+    )
+    def post(self, request: Request) -> Response:
+        return super().post(request)
+
+
+class ContinuationReplyView(_TokenEndpoint):
+    """The final reply after a succeeded action (generated once, with no write tools)."""
+
+    operation = staticmethod(continuations.reply)
+
+    @extend_schema(
+        request=TokenRequestSerializer,
+        responses={
+            200: _ReplyResponse,
+            202: _ReplyResponse,
+            **error_responses(400, 401, 403, 409, 410, 429, 503),
+        },
+        parameters=[ADMIN_CONTEXT_PARAMETER],
+    )
+    def post(self, request: Request) -> Response:
+        return super().post(request)

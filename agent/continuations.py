@@ -1,0 +1,143 @@
+"""The final reply after a confirmed action: its own state machine, no write tools.
+
+``pending -> ready`` only on a *succeeded* receipt whose action id is the continuation's
+(looked up in the database, so a late success — an unknown outcome resolved later — counts
+too); ``ready -> running`` by one claimer; a failed generation goes back to ``ready``;
+``running -> settled`` keeps the reply, which every repeat returns unchanged. Nothing here
+can write user data: the model call offers no tools at all.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from typing import Any
+
+from agent import continuation_store
+from agent.audit import audit_event
+from agent.execution import Answer, receipt_body
+from agent.guard import guard_reply
+from agent.models import ActionReceipt, AgentSession, Message
+from agent.planners import get_planner
+from agent.planners.base import PlannerError
+from agent.ratelimit import limit_new_claim
+from lightnote.context import ActorContext
+from lightnote.errors import LightNoteError
+from lightnote.i18n import define_messages
+from lightnote.permissions import refuse_admin_write
+
+logger = logging.getLogger(__name__)
+
+define_messages(
+    {
+        "CONTINUATION_EXPIRED": (
+            "回复令牌不存在或已过期。",
+            "This reply token is unknown or has expired.",
+        ),
+        "CONTINUATION_FORBIDDEN": ("无权获取此回复。", "You may not use this reply token."),
+        "CONTINUATION_NOT_READY": (
+            "操作还没有成功回执，暂时不能生成回复。",
+            "The action has no success receipt yet; the reply cannot be generated.",
+        ),
+        "CONTINUATION_GENERATION_FAILED": (
+            "生成回复失败（操作本身不受影响，也不会重复执行），请重试。",
+            "Generating the reply failed (the action is unaffected and will not run again); retry.",
+        ),
+    }
+)
+
+
+def _succeeded_receipt(action_id: str) -> ActionReceipt | None:
+    return ActionReceipt.objects.filter(
+        action_id=action_id, status=ActionReceipt.Status.SUCCEEDED
+    ).first()
+
+
+def _answer(continuation: Any) -> Answer | None:
+    if continuation.state == "settled":
+        return Answer(200, {"state": "settled", "reply": continuation.reply})
+    if continuation.state == "running":
+        return Answer(202, {"state": "running"})
+    return None
+
+
+def reply(
+    *, request: Any, actor: ActorContext, token: str, session_id: uuid.UUID, locale: str
+) -> Answer:
+    """Return the final reply for a continuation token, generating it once if needed."""
+    refuse_admin_write(request, what="continuation.reply")
+    continuation = continuation_store.continuation_get(token)
+    if continuation is None:
+        raise LightNoteError("CONTINUATION_EXPIRED", status=410)
+    session_is_theirs = AgentSession.objects.filter(id=session_id, owner=actor.subject).exists()
+    if (
+        not continuation_store.continuation_owned_by(continuation, actor.subject.pk)
+        or str(continuation.session_id) != str(session_id)
+        or not session_is_theirs
+    ):
+        audit_event(
+            "continuation.forbidden",
+            actor=actor.actor,
+            subject=actor.subject,
+            session_id=session_id,
+            code="CONTINUATION_FORBIDDEN",
+        )
+        raise LightNoteError("CONTINUATION_FORBIDDEN", status=403)
+
+    answer = _answer(continuation)
+    if answer is not None and not (
+        continuation.state == "running" and continuation.takeover_allowed
+    ):
+        return answer
+    receipt = _succeeded_receipt(continuation.action_id)
+    if continuation.state == "pending":
+        if receipt is None:
+            raise LightNoteError("CONTINUATION_NOT_READY", status=409, outer={"state": "pending"})
+        continuation_store.continuation_activate(
+            token, receipt_action_id=str(receipt.action_id), receipt_status=receipt.status
+        )
+    if receipt is None:  # pragma: no cover - ready/running imply a receipt was seen
+        raise LightNoteError("CONTINUATION_NOT_READY", status=409, outer={"state": "pending"})
+
+    limit_new_claim(request, user_id=actor.actor.pk)
+    attempt_id = uuid.uuid4().hex
+    claim = continuation_store.continuation_claim(token, attempt_id=attempt_id)
+    if claim.status != "claimed":
+        current = continuation_store.continuation_get(token)
+        if current is None:
+            raise LightNoteError("CONTINUATION_EXPIRED", status=410)
+        return _answer(current) or Answer(202, {"state": "running"})
+
+    receipt_data = {**receipt_body(receipt), "result": receipt.result}
+    try:
+        text = get_planner().final_reply(
+            snapshot=continuation.snapshot, receipt=receipt_data, locale=locale
+        )
+    except PlannerError as error:
+        continuation_store.continuation_release(token, attempt_id=attempt_id)
+        audit_event(
+            "continuation.failed",
+            actor=actor.actor,
+            subject=actor.subject,
+            session_id=session_id,
+            action_id=receipt.action_id,
+            code=error.code,
+        )
+        raise LightNoteError("CONTINUATION_GENERATION_FAILED", status=503) from None
+    verdict = guard_reply(
+        text,
+        user_text=str(continuation.snapshot.get("question", "")),
+        proposed_write=True,
+        has_succeeded_receipt=True,
+        locale=locale,
+    )
+    if not continuation_store.continuation_settle(token, attempt_id=attempt_id, reply=verdict.text):
+        current = continuation_store.continuation_get(token)
+        return (_answer(current) if current else None) or Answer(202, {"state": "running"})
+    Message.objects.create(
+        session_id=session_id,
+        role=Message.Role.ASSISTANT,
+        text=verdict.text,
+        payload={"receipt": receipt_body(receipt)},
+    )
+    return Answer(200, {"state": "settled", "reply": verdict.text})

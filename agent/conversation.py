@@ -1,0 +1,292 @@
+"""One user message: planner -> proposals -> tool policy -> cards -> a guarded reply.
+
+Read tools may run during planning (through the tool policy). Write proposals never run
+here: each becomes a server-prepared card (with its continuation) or a notice saying why not.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from agent import cards, continuation_store, store
+from agent.audit import audit_event
+from agent.capabilities import capability_by_tool, capability_for_unknown_tool
+from agent.guard import guard_reply
+from agent.models import AgentSession, Message
+from agent.planners import get_planner
+from agent.planners.base import Fact, PlanRequest, Proposal
+from agent.policy import enforce_tool_policy
+from agent.ratelimit import limit_new_card
+from agent.tools import ToolContext, registry
+from lightnote.context import ActorContext
+from lightnote.errors import LightNoteError
+from lightnote.i18n import define_messages, translate
+
+logger = logging.getLogger(__name__)
+
+HISTORY_TURNS = 20
+
+define_messages(
+    {
+        "AGENT_PLEASE_CONFIRM": (
+            "请检查下面的确认卡；只有你确认后才会执行。",
+            "Please review the card below; nothing happens until you confirm it.",
+        ),
+        "AGENT_PLANNER_FAILED": (
+            "助手暂时无法处理这条消息，没有执行任何操作，请稍后重试。",
+            "The assistant could not handle this message; nothing was done. Please retry.",
+        ),
+        "TOOL_ARGS_MALFORMED": (
+            "模型给出的参数无法解析，未生成确认卡。",
+            "The model's arguments could not be parsed; no card was made.",
+        ),
+    }
+)
+
+
+def _session_history(session: AgentSession) -> list[dict[str, str]]:
+    recent = list(session.messages.order_by("-created_at", "-id")[:HISTORY_TURNS])
+    return [{"role": message.role, "text": message.text} for message in reversed(recent)]
+
+
+def _notice(capability: str, status: str, message: str, code: str | None = None) -> dict[str, Any]:
+    notice = {"capability": capability, "status": status, "message": message}
+    if code:
+        notice["code"] = code
+    return notice
+
+
+def _capability_id(tool_name: str) -> str:
+    capability = capability_by_tool(tool_name) or capability_for_unknown_tool(tool_name)
+    return capability.id if capability else tool_name
+
+
+class _Turn:
+    """The state of one message's handling (kept small and explicit)."""
+
+    def __init__(
+        self, *, request: Any, actor: ActorContext, session: AgentSession, text: str, locale: str
+    ):
+        self.request = request
+        self.text = text
+        self.actor = actor
+        self.session = session
+        self.locale = locale
+        self.context = ToolContext.from_actor_context(
+            actor, session_id=str(session.id), locale=locale, now=timezone.now()
+        )
+        self.facts: list[Fact] = []
+        self.cards: list[dict[str, Any]] = []
+        self.notices: list[dict[str, Any]] = []
+
+    def run_read_tool(self, name: str, args: dict[str, Any]) -> Fact:
+        """Run a read tool through the policy; a refusal becomes a failed fact."""
+        try:
+            result = enforce_tool_policy(
+                tool_name=name, args=args, context=self.context, phase="prepare"
+            )
+            if result.tool.is_write:
+                raise LightNoteError("TOOL_NOT_FOUND")
+            read = result.tool.run(result.args, self.context)
+            fact = Fact(tool=name, status="succeeded", summary=read.summary, data=read.data)
+        except LightNoteError as error:
+            fact = Fact(
+                tool=name,
+                status="failed",
+                summary=error.message(self.locale),
+                data={"code": error.code},
+            )
+        self.facts.append(fact)
+        return fact
+
+    def card_for(self, proposal: Proposal) -> None:
+        """Turn one write proposal into a card, or into a notice saying why not."""
+        unknown = capability_for_unknown_tool(proposal.tool)
+        if registry.get(proposal.tool) is None and unknown is not None:
+            guidance = (unknown.guidance or {}).get(self.locale, "")
+            self.notices.append(_notice(unknown.id, unknown.status, guidance))
+            self._audit_refusal(proposal, f"CAPABILITY_{unknown.status.upper()}")
+            return
+        if proposal.error:
+            code = "TOOL_ARGS_MALFORMED"
+            self.notices.append(
+                _notice(
+                    _capability_id(proposal.tool), "rejected", translate(code, self.locale), code
+                )
+            )
+            self._audit_refusal(proposal, code)
+            return
+        try:
+            prepared = enforce_tool_policy(
+                tool_name=proposal.tool, args=proposal.args, context=self.context, phase="prepare"
+            )
+        except LightNoteError as error:
+            self.notices.append(
+                _notice(
+                    _capability_id(proposal.tool),
+                    "rejected",
+                    error.message(self.locale),
+                    error.code,
+                )
+            )
+            self._audit_refusal(proposal, error.code)
+            return
+        if not prepared.tool.is_write:  # a read proposed alongside writes: run it, no card
+            self.run_read_tool(proposal.tool, proposal.args)
+            return
+        limit_new_card(self.request, user_id=self.actor.actor.pk)
+        # The continuation is issued first so the card can name it; it stays pending until
+        # a succeeded receipt for this card's action exists.
+        action_id = str(uuid.uuid4())
+        continuation_token, _ = continuation_store.continuation_issue(
+            action_id=action_id,
+            owner_id=self.actor.subject.pk,
+            session_id=str(self.session.id),
+            snapshot={
+                "question": self.text,
+                "locale": self.locale,
+                "time_zone": self.context.zone.key,
+                "facts": [self._fact_dict(fact) for fact in self.facts],
+            },
+        )
+        issued = cards.card_issue(
+            card_id=action_id,
+            owner_id=self.actor.subject.pk,
+            session_id=str(self.session.id),
+            subject_id=self.actor.subject.pk,
+            actor_id=self.actor.actor.pk,
+            tool=prepared.tool.name,
+            capability=prepared.capability.id,
+            risk=prepared.capability.risk or "low",
+            args=prepared.args,
+            preview=prepared.preview or {},
+            admin_context_id=self.actor.admin_context_id,
+            admin_mode=self.actor.admin_mode,
+            request_id=self.context.request_id,
+            continuation_digest=store.token_digest(continuation_token),
+        )
+        audit_event(
+            "card.issued",
+            actor=self.actor.actor,
+            subject=self.actor.subject,
+            session_id=self.session.id,
+            capability=prepared.capability.id,
+            tool=prepared.tool.name,
+            action_id=issued.card.id,
+        )
+        self.cards.append(
+            {
+                "token": issued.token,
+                "continuation_token": continuation_token,
+                "capability": prepared.capability.id,
+                "tool": prepared.tool.name,
+                "risk": prepared.capability.risk,
+                "state": "ready",
+                "expires_at": issued.card.expires_at.astimezone(self.context.zone).isoformat(),
+                "args": prepared.args,
+                "preview": prepared.preview,
+            }
+        )
+
+    def _audit_refusal(self, proposal: Proposal, code: str) -> None:
+        audit_event(
+            "card.refused",
+            actor=self.actor.actor,
+            subject=self.actor.subject,
+            session_id=self.session.id,
+            capability=_capability_id(proposal.tool),
+            tool=proposal.tool,
+            code=code,
+        )
+
+    @staticmethod
+    def _fact_dict(fact: Fact) -> dict[str, Any]:
+        return {"tool": fact.tool, "status": fact.status, "summary": fact.summary}
+
+
+def handle_message(
+    *, request: Any, actor: ActorContext, session: AgentSession, text: str, locale: str
+) -> dict[str, Any]:
+    """Handle one user message and return the API's message body.
+
+    Needs: ``session`` belongs to ``actor.subject``. Writes the user's message and the
+    assistant's guarded reply; issues cards (Redis) outside any database transaction.
+    """
+    turn = _Turn(request=request, actor=actor, session=session, text=text, locale=locale)
+    history = _session_history(session)
+    Message.objects.create(session=session, role=Message.Role.USER, text=text)
+
+    planner = get_planner()
+    tools = registry.openai_tools(include_writes=True)
+    read_tools = frozenset(tool.name for tool in registry.tools() if not tool.is_write)
+    plan = planner.plan(
+        PlanRequest(
+            text=text,
+            history=history,
+            locale=locale,
+            zone=turn.context.zone,
+            now=turn.context.now,
+            tools=tools,
+            read_tools=read_tools,
+            run_read_tool=turn.run_read_tool,
+        )
+    )
+    if plan.error:
+        reply = plan.text or translate("AGENT_PLANNER_FAILED", locale)
+    else:
+        for fact in plan.facts:
+            if fact not in turn.facts:
+                turn.facts.append(fact)
+        for proposal in plan.proposals:
+            turn.card_for(proposal)
+        reply = plan.text or ""
+    proposed_write = bool(plan.proposals)
+    verdict = guard_reply(
+        reply,
+        user_text=text,
+        proposed_write=proposed_write,
+        has_succeeded_receipt=False,  # no write ever executes during a message turn
+        locale=locale,
+    )
+    if verdict.replaced:
+        audit_event(
+            "guard.replaced",
+            actor=actor.actor,
+            subject=actor.subject,
+            session_id=session.id,
+            details={"matched": verdict.matched, "original": reply[:500]},
+        )
+    reply = verdict.text
+    if turn.cards and not reply.strip():
+        reply = translate("AGENT_PLEASE_CONFIRM", locale)
+    refusals = [notice["message"] for notice in turn.notices if notice["message"]]
+    if refusals and not verdict.replaced:
+        reply = "\n".join(part for part in [reply.strip(), *refusals] if part)
+    facts = [turn._fact_dict(fact) for fact in turn.facts]
+    with transaction.atomic():
+        message = Message.objects.create(
+            session=session,
+            role=Message.Role.ASSISTANT,
+            text=reply,
+            payload={
+                "facts": facts,
+                "notices": turn.notices,
+                # Public parts only: a raw token is never stored.
+                "cards": [
+                    {key: value for key, value in card.items() if "token" not in key}
+                    for card in turn.cards
+                ],
+            },
+        )
+    return {
+        "message_id": str(message.id),
+        "reply": reply,
+        "facts": facts,
+        "cards": turn.cards,
+        "notices": turn.notices,
+    }

@@ -1,0 +1,462 @@
+"""Run a confirmed card exactly once, and answer every other request with what happened.
+
+The confirm path, in the order API.md fixes: admin read-only -> store reachable -> token known
+-> owner and session -> args binding -> state (rejected / running / settled) -> rate limit for
+a *new* claim -> atomic claim -> tool policy again (``phase="execute", confirmed=True``) ->
+the domain service and the receipt row in ONE durable transaction -> settle.
+
+Why nothing runs twice:
+- the Lua claim lets exactly one attempt move a card ``ready -> running``;
+- the receipt's unique ``action_id`` (the card id) makes a second commit impossible even if
+  Redis lost the claim (failover), and a voided receipt written by reconciliation takes the
+  same slot, so a late executor cannot commit after "not executed" was answered;
+- an error raised by COMMIT is "outcome unknown": the receipt is looked up on a fresh
+  connection, never re-run.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import DatabaseError, IntegrityError, connection, transaction
+
+from agent import cards
+from agent.audit import audit_event
+from agent.binding import canonical_json
+from agent.models import ActionReceipt, AgentSession
+from agent.ratelimit import limit_new_claim
+from lightnote.context import ActorContext
+from lightnote.errors import LightNoteError
+from lightnote.i18n import define_messages, translate
+from lightnote.permissions import refuse_admin_write
+
+logger = logging.getLogger(__name__)
+
+define_messages(
+    {
+        "CONFIRMATION_EXPIRED": (
+            "确认卡不存在或已过期，请重新发起操作。",
+            "This confirmation is unknown or has expired; ask again.",
+        ),
+        "CONFIRMATION_FORBIDDEN": ("无权操作此确认卡。", "You may not use this confirmation."),
+        "CONFIRMATION_INVALID": (
+            "确认卡内容校验失败，已作废，未执行任何操作。",
+            "The confirmation failed its integrity check and was destroyed; nothing was done.",
+        ),
+        "CONFIRMATION_REJECTED": ("此确认卡已被拒绝。", "This confirmation was rejected."),
+        "CONFIRMATION_ALREADY_CLAIMED": (
+            "此确认卡已在执行或已完成，不能再拒绝。",
+            "This confirmation is already running or settled; it can no longer be rejected.",
+        ),
+        "ACTION_OUTCOME_UNKNOWN": (
+            "操作结果暂时无法核验，请稍后查看状态；系统不会重复执行。",
+            "The outcome could not be verified yet; check the status later. It will not run twice.",
+        ),
+        "ACTION_NOT_EXECUTED": (
+            "操作没有执行：执行期限已过且没有成功回执。",
+            "The action was not executed: its lease passed with no success receipt.",
+        ),
+        "ACTION_EXECUTION_FAILED": (
+            "操作执行失败，未做任何修改。",
+            "The action failed; nothing was changed.",
+        ),
+    }
+)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """An HTTP status and JSON body for the confirm, reject and status endpoints."""
+
+    status: int
+    body: dict[str, Any]
+    headers: dict[str, str] | None = None
+
+
+# --- Bodies ------------------------------------------------------------------------------
+
+
+def receipt_body(receipt: ActionReceipt) -> dict[str, Any]:
+    """Return the API's Receipt object."""
+    return {
+        "action_id": str(receipt.action_id),
+        "tool": receipt.tool,
+        "capability": receipt.capability,
+        "status": receipt.status,
+        "summary": receipt.summary,
+        "resource": {"type": receipt.resource_type, "id": receipt.resource_id},
+        "settled_at": receipt.settled_at.astimezone(receipt.subject.zone).isoformat(),
+    }
+
+
+def _final(outcome: dict[str, Any]) -> dict[str, Any]:
+    """Return the outcome as the store keeps it (canonical JSON, keys sorted), so the first
+    answer and every replay of it are byte-identical."""
+    return json.loads(canonical_json(outcome))
+
+
+def _succeeded(receipt: ActionReceipt) -> tuple[str, dict[str, Any]]:
+    return "succeeded", _final({"ok": True, "receipt": receipt_body(receipt)})
+
+
+def _failed(error: LightNoteError, locale: str) -> tuple[str, dict[str, Any]]:
+    return "failed", _final({"ok": False, "error": error.as_error(locale)})
+
+
+def _unknown(locale: str) -> tuple[str, dict[str, Any]]:
+    return "unknown", _final(
+        {
+            "ok": None,
+            "error": {
+                "code": "ACTION_OUTCOME_UNKNOWN",
+                "message": translate("ACTION_OUTCOME_UNKNOWN", locale),
+            },
+        }
+    )
+
+
+def _settled(outcome: dict[str, Any]) -> Answer:
+    return Answer(200, {"state": "settled", "outcome": outcome})
+
+
+# --- Checks shared by confirm, reject and status -------------------------------------------
+
+
+def load_card_for(
+    *, request: Any, actor: ActorContext, token: str, session_id: uuid.UUID, action: str
+) -> cards.Card:
+    """Run the checks before any state is read: admin context, store, token, owner, binding.
+
+    Raises the API's answer for the first check that fails.
+    """
+    refuse_admin_write(request, what=f"confirmation.{action}")
+    card = cards.card_get(token)  # 503 when the store cannot answer
+    if card is None:
+        audit_event(
+            "confirm.expired",
+            actor=actor.actor,
+            subject=actor.subject,
+            code="CONFIRMATION_EXPIRED",
+            details={"action": action},
+        )
+        raise LightNoteError("CONFIRMATION_EXPIRED", status=410)
+    session_is_theirs = AgentSession.objects.filter(id=session_id, owner=actor.subject).exists()
+    if (
+        not cards.card_owned_by(card, actor.subject.pk)
+        or not cards.card_in_session(card, session_id)
+        or not session_is_theirs
+    ):
+        audit_event(
+            "confirm.forbidden",
+            actor=actor.actor,
+            subject=actor.subject,
+            session_id=session_id,
+            code="CONFIRMATION_FORBIDDEN",
+            details={"action": action},
+        )
+        raise LightNoteError("CONFIRMATION_FORBIDDEN", status=403)
+    if not cards.card_binding_valid(card):
+        cards.card_destroy(token)
+        audit_event(
+            "confirm.invalid",
+            actor=actor.actor,
+            subject=actor.subject,
+            session_id=session_id,
+            capability=card.capability,
+            tool=card.tool,
+            action_id=card.id,
+            code="CONFIRMATION_INVALID",
+        )
+        raise LightNoteError("CONFIRMATION_INVALID", status=409)
+    return card
+
+
+# --- Resolution of unknown outcomes and expired leases --------------------------------------
+
+
+def _find_receipt(action_id: str) -> ActionReceipt | None:
+    return ActionReceipt.objects.filter(action_id=action_id).first()
+
+
+def _void(card: cards.Card) -> ActionReceipt:
+    """Take the action's receipt slot with a voided row, or return the receipt that holds it.
+
+    After this, no executor can commit the action any more: its receipt insert would fail on
+    the unique ``action_id``.
+    """
+    try:
+        with transaction.atomic():
+            return ActionReceipt.objects.create(
+                action_id=card.id,
+                tool=card.tool,
+                capability=card.capability,
+                args_hmac=card.args_hmac,
+                owner_id=card.subject_id,
+                subject_id=card.subject_id,
+                actor_id=card.actor_id,
+                session_id=card.session_id,
+                resource_type="",
+                resource_id="",
+                status=ActionReceipt.Status.VOIDED,
+                summary="not executed: lease passed without a receipt",
+            )
+    except IntegrityError:
+        receipt = _find_receipt(card.id)
+        if receipt is None:  # pragma: no cover - the unique slot was taken a moment ago
+            raise
+        return receipt
+
+
+def _outcome_from_receipt(receipt: ActionReceipt, locale: str) -> tuple[str, dict[str, Any]]:
+    if receipt.status == ActionReceipt.Status.SUCCEEDED:
+        return _succeeded(receipt)
+    return _failed(LightNoteError("ACTION_NOT_EXECUTED"), locale)
+
+
+def resolve(card: cards.Card, *, locale: str) -> Answer | None:
+    """Settle an unknown outcome or an expired running card from the receipt table.
+
+    Never executes. Returns the settled answer, or None while the outcome is still open
+    (unknown and within the lease, or running within the lease).
+    """
+    receipt = _find_receipt(card.id)
+    if receipt is None:
+        if not card.lease_passed():
+            return None
+        receipt = _void(card)
+    kind, outcome = _outcome_from_receipt(receipt, locale)
+    if not cards.card_resolve(digest=card.digest, outcome_kind=kind, outcome=outcome):
+        # Someone else resolved it first (or it settled meanwhile): their answer stands.
+        current = cards.card_get_by_digest(card.digest)
+        if current is not None and current.state == "settled" and current.outcome_kind != "unknown":
+            return _settled(current.outcome or {})
+    audit_event(
+        "confirm.reconciled",
+        session_id=card.session_id,
+        capability=card.capability,
+        tool=card.tool,
+        action_id=card.id,
+        code="" if kind == "succeeded" else "ACTION_NOT_EXECUTED",
+        details={"outcome": kind, "subject_id": card.subject_id},
+    )
+    return _settled(outcome)
+
+
+def answer_for_state(card: cards.Card, *, locale: str) -> Answer | None:
+    """Answer a card that is not ``ready``: rejected 409, running 202, settled its outcome."""
+    if card.state == "rejected":
+        raise LightNoteError("CONFIRMATION_REJECTED", status=409)
+    if card.state == "running":
+        resolved = resolve(card, locale=locale) if card.lease_passed() else None
+        return resolved or Answer(202, {"state": "running"})
+    if card.state == "settled":
+        if card.outcome_kind == "unknown":
+            resolved = resolve(card, locale=locale)
+            if resolved is not None:
+                return resolved
+        return _settled(card.outcome or {})
+    return None
+
+
+# --- Execution ---------------------------------------------------------------------------
+
+
+def _tool_context(card: cards.Card, actor: ActorContext, locale: str) -> Any:
+    from agent.tools import ToolContext
+
+    return ToolContext.from_actor_context(actor, session_id=str(card.session_id), locale=locale)
+
+
+def execute_claimed(
+    card: cards.Card, *, actor: ActorContext, locale: str
+) -> tuple[str, dict[str, Any]]:
+    """Execute a card this request has claimed; return ``(outcome_kind, outcome)``.
+
+    Needs: the caller holds the claim (state ``running`` with its attempt id). Runs the tool
+    policy again with ``phase="execute", confirmed=True``, then the tool's domain service and
+    the receipt row in one durable transaction. No Redis call happens inside it.
+    """
+    from agent.policy import enforce_tool_policy
+
+    context = _tool_context(card, actor, locale)
+    audit_common = {
+        "actor": actor.actor,
+        "subject": actor.subject,
+        "session_id": card.session_id,
+        "capability": card.capability,
+        "tool": card.tool,
+        "action_id": card.id,
+    }
+    try:
+        policy = enforce_tool_policy(
+            tool_name=card.tool, args=card.args, context=context, phase="execute", confirmed=True
+        )
+    except LightNoteError as error:
+        audit_event("action.failed", code=error.code, **audit_common)
+        return _failed(error, locale)
+
+    commit_sent = False
+    try:
+        with transaction.atomic(durable=True):
+            result = policy.tool.execute(policy.args, context)
+            receipt = ActionReceipt.objects.create(
+                action_id=card.id,
+                tool=card.tool,
+                capability=card.capability,
+                args_hmac=card.args_hmac,
+                owner=actor.subject,
+                subject=actor.subject,
+                actor=actor.actor,
+                session_id=card.session_id,
+                resource_type=result.resource_type,
+                resource_id=str(result.resource_id),
+                status=ActionReceipt.Status.SUCCEEDED,
+                summary=result.summary,
+                result=result.data,
+            )
+            audit_event("action.executed", details={"summary": result.summary}, **audit_common)
+            # Everything after this line happens in COMMIT: an error from here on may come
+            # after the database made the change durable.
+            commit_sent = True
+    except LightNoteError as error:  # a business failure: rolled back, nothing changed
+        audit_event("action.failed", code=error.code, **audit_common)
+        return _failed(error, locale)
+    except IntegrityError:
+        # The receipt slot is taken: an earlier execution (Redis lost the claim) or a void.
+        existing = _find_receipt(card.id)
+        if existing is None:
+            logger.exception("integrity error executing %s", card.id)
+            audit_event("action.failed", code="ACTION_EXECUTION_FAILED", **audit_common)
+            return _failed(LightNoteError("ACTION_EXECUTION_FAILED"), locale)
+        audit_event("confirm.duplicate_execution_fenced", **audit_common)
+        return _outcome_from_receipt(existing, locale)
+    except DatabaseError:
+        if not commit_sent:
+            logger.exception("database error executing %s (rolled back)", card.id)
+            audit_event("action.failed", code="ACTION_EXECUTION_FAILED", **audit_common)
+            return _failed(LightNoteError("ACTION_EXECUTION_FAILED"), locale)
+        logger.exception("COMMIT of %s raised: outcome unknown, looking the receipt up", card.id)
+        return _after_unknown_commit(card, locale=locale, audit_common=audit_common)
+    return _succeeded(receipt)
+
+
+def _after_unknown_commit(
+    card: cards.Card, *, locale: str, audit_common: dict[str, Any]
+) -> tuple[str, dict[str, Any]]:
+    """Look the receipt up on a fresh connection; never re-run the action."""
+    try:
+        connection.close()
+        existing = _find_receipt(card.id)
+    except DatabaseError:
+        logger.exception("receipt lookup for %s failed", card.id)
+        existing = None
+    if existing is not None:
+        audit_event("action.executed", code="COMMIT_CONFIRMED_BY_RECEIPT", **audit_common)
+        return _outcome_from_receipt(existing, locale)
+    audit_event("action.outcome_unknown", code="ACTION_OUTCOME_UNKNOWN", **audit_common)
+    return _unknown(locale)
+
+
+# --- The three endpoints' logic ----------------------------------------------------------
+
+
+def confirm(
+    *, request: Any, actor: ActorContext, token: str, session_id: uuid.UUID, locale: str
+) -> Answer:
+    """Confirm a card: claim it and execute it once, or report what happened to it."""
+    card = load_card_for(
+        request=request, actor=actor, token=token, session_id=session_id, action="confirm"
+    )
+    answer = answer_for_state(card, locale=locale)
+    if answer is not None:
+        audit_event(
+            "confirm.duplicate",
+            actor=actor.actor,
+            subject=actor.subject,
+            session_id=session_id,
+            action_id=card.id,
+            tool=card.tool,
+            capability=card.capability,
+            details={"state": card.state},
+        )
+        return answer
+    limit_new_claim(request, user_id=actor.actor.pk)
+    attempt_id = uuid.uuid4().hex
+    claim = cards.card_claim(token, attempt_id=attempt_id)
+    if claim.status != "claimed":
+        # Another request won the race between our read and our claim.
+        if claim.card is None:
+            raise LightNoteError("CONFIRMATION_EXPIRED", status=410)
+        answer = answer_for_state(claim.card, locale=locale)
+        return answer or Answer(202, {"state": "running"})
+    audit_event(
+        "confirm.claimed",
+        actor=actor.actor,
+        subject=actor.subject,
+        session_id=session_id,
+        action_id=card.id,
+        tool=card.tool,
+        capability=card.capability,
+    )
+    kind, outcome = execute_claimed(card, actor=actor, locale=locale)
+    try:
+        settled = cards.card_settle(
+            token, attempt_id=attempt_id, outcome_kind=kind, outcome=outcome
+        )
+    except LightNoteError:
+        settled = False  # store down after the fact: the receipt stays the truth
+    if not settled:
+        logger.warning("card %s executed but could not be settled; reconciliation will", card.id)
+    return _settled(outcome)
+
+
+def reject(
+    *, request: Any, actor: ActorContext, token: str, session_id: uuid.UUID, locale: str
+) -> Answer:
+    """Reject a ready card; a running or settled one answers 409 with its state."""
+    card = load_card_for(
+        request=request, actor=actor, token=token, session_id=session_id, action="reject"
+    )
+    result = cards.card_reject(token)
+    if result.status == cards.RejectStatus.REJECTED:
+        audit_event(
+            "confirm.rejected",
+            actor=actor.actor,
+            subject=actor.subject,
+            session_id=session_id,
+            action_id=card.id,
+            tool=card.tool,
+            capability=card.capability,
+        )
+        return Answer(200, {"state": "rejected"})
+    if result.status == cards.RejectStatus.GONE:
+        raise LightNoteError("CONFIRMATION_EXPIRED", status=410)
+    raise LightNoteError("CONFIRMATION_ALREADY_CLAIMED", status=409, outer={"state": result.state})
+
+
+def status(
+    *, request: Any, actor: ActorContext, token: str, session_id: uuid.UUID, locale: str
+) -> Answer:
+    """Report a card's state (and its outcome when settled)."""
+    card = load_card_for(
+        request=request, actor=actor, token=token, session_id=session_id, action="status"
+    )
+    if card.state == "ready":
+        return Answer(200, {"state": "ready"})
+    if card.state == "rejected":
+        return Answer(200, {"state": "rejected"})
+    answer = answer_for_state(card, locale=locale)
+    return answer if answer and answer.status == 200 else Answer(200, {"state": "running"})
+
+
+def reconcile_expired(*, locale: str = "zh-CN") -> int:
+    """Resolve every running card whose lease passed, from the receipt table. Never executes."""
+    resolved = 0
+    for card in cards.cards_running_with_expired_lease():
+        if resolve(card, locale=locale) is not None:
+            resolved += 1
+    return resolved

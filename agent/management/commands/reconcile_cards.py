@@ -1,0 +1,24 @@
+"""Resolve confirmation cards stuck in ``running`` after their execution lease passed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand
+
+from agent.execution import reconcile_expired
+
+
+class Command(BaseCommand):
+    help = (
+        "Settle running cards whose lease passed, from the receipt table (a receipt -> "
+        "succeeded; none -> voided and ACTION_NOT_EXECUTED). Never executes an action. "
+        "Safe to run from cron on any number of hosts at once."
+    )
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("--locale", default="zh-CN", choices=["zh-CN", "en"])
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        resolved = reconcile_expired(locale=options["locale"])
+        self.stdout.write(f"reconciled {resolved} card(s)")
