@@ -120,7 +120,8 @@ def _validated(serializer_class: type[serializers.Serializer], request: Request)
 
 def _owned_session(request: Request, session_id: Any) -> AgentSession:
     """Return the caller's session; another user's session is a 404 (never revealed)."""
-    session = AgentSession.objects.filter(id=session_id, owner=request.user).first()
+    owner = actor_context(request).subject
+    session = AgentSession.objects.filter(id=session_id, owner=owner).first()
     if session is None:
         raise LightNoteError("SESSION_NOT_FOUND", status=404)
     return session
@@ -142,7 +143,7 @@ class SessionsView(APIView):
     )
     def post(self, request: Request) -> Response:
         _validated(EmptySerializer, request)
-        session = AgentSession.objects.create(owner=request.user)
+        session = AgentSession.objects.create(owner=actor_context(request).subject)
         return Response({"id": str(session.id)}, status=201)
 
 

@@ -139,7 +139,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         headers: dict[str, str] = {}
         params: dict[str, Any] = {}
         if isinstance(exc, drf_exceptions.Throttled):
-            wait = int(exc.wait or 1)
+            wait = int(getattr(exc, "wait", None) or 1)
             headers["Retry-After"] = str(wait)
             params["retry_after"] = wait
         error = LightNoteError(code, status=exc.status_code, params=params, headers=headers)

@@ -15,7 +15,9 @@ import redis
 from django.conf import settings
 from django_redis.exceptions import ConnectionInterrupted
 from django_redis.pool import ConnectionFactory as DjangoRedisConnectionFactory
+from redis.backoff import NoBackoff
 from redis.cluster import RedisCluster
+from redis.retry import Retry
 
 _fake_servers: dict[str, fakeredis.FakeServer] = {}
 _fake_lock = threading.Lock()
@@ -29,10 +31,21 @@ def fake_server(name: str) -> fakeredis.FakeServer:
         return _fake_servers[name]
 
 
+def _retry() -> Retry:
+    """One quick retry, no backoff: redis-py's default retries with exponential backoff would
+    turn an outage into a 5+ second wait before the fail-closed 503."""
+    return Retry(NoBackoff(), 1)
+
+
 class ConnectionFactory(DjangoRedisConnectionFactory):
     """django-redis connection factory that also speaks fakeredis and Redis Cluster."""
 
     _clients: dict[str, Any] = {}
+
+    def make_connection_params(self, url: str) -> dict[str, Any]:
+        params = super().make_connection_params(url)
+        params["retry"] = _retry()
+        return params
 
     def connect(self, url: str) -> Any:
         if url.startswith("fakeredis://"):
@@ -44,6 +57,7 @@ class ConnectionFactory(DjangoRedisConnectionFactory):
                     url,
                     socket_timeout=settings.REDIS_SOCKET_TIMEOUT,
                     socket_connect_timeout=settings.REDIS_SOCKET_TIMEOUT,
+                    retry=_retry(),
                 )
             return self._clients[url]
         return super().connect(url)
