@@ -13,6 +13,11 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from lightnote.idempotency import (
+    IDEMPOTENCY_ERRORS,
+    IDEMPOTENCY_KEY_PARAMETER,
+    idempotent_create,
+)
 from lightnote.openapi import (
     ADMIN_CONTEXT_PARAMETER,
     AUTHENTICATED_403,
@@ -40,7 +45,22 @@ def note_create_response(*, request: Request, data: dict[str, Any]) -> tuple[int
     replay exactly this pair around it.
     """
     note = services.note_create(owner=request.user, **data)
+    return note_existing_response(request=request, note=note)
+
+
+def note_existing_response(*, request: Request, note: Note) -> tuple[int, dict[str, Any]]:
+    """Answer a create with ``note``: also a keyed retry answered from the row it created."""
     return 201, dict(NoteSerializer(note, context={"request": request}).data)
+
+
+def note_post_response(
+    *, request: Request, idempotency_key: str | None
+) -> tuple[int, dict[str, Any]]:
+    """Validate the POST body and create the note, carrying the key digest (or None)."""
+    serializer = NoteCreateSerializer(data=request.data, context={"request": request})
+    serializer.is_valid(raise_exception=True)
+    data = {**serializer.validated_data, "idempotency_key": idempotency_key}
+    return note_create_response(request=request, data=data)
 
 
 class NoteListView(GenericAPIView):
@@ -72,14 +92,21 @@ class NoteListView(GenericAPIView):
 
     @extend_schema(
         request=NoteCreateSerializer,
-        parameters=[ADMIN_CONTEXT_PARAMETER],
-        responses={201: NoteSerializer, **error_responses(400, 401, 403, 415, s403=WRITE_403)},
+        parameters=[IDEMPOTENCY_KEY_PARAMETER, ADMIN_CONTEXT_PARAMETER],
+        responses={
+            201: NoteSerializer,
+            **error_responses(
+                400, 401, 403, 409, 415, 422, 503, s403=WRITE_403, **IDEMPOTENCY_ERRORS
+            ),
+        },
     )
     def post(self, request: Request) -> Response:
-        serializer = NoteCreateSerializer(data=request.data, context={"request": request})
-        serializer.is_valid(raise_exception=True)
-        status, body = note_create_response(request=request, data=serializer.validated_data)
-        return Response(body, status=status)
+        return idempotent_create(
+            request,
+            model=Note,
+            create=lambda key: note_post_response(request=request, idempotency_key=key),
+            existing=lambda note: note_existing_response(request=request, note=note),
+        )
 
 
 class NoteDetailView(GenericAPIView):

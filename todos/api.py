@@ -13,6 +13,11 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from lightnote.idempotency import (
+    IDEMPOTENCY_ERRORS,
+    IDEMPOTENCY_KEY_PARAMETER,
+    idempotent_create,
+)
 from lightnote.openapi import (
     ADMIN_CONTEXT_PARAMETER,
     AUTHENTICATED_403,
@@ -40,7 +45,22 @@ def todo_create_response(*, request: Request, data: dict[str, Any]) -> tuple[int
     replay exactly this pair around it.
     """
     todo = services.todo_create(owner=request.user, **data)
+    return todo_existing_response(request=request, todo=todo)
+
+
+def todo_existing_response(*, request: Request, todo: Todo) -> tuple[int, dict[str, Any]]:
+    """Answer a create with ``todo``: also a keyed retry answered from the row it created."""
     return 201, dict(TodoSerializer(todo, context={"request": request}).data)
+
+
+def todo_post_response(
+    *, request: Request, idempotency_key: str | None
+) -> tuple[int, dict[str, Any]]:
+    """Validate the POST body and create the todo, carrying the key digest (or None)."""
+    serializer = TodoCreateSerializer(data=request.data, context={"request": request})
+    serializer.is_valid(raise_exception=True)
+    data = {**serializer.validated_data, "idempotency_key": idempotency_key}
+    return todo_create_response(request=request, data=data)
 
 
 class TodoListView(GenericAPIView):
@@ -68,14 +88,21 @@ class TodoListView(GenericAPIView):
 
     @extend_schema(
         request=TodoCreateSerializer,
-        parameters=[ADMIN_CONTEXT_PARAMETER],
-        responses={201: TodoSerializer, **error_responses(400, 401, 403, 415, s403=WRITE_403)},
+        parameters=[IDEMPOTENCY_KEY_PARAMETER, ADMIN_CONTEXT_PARAMETER],
+        responses={
+            201: TodoSerializer,
+            **error_responses(
+                400, 401, 403, 409, 415, 422, 503, s403=WRITE_403, **IDEMPOTENCY_ERRORS
+            ),
+        },
     )
     def post(self, request: Request) -> Response:
-        serializer = TodoCreateSerializer(data=request.data, context={"request": request})
-        serializer.is_valid(raise_exception=True)
-        status, body = todo_create_response(request=request, data=serializer.validated_data)
-        return Response(body, status=status)
+        return idempotent_create(
+            request,
+            model=Todo,
+            create=lambda key: todo_post_response(request=request, idempotency_key=key),
+            existing=lambda todo: todo_existing_response(request=request, todo=todo),
+        )
 
 
 class TodoDetailView(GenericAPIView):
