@@ -1,4 +1,4 @@
-"""Browser pages of the agent (the chat page)."""
+"""Browser pages of the agent: the chat page and the htmx endpoints behind its forms."""
 
 from __future__ import annotations
 
@@ -6,4 +6,13 @@ from django.urls import path
 
 from agent import views
 
-urlpatterns = [path("", views.chat_page, name="chat")]
+urlpatterns = [
+    path("", views.chat_page, name="chat"),
+    path("chat/message/", views.chat_message, name="chat-message"),
+    path("chat/confirm/", views.chat_confirm, name="chat-confirm"),
+    path("chat/reject/", views.chat_reject, name="chat-reject"),
+    path("chat/status/", views.chat_status, name="chat-status"),
+    path("chat/reply/", views.chat_reply, name="chat-reply"),
+    path("chat/new/", views.chat_new, name="chat-new"),
+    path("chat/language/", views.chat_language, name="chat-language"),
+]

@@ -1,0 +1,71 @@
+/* LightNote chat page: the little glue htmx needs. Everything works without it as plain
+   form posts; nothing here decides what happened — the server's answer does. */
+(function () {
+  "use strict";
+
+  var FRAGMENT_HEADER = "X-LightNote-Fragment";
+
+  function problems() {
+    return document.getElementById("problems");
+  }
+
+  function showProblem(kind) {
+    var box = problems();
+    if (!box) return;
+    box.textContent = box.dataset[kind] || box.dataset.generic || "";
+  }
+
+  // Swap only the server's own fragments (errors included: they carry a localized notice).
+  // Anything else — a login page after the session expired, a proxy error, a 500 — is not
+  // swapped into the conversation; a short notice asks to reload instead.
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var detail = event.detail;
+    if (detail.xhr && detail.xhr.getResponseHeader(FRAGMENT_HEADER) === "1") {
+      detail.shouldSwap = true;
+      return;
+    }
+    detail.shouldSwap = false;
+    showProblem("generic");
+  });
+
+  document.addEventListener("htmx:sendError", function () {
+    showProblem("network");
+  });
+
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var form = event.detail.elt;
+    if (!form || form.id !== "composer") return;
+    if (event.detail.successful) {
+      form.reset();
+      var problem = document.getElementById("composer-problem");
+      if (problem) problem.textContent = "";
+      var box = problems();
+      if (box) box.textContent = "";
+    }
+    var text = document.getElementById("chat-text");
+    if (text) text.focus();
+  });
+
+  // Keep the newest turn in view: it sits right above the message form.
+  document.addEventListener("htmx:afterSettle", function (event) {
+    if (event.detail.target && event.detail.target.id === "messages") {
+      var composer = document.getElementById("composer");
+      if (composer) composer.scrollIntoView({ block: "end" });
+    }
+  });
+
+  // Enter sends, Shift+Enter adds a line; never while an input method is composing
+  // (Chinese input confirms its candidates with Enter).
+  document.addEventListener("keydown", function (event) {
+    var target = event.target;
+    if (!target || target.id !== "chat-text") return;
+    if (event.key !== "Enter" || event.shiftKey || event.isComposing || event.keyCode === 229) {
+      return;
+    }
+    event.preventDefault();
+    var form = target.form;
+    var send = form && form.querySelector("button[type=submit]");
+    if (!form || (send && send.disabled) || !target.value.trim()) return; // empty or in flight
+    form.requestSubmit(send || undefined);
+  });
+})();
