@@ -53,6 +53,10 @@ def _succeeded_receipt(action_id: str) -> ActionReceipt | None:
     ).first()
 
 
+def _not_ready() -> LightNoteError:
+    return LightNoteError("CONTINUATION_NOT_READY", status=409, outer={"state": "pending"})
+
+
 def _answer(continuation: Any) -> Answer | None:
     if continuation.state == "settled":
         return Answer(200, {"state": "settled", "reply": continuation.reply})
@@ -89,19 +93,27 @@ def reply(
         continuation.state == "running" and continuation.takeover_allowed
     ):
         return answer
+    # The receipt is looked up by the continuation's own action id, so only this action's
+    # success (however late it became known) can activate it.
     receipt = _succeeded_receipt(continuation.action_id)
+    if receipt is None:
+        raise _not_ready()
     if continuation.state == "pending":
-        if receipt is None:
-            raise LightNoteError("CONTINUATION_NOT_READY", status=409, outer={"state": "pending"})
-        continuation_store.continuation_activate(
+        state = continuation_store.continuation_activate(
             token, receipt_action_id=str(receipt.action_id), receipt_status=receipt.status
         )
-    if receipt is None:  # pragma: no cover - ready/running imply a receipt was seen
-        raise LightNoteError("CONTINUATION_NOT_READY", status=409, outer={"state": "pending"})
+        if state is None:
+            raise LightNoteError("CONTINUATION_EXPIRED", status=410)
+        if state == "pending":  # refused: an altered record never becomes ready
+            raise _not_ready()
 
     limit_new_claim(request, user_id=actor.actor.pk)
     attempt_id = uuid.uuid4().hex
     claim = continuation_store.continuation_claim(token, attempt_id=attempt_id)
+    if claim.status == "gone":
+        raise LightNoteError("CONTINUATION_EXPIRED", status=410)
+    if claim.status == "pending":
+        raise _not_ready()
     if claim.status != "claimed":
         current = continuation_store.continuation_get(token)
         if current is None:
@@ -113,17 +125,27 @@ def reply(
         text = get_planner().final_reply(
             snapshot=continuation.snapshot, receipt=receipt_data, locale=locale
         )
-    except PlannerError as error:
+    except Exception as error:
+        # A failed generation goes back to ready at once (not after the 60 s lease), so the
+        # user's retry regenerates the reply; the action itself is never touched again.
         continuation_store.continuation_release(token, attempt_id=attempt_id)
+        if isinstance(error, PlannerError):
+            code = error.code
+        else:  # a response the engine could not read: as failed as a timeout
+            logger.exception("final reply generation failed for %s", receipt.action_id)
+            code = "PLANNER_UNAVAILABLE"
         audit_event(
             "continuation.failed",
             actor=actor.actor,
             subject=actor.subject,
             session_id=session_id,
             action_id=receipt.action_id,
-            code=error.code,
+            code=code,
         )
         raise LightNoteError("CONTINUATION_GENERATION_FAILED", status=503) from None
+    except BaseException:
+        continuation_store.continuation_release(token, attempt_id=attempt_id)
+        raise
     verdict = guard_reply(
         text,
         user_text=str(continuation.snapshot.get("question", "")),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from datetime import timedelta
 from typing import Any
 
 from django.db import transaction
@@ -19,10 +20,10 @@ from agent.capabilities import capability_by_tool, capability_for_unknown_tool
 from agent.guard import guard_reply
 from agent.models import AgentSession, Message
 from agent.planners import get_planner
-from agent.planners.base import Fact, PlanRequest, Proposal
-from agent.policy import enforce_tool_policy
+from agent.planners.base import Fact, PlanRequest, PlanResult, Proposal
+from agent.policy import PolicyResult, enforce_tool_policy
 from agent.ratelimit import limit_new_card
-from agent.tools import ToolContext, registry
+from agent.tools import ToolContext, registry, user_roles
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages, translate
@@ -90,8 +91,8 @@ class _Turn:
             result = enforce_tool_policy(
                 tool_name=name, args=args, context=self.context, phase="prepare"
             )
-            if result.tool.is_write:
-                raise LightNoteError("TOOL_NOT_FOUND")
+            if result.tool.is_write:  # never reached via the planners; refuse, never run
+                raise LightNoteError("TOOL_NOT_FOUND", status=404, params={"tool": name})
             read = result.tool.run(result.args, self.context)
             fact = Fact(tool=name, status="succeeded", summary=read.summary, data=read.data)
         except LightNoteError as error:
@@ -109,8 +110,9 @@ class _Turn:
         unknown = capability_for_unknown_tool(proposal.tool)
         if registry.get(proposal.tool) is None and unknown is not None:
             guidance = (unknown.guidance or {}).get(self.locale, "")
-            self.notices.append(_notice(unknown.id, unknown.status, guidance))
-            self._audit_refusal(proposal, f"CAPABILITY_{unknown.status.upper()}")
+            code = f"CAPABILITY_{unknown.status.upper()}"
+            self.notices.append(_notice(unknown.id, unknown.status, guidance, code))
+            self._audit_refusal(proposal, code)
             return
         if proposal.error:
             code = "TOOL_ARGS_MALFORMED"
@@ -140,6 +142,19 @@ class _Turn:
             self.run_read_tool(proposal.tool, proposal.args)
             return
         limit_new_card(self.request, user_id=self.actor.actor.pk)
+        try:
+            self._issue(prepared)
+        except LightNoteError as error:
+            if error.status >= 500 or error.status == 429:
+                raise  # the store is down or the user is over the limit: the whole turn fails
+            # Too large to store (args, preview or snapshot): refused like a failed prepare.
+            self.notices.append(
+                _notice(prepared.capability.id, "rejected", error.message(self.locale), error.code)
+            )
+            self._audit_refusal(proposal, error.code)
+
+    def _issue(self, prepared: PolicyResult) -> None:
+        """Store the card and its pending continuation; add the card to the turn."""
         # The continuation is issued first so the card can name it; it stays pending until
         # a succeeded receipt for this card's action exists.
         action_id = str(uuid.uuid4())
@@ -179,6 +194,9 @@ class _Turn:
             tool=prepared.tool.name,
             action_id=issued.card.id,
         )
+        expires_at = issued.card.expires_at
+        if expires_at is None:  # pragma: no cover - a card just issued always has one
+            raise RuntimeError("an issued card has no expiry")
         self.cards.append(
             {
                 "token": issued.token,
@@ -187,7 +205,7 @@ class _Turn:
                 "tool": prepared.tool.name,
                 "risk": prepared.capability.risk,
                 "state": "ready",
-                "expires_at": issued.card.expires_at.astimezone(self.context.zone).isoformat(),
+                "expires_at": expires_at.astimezone(self.context.zone).isoformat(),
                 "args": prepared.args,
                 "preview": prepared.preview,
             }
@@ -209,33 +227,51 @@ class _Turn:
         return {"tool": fact.tool, "status": fact.status, "summary": fact.summary}
 
 
+def _offered_tools(actor: ActorContext) -> tuple[list[dict[str, Any]], frozenset[str]]:
+    """Return the OpenAI specs of every tool this user may use, and which of them read."""
+    roles = user_roles(actor.actor)
+    allowed = {tool.name for tool in registry.tools() if roles & tool.allowed_roles}
+    specs = [
+        spec
+        for spec in registry.openai_tools(include_writes=True)
+        if spec["function"]["name"] in allowed
+    ]
+    reads = frozenset(tool.name for tool in registry.tools() if not tool.is_write) & allowed
+    return specs, reads
+
+
 def handle_message(
     *, request: Any, actor: ActorContext, session: AgentSession, text: str, locale: str
 ) -> dict[str, Any]:
     """Handle one user message and return the API's message body.
 
-    Needs: ``session`` belongs to ``actor.subject``. Writes the user's message and the
-    assistant's guarded reply; issues cards (Redis) outside any database transaction.
+    Needs: ``session`` belongs to the caller. Issues cards (Redis) outside any database
+    transaction, then writes the user's message and the assistant's guarded reply together
+    in one transaction: a turn that fails (store down, rate limited) leaves no half-turn.
     """
     turn = _Turn(request=request, actor=actor, session=session, text=text, locale=locale)
     history = _session_history(session)
-    Message.objects.create(session=session, role=Message.Role.USER, text=text)
-
-    planner = get_planner()
-    tools = registry.openai_tools(include_writes=True)
-    read_tools = frozenset(tool.name for tool in registry.tools() if not tool.is_write)
-    plan = planner.plan(
-        PlanRequest(
-            text=text,
-            history=history,
-            locale=locale,
-            zone=turn.context.zone,
-            now=turn.context.now,
-            tools=tools,
-            read_tools=read_tools,
-            run_read_tool=turn.run_read_tool,
-        )
+    tools, read_tools = _offered_tools(actor)
+    request_to_plan = PlanRequest(
+        text=text,
+        history=history,
+        locale=locale,
+        zone=turn.context.zone,
+        now=turn.context.now,
+        tools=tools,
+        read_tools=read_tools,
+        run_read_tool=turn.run_read_tool,
     )
+    try:
+        plan = get_planner().plan(request_to_plan)
+    except LightNoteError:
+        raise  # the store is down or similar: the API's own error
+    except Exception:
+        # A response the planner could not read (e.g. a malformed completion) is a failed
+        # turn with a clear reply, never a 500; only read tools can have run, so nothing
+        # was written.
+        logger.exception("planner failed on session %s", session.id)
+        plan = PlanResult(text="", error="PLANNER_UNAVAILABLE")
     if plan.error:
         reply = plan.text or translate("AGENT_PLANNER_FAILED", locale)
     else:
@@ -245,34 +281,32 @@ def handle_message(
         for proposal in plan.proposals:
             turn.card_for(proposal)
         reply = plan.text or ""
-    proposed_write = bool(plan.proposals)
+    original = reply
     verdict = guard_reply(
         reply,
         user_text=text,
-        proposed_write=proposed_write,
+        proposed_write=bool(plan.proposals),
         has_succeeded_receipt=False,  # no write ever executes during a message turn
         locale=locale,
     )
-    if verdict.replaced:
-        audit_event(
-            "guard.replaced",
-            actor=actor.actor,
-            subject=actor.subject,
-            session_id=session.id,
-            details={"matched": verdict.matched, "original": reply[:500]},
-        )
     reply = verdict.text
     if turn.cards and not reply.strip():
         reply = translate("AGENT_PLEASE_CONFIRM", locale)
+    # API.md: a refused proposal's reason appears in the reply, also after a replacement
+    # (the fixed text and the reason are both true).
     refusals = [notice["message"] for notice in turn.notices if notice["message"]]
-    if refusals and not verdict.replaced:
-        reply = "\n".join(part for part in [reply.strip(), *refusals] if part)
+    reply = "\n".join(part for part in [reply.strip(), *refusals] if part)
     facts = [turn._fact_dict(fact) for fact in turn.facts]
     with transaction.atomic():
+        user_message = Message.objects.create(
+            session=session, role=Message.Role.USER, text=text, created_at=turn.context.now
+        )
         message = Message.objects.create(
             session=session,
             role=Message.Role.ASSISTANT,
             text=reply,
+            # Strictly after the question, so history keeps its order even on a coarse clock.
+            created_at=max(timezone.now(), user_message.created_at + timedelta(microseconds=1)),
             payload={
                 "facts": facts,
                 "notices": turn.notices,
@@ -283,6 +317,14 @@ def handle_message(
                 ],
             },
         )
+        if verdict.replaced:
+            audit_event(
+                "guard.replaced",
+                actor=actor.actor,
+                subject=actor.subject,
+                session_id=session.id,
+                details={"matched": verdict.matched, "original": original[:500]},
+            )
     return {
         "message_id": str(message.id),
         "reply": reply,

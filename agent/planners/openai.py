@@ -117,9 +117,12 @@ class OpenAIPlanner:
             logger.warning("planner model call failed: %r", error)
             raise PlannerError(PLANNER_UNAVAILABLE, str(error)) from error
         choices = getattr(response, "choices", None)
-        if not choices:
-            raise PlannerError(PLANNER_UNAVAILABLE, "the response has no choices")
-        return choices[0].message
+        message = (
+            getattr(choices[0], "message", None) if isinstance(choices, list) and choices else None
+        )
+        if message is None:
+            raise PlannerError(PLANNER_UNAVAILABLE, "the response has no message")
+        return message
 
     def plan(self, request: PlanRequest) -> PlanResult:
         """Run one turn: read tools loop (at most MAX_ROUNDS calls); anything else is proposed."""

@@ -57,7 +57,8 @@ _ZH_TIME_PIECE = "|".join(
         rf"|半\s*个?\s*(?:小时|钟头|天|月))\s*(?:后|之后|以后)",
         r"大后天|后天|明天|明日|今天|今日|昨天|前天|今晚|明晚|昨晚|今早|明早|今夜|明夜",
         rf"(?:下下|下|上|本|这)?个?(?:周|星期|礼拜){_ZH_WEEKDAY}",
-        rf"{_ZH_NUMBER}\s*月\s*{_ZH_NUMBER}\s*[日号]",
+        # 2099年1月1日, 12月25日 (an explicit year stays with its date: the tool judges it)
+        rf"(?:\d{{4}}\s*年\s*)?{_ZH_NUMBER}\s*月\s*{_ZH_NUMBER}\s*[日号]",
         rf"(?:下|本|这|上)?个?月\s*{_ZH_NUMBER}\s*[号日]",
         rf"{_ZH_NUMBER}\s*号",
         r"月底|月末|周末|年底|下周|下个?星期|下个?月|本周|这周|本月",
