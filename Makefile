@@ -68,8 +68,17 @@ lint: install
 typecheck: install
 	$(BIN)/mypy agent todos notes lightnote
 
+# The heavy suites at full size: state machines with many more examples, and the race
+# tests repeated (each run races real threads/processes against MariaDB and Redis).
+RELIABILITY_TESTS := tests/test_store_state_machine.py tests/test_confirm_state_machine.py \
+	tests/test_confirm_concurrency.py tests/test_cards.py tests/test_idempotency.py \
+	tests/test_continuation_api.py
 reliability: install
-	LIGHTNOTE_TEST_BACKEND=services LIGHTNOTE_RELIABILITY=full $(BIN)/pytest -m "services" $(PYTEST_ARGS)
+	@for round in 1 2 3 4 5; do \
+	  echo "== reliability round $$round/5"; \
+	  LIGHTNOTE_TEST_BACKEND=services LIGHTNOTE_HYPOTHESIS_EXAMPLES=$${LIGHTNOTE_HYPOTHESIS_EXAMPLES:-400} \
+	    REQUIRE_SERVICES=1 $(BIN)/pytest -q $(RELIABILITY_TESTS) $(PYTEST_ARGS) || exit 1; \
+	done
 
 bench: install
 	LIGHTNOTE_TEST_BACKEND=services $(BIN)/python -m tests.bench

@@ -178,6 +178,12 @@ def load_card_for(
 # --- Resolution of unknown outcomes and expired leases --------------------------------------
 
 
+def _drop_connection() -> None:
+    """Close this thread's connection after a lost one, so the next query opens a fresh one."""
+    if not connection.in_atomic_block:
+        connection.close()
+
+
 def _find_receipt(action_id: str) -> ActionReceipt | None:
     return ActionReceipt.objects.filter(action_id=action_id).first()
 
@@ -188,6 +194,8 @@ def _void(card: cards.Card) -> ActionReceipt:
     After this, no executor can commit the action any more: its receipt insert would fail on
     the unique ``action_id``.
     """
+    if card.subject_id is None or card.actor_id is None:  # an intact card always has both
+        raise ValueError(f"card {card.id} names no subject or actor")
     try:
         with transaction.atomic():
             return ActionReceipt.objects.create(
@@ -223,11 +231,18 @@ def resolve(card: cards.Card, *, locale: str) -> Answer | None:
     Never executes. Returns the settled answer, or None while the outcome is still open
     (unknown and within the lease, or running within the lease).
     """
-    receipt = _find_receipt(card.id)
-    if receipt is None:
-        if not card.lease_passed():
-            return None
-        receipt = _void(card)
+    try:
+        receipt = _find_receipt(card.id)
+        if receipt is None:
+            if not card.lease_passed():
+                return None
+            receipt = _void(card)
+    except DatabaseError:
+        # The database could not answer (e.g. the void's own COMMIT reply was lost): the
+        # outcome stays open and the next call looks again. Never a guess, never a 500.
+        logger.exception("could not resolve %s from the receipt table", card.id)
+        _drop_connection()
+        return None
     kind, outcome = _outcome_from_receipt(receipt, locale)
     if not cards.card_resolve(digest=card.digest, outcome_kind=kind, outcome=outcome):
         # Someone else resolved it first (or it settled meanwhile): their answer stands.
@@ -283,7 +298,7 @@ def execute_claimed(
     from agent.policy import enforce_tool_policy
 
     context = _tool_context(card, actor, locale)
-    audit_common = {
+    audit_common: dict[str, Any] = {
         "actor": actor.actor,
         "subject": actor.subject,
         "session_id": card.session_id,
@@ -298,6 +313,10 @@ def execute_claimed(
     except LightNoteError as error:
         audit_event("action.failed", code=error.code, **audit_common)
         return _failed(error, locale)
+    except Exception:  # a bug in a tool's schema: nothing ran; settle, never leave it running
+        logger.exception("tool policy crashed for %s", card.id)
+        audit_event("action.failed", code="ACTION_EXECUTION_FAILED", **audit_common)
+        return _failed(LightNoteError("ACTION_EXECUTION_FAILED"), locale)
 
     commit_sent = False
     try:
@@ -341,6 +360,16 @@ def execute_claimed(
             return _failed(LightNoteError("ACTION_EXECUTION_FAILED"), locale)
         logger.exception("COMMIT of %s raised: outcome unknown, looking the receipt up", card.id)
         return _after_unknown_commit(card, locale=locale, audit_common=audit_common)
+    except Exception:
+        # A bug in a tool or service. Raised inside the block it rolled the change back, so
+        # the outcome is known: failed. (Only COMMIT itself can leave it unknown.) Settling
+        # it keeps the card from hanging in ``running`` behind a 500 until its lease passes.
+        if commit_sent:
+            logger.exception("COMMIT of %s raised: outcome unknown", card.id)
+            return _after_unknown_commit(card, locale=locale, audit_common=audit_common)
+        logger.exception("executing %s crashed (rolled back)", card.id)
+        audit_event("action.failed", code="ACTION_EXECUTION_FAILED", **audit_common)
+        return _failed(LightNoteError("ACTION_EXECUTION_FAILED"), locale)
     return _succeeded(receipt)
 
 
@@ -349,7 +378,7 @@ def _after_unknown_commit(
 ) -> tuple[str, dict[str, Any]]:
     """Look the receipt up on a fresh connection; never re-run the action."""
     try:
-        connection.close()
+        _drop_connection()
         existing = _find_receipt(card.id)
     except DatabaseError:
         logger.exception("receipt lookup for %s failed", card.id)
@@ -410,8 +439,25 @@ def confirm(
     except LightNoteError:
         settled = False  # store down after the fact: the receipt stays the truth
     if not settled:
-        logger.warning("card %s executed but could not be settled; reconciliation will", card.id)
+        # Our lease passed mid-run and a reconciler settled the card first (the receipt
+        # fence makes both outcomes agree), or the store is down. Answer with the stored
+        # outcome when there is one, so this answer and every replay are the same bytes.
+        logger.warning("card %s executed but could not be settled by its executor", card.id)
+        stored = _stored_final_outcome(card.digest)
+        if stored is not None:
+            return _settled(stored)
     return _settled(outcome)
+
+
+def _stored_final_outcome(digest: str) -> dict[str, Any] | None:
+    """Return the card's stored settled outcome unless it is still unknown (or unreadable)."""
+    try:
+        current = cards.card_get_by_digest(digest)
+    except LightNoteError:
+        return None
+    if current is None or current.state != "settled" or current.outcome_kind == "unknown":
+        return None
+    return current.outcome
 
 
 def reject(
@@ -454,9 +500,21 @@ def status(
 
 
 def reconcile_expired(*, locale: str = "zh-CN") -> int:
-    """Resolve every running card whose lease passed, from the receipt table. Never executes."""
+    """Resolve every running card whose lease passed, from the receipt table. Never executes.
+
+    A card whose record fails its binding check is destroyed, as a confirm would, and never
+    resolved: its ids could name another action's receipt slot, or another user.
+    """
     resolved = 0
     for card in cards.cards_running_with_expired_lease():
+        if not cards.card_binding_valid(card):
+            cards.card_destroy(digest=card.digest)
+            audit_event(
+                "confirm.invalid",
+                code="CONFIRMATION_INVALID",
+                details={"by": "reconcile", "digest_prefix": card.digest[:12]},
+            )
+            continue
         if resolve(card, locale=locale) is not None:
             resolved += 1
     return resolved

@@ -1,12 +1,18 @@
-"""Per-user rate limits on new cards and new claims (django-ratelimit on the Redis cache)."""
+"""Per-user rate limits on new cards and new claims (django-ratelimit on the Redis cache).
+
+Callers place the check where API.md's order puts it: after everything that can be answered
+from an existing record, so a repeat of a running or settled card is never refused.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django_ratelimit.core import get_usage
 
+from agent.audit import audit_event
 from lightnote.errors import LightNoteError
 from lightnote.redis import STORE_ERRORS
 
@@ -34,6 +40,12 @@ def _limit(request: Any, *, group: str, rate: str, user_id: int) -> None:
         raise store_unavailable()
     if usage["should_limit"]:
         retry_after = max(1, int(usage["time_left"]))
+        audit_event(
+            "rate.limited",
+            actor=get_user_model().objects.filter(pk=user_id).first(),
+            code="RATE_LIMITED",
+            details={"group": group, "rate": rate, "retry_after": retry_after},
+        )
         raise LightNoteError(
             "RATE_LIMITED",
             status=429,
