@@ -25,7 +25,6 @@ MESSAGE_MAX = 4000
 define_messages({"SESSION_NOT_FOUND": ("会话不存在。", "The conversation does not exist.")})
 
 
-
 class EmptySerializer(StrictSerializer):
     """An empty JSON object."""
 
