@@ -123,6 +123,22 @@ def _settled(outcome: dict[str, Any]) -> Answer:
     return Answer(200, {"state": "settled", "outcome": outcome})
 
 
+def _audit_card(
+    event_type: str, card: cards.Card, actor: ActorContext | None, **fields: Any
+) -> None:
+    """Record a protocol event about ``card``: its id, tool and capability, never its token."""
+    audit_event(
+        event_type,
+        actor=actor.actor if actor else None,
+        subject=actor.subject if actor else None,
+        session_id=card.session_id,
+        capability=card.capability,
+        tool=card.tool,
+        action_id=card.id,
+        **fields,
+    )
+
+
 # --- Checks shared by confirm, reject and status -------------------------------------------
 
 
@@ -161,16 +177,7 @@ def load_card_for(
         raise LightNoteError("CONFIRMATION_FORBIDDEN", status=403)
     if not cards.card_binding_valid(card):
         cards.card_destroy(token)
-        audit_event(
-            "confirm.invalid",
-            actor=actor.actor,
-            subject=actor.subject,
-            session_id=session_id,
-            capability=card.capability,
-            tool=card.tool,
-            action_id=card.id,
-            code="CONFIRMATION_INVALID",
-        )
+        _audit_card("confirm.invalid", card, actor, code="CONFIRMATION_INVALID")
         raise LightNoteError("CONFIRMATION_INVALID", status=409)
     return card
 
@@ -249,12 +256,10 @@ def resolve(card: cards.Card, *, locale: str) -> Answer | None:
         current = cards.card_get_by_digest(card.digest)
         if current is not None and current.state == "settled" and current.outcome_kind != "unknown":
             return _settled(current.outcome or {})
-    audit_event(
+    _audit_card(
         "confirm.reconciled",
-        session_id=card.session_id,
-        capability=card.capability,
-        tool=card.tool,
-        action_id=card.id,
+        card,
+        None,
         code="" if kind == "succeeded" else "ACTION_NOT_EXECUTED",
         details={"outcome": kind, "subject_id": card.subject_id},
     )
@@ -298,24 +303,16 @@ def execute_claimed(
     from agent.policy import enforce_tool_policy
 
     context = _tool_context(card, actor, locale)
-    audit_common: dict[str, Any] = {
-        "actor": actor.actor,
-        "subject": actor.subject,
-        "session_id": card.session_id,
-        "capability": card.capability,
-        "tool": card.tool,
-        "action_id": card.id,
-    }
     try:
         policy = enforce_tool_policy(
             tool_name=card.tool, args=card.args, context=context, phase="execute", confirmed=True
         )
     except LightNoteError as error:
-        audit_event("action.failed", code=error.code, **audit_common)
+        _audit_card("action.failed", card, actor, code=error.code)
         return _failed(error, locale)
     except Exception:  # a bug in a tool's schema: nothing ran; settle, never leave it running
         logger.exception("tool policy crashed for %s", card.id)
-        audit_event("action.failed", code="ACTION_EXECUTION_FAILED", **audit_common)
+        _audit_card("action.failed", card, actor, code="ACTION_EXECUTION_FAILED")
         return _failed(LightNoteError("ACTION_EXECUTION_FAILED"), locale)
 
     commit_sent = False
@@ -337,44 +334,44 @@ def execute_claimed(
                 summary=result.summary,
                 result=result.data,
             )
-            audit_event("action.executed", details={"summary": result.summary}, **audit_common)
+            _audit_card("action.executed", card, actor, details={"summary": result.summary})
             # Everything after this line happens in COMMIT: an error from here on may come
             # after the database made the change durable.
             commit_sent = True
     except LightNoteError as error:  # a business failure: rolled back, nothing changed
-        audit_event("action.failed", code=error.code, **audit_common)
+        _audit_card("action.failed", card, actor, code=error.code)
         return _failed(error, locale)
     except IntegrityError:
         # The receipt slot is taken: an earlier execution (Redis lost the claim) or a void.
         existing = _find_receipt(card.id)
         if existing is None:
             logger.exception("integrity error executing %s", card.id)
-            audit_event("action.failed", code="ACTION_EXECUTION_FAILED", **audit_common)
+            _audit_card("action.failed", card, actor, code="ACTION_EXECUTION_FAILED")
             return _failed(LightNoteError("ACTION_EXECUTION_FAILED"), locale)
-        audit_event("confirm.duplicate_execution_fenced", **audit_common)
+        _audit_card("confirm.duplicate_execution_fenced", card, actor)
         return _outcome_from_receipt(existing, locale)
     except DatabaseError:
         if not commit_sent:
             logger.exception("database error executing %s (rolled back)", card.id)
-            audit_event("action.failed", code="ACTION_EXECUTION_FAILED", **audit_common)
+            _audit_card("action.failed", card, actor, code="ACTION_EXECUTION_FAILED")
             return _failed(LightNoteError("ACTION_EXECUTION_FAILED"), locale)
         logger.exception("COMMIT of %s raised: outcome unknown, looking the receipt up", card.id)
-        return _after_unknown_commit(card, locale=locale, audit_common=audit_common)
+        return _after_unknown_commit(card, actor=actor, locale=locale)
     except Exception:
         # A bug in a tool or service. Raised inside the block it rolled the change back, so
         # the outcome is known: failed. (Only COMMIT itself can leave it unknown.) Settling
         # it keeps the card from hanging in ``running`` behind a 500 until its lease passes.
         if commit_sent:
             logger.exception("COMMIT of %s raised: outcome unknown", card.id)
-            return _after_unknown_commit(card, locale=locale, audit_common=audit_common)
+            return _after_unknown_commit(card, actor=actor, locale=locale)
         logger.exception("executing %s crashed (rolled back)", card.id)
-        audit_event("action.failed", code="ACTION_EXECUTION_FAILED", **audit_common)
+        _audit_card("action.failed", card, actor, code="ACTION_EXECUTION_FAILED")
         return _failed(LightNoteError("ACTION_EXECUTION_FAILED"), locale)
     return _succeeded(receipt)
 
 
 def _after_unknown_commit(
-    card: cards.Card, *, locale: str, audit_common: dict[str, Any]
+    card: cards.Card, *, actor: ActorContext, locale: str
 ) -> tuple[str, dict[str, Any]]:
     """Look the receipt up on a fresh connection; never re-run the action."""
     try:
@@ -384,9 +381,9 @@ def _after_unknown_commit(
         logger.exception("receipt lookup for %s failed", card.id)
         existing = None
     if existing is not None:
-        audit_event("action.executed", code="COMMIT_CONFIRMED_BY_RECEIPT", **audit_common)
+        _audit_card("action.executed", card, actor, code="COMMIT_CONFIRMED_BY_RECEIPT")
         return _outcome_from_receipt(existing, locale)
-    audit_event("action.outcome_unknown", code="ACTION_OUTCOME_UNKNOWN", **audit_common)
+    _audit_card("action.outcome_unknown", card, actor, code="ACTION_OUTCOME_UNKNOWN")
     return _unknown(locale)
 
 
@@ -402,16 +399,7 @@ def confirm(
     )
     answer = answer_for_state(card, locale=locale)
     if answer is not None:
-        audit_event(
-            "confirm.duplicate",
-            actor=actor.actor,
-            subject=actor.subject,
-            session_id=session_id,
-            action_id=card.id,
-            tool=card.tool,
-            capability=card.capability,
-            details={"state": card.state},
-        )
+        _audit_card("confirm.duplicate", card, actor, details={"state": card.state})
         return answer
     limit_new_claim(request, user_id=actor.actor.pk)
     attempt_id = uuid.uuid4().hex
@@ -422,15 +410,7 @@ def confirm(
             raise LightNoteError("CONFIRMATION_EXPIRED", status=410)
         answer = answer_for_state(claim.card, locale=locale)
         return answer or Answer(202, {"state": "running"})
-    audit_event(
-        "confirm.claimed",
-        actor=actor.actor,
-        subject=actor.subject,
-        session_id=session_id,
-        action_id=card.id,
-        tool=card.tool,
-        capability=card.capability,
-    )
+    _audit_card("confirm.claimed", card, actor)
     kind, outcome = execute_claimed(card, actor=actor, locale=locale)
     try:
         settled = cards.card_settle(
@@ -469,15 +449,7 @@ def reject(
     )
     result = cards.card_reject(token)
     if result.status == cards.RejectStatus.REJECTED:
-        audit_event(
-            "confirm.rejected",
-            actor=actor.actor,
-            subject=actor.subject,
-            session_id=session_id,
-            action_id=card.id,
-            tool=card.tool,
-            capability=card.capability,
-        )
+        _audit_card("confirm.rejected", card, actor)
         return Answer(200, {"state": "rejected"})
     if result.status == cards.RejectStatus.GONE:
         raise LightNoteError("CONFIRMATION_EXPIRED", status=410)
