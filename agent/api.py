@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
+from rest_framework.exceptions import APIException
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -137,7 +139,7 @@ class SessionsView(APIView):
 
     @extend_schema(
         request=EmptySerializer,
-        responses={201: SessionSerializer, **error_responses(400, 401, 403)},
+        responses={201: SessionSerializer, **error_responses(400, 401, 403, 415)},
         parameters=[ADMIN_CONTEXT_PARAMETER],
     )
     def post(self, request: Request) -> Response:
@@ -153,7 +155,7 @@ class MessagesView(APIView):
 
     @extend_schema(
         request=MessageRequestSerializer,
-        responses={200: _MessageResponse, **error_responses(400, 401, 403, 404, 429, 503)},
+        responses={200: _MessageResponse, **error_responses(400, 401, 403, 404, 415, 429, 503)},
         parameters=[ADMIN_CONTEXT_PARAMETER],
     )
     def post(self, request: Request, session_id: str) -> Response:
@@ -170,6 +172,15 @@ class MessagesView(APIView):
         return Response(body)
 
 
+def _identify_for_locale(request: Request) -> None:
+    """Authenticate quietly so a 400 answers in the user's language; a failure changes nothing.
+
+    The 400 still answers first (API.md's order): this only chooses the message's language.
+    """
+    with contextlib.suppress(APIException, LightNoteError):
+        request.user  # noqa: B018 - the property runs the authenticators
+
+
 class _TokenEndpoint(APIView):
     """Shared shape of confirm / reject / status / reply: body first, then everything else.
 
@@ -182,7 +193,12 @@ class _TokenEndpoint(APIView):
     operation: Callable[..., execution.Answer]
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
-        self.payload = _validated(TokenRequestSerializer, request)
+        if request.method == "POST":  # any other method is a plain 405 from DRF's dispatch
+            try:
+                self.payload = _validated(TokenRequestSerializer, request)
+            except APIException:
+                _identify_for_locale(request)
+                raise
         super().initial(request, *args, **kwargs)
 
     def post(self, request: Request) -> Response:
@@ -196,7 +212,7 @@ class _TokenEndpoint(APIView):
         return Response(answer.body, status=answer.status, headers=answer.headers)
 
 
-_CARD_ERRORS = error_responses(400, 401, 403, 409, 410, 429, 503)
+_CARD_ERRORS = error_responses(400, 401, 403, 409, 410, 415, 429, 503)
 
 
 class ConfirmView(_TokenEndpoint):
@@ -220,7 +236,7 @@ class RejectView(_TokenEndpoint):
 
     @extend_schema(
         request=TokenRequestSerializer,
-        responses={200: _StateResponse, **error_responses(400, 401, 403, 409, 410, 503)},
+        responses={200: _StateResponse, **error_responses(400, 401, 403, 409, 410, 415, 503)},
         parameters=[ADMIN_CONTEXT_PARAMETER],
     )
     def post(self, request: Request) -> Response:
@@ -234,7 +250,7 @@ class StatusView(_TokenEndpoint):
 
     @extend_schema(
         request=TokenRequestSerializer,
-        responses={200: _StateResponse, **error_responses(400, 401, 403, 409, 410, 503)},
+        responses={200: _StateResponse, **error_responses(400, 401, 403, 409, 410, 415, 503)},
         parameters=[ADMIN_CONTEXT_PARAMETER],
     )
     def post(self, request: Request) -> Response:
@@ -251,7 +267,7 @@ class ContinuationReplyView(_TokenEndpoint):
         responses={
             200: _ReplyResponse,
             202: _ReplyResponse,
-            **error_responses(400, 401, 403, 409, 410, 429, 503),
+            **error_responses(400, 401, 403, 409, 410, 415, 429, 503),
         },
         parameters=[ADMIN_CONTEXT_PARAMETER],
     )

@@ -31,4 +31,5 @@ urlpatterns = [
     path("", include("agent.page_urls")),
 ]
 
+handler404 = "lightnote.views.not_found"
 handler500 = "lightnote.views.server_error"

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any, cast
 
 from django.contrib.auth import authenticate
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.authtoken.models import Token
@@ -105,4 +106,14 @@ def server_error(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonRespons
     return JsonResponse(
         {"error": {"code": "INTERNAL_ERROR", "message": translate("INTERNAL_ERROR", locale)}},
         status=500,
+    )
+
+
+def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """A 404 under ``/api/`` is the one error body too (e.g. a malformed id in a path)."""
+    if not request.path.startswith("/api/"):
+        return defaults.page_not_found(request, exception)
+    locale = request_locale(request)
+    return JsonResponse(
+        {"error": {"code": "NOT_FOUND", "message": translate("NOT_FOUND", locale)}}, status=404
     )
