@@ -87,6 +87,17 @@ def reply(
             code="CONTINUATION_FORBIDDEN",
         )
         raise LightNoteError("CONTINUATION_FORBIDDEN", status=403)
+    # Checked in every state, not only at activation: an altered ready record could name
+    # another action (another user's receipt) for the reply to read.
+    if not continuation_store.continuation_binding_valid(continuation):
+        audit_event(
+            "continuation.invalid",
+            actor=actor.actor,
+            subject=actor.subject,
+            session_id=session_id,
+            code="CONTINUATION_INVALID",
+        )
+        raise _not_ready()
 
     answer = _answer(continuation)
     if answer is not None and not (

@@ -339,6 +339,18 @@ def execute_claimed(
             # after the database made the change durable.
             commit_sent = True
     except LightNoteError as error:  # a business failure: rolled back, nothing changed
+        # Race: Redis lost the claim (failover) after an earlier execution committed; its
+        # version bump or delete makes this run fail before the receipt's unique key could
+        # fence it. The receipt, not this conflict, is the action's outcome.
+        try:
+            existing = _find_receipt(card.id)
+        except DatabaseError:
+            logger.exception("receipt lookup for %s failed after %s", card.id, error.code)
+            _drop_connection()
+            return _unknown(locale)  # re-checked against the receipt table later
+        if existing is not None:
+            _audit_card("confirm.duplicate_execution_fenced", card, actor, code=error.code)
+            return _outcome_from_receipt(existing, locale)
         _audit_card("action.failed", card, actor, code=error.code)
         return _failed(error, locale)
     except IntegrityError:
