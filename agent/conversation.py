@@ -50,6 +50,13 @@ define_messages(
 )
 
 
+def _request_id(request: Any) -> str:
+    """Return the proxy's ``X-Request-ID`` (bounded) or a fresh id, bound into each card."""
+    django_request = getattr(request, "_request", request)
+    given = str(getattr(django_request, "META", {}).get("HTTP_X_REQUEST_ID", ""))[:64]
+    return given or uuid.uuid4().hex
+
+
 def _session_history(session: AgentSession) -> list[dict[str, str]]:
     recent = list(session.messages.order_by("-created_at", "-id")[:HISTORY_TURNS])
     return [{"role": message.role, "text": message.text} for message in reversed(recent)]
@@ -79,7 +86,11 @@ class _Turn:
         self.session = session
         self.locale = locale
         self.context = ToolContext.from_actor_context(
-            actor, session_id=str(session.id), locale=locale, now=timezone.now()
+            actor,
+            session_id=str(session.id),
+            locale=locale,
+            now=timezone.now(),
+            request_id=_request_id(request),
         )
         self.facts: list[Fact] = []
         self.cards: list[dict[str, Any]] = []

@@ -287,6 +287,13 @@ LIGHTNOTE_CONFIRMATION_TTL = env_int("LIGHTNOTE_CONFIRMATION_TTL", 300, minimum=
 LIGHTNOTE_EXECUTION_LEASE = env_int("LIGHTNOTE_EXECUTION_LEASE", 30, minimum=1)
 LIGHTNOTE_SETTLED_TTL = env_int("LIGHTNOTE_SETTLED_TTL", 86_400, minimum=60)
 LIGHTNOTE_IDEMPOTENCY_TTL = env_int("LIGHTNOTE_IDEMPOTENCY_TTL", 86_400, minimum=60)
+# A running record must outlive its lease, or it could vanish mid-run (answering 410); and a
+# card must not outlive its continuation, which expires one hour after it is issued.
+for _name in ("LIGHTNOTE_SETTLED_TTL", "LIGHTNOTE_IDEMPOTENCY_TTL"):
+    if globals()[_name] <= LIGHTNOTE_EXECUTION_LEASE:
+        raise ImproperlyConfigured(f"{_name} must be longer than LIGHTNOTE_EXECUTION_LEASE")
+if LIGHTNOTE_CONFIRMATION_TTL > 3600:
+    raise ImproperlyConfigured("LIGHTNOTE_CONFIRMATION_TTL must be at most 3600 (one hour)")
 LIGHTNOTE_RATE_LIMIT_CARDS = env_rate("LIGHTNOTE_RATE_LIMIT_CARDS", "60/m")
 LIGHTNOTE_RATE_LIMIT_CONFIRMS = env_rate("LIGHTNOTE_RATE_LIMIT_CONFIRMS", "60/m")
 OPENAI_API_KEY = env_str("OPENAI_API_KEY")

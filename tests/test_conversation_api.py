@@ -525,3 +525,21 @@ def test_without_an_api_key_the_settings_choose_the_rules_planner(tmp_path: Path
         check=True,
     )
     assert result.stdout.strip() == "rules"
+
+
+def test_each_card_binds_the_request_id_of_the_turn_that_issued_it(alice_api) -> None:
+    from agent import cards
+
+    session_id = new_session(alice_api)
+    response = alice_api.post(
+        f"/api/v1/agent/sessions/{session_id}/messages/",
+        {"text": "帮我创建一条明天下午3点开会的待办"},
+        format="json",
+        HTTP_X_REQUEST_ID="req-42",
+    )
+    token = response.json()["cards"][0]["token"]
+    card = cards.card_get(token)
+
+    assert card is not None
+    assert card.request_id == "req-42"
+    assert cards.card_binding_valid(card)

@@ -48,3 +48,32 @@ def test_env_int_accepts_a_valid_value(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("LIGHTNOTE_X")
     assert app_settings.env_int("LIGHTNOTE_X", 7) == 7
     assert "LIGHTNOTE_X" not in os.environ
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        (
+            {"LIGHTNOTE_SETTLED_TTL": "60", "LIGHTNOTE_EXECUTION_LEASE": "90"},
+            "LIGHTNOTE_SETTLED_TTL",
+        ),
+        (
+            {"LIGHTNOTE_IDEMPOTENCY_TTL": "60", "LIGHTNOTE_EXECUTION_LEASE": "60"},
+            "LIGHTNOTE_IDEMPOTENCY_TTL",
+        ),
+        ({"LIGHTNOTE_CONFIRMATION_TTL": "7200"}, "LIGHTNOTE_CONFIRMATION_TTL"),
+    ],
+)
+def test_inconsistent_lifetimes_stop_start_up(env: dict[str, str], message: str) -> None:
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-c", "import lightnote.settings"],
+        env={**os.environ, "LIGHTNOTE_DEBUG": "1", **env},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode != 0
+    assert message in result.stderr
