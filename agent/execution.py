@@ -278,8 +278,35 @@ def answer_for_state(card: cards.Card, *, locale: str) -> Answer | None:
             resolved = resolve(card, locale=locale)
             if resolved is not None:
                 return resolved
+        if card.outcome_kind == "succeeded":
+            _check_success_has_receipt(card)
         return _settled(card.outcome or {})
     return None
+
+
+def _check_success_has_receipt(card: cards.Card) -> None:
+    """Refuse to repeat a stored success that the receipt table does not back.
+
+    The outcome in Redis is a cache of the receipt; it is not covered by the card's HMAC. A
+    party able to write Redis could plant ``ok: true`` on a card that never ran: the database
+    has the last word, so such a card is destroyed and answers 409 ``CONFIRMATION_INVALID``.
+    """
+    receipt = (card.outcome or {}).get("receipt") or {}
+    backed = receipt.get("action_id") == card.id and (
+        ActionReceipt.objects.filter(
+            action_id=card.id, status=ActionReceipt.Status.SUCCEEDED
+        ).exists()
+    )
+    if not backed:
+        cards.card_destroy(digest=card.digest)
+        _audit_card(
+            "confirm.invalid",
+            card,
+            None,
+            code="CONFIRMATION_INVALID",
+            details={"reason": "stored success without a receipt"},
+        )
+        raise LightNoteError("CONFIRMATION_INVALID", status=409)
 
 
 # --- Execution ---------------------------------------------------------------------------

@@ -115,3 +115,28 @@ def test_an_altered_ready_continuation_never_reads_another_users_receipt(
     assert "鲍勃" not in response.content.decode()
     assert not Message.objects.filter(text__contains="鲍勃").exists()
     assert continuation_store.continuation_get(card["continuation_token"]).state == "ready"  # type: ignore[union-attr]
+
+
+# --- 3. a success planted in Redis without a receipt is never repeated ----------------------
+
+
+def test_a_success_planted_in_the_store_without_a_receipt_is_refused(user: Any) -> None:
+    client = token_client(user)
+    session_id = open_session(client)
+    card = card_via_message(client, session_id)
+    stored = cards.card_get(card["token"])
+    assert stored is not None
+    # Someone with write access to Redis claims and settles the card with a made-up receipt.
+    assert cards.card_claim(card["token"], attempt_id="forger").status == "claimed"
+    fake = {"ok": True, "receipt": {"action_id": stored.id, "status": "succeeded"}}
+    assert cards.card_settle(
+        card["token"], attempt_id="forger", outcome_kind="succeeded", outcome=fake
+    )
+
+    response = confirm(client, card["token"], session_id)
+
+    assert response.status_code == 409
+    assert error_code(response) == "CONFIRMATION_INVALID"
+    assert Todo.objects.count() == 0
+    assert receipts_for(stored.id) == []
+    assert cards.card_get(card["token"]) is None  # destroyed: later calls answer 410
