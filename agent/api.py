@@ -6,7 +6,7 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, extend_schema_view, inline_serializer
 from rest_framework import serializers
 from rest_framework.exceptions import APIException
 from rest_framework.permissions import IsAuthenticated
@@ -212,64 +212,52 @@ class _TokenEndpoint(APIView):
         return Response(answer.body, status=answer.status, headers=answer.headers)
 
 
-_CARD_ERRORS = error_responses(400, 401, 403, 409, 410, 415, 429, 503)
+def _token_endpoint_schema(responses: dict[int, Any]) -> Callable[[type], type]:
+    """Document one token endpoint's POST: the shared body, the admin header, its statuses."""
+    return extend_schema_view(
+        post=extend_schema(
+            request=TokenRequestSerializer,
+            responses=responses,
+            parameters=[ADMIN_CONTEXT_PARAMETER],
+        )
+    )
 
 
+@_token_endpoint_schema(
+    {
+        200: _StateResponse,
+        202: _StateResponse,
+        **error_responses(400, 401, 403, 409, 410, 415, 429, 503),
+    }
+)
 class ConfirmView(_TokenEndpoint):
     """Confirm a card: exactly one request executes it; the others learn what happened."""
 
     operation = staticmethod(execution.confirm)
 
-    @extend_schema(
-        request=TokenRequestSerializer,
-        responses={200: _StateResponse, 202: _StateResponse, **_CARD_ERRORS},
-        parameters=[ADMIN_CONTEXT_PARAMETER],
-    )
-    def post(self, request: Request) -> Response:
-        return super().post(request)
 
-
+@_token_endpoint_schema({200: _StateResponse, **error_responses(400, 401, 403, 409, 410, 415, 503)})
 class RejectView(_TokenEndpoint):
     """Reject a ready card."""
 
     operation = staticmethod(execution.reject)
 
-    @extend_schema(
-        request=TokenRequestSerializer,
-        responses={200: _StateResponse, **error_responses(400, 401, 403, 409, 410, 415, 503)},
-        parameters=[ADMIN_CONTEXT_PARAMETER],
-    )
-    def post(self, request: Request) -> Response:
-        return super().post(request)
 
-
+@_token_endpoint_schema({200: _StateResponse, **error_responses(400, 401, 403, 409, 410, 415, 503)})
 class StatusView(_TokenEndpoint):
     """A card's state, and its outcome once settled."""
 
     operation = staticmethod(execution.status)
 
-    @extend_schema(
-        request=TokenRequestSerializer,
-        responses={200: _StateResponse, **error_responses(400, 401, 403, 409, 410, 415, 503)},
-        parameters=[ADMIN_CONTEXT_PARAMETER],
-    )
-    def post(self, request: Request) -> Response:
-        return super().post(request)
 
-
+@_token_endpoint_schema(
+    {
+        200: _ReplyResponse,
+        202: _ReplyResponse,
+        **error_responses(400, 401, 403, 409, 410, 415, 429, 503),
+    }
+)
 class ContinuationReplyView(_TokenEndpoint):
     """The final reply after a succeeded action (generated once, with no write tools)."""
 
     operation = staticmethod(continuations.reply)
-
-    @extend_schema(
-        request=TokenRequestSerializer,
-        responses={
-            200: _ReplyResponse,
-            202: _ReplyResponse,
-            **error_responses(400, 401, 403, 409, 410, 415, 429, 503),
-        },
-        parameters=[ADMIN_CONTEXT_PARAMETER],
-    )
-    def post(self, request: Request) -> Response:
-        return super().post(request)
