@@ -15,7 +15,7 @@ class AgentConfig(AppConfig):
         A tool that disagrees with the capability table, or an enabled capability without
         its tool, raises ``ImproperlyConfigured`` here: the app refuses to start.
         """
-        from agent import checks, messages, policy  # noqa: F401  (registers texts and checks)
+        from agent import checks, policy  # noqa: F401  (registers texts and checks)
         from agent.tools import registry
 
         autodiscover_modules("agent_tools")

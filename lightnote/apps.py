@@ -9,4 +9,4 @@ class LightNoteConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from lightnote import checks, messages  # noqa: F401  (registers texts and checks)
+        from lightnote import messages  # noqa: F401  (registers texts)
