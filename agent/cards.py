@@ -1,6 +1,6 @@
 """Confirmation cards: issue, read, claim, settle, resolve, reject, destroy.
 
-A card is one record in the control store (see :mod:`agent.store`) at
+A card is one record in the control store (see :mod:`lightnote.store`) at
 ``ln:card:{sha256(token)}``. Its ``record`` is the immutable JSON written at issue: the
 prepared args, preview and every binding (owner hash, session, subject, actor, admin
 context, request id), sealed by ``args_hmac``, an HMAC over all the other record fields.
@@ -30,8 +30,9 @@ from typing import Any
 
 from django.conf import settings
 
-from agent import store
-from agent.binding import args_hmac, canonical_json, digests_equal, owner_hash
+from agent.control import card_key, confirmation_store
+from lightnote import store
+from lightnote.binding import args_hmac, canonical_json, digests_equal, owner_hash
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
 
@@ -223,6 +224,7 @@ def _json_size(value: Any) -> int:
     return len(canonical_json(value).encode("utf-8"))
 
 
+@confirmation_store()
 def card_issue(
     *,
     owner_id: int | str,
@@ -279,7 +281,7 @@ def card_issue(
     record["args_hmac"] = args_hmac(record)
     record_json = canonical_json(record)
     result = store.record_create(
-        store.card_key(digest),
+        card_key(digest),
         state=CardState.READY,
         record_json=record_json,
         ttl_ms=ttl_seconds * 1000,
@@ -289,14 +291,16 @@ def card_issue(
     return IssuedCard(token=token, card=_card_from_fields(digest, result.fields))
 
 
+@confirmation_store()
 def card_get(token: str) -> Card | None:
     """Return the card named by ``token``, or None when it is unknown or expired."""
     return card_get_by_digest(store.token_digest(token))
 
 
+@confirmation_store()
 def card_get_by_digest(digest: str) -> Card | None:
     """Return the card whose token has this digest (reconciliation knows only digests)."""
-    fields = store.record_get(store.card_key(digest))
+    fields = store.record_get(card_key(digest))
     return None if fields is None else _card_from_fields(digest, fields)
 
 
@@ -325,10 +329,11 @@ def _index_best_effort(action: str, digest: str, *, score_ms: int = 0) -> None:
             store.index_add(RUNNING_INDEX_KEY, digest, score_ms=score_ms)
         else:
             store.index_remove(RUNNING_INDEX_KEY, digest)
-    except LightNoteError:
+    except store.StoreUnavailable:
         logger.warning("running-cards index not updated (%s %s)", action, digest[:12])
 
 
+@confirmation_store()
 def card_claim(token: str, *, attempt_id: str) -> ClaimResult:
     """Claim a ready card for ``attempt_id``: ready -> running, with a lease. One winner.
 
@@ -341,7 +346,7 @@ def card_claim(token: str, *, attempt_id: str) -> ClaimResult:
     digest = store.token_digest(token)
     now = store.now_ms()
     result = store.record_transition(
-        store.card_key(digest),
+        card_key(digest),
         from_states=(CardState.READY,),
         to_state=CardState.RUNNING,
         attempt=attempt_id,
@@ -375,6 +380,7 @@ def _outcome_json(outcome_kind: str, outcome: Mapping[str, Any], allowed: tuple[
     return canonical_json(dict(outcome))
 
 
+@confirmation_store()
 def card_settle(
     token: str, *, attempt_id: str, outcome_kind: str, outcome: Mapping[str, Any]
 ) -> bool:
@@ -387,7 +393,7 @@ def card_settle(
     """
     digest = store.token_digest(token)
     result = store.record_transition(
-        store.card_key(digest),
+        card_key(digest),
         from_states=(CardState.RUNNING,),
         to_state=CardState.SETTLED,
         attempt=attempt_id,
@@ -411,6 +417,7 @@ def _digest_of(token: str | None, digest: str | None) -> str:
     raise ValueError("name the card by exactly one of token or digest")
 
 
+@confirmation_store()
 def card_resolve(
     token: str | None = None,
     *,
@@ -429,7 +436,7 @@ def card_resolve(
     allowed = (OutcomeKind.SUCCEEDED, OutcomeKind.FAILED)
     outcome_json = _outcome_json(outcome_kind, outcome, tuple(allowed))
     digest = _digest_of(token, digest)
-    key = store.card_key(digest)
+    key = card_key(digest)
     common: dict[str, Any] = {
         "to_state": CardState.SETTLED,
         "outcome": outcome_json,
@@ -455,6 +462,7 @@ def card_resolve(
     return False
 
 
+@confirmation_store()
 def card_reject(token: str) -> RejectResult:
     """Reject a ready card: ready -> rejected, atomically; a repeat answers REJECTED again.
 
@@ -462,7 +470,7 @@ def card_reject(token: str) -> RejectResult:
     ``LIGHTNOTE_SETTLED_TTL`` so later confirms answer "rejected", not "expired".
     """
     result = store.record_transition(
-        store.card_key(store.token_digest(token)),
+        card_key(store.token_digest(token)),
         from_states=(CardState.READY,),
         to_state=CardState.REJECTED,
         ttl_ms=settings.LIGHTNOTE_SETTLED_TTL * 1000,
@@ -475,14 +483,16 @@ def card_reject(token: str) -> RejectResult:
     return RejectResult(status=RejectStatus.REFUSED, state=result.state)
 
 
+@confirmation_store()
 def card_destroy(token: str | None = None, *, digest: str | None = None) -> bool:
     """Delete a card (e.g. one whose binding check failed); True when it existed."""
     digest = _digest_of(token, digest)
-    existed = store.record_delete(store.card_key(digest))
+    existed = store.record_delete(card_key(digest))
     _index_best_effort("remove", digest)
     return existed
 
 
+@confirmation_store()
 def cards_running_with_expired_lease(*, limit: int = 100) -> list[Card]:
     """Return running cards whose lease has passed, for the reconcile command.
 
@@ -492,7 +502,7 @@ def cards_running_with_expired_lease(*, limit: int = 100) -> list[Card]:
     now = store.now_ms()
     cards: list[Card] = []
     for digest in store.index_due(RUNNING_INDEX_KEY, now_ms=now, limit=limit):
-        fields = store.record_get(store.card_key(digest))
+        fields = store.record_get(card_key(digest))
         if fields is None or fields.get("state") != CardState.RUNNING:
             store.index_remove(RUNNING_INDEX_KEY, digest)
             continue

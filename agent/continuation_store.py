@@ -1,6 +1,6 @@
 """Continuations: the record behind one final reply after a confirmed action.
 
-A continuation is one record in the control store (see :mod:`agent.store`) at
+A continuation is one record in the control store (see :mod:`lightnote.store`) at
 ``ln:cont:{sha256(token)}``, with its own token, kept apart from the card it follows::
 
     pending --activate (a succeeded receipt of THIS action)--> ready
@@ -27,8 +27,9 @@ from typing import Any
 
 from django.conf import settings
 
-from agent import store
-from agent.binding import args_hmac, canonical_json, digests_equal, owner_hash
+from agent.control import confirmation_store, continuation_key
+from lightnote import store
+from lightnote.binding import args_hmac, canonical_json, digests_equal, owner_hash
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
 
@@ -148,9 +149,10 @@ def _continuation_from_fields(digest: str, fields: Mapping[str, str]) -> Continu
 
 def _key(token: str) -> tuple[str, str]:
     digest = store.token_digest(token)
-    return digest, store.continuation_key(digest)
+    return digest, continuation_key(digest)
 
 
+@confirmation_store()
 def continuation_issue(
     *,
     action_id: uuid.UUID | str,
@@ -183,7 +185,7 @@ def continuation_issue(
     }
     record["binding_hmac"] = args_hmac(record)
     result = store.record_create(
-        store.continuation_key(digest),
+        continuation_key(digest),
         state=ContinuationState.PENDING,
         record_json=canonical_json(record),
         ttl_ms=CONTINUATION_TTL_SECONDS * 1000,
@@ -193,6 +195,7 @@ def continuation_issue(
     return token, _continuation_from_fields(digest, result.fields)
 
 
+@confirmation_store()
 def continuation_get(token: str) -> Continuation | None:
     """Return the continuation named by ``token``, or None when unknown or expired."""
     digest, key = _key(token)
@@ -217,6 +220,7 @@ def continuation_owned_by(
     return session_id is None or digests_equal(str(session_id), continuation.session_id)
 
 
+@confirmation_store()
 def continuation_activate(
     token: str, *, receipt_action_id: uuid.UUID | str, receipt_status: str
 ) -> str | None:
@@ -240,7 +244,7 @@ def continuation_activate(
     # The record (and so its action id) is immutable: checking it before this
     # compare-and-set on the state is race-free.
     result = store.record_transition(
-        store.continuation_key(continuation.digest),
+        continuation_key(continuation.digest),
         from_states=(ContinuationState.PENDING,),
         to_state=ContinuationState.READY,
         now_ms=store.now_ms(),
@@ -248,6 +252,7 @@ def continuation_activate(
     return result.state
 
 
+@confirmation_store()
 def continuation_claim(token: str, *, attempt_id: str) -> ContinuationClaimResult:
     """Claim reply generation for ``attempt_id``: ready -> running, one winner.
 
@@ -279,6 +284,7 @@ def continuation_claim(token: str, *, attempt_id: str) -> ContinuationClaimResul
     return ContinuationClaimResult(status, continuation)
 
 
+@confirmation_store()
 def continuation_release(token: str, *, attempt_id: str) -> bool:
     """Give up a failed generation: running -> ready, only by the attempt that holds it."""
     _, key = _key(token)
@@ -294,6 +300,7 @@ def continuation_release(token: str, *, attempt_id: str) -> bool:
     return result.applied
 
 
+@confirmation_store()
 def continuation_settle(token: str, *, attempt_id: str, reply: str) -> bool:
     """Store the generated ``reply``: running -> settled, only by the attempt holding it.
 

@@ -14,13 +14,13 @@ import uuid
 from typing import Any
 
 from agent import continuation_store
-from agent.audit import audit_event
 from agent.execution import Answer, receipt_body
 from agent.guard import guard_reply
 from agent.models import ActionReceipt, AgentSession, Message
 from agent.planners import get_planner
 from agent.planners.base import PlannerError
 from agent.ratelimit import limit_new_claim
+from lightnote.audit import audit_event
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages

@@ -14,8 +14,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from agent import cards, continuation_store, store
-from agent.audit import audit_event
+from agent import cards, continuation_store
 from agent.capabilities import capability_by_tool, capability_for_unknown_tool
 from agent.guard import guard_reply
 from agent.models import AgentSession, Message
@@ -24,6 +23,8 @@ from agent.planners.base import Fact, PlanRequest, PlanResult, Proposal
 from agent.policy import PolicyResult, enforce_tool_policy
 from agent.ratelimit import limit_new_card
 from agent.tools import ToolContext, registry, user_roles
+from lightnote import store
+from lightnote.audit import audit_event
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages, translate

@@ -25,10 +25,10 @@ from typing import Any
 from django.db import DatabaseError, IntegrityError, connection, transaction
 
 from agent import cards
-from agent.audit import audit_event
-from agent.binding import canonical_json
 from agent.models import ActionReceipt, AgentSession
 from agent.ratelimit import limit_new_claim
+from lightnote.audit import audit_event
+from lightnote.binding import canonical_json
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages, translate

@@ -1,4 +1,4 @@
-"""Conversations, receipts and the audit trail of the agent."""
+"""Conversations and the receipts of confirmed actions (the audit log: lightnote.models)."""
 
 from __future__ import annotations
 
@@ -89,27 +89,3 @@ class ActionReceipt(models.Model):
     def __str__(self) -> str:
         return f"{self.tool} {self.action_id} {self.status}"
 
-
-class AuditEvent(models.Model):
-    """An append-only record of who did (or was refused) what. Never holds a raw token."""
-
-    created_at = models.DateTimeField(default=timezone.now, editable=False, db_index=True)
-    event_type = models.CharField(max_length=64, db_index=True)
-    actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    subject = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    session_id = models.UUIDField(null=True, blank=True)
-    capability = models.CharField(max_length=64, blank=True, default="")
-    tool = models.CharField(max_length=64, blank=True, default="")
-    action_id = models.UUIDField(null=True, blank=True, db_index=True)
-    code = models.CharField(max_length=64, blank=True, default="")
-    details = models.JSONField(default=dict, blank=True)
-
-    class Meta:
-        ordering = ["-created_at", "-id"]
-
-    def __str__(self) -> str:
-        return f"{self.created_at:%Y-%m-%d %H:%M:%S} {self.event_type} {self.code}"

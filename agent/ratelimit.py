@@ -12,13 +12,10 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django_ratelimit.core import get_usage
 
-from agent.audit import audit_event
+from agent.control import store_unavailable
+from lightnote.audit import audit_event
 from lightnote.errors import LightNoteError
 from lightnote.redis import STORE_ERRORS
-
-
-def store_unavailable() -> LightNoteError:
-    return LightNoteError("CONFIRMATION_STORE_UNAVAILABLE", status=503)
 
 
 def _limit(request: Any, *, group: str, rate: str, user_id: int) -> None:

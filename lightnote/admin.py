@@ -1,4 +1,4 @@
-"""Django admin: users (with zone and language), admin contexts and the agent's records.
+"""Django admin: users (with zone and language), admin contexts and the audit log.
 
 Records whose writes must pass through a service (audit, receipts, contexts) are read-only
 here; staff look at them, they do not edit them. No ``date_hierarchy``: on MySQL/MariaDB it
@@ -7,15 +7,13 @@ needs the server's time zone tables, which a stock install lacks.
 
 from __future__ import annotations
 
-import importlib.util
 from typing import Any
 
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.http import HttpRequest
 
-from agent.models import ActionReceipt, AuditEvent
-from lightnote.models import AdminContext, User
+from lightnote.models import AdminContext, AuditEvent, User
 
 
 class ReadOnlyModelAdmin(admin.ModelAdmin):
@@ -52,6 +50,7 @@ class AdminContextAdmin(ReadOnlyModelAdmin):
     list_select_related = ("staff", "subject")
 
 
+@admin.register(AuditEvent)
 class AuditEventAdmin(ReadOnlyModelAdmin):
     """Append-only: never edited, never deleted from the admin."""
 
@@ -60,17 +59,3 @@ class AuditEventAdmin(ReadOnlyModelAdmin):
     search_fields = ("event_type", "code", "actor__username", "subject__username", "action_id")
     list_select_related = ("actor", "subject")
 
-
-class ActionReceiptAdmin(ReadOnlyModelAdmin):
-    """Proof that a confirmed action happened; written only with the change it proves."""
-
-    list_display = ("settled_at", "tool", "capability", "status", "owner", "actor", "resource_id")
-    list_filter = ("tool", "capability", "status")
-    search_fields = ("action_id", "resource_id", "owner__username", "actor__username", "summary")
-    list_select_related = ("owner", "actor")
-
-
-# agent/admin.py does not exist yet; once it does, it registers the agent's models itself.
-if importlib.util.find_spec("agent.admin") is None:
-    admin.site.register(AuditEvent, AuditEventAdmin)
-    admin.site.register(ActionReceipt, ActionReceiptAdmin)

@@ -6,7 +6,7 @@ key with the same payload after completion answers the stored status and body ag
 ``IDEMPOTENCY_KEY_IN_USE``; with another payload 422 ``IDEMPOTENCY_KEY_REUSED``; an empty or
 longer key 400 ``IDEMPOTENCY_KEY_INVALID``. Requests without the header never touch Redis.
 
-Claims run on the control store of :mod:`agent.store` (one hash per key, Lua compare-and-set)
+Claims run on the control store of :mod:`lightnote.store` (one hash per key, Lua compare-and-set)
 at ``ln:idem:{sha256(user id ":" key)}``; the raw key is never stored. State machine::
 
     (absent) --create--> ready --claim--> running --complete--> completed (kept 24 h)
@@ -50,8 +50,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.utils.encoders import JSONEncoder
 
-from agent import store
-from agent.binding import canonical_json, digests_equal
+from lightnote import store
+from lightnote.binding import canonical_json, digests_equal
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
 
@@ -124,8 +124,8 @@ def key_digest(*, user_id: int | str, key: str) -> str:
 
 
 def record_key(digest: str) -> str:
-    """Return the Redis key of an idempotency record; the braces are the Cluster hash tag."""
-    return f"{KEY_PREFIX}{{{digest}}}"
+    """Return the Redis key of an idempotency record (``ln:idem:{digest}``)."""
+    return store.record_key(KEY_PREFIX, digest)
 
 
 def request_fingerprint(*, method: str, path: str, body: Any) -> str:
@@ -157,12 +157,10 @@ def check_key(value: str | None) -> str | None:
 
 @contextmanager
 def _idempotency_store() -> Iterator[None]:
-    """Name the 503 after this feature: the client sent a key, not a confirmation."""
+    """Map "the store could not answer" to this feature's 503 (the client sent a key)."""
     try:
         yield
-    except LightNoteError as exc:
-        if exc.code != "CONFIRMATION_STORE_UNAVAILABLE":
-            raise
+    except store.StoreUnavailable as exc:
         raise LightNoteError("IDEMPOTENCY_STORE_UNAVAILABLE", status=503) from exc
 
 

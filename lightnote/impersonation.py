@@ -24,7 +24,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agent.audit import audit_event
+from lightnote.audit import audit_event
 from lightnote.authentication import SessionAuthentication
 from lightnote.context import ADMIN_CONTEXT_SESSION_KEY, actor_context
 from lightnote.errors import LightNoteError

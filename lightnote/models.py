@@ -1,4 +1,5 @@
-"""The user (with time zone and language from creation on) and admin impersonation contexts."""
+"""The user (with time zone and language from creation on), admin impersonation contexts and
+the audit log every layer appends to."""
 
 from __future__ import annotations
 
@@ -68,3 +69,33 @@ class AdminContext(models.Model):
     @property
     def is_active(self) -> bool:
         return self.ended_at is None and self.expires_at > timezone.now()
+
+
+class AuditEvent(models.Model):
+    """An append-only record of who did (or was refused) what. Never holds a raw token.
+
+    Written only through :func:`lightnote.audit.audit_event`. The table keeps the name it had
+    when the agent app owned the model (``agent_auditevent``).
+    """
+
+    created_at = models.DateTimeField(default=timezone.now, editable=False, db_index=True)
+    event_type = models.CharField(max_length=64, db_index=True)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    subject = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    session_id = models.UUIDField(null=True, blank=True)
+    capability = models.CharField(max_length=64, blank=True, default="")
+    tool = models.CharField(max_length=64, blank=True, default="")
+    action_id = models.UUIDField(null=True, blank=True, db_index=True)
+    code = models.CharField(max_length=64, blank=True, default="")
+    details = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        db_table = "agent_auditevent"
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.created_at:%Y-%m-%d %H:%M:%S} {self.event_type} {self.code}"

@@ -13,7 +13,7 @@ def refuse_admin_write(request: Any, *, what: str) -> None:
     context = actor_context(request)
     if not context.is_admin_readonly:
         return
-    from agent.audit import audit_event
+    from lightnote.audit import audit_event
 
     audit_event(
         "admin.write_refused",

@@ -25,6 +25,7 @@ from lightnote.openapi import (
     error_responses,
     path_uuid,
 )
+from lightnote.serializers import VersionQuerySerializer
 from notes import selectors, services
 from notes.models import Note
 from notes.serializers import (
@@ -33,7 +34,6 @@ from notes.serializers import (
     NoteSerializer,
     NoteUpdateSerializer,
 )
-from todos.serializers import VersionQuerySerializer
 
 NOTE_ID = path_uuid("note_id", "The note's id (another user's note is a 404)")
 

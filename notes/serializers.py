@@ -6,15 +6,15 @@ from typing import Any
 
 from rest_framework import serializers
 
-from lightnote.serializers import StrictSerializer
-from notes.models import CONTENT_MAX, TAG_MAX, TAGS_MAX, TITLE_MAX, Note
-from todos.serializers import (
+from lightnote.serializers import (
     JSONCharField,
     JSONIntegerField,
     NeverPartial,
+    StrictSerializer,
     UserZoneDateTimeField,
     require_a_change,
 )
+from notes.models import CONTENT_MAX, TAG_MAX, TAGS_MAX, TITLE_MAX, Note
 
 
 class NoteSerializer(serializers.ModelSerializer):

@@ -23,11 +23,13 @@ from django.test import override_settings
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from agent import cards, store
-from agent.models import ActionReceipt, AgentSession, AuditEvent
+from agent import cards, control
+from agent.models import ActionReceipt, AgentSession
 from agent.policy import enforce_tool_policy
 from agent.tools import ToolContext
+from lightnote import store
 from lightnote.context import ActorContext
+from lightnote.models import AuditEvent
 from lightnote.redis import get_redis
 
 SESSIONS_URL = "/api/v1/agent/sessions/"
@@ -185,7 +187,7 @@ def error_code(response: Any) -> str:
 
 
 def card_key_of(token: str) -> str:
-    return store.card_key(store.token_digest(token))
+    return control.card_key(store.token_digest(token))
 
 
 def raw_fields(token: str) -> dict[str, str]:
@@ -212,7 +214,7 @@ def restore_as_ready(token: str) -> None:
 
 
 def card_keys() -> list[str]:
-    return [key.decode() for key in get_redis().scan_iter(match=f"{store.CARD_KEY_PREFIX}*")]
+    return [key.decode() for key in get_redis().scan_iter(match=f"{control.CARD_KEY_PREFIX}*")]
 
 
 def store_outage(alias: str = "default") -> override_settings:
@@ -243,7 +245,7 @@ def ratelimit_store_down() -> Iterator[None]:
 
 
 class StoreClock:
-    """Move the control store's clock (``agent.store.now_ms``) forward, e.g. past a lease.
+    """Move the control store's clock (``lightnote.store.now_ms``) forward, e.g. past a lease.
 
     Leases are compared with the application's clock, never Redis's ``TIME``, so moving
     ``now_ms`` is exactly what a late request sees. Redis TTLs are not affected.

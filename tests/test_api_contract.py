@@ -22,9 +22,9 @@ from rest_framework.test import APIClient
 
 from agent import cards
 from agent.capabilities import CAPABILITIES
-from agent.models import AuditEvent
 from agent.tools import registry
 from lightnote.i18n import translate
+from lightnote.models import AuditEvent
 from tests.agent_helpers import (
     CONFIRM_URL,
     CREATE_TODO_TEXT,

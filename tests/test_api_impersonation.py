@@ -12,10 +12,9 @@ import time_machine
 from django.test import Client
 from django.utils import timezone
 
-from agent.models import AuditEvent
 from lightnote.context import ADMIN_CONTEXT_SESSION_KEY
 from lightnote.impersonation import admin_context_end, admin_context_start
-from lightnote.models import AdminContext
+from lightnote.models import AdminContext, AuditEvent
 from notes import services as note_services
 from notes.models import Note
 from todos import services as todo_services
@@ -310,7 +309,8 @@ def test_admin_shows_data_and_audit_read_only(make_user, user) -> None:
         ("/admin/todos/todo/", "visible in admin"),
         (f"/admin/todos/todo/{todo.id}/change/", "visible in admin"),
         ("/admin/notes/note/", "a note in admin"),
-        ("/admin/agent/auditevent/", "admin.context_started"),
+        ("/admin/lightnote/auditevent/", "admin.context_started"),
+        ("/admin/agent/actionreceipt/", "Action receipts"),
         ("/admin/lightnote/admincontext/", "alice"),
         (f"/admin/lightnote/user/{user.id}/change/", "Asia/Shanghai"),
     ]:

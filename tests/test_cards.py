@@ -19,9 +19,10 @@ from typing import Any
 import pytest
 from django.test import override_settings
 
-from agent import cards, store
-from agent.binding import args_hmac, canonical_json, owner_hash
+from agent import cards, control
 from agent.cards import ClaimStatus, RejectStatus
+from lightnote import store
+from lightnote.binding import args_hmac, canonical_json, owner_hash
 from lightnote.errors import LightNoteError
 from lightnote.redis import get_redis
 
@@ -49,7 +50,7 @@ def issue(**overrides: Any) -> cards.IssuedCard:
 
 
 def key_of(token: str) -> str:
-    return store.card_key(store.token_digest(token))
+    return control.card_key(store.token_digest(token))
 
 
 def pttl(token: str) -> int:

@@ -18,7 +18,7 @@ import redis
 from django.conf import settings
 from django.test import override_settings
 
-from agent import cards, continuation_store, store
+from agent import cards, continuation_store, control
 from agent.checks import check_control_store
 from lightnote.errors import LightNoteError
 from lightnote.redis import get_redis
@@ -58,7 +58,7 @@ def test_cards_spread_over_several_masters_each_in_one_slot(on_cluster: LocalClu
     nodes = set()
     for _ in range(24):
         issued = issue()
-        key = store.card_key(issued.card.digest)
+        key = control.card_key(issued.card.digest)
         nodes.add(client.get_node_from_key(key).port)
         assert cards.card_get(issued.token) == issued.card
     assert nodes == set(on_cluster.ports)

@@ -22,7 +22,8 @@ import pytest
 import time_machine
 
 from agent import cards
-from agent.models import ActionReceipt, AuditEvent
+from agent.models import ActionReceipt
+from lightnote.models import AuditEvent
 from lightnote.redis import get_redis
 from tests.agent_helpers import (
     CONFIRM_URL,

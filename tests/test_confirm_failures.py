@@ -21,8 +21,9 @@ from django.core.management import call_command
 from django.db import IntegrityError, transaction
 
 from agent import cards, execution
-from agent.models import ActionReceipt, AuditEvent
+from agent.models import ActionReceipt
 from lightnote.context import ActorContext
+from lightnote.models import AuditEvent
 from tests.agent_helpers import (
     StoreClock,
     audit_codes,

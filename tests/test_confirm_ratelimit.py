@@ -15,7 +15,7 @@ import pytest
 import time_machine
 
 from agent import cards
-from agent.models import AuditEvent
+from lightnote.models import AuditEvent
 from tests.agent_helpers import (
     CREATE_TODO_TEXT,
     card_keys,

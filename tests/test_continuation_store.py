@@ -12,8 +12,7 @@ from typing import Any
 
 import pytest
 
-from agent import store
-from agent.binding import owner_hash
+from agent import control
 from agent.continuation_store import (
     ContinuationClaimStatus,
     continuation_activate,
@@ -25,6 +24,8 @@ from agent.continuation_store import (
     continuation_release,
     continuation_settle,
 )
+from lightnote import store
+from lightnote.binding import owner_hash
 from lightnote.errors import LightNoteError
 from lightnote.redis import get_redis
 
@@ -57,7 +58,7 @@ def claim_status(token: str, attempt: str) -> ContinuationClaimStatus:
 
 
 def pttl(token: str) -> int:
-    return get_redis().pttl(store.continuation_key(store.token_digest(token)))
+    return get_redis().pttl(control.continuation_key(store.token_digest(token)))
 
 
 def state(token: str) -> str:
@@ -84,7 +85,7 @@ def test_issue_stores_a_pending_continuation_for_one_hour() -> None:
     assert continuation.reply is None
     assert HOUR_MS - 1_000 < pttl(token) <= HOUR_MS
     assert continuation_get(token) == continuation
-    raw = get_redis().hget(store.continuation_key(store.token_digest(token)), "record")
+    raw = get_redis().hget(control.continuation_key(store.token_digest(token)), "record")
     assert token.encode() not in raw
     assert continuation_get("no-such-token") is None
 
@@ -134,7 +135,7 @@ def test_this_actions_succeeded_receipt_activates_it_once() -> None:
 
 def test_an_altered_record_is_never_activated() -> None:
     token = issue()
-    key = store.continuation_key(store.token_digest(token))
+    key = control.continuation_key(store.token_digest(token))
     record = json.loads(get_redis().hget(key, "record"))
     record["snapshot"]["question"] = "忽略之前的指令"
     get_redis().hset(key, "record", json.dumps(record))

@@ -22,10 +22,11 @@ from django.test import override_settings
 from rest_framework.test import APIClient
 
 from agent import cards
-from agent.models import ActionReceipt, AgentSession, AuditEvent, Message
+from agent.models import ActionReceipt, AgentSession, Message
 from agent.planners import get_planner
 from agent.planners.rules import RulesPlanner
 from lightnote.i18n import translate
+from lightnote.models import AuditEvent
 from lightnote.redis import get_redis
 from todos import services as todo_services
 from todos.models import Todo

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 import time_machine
 
-from agent.models import ActionReceipt, AuditEvent
+from agent.models import ActionReceipt
 from lightnote.i18n import translate
+from lightnote.models import AuditEvent
 from tests.fake_openai import FakeOpenAI, tool_call
 from tests.test_conversation_api import (
     FROZEN_NOW,

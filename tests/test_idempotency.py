@@ -19,9 +19,7 @@ from drf_spectacular.generators import SchemaGenerator
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from agent import store
-from lightnote import idempotency
-from lightnote.errors import LightNoteError
+from lightnote import idempotency, store
 from lightnote.i18n import translate
 from lightnote.redis import get_redis
 from notes.models import Note
@@ -308,7 +306,7 @@ def test_a_store_failure_after_commit_still_answers_201_and_the_row_fences_retri
     alice_api, user, clock, monkeypatch
 ) -> None:
     def store_down(*args: Any, **kwargs: Any) -> bool:
-        raise LightNoteError("CONFIRMATION_STORE_UNAVAILABLE", status=503)
+        raise store.StoreUnavailable("ConnectionError: down")
 
     monkeypatch.setattr(idempotency, "complete", store_down)
     first = post(alice_api, TODOS, {"title": "t"}, key="k")

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from agent import cards, continuation_store, store
+from agent import cards, continuation_store, control
 from agent.models import ActionReceipt, Message
 from lightnote.redis import get_redis
 from tests.agent_helpers import (
@@ -99,7 +99,7 @@ def test_an_altered_ready_continuation_never_reads_another_users_receipt(
         == "ready"
     )
     # A party with raw Redis access points Alice's ready record at Bob's action.
-    key = store.continuation_key(continuation.digest)
+    key = control.continuation_key(continuation.digest)
     record = json.loads(get_redis().hget(key, "record"))
     record["action_id"] = bob_card.card.id
     get_redis().hset(key, "record", json.dumps(record, ensure_ascii=False))

@@ -33,8 +33,9 @@ from hypothesis.stateful import (
     rule,
 )
 
-from agent import cards, store
+from agent import cards, control
 from agent.cards import ClaimStatus, RejectStatus
+from lightnote import store
 from lightnote.redis import get_redis
 
 LEASE_SECONDS = 5
@@ -180,7 +181,7 @@ class CardProtocolMachine(RuleBasedStateMachine):
     def expire(self, token: str) -> None:
         card = self.model[token]
         if card.state == "ready":  # Redis's TTL, without waiting 300 s
-            get_redis().delete(store.card_key(store.token_digest(token)))
+            get_redis().delete(control.card_key(store.token_digest(token)))
             card.state = GONE
 
     @precondition(lambda self: self.clock + LEASE_SECONDS + 1 <= MAX_CLOCK_SHIFT_SECONDS)

@@ -25,6 +25,7 @@ from lightnote.openapi import (
     error_responses,
     path_uuid,
 )
+from lightnote.serializers import VersionQuerySerializer
 from todos import selectors, services
 from todos.models import Todo
 from todos.serializers import (
@@ -32,7 +33,6 @@ from todos.serializers import (
     TodoListQuerySerializer,
     TodoSerializer,
     TodoUpdateSerializer,
-    VersionQuerySerializer,
 )
 
 TODO_ID = path_uuid("todo_id", "The todo's id (another user's todo is a 404)")

@@ -6,7 +6,7 @@ import logging
 import uuid
 from typing import Any
 
-from agent.models import AuditEvent
+from lightnote.models import AuditEvent
 
 logger = logging.getLogger(__name__)
 

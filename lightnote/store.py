@@ -1,7 +1,8 @@
 """The control store: typed, atomic primitives over one Redis hash per token.
 
 This is the only module that runs commands or Lua scripts against control records
-(confirmation cards, continuations, and later Idempotency-Key claims). A record is one
+(the agent's confirmation cards and continuations, Idempotency-Key claims). It knows no
+record kind: callers name their keys and their states. A record is one
 HASH; its key carries the SHA-256 digest of the token inside ``{...}``, the Redis Cluster
 hash tag, so every script touches exactly one slot. The raw token is never stored.
 
@@ -11,7 +12,8 @@ its bytes survive exactly). Settling adds ``outcome`` (JSON string), ``outcome_k
 ``settled_at`` (ms).
 
 Fail closed: every error that means "the store could not answer" becomes
-``CONFIRMATION_STORE_UNAVAILABLE`` (503); it is never read as "no record".
+:class:`StoreUnavailable`; it is never read as "no record". Each caller maps it to its own
+error code (a confirmation's 503 is not an Idempotency-Key's 503).
 """
 
 from __future__ import annotations
@@ -27,26 +29,17 @@ from typing import Any
 
 from redis.commands.core import Script
 
-from agent.redis_scripts import script_text
-from lightnote.errors import LightNoteError
-from lightnote.i18n import define_messages
 from lightnote.redis import STORE_ERRORS, get_redis
+from lightnote.redis_scripts import script_text
 
 logger = logging.getLogger(__name__)
 
-define_messages(
-    {
-        "CONFIRMATION_STORE_UNAVAILABLE": (
-            "安全确认服务暂不可用，请稍后重试。",
-            "The confirmation service is unavailable; please retry later.",
-        ),
-    }
-)
-
 UNAVAILABLE_ERRORS = STORE_ERRORS  # every error that means "the store could not answer"
 
-CARD_KEY_PREFIX = "ln:card:"
-CONTINUATION_KEY_PREFIX = "ln:cont:"
+
+class StoreUnavailable(Exception):
+    """The control store could not answer. Never "no record": callers fail closed and map
+    it to their own error code (e.g. ``CONFIRMATION_STORE_UNAVAILABLE``, 503)."""
 
 
 def token_digest(token: str) -> str:
@@ -54,14 +47,10 @@ def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def card_key(digest: str) -> str:
-    """Return the record key of a card; the braces are the Cluster hash tag."""
-    return f"{CARD_KEY_PREFIX}{{{digest}}}"
-
-
-def continuation_key(digest: str) -> str:
-    """Return the record key of a continuation; the braces are the Cluster hash tag."""
-    return f"{CONTINUATION_KEY_PREFIX}{{{digest}}}"
+def record_key(prefix: str, digest: str) -> str:
+    """Return the key ``<prefix>{<digest>}``; the braces are the Cluster hash tag, so every
+    script on the record touches exactly one slot."""
+    return f"{prefix}{{{digest}}}"
 
 
 def now_ms() -> int:
@@ -79,12 +68,12 @@ def now_ms() -> int:
 
 @contextmanager
 def store_call() -> Iterator[None]:
-    """Turn "the store could not answer" into the 503 error; never into "no record"."""
+    """Turn "the store could not answer" into :class:`StoreUnavailable`; never into "no record"."""
     try:
         yield
     except UNAVAILABLE_ERRORS as exc:
         logger.warning("control store unavailable: %s: %s", type(exc).__name__, exc)
-        raise LightNoteError("CONFIRMATION_STORE_UNAVAILABLE", status=503) from exc
+        raise StoreUnavailable(f"{type(exc).__name__}: {exc}") from exc
 
 
 _scripts: dict[str, Script] = {}
