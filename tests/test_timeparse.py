@@ -255,3 +255,186 @@ def test_parse_is_fast_after_warm_up() -> None:
         outcome(text)
     mean = (time.perf_counter() - started) / len(DUE_TIMES)
     assert mean < 0.05
+
+
+# Issue 11's table: each row gives the meant instant or a refusal, never another instant.
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("tonight 9:00", "2026-12-02T21:00:00+08:00"),
+        ("tomorrow afternoon 3:00", "2026-12-03T15:00:00+08:00"),
+        ("tomorrow 8.30pm", "2026-12-03T20:30:00+08:00"),
+        ("8p.m.", "2026-12-02T20:00:00+08:00"),
+        ("9.am", "2026-12-03T09:00:00+08:00"),  # 09:00 has passed today: the next one
+        ("7h01", "2026-12-03T07:01:00+08:00"),
+        ("12.25", "2026-12-25T23:59:00+08:00"),
+        ("Dec 2", "2026-12-02T23:59:00+08:00"),
+        ("1月5日", "2027-01-05T23:59:00+08:00"),
+        ("元旦", "2027-01-01T23:59:00+08:00"),
+        ("星期一", "2026-12-07T23:59:00+08:00"),
+        ("two days from today", "2026-12-04T23:59:00+08:00"),
+        ("the 5th at 4pm", "2026-12-05T16:00:00+08:00"),
+        ("明天 8:30pm", "2026-12-03T20:30:00+08:00"),
+        ("明天8pm", "2026-12-03T20:00:00+08:00"),
+        ("next Friday", "2026-12-11T23:59:00+08:00"),
+        ("下周五", "2026-12-11T23:59:00+08:00"),
+        ("tomorrow morning at 8", "2026-12-03T08:00:00+08:00"),
+    ],
+)
+def test_issue_table_rows_give_the_meant_instant(text: str, expected: str) -> None:
+    assert outcome(text) == expected
+
+
+def test_a_weekday_that_disagrees_with_the_date_is_refused() -> None:
+    sunday = datetime(2022, 5, 1, 10, 0, tzinfo=SHANGHAI)
+    assert outcome("Mon 13th", now=sunday) == "TODO_DUE_AT_INVALID"  # the 13th is a Friday
+    assert outcome("Fri 13th", now=sunday) == "2022-05-13T23:59:00+08:00"
+    assert outcome("周二 12月7日") == "TODO_DUE_AT_INVALID"
+    assert outcome("周一 12月7日") == "2026-12-07T23:59:00+08:00"
+    assert outcome("next Monday, Dec 14") == "TODO_DUE_AT_INVALID"  # next Monday is Dec 7
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "早上8pm",  # a part of the day against am/pm
+        "下午10点",
+        "上午15点",
+        "tonight 9am",
+        "this morning at 7pm",
+        "17pm",
+        "12am",  # midnight or noon: said either way
+        "晚上12点",
+        "明天 后天",  # two days
+        "明天 5pm 6pm",  # two clock times
+        "2026年 明年1月5日",  # two years
+        "明年",  # a year alone
+        "next year",
+        "tomorrow at 5",  # 5 a.m. or 5 p.m.
+        "十点",  # an hour of 1-11 with no day: 10:00 has passed; 22:00?
+        "10:30",
+        "in 15",  # a number alone is no hour
+    ],
+)
+def test_readings_that_disagree_or_stay_ambiguous_are_refused(text: str) -> None:
+    assert outcome(text) == "TODO_DUE_AT_INVALID"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("明天晚上8点半", "2026-12-03T20:30:00+08:00"),  # part of day, then clock
+        ("8:30pm明天", "2026-12-03T20:30:00+08:00"),  # clock, then the day
+        ("晚上8点明天", "2026-12-03T20:00:00+08:00"),
+        ("3 in the afternoon tomorrow", "2026-12-03T15:00:00+08:00"),
+        ("8 tonight", "2026-12-02T20:00:00+08:00"),
+        ("tomorrow 20h", "2026-12-03T20:00:00+08:00"),
+        ("tomorrow 16h30", "2026-12-03T16:30:00+08:00"),
+        ("明天９：３０ｐｍ", "2026-12-03T21:30:00+08:00"),
+        ("TOMORROW 8 P.M.", "2026-12-03T20:00:00+08:00"),
+        ("tomorrow 9 am", "2026-12-03T09:00:00+08:00"),
+        ("明天下午三点一刻", "2026-12-03T15:15:00+08:00"),
+        ("明天下午3点45分", "2026-12-03T15:45:00+08:00"),
+        ("禮拜五下午三點", "2026-12-04T15:00:00+08:00"),
+        ("聽日", "2026-12-03T23:59:00+08:00"),
+        ("half past 3 pm tomorrow", "2026-12-03T15:30:00+08:00"),
+        ("a quarter to noon tomorrow", "2026-12-03T11:45:00+08:00"),
+    ],
+)
+def test_spellings_of_a_clock_time_are_normalised(text: str, expected: str) -> None:
+    assert outcome(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("12月2日", "2026-12-02T23:59:00+08:00"),  # today's date stays today
+        ("12月1日", "2027-12-01T23:59:00+08:00"),  # passed: next year
+        ("Dec 1", "2027-12-01T23:59:00+08:00"),
+        ("the 2nd", "2026-12-02T23:59:00+08:00"),
+        ("the 1st", "2027-01-01T23:59:00+08:00"),
+        ("1号", "2027-01-01T23:59:00+08:00"),
+        ("christmas", "2026-12-25T23:59:00+08:00"),
+        ("圣诞节", "2026-12-25T23:59:00+08:00"),
+        ("春节", "2027-02-06T23:59:00+08:00"),  # 2026's was in February
+        ("中秋节", "2027-09-15T23:59:00+08:00"),
+        ("周一", "2026-12-07T23:59:00+08:00"),
+        ("friday", "2026-12-04T23:59:00+08:00"),
+        ("this friday", "2026-12-04T23:59:00+08:00"),
+        ("本周五", "2026-12-04T23:59:00+08:00"),
+        ("这周一", "2026-11-30T23:59:00+08:00"),  # this week's Monday, passed: overdue
+        ("下周三", "2026-12-09T23:59:00+08:00"),
+        ("next wednesday", "2026-12-09T23:59:00+08:00"),
+        ("下下周一", "2026-12-14T23:59:00+08:00"),
+        ("上周五", "2026-11-27T23:59:00+08:00"),
+        ("last sunday", "2026-11-29T23:59:00+08:00"),
+        ("明年1月5日", "2027-01-05T23:59:00+08:00"),
+        ("Jan 5 2027", "2027-01-05T23:59:00+08:00"),
+        ("2026年1月5日", "2026-01-05T23:59:00+08:00"),  # a stated year is kept (overdue)
+        ("9am", "2026-12-03T09:00:00+08:00"),  # a clock time alone: its next occurrence
+        ("5pm", "2026-12-02T17:00:00+08:00"),
+        ("两天后", "2026-12-04T23:59:00+08:00"),
+        ("two days from tomorrow", "2026-12-05T23:59:00+08:00"),
+        ("in 2 weeks", "2026-12-16T23:59:00+08:00"),
+        ("3 days ago", "2026-11-29T23:59:00+08:00"),
+        ("一个半小时后", "2026-12-02T15:30:00+08:00"),
+        ("下个月15号", "2027-01-15T23:59:00+08:00"),
+    ],
+)
+def test_one_next_occurrence_rule_for_both_languages(text: str, expected: str) -> None:
+    assert outcome(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "周三",  # said on a Wednesday: today or in a week?
+        "wednesday",
+        "last monday",  # said on a Wednesday: Nov 30 or Nov 23?
+        "4.5",  # day and month could swap
+        "1/2",
+        "03/04/2027",
+        "12/25/26",  # a two-digit year
+        "25 Dec 26",
+        "2/2027",  # a month, not a day
+        "下周",  # a week
+        "周末",
+        "明天之前",  # a span
+        "after 5pm",
+        "every monday",
+        "thanksgiving",  # unknown words are never guessed
+        "现在",
+        "now",
+        "几天后",
+    ],
+)
+def test_ambiguous_or_unknown_phrasings_are_refused(text: str) -> None:
+    assert outcome(text) == "TODO_DUE_AT_INVALID"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("25/12", "2026-12-25T23:59:00+08:00"),  # only one way to read it
+        ("12/25", "2026-12-25T23:59:00+08:00"),
+        ("4.22", "2027-04-22T23:59:00+08:00"),  # month.day, never 4:22
+        ("12/12/2026", "2026-12-12T23:59:00+08:00"),  # day = month: no swap
+        ("2027/1/5", "2027-01-05T23:59:00+08:00"),
+    ],
+)
+def test_numeric_dates_that_cannot_swap_are_read(text: str, expected: str) -> None:
+    assert outcome(text) == expected
+
+
+def test_a_written_zone_sets_the_clock() -> None:
+    assert outcome("tomorrow 9am UTC") == "2026-12-03T17:00:00+08:00"
+
+
+def test_read_time_says_whether_the_text_was_a_plain_iso_time() -> None:
+    from agent.timeparse import read_time
+
+    assert read_time("2026-12-03T21:00", now=NOW, zone=SHANGHAI).plain is True
+    assert read_time("2026-12-03", now=NOW, zone=SHANGHAI).plain is True
+    natural = read_time("下周一", now=NOW, zone=SHANGHAI)
+    assert natural.plain is False
+    assert natural.value.isoformat() == "2026-12-07T23:59:00+08:00"

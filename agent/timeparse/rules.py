@@ -1,0 +1,226 @@
+"""Turn the facts of a phrase into one instant, or refuse: the rules of docs/agent-tools.md.
+
+- Every fact must agree with every other: a weekday with the date, a year with the date, a
+  part of the day or am/pm with the hour. Two readings of one kind ("明天 后天") disagree.
+- A date without a year, a fixed holiday, a plain weekday, a day of the month: the next one
+  (today counts). ``next <weekday>`` = ``下周X``: that weekday in the next Monday-start week.
+- A day without a clock time is due 23:59 that day; a part of the day without one is vague.
+- A clock time without a day: its next occurrence (today, or tomorrow when it has passed).
+- An hour of 1-12 with no am/pm, part of the day or day is ambiguous (9 a.m. or 9 p.m.?).
+"""
+
+from __future__ import annotations
+
+import calendar
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
+
+from agent.timeparse.grammar import Clock, Facts, Weekday
+from agent.timeparse.words import PARTS_OF_DAY
+
+END_OF_DAY = time(23, 59)
+
+
+class Unreadable(Exception):
+    """The facts do not make one instant; the message says why (for logs and tests)."""
+
+
+def resolve(facts: Facts, *, local_now: datetime, zone: tzinfo) -> datetime:
+    """Return the aware instant ``facts`` state, in ``zone`` unless a zone was written."""
+    if not facts.complete:
+        raise Unreadable(f"unknown words: {facts.leftover}")
+    if facts.ambiguous:
+        raise Unreadable("; ".join(facts.ambiguous))
+    if len(facts.zones) > 1:
+        raise Unreadable("two zones")
+    written_zone = facts.zones[0] if facts.zones else None
+    if written_zone is not None:
+        local_now = local_now.replace(tzinfo=zone).astimezone(written_zone).replace(tzinfo=None)
+    clock_zone = written_zone or zone
+
+    span = _span_offset(facts)
+    if span is not None:
+        if _any_day_fact(facts) or facts.clocks or facts.parts:
+            raise Unreadable("an offset in hours or minutes with another time")
+        moment = local_now + span
+        return _localise(moment, clock_zone)
+
+    day = _day(facts, today=local_now.date())
+    part = _part(facts)
+    if not facts.clocks:
+        if day is None:
+            raise Unreadable("no day and no time")
+        if part is not None:
+            raise Unreadable("a part of the day without a clock time")
+        return _localise(datetime.combine(day, END_OF_DAY), clock_zone)
+    if len(facts.clocks) > 1:
+        raise Unreadable("two clock times")
+    clock_time = _clock_time(facts.clocks[0], part=part, has_day=day is not None)
+    if day is None:
+        day = local_now.date()
+        if clock_time < local_now.time().replace(second=0, microsecond=0):
+            day += timedelta(days=1)
+    return _localise(datetime.combine(day, clock_time), clock_zone)
+
+
+def _any_day_fact(facts: Facts) -> bool:
+    return bool(
+        facts.day_offsets
+        or facts.weekdays
+        or facts.dates
+        or facts.month_days
+        or facts.days_of_month
+        or facts.years
+        or facts.years_from_now
+    )
+
+
+def _span_offset(facts: Facts) -> timedelta | None:
+    """Return an offset in minutes or hours ("in 2 hours"), which is an instant by itself."""
+    spans = [offset for offset in facts.offsets if offset.unit in ("minutes", "hours")]
+    if not spans:
+        return None
+    if len(facts.offsets) > 1:
+        raise Unreadable("two offsets")
+    offset = spans[0]
+    minutes = offset.amount * (60 if offset.unit == "hours" else 1)
+    if minutes != int(minutes):
+        raise Unreadable("an offset of a fraction of a minute")
+    return timedelta(minutes=int(minutes))
+
+
+def _day(facts: Facts, *, today: date) -> date | None:
+    """Return the one day the facts name, or None when they name no day."""
+    candidates: list[date] = []
+    candidates += [today + timedelta(days=offset) for offset in facts.day_offsets]
+    for offset in facts.offsets:  # only days and weeks are left here
+        days = offset.amount * {"days": 1, "weeks": 7, "fortnights": 14}[offset.unit]
+        if days != int(days):
+            raise Unreadable("a fraction of a day")
+        candidates.append(today + timedelta(days=offset.base_days + int(days)))
+    candidates += [_month_day(months, day, today) for months, day in facts.month_days]
+    candidates += [_next_day_of_month(day, today) for day in facts.days_of_month]
+    candidates += _dates(facts, today)
+    if len(candidates) > 1:
+        raise Unreadable("two days")  # "明天 12月5日", even when equal: one way to say a day
+    if (facts.years or facts.years_from_now) and not facts.dates:
+        raise Unreadable("a year without a calendar date")
+    if len(facts.weekdays) > 1:
+        raise Unreadable("two weekdays")
+    if facts.weekdays:
+        weekday = facts.weekdays[0]
+        if not candidates:
+            return _weekday_date(weekday, today)
+        if candidates[0].weekday() != weekday.weekday:
+            raise Unreadable("the weekday does not match the date")
+        if weekday.week is not None and candidates[0] != _weekday_date(weekday, today):
+            raise Unreadable("the week does not match the date")
+    return candidates[0] if candidates else None
+
+
+def _dates(facts: Facts, today: date) -> list[date]:
+    """Return the calendar dates stated, each in its year (stated or the next occurrence)."""
+    if len(facts.years) + len(facts.years_from_now) > 1:
+        raise Unreadable("two years")
+    result = []
+    for stated in facts.dates:
+        years = [year for year in (stated.year, *facts.years) if year is not None] + [
+            today.year + n for n in (stated.years_from_now, *facts.years_from_now) if n is not None
+        ]
+        if len(years) > 1:
+            raise Unreadable("two years")
+        if years:
+            result.append(_valid_date(years[0], stated.month, stated.day))
+            continue
+        this_year = _valid_date_or_none(today.year, stated.month, stated.day)
+        if this_year is not None and this_year >= today:
+            result.append(this_year)
+        else:
+            following = _valid_date_or_none(today.year + 1, stated.month, stated.day)
+            if following is None:  # 29 February: the next one is years away
+                raise Unreadable("no such day next year")
+            result.append(following)
+    return result
+
+
+def _valid_date(year: int, month: int, day: int) -> date:
+    found = _valid_date_or_none(year, month, day)
+    if found is None:
+        raise Unreadable(f"no such date: {year}-{month}-{day}")
+    return found
+
+
+def _valid_date_or_none(year: int, month: int, day: int) -> date | None:
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+def _month_day(months: int, day: int, today: date) -> date:
+    """Return day ``day`` of the month ``months`` after this one ("下个月1号")."""
+    index = today.year * 12 + today.month - 1 + months
+    return _valid_date(index // 12, index % 12 + 1, day)
+
+
+def _next_day_of_month(day: int, today: date) -> date:
+    """Return the next ``day`` of a month ("5号", "the 5th"): this month's, or next month's."""
+    if not 1 <= day <= 31:
+        raise Unreadable(f"no day {day} in a month")
+    if day >= today.day and day <= calendar.monthrange(today.year, today.month)[1]:
+        return today.replace(day=day)
+    return _month_day(1, day, today)
+
+
+def _weekday_date(weekday: Weekday, today: date) -> date:
+    """Return the day of a weekday: the next one, or the one in a Monday-start week."""
+    if weekday.week is None:
+        if weekday.weekday == today.weekday():
+            raise Unreadable("today's weekday: today or in a week?")
+        return today + timedelta(days=(weekday.weekday - today.weekday()) % 7)
+    monday = today - timedelta(days=today.weekday())
+    in_week = monday + timedelta(weeks=weekday.week, days=weekday.weekday)
+    if weekday.most_recent_too:
+        most_recent = today - timedelta(days=(today.weekday() - weekday.weekday - 1) % 7 + 1)
+        if most_recent != in_week:
+            raise Unreadable("last <weekday>: the most recent one or last week's?")
+    return in_week
+
+
+def _part(facts: Facts) -> str | None:
+    parts = set(facts.parts)
+    if len(parts) > 1:
+        raise Unreadable("two parts of the day")
+    return parts.pop() if parts else None
+
+
+def _clock_time(clock: Clock, *, part: str | None, has_day: bool) -> time:
+    """Return the 24-hour time of a clock reading, checked against am/pm and the part of day."""
+    hour, minute = clock.hour, clock.minute
+    if not (0 <= hour <= 24 and 0 <= minute <= 59):
+        raise Unreadable("no such clock time")
+    if clock.lone and part is None and clock.meridiem is None:
+        raise Unreadable("a number alone is not an hour")  # "in 15", "25"
+    if hour == 12 and clock.meridiem is None and part not in (None, "noon"):
+        raise Unreadable("12 in the morning or evening: noon or midnight?")
+    if clock.meridiem is not None:
+        if not 1 <= hour <= 12 or (hour == 12 and clock.meridiem == "am"):
+            raise Unreadable("an hour that does not go with am/pm")  # 17pm, 12am
+        hour = hour % 12 + (12 if clock.meridiem == "pm" else 0)
+    elif part is not None:
+        hours = PARTS_OF_DAY[part]
+        if hour not in hours and hour + 12 in hours and hour != 0:
+            hour += 12  # 下午3点, tonight 9:00
+    elif hour == 24:
+        raise Unreadable("24:00 is the next day")
+    elif 1 <= hour <= 12 and not clock.twenty_four_hour:
+        raise Unreadable("an hour without am/pm or a part of the day")  # at 9
+    elif 1 <= hour <= 11 and not has_day and not clock.explicit:
+        raise Unreadable("an hour of 1-11 with no day")  # 9点, 9:30 alone: a.m. or p.m.?
+    if part is not None and hour not in PARTS_OF_DAY[part]:
+        raise Unreadable("the hour does not go with the part of the day")  # 早上8pm
+    return time(hour, minute)
+
+
+def _localise(wall_clock: datetime, zone: tzinfo) -> datetime:
+    """Attach ``zone`` to a naive wall-clock time, moving a time in a DST gap forward."""
+    return wall_clock.replace(tzinfo=zone).astimezone(UTC).astimezone(zone)
