@@ -8,7 +8,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: run test test-embedded test-services serve lint typecheck reliability bench system-deps install clean help
+.PHONY: run test test-embedded test-services serve lint typecheck reliability bench bench-smoke system-deps install clean help
 
 help:
 	@echo "make run    - install, migrate, create the demo user, serve http://$(HOST):$(PORT)/"
@@ -59,8 +59,7 @@ test-services: install
 serve: install
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py collectstatic --noinput -v 0
-	exec $(BIN)/gunicorn lightnote.wsgi:application --bind $${LIGHTNOTE_BIND:-$(HOST):$(PORT)} \
-	  --workers $${LIGHTNOTE_WORKERS:-3} --timeout $${LIGHTNOTE_WORKER_TIMEOUT:-60} --access-logfile -
+	LIGHTNOTE_BIND=$${LIGHTNOTE_BIND:-$(HOST):$(PORT)} exec $(BIN)/gunicorn lightnote.wsgi:application
 
 lint: install
 	$(BIN)/ruff check .
@@ -80,8 +79,12 @@ reliability: install
 	    REQUIRE_SERVICES=1 $(BIN)/pytest -q $(RELIABILITY_TESTS) $(PYTEST_ARGS) || exit 1; \
 	done
 
+# Over real HTTP: its own gunicorn, MariaDB database and (empty) Redis database; see bench/run.py.
 bench: install
-	LIGHTNOTE_TEST_BACKEND=services $(BIN)/python -m tests.bench
+	$(BIN)/python -m bench
+
+bench-smoke: install
+	LIGHTNOTE_BENCH_SIZE=smoke $(BIN)/python -m bench
 
 clean:
 	rm -rf $(VENV) staticfiles db.sqlite3

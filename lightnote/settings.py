@@ -99,8 +99,12 @@ def database_from_url(url: str) -> dict[str, object]:
             "PASSWORD": unquote(parts.password or ""),
             "HOST": parts.hostname or "127.0.0.1",
             "PORT": str(parts.port or 3306),
+            # Persistent connections (one per worker thread), no ping per request: the
+            # connection is younger than the server's wait_timeout, and one that broke
+            # anyway (a server restart) fails one request and is then replaced (Django
+            # drops a connection that raised). docs/performance.md measures the ping.
             "CONN_MAX_AGE": int(query.get("conn_max_age", "60")),
-            "CONN_HEALTH_CHECKS": True,
+            "CONN_HEALTH_CHECKS": env_bool("LIGHTNOTE_DB_HEALTH_CHECKS", False),
             "OPTIONS": {
                 "charset": "utf8mb4",
                 "isolation_level": "read committed",
@@ -171,6 +175,10 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
+
+# A measuring instrument for `make bench`: per-response SQL and Redis counts in headers.
+if env_bool("LIGHTNOTE_REQUEST_COUNTERS", False):
+    MIDDLEWARE.insert(0, "lightnote.request_counters.RequestCountersMiddleware")
 
 ROOT_URLCONF = "lightnote.urls"
 WSGI_APPLICATION = "lightnote.wsgi.application"

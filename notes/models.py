@@ -29,7 +29,10 @@ class Note(models.Model):
 
     class Meta:
         ordering = ["-updated_at", "id"]
-        indexes = [models.Index(fields=["owner", "-updated_at"])]
+        # The list's sort, owner first, so a page reads its rows straight off the index.
+        indexes = [
+            models.Index(fields=["owner", "-updated_at", "id"], name="note_owner_updated_idx")
+        ]
         constraints = [
             models.UniqueConstraint(
                 fields=["owner", "idempotency_key"], name="note_unique_owner_idempotency_key"

@@ -1,0 +1,38 @@
+"""gunicorn settings for ``make serve`` and ``make bench`` (docs/performance.md explains them).
+
+The worker model: ``gthread`` — a few processes, each with a small pool of threads, and HTTP
+keep-alive. A request here is mostly Python (one core at a time per process) with short
+waits on MariaDB and Redis; threads fill those waits, processes use the cores, and
+keep-alive spares mobile clients and the proxy a TCP handshake per call (``sync`` workers
+close every connection). Each thread keeps its own persistent database connection
+(``CONN_MAX_AGE``), so ``workers x threads`` connections are open per host.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def _int(name: str, default: int, minimum: int = 1) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise SystemExit(f"{name} must be an integer, got {raw!r}") from None
+    if value < minimum:
+        raise SystemExit(f"{name} must be at least {minimum}, got {value}")
+    return value
+
+
+bind = os.environ.get("LIGHTNOTE_BIND", "127.0.0.1:8000")
+worker_class = os.environ.get("LIGHTNOTE_WORKER_CLASS", "gthread")
+workers = _int("LIGHTNOTE_WORKERS", os.cpu_count() or 2)
+threads = _int("LIGHTNOTE_THREADS", 4)
+keepalive = _int("LIGHTNOTE_KEEPALIVE", 5)
+timeout = _int("LIGHTNOTE_WORKER_TIMEOUT", 60)
+# Idle keep-alive connections wait in the worker's poller, not on a thread; this caps them.
+worker_connections = _int("LIGHTNOTE_WORKER_CONNECTIONS", 1000)
+backlog = _int("LIGHTNOTE_BACKLOG", 2048)
+accesslog = os.environ.get("LIGHTNOTE_ACCESS_LOG", "-") or None

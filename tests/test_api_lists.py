@@ -1,0 +1,177 @@
+"""Lists that stay flat: keyset (``?cursor=``) pagination, the capped count, matching indexes."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from django.db import connection
+
+from lightnote import pagination
+from notes.models import Note
+from todos.models import Todo
+
+pytestmark = pytest.mark.django_db
+
+LISTS = {"todos": "/api/v1/todos/", "notes": "/api/v1/notes/"}
+MODELS = {"todos": Todo, "notes": Note}
+
+
+def seed(kind: str, owner: Any, count: int, *, same_time: bool = False) -> list[str]:
+    """Create ``count`` rows; ``same_time`` gives them all one timestamp (ties on the sort)."""
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    rows = []
+    for i in range(count):
+        at = start if same_time else start + timedelta(minutes=i)
+        fields = {"owner": owner, "title": f"{kind} {i}", "created_at": at, "updated_at": at}
+        rows.append(MODELS[kind](**fields))
+    MODELS[kind].objects.bulk_create(rows)
+    return [str(row.id) for row in rows]
+
+
+def walk(api: Any, url: str, **params: Any) -> list[list[str]]:
+    """Follow ``next`` from the first cursor page; return each page's ids."""
+    pages = []
+    response = api.get(url, {"cursor": "", **params})
+    while True:
+        assert response.status_code == 200, response.content
+        body = response.json()
+        assert body["previous"] is None
+        pages.append([row["id"] for row in body["results"]])
+        if body["next"] is None:
+            return pages
+        response = api.get(body["next"])
+
+
+@pytest.mark.parametrize("kind", ["todos", "notes"])
+@pytest.mark.parametrize("same_time", [False, True], ids=["distinct-times", "all-tied"])
+def test_cursor_walk_returns_every_row_once_in_list_order(
+    alice_api, user, other_user, kind, same_time
+) -> None:
+    seed(kind, user, 7, same_time=same_time)
+    seed(kind, other_user, 3)
+    in_order = [
+        row["id"] for row in alice_api.get(LISTS[kind], {"page_size": 50}).json()["results"]
+    ]
+
+    pages = walk(alice_api, LISTS[kind], page_size=3)
+
+    assert [len(page) for page in pages] == [3, 3, 1]
+    assert [row_id for page in pages for row_id in page] == in_order
+    assert len(in_order) == 7
+
+
+def test_cursor_walk_keeps_the_status_filter(alice_api, user) -> None:
+    ids = seed("todos", user, 6)
+    Todo.objects.filter(id__in=ids[::2]).update(status="done")
+
+    pages = walk(alice_api, LISTS["todos"], page_size=2, status="done")
+
+    assert sorted(row_id for page in pages for row_id in page) == sorted(ids[::2])
+
+
+@pytest.mark.parametrize("kind", ["todos", "notes"])
+def test_a_cursor_page_costs_the_same_queries_as_the_first_page(
+    alice_api, user, kind, django_assert_max_num_queries
+) -> None:
+    seed(kind, user, 30)
+    second = alice_api.get(LISTS[kind], {"cursor": "", "page_size": 10}).json()["next"]
+    with django_assert_max_num_queries(3):  # token with its user, capped count, one page
+        response = alice_api.get(second)
+    assert len(response.json()["results"]) == 10
+
+
+@pytest.mark.parametrize(
+    "cursor",
+    ["%%%", "bm90IGpzb24", "WyJ4Il0", "WyIyMDI2LTAxLTAxVDAwOjAwOjAwIiwgIngiXQ", "W10"],
+    ids=["not-base64", "not-json", "wrong-length", "naive-time-and-bad-uuid", "empty-list"],
+)
+def test_a_malformed_cursor_is_a_400_in_the_users_language(client_for, user, cursor) -> None:
+    seed("todos", user, 2)
+    for language, fragment in (("en", "cursor is not valid"), ("zh-CN", "分页游标无效")):
+        response = client_for(user, **{"Accept-Language": language}).get(
+            LISTS["todos"], {"cursor": cursor}
+        )
+        assert response.status_code == 400
+        assert response.json()["error"]["code"] == "PAGINATION_CURSOR_INVALID"
+        assert fragment in response.json()["error"]["message"]
+
+
+def test_cursor_and_page_together_are_refused(alice_api, user) -> None:
+    seed("todos", user, 2)
+    response = alice_api.get(LISTS["todos"], {"cursor": "", "page": 1})
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "PAGINATION_CURSOR_INVALID"
+
+
+@pytest.mark.parametrize("kind", ["todos", "notes"])
+def test_count_is_exact_up_to_the_cap_then_null_and_flagged(
+    alice_api, user, kind, monkeypatch
+) -> None:
+    monkeypatch.setattr(pagination, "COUNT_CAP", 5)
+    seed(kind, user, 5)
+    exact = alice_api.get(LISTS[kind]).json()
+    assert exact["count"] == 5
+    assert "count_capped" not in exact
+
+    seed(kind, user, 1)
+    capped = alice_api.get(LISTS[kind], {"page_size": 4}).json()
+    assert capped["count"] is None
+    assert capped["count_capped"] is True
+    assert len(capped["results"]) == 4
+    assert "page=2" in capped["next"]  # ?page= keeps working past the cap
+    second = alice_api.get(LISTS[kind], {"page_size": 4, "page": 2}).json()
+    assert len(second["results"]) == 2
+    assert second["next"] is None
+
+
+def test_page_last_is_the_last_page_while_the_count_is_exact(alice_api, user) -> None:
+    ids = seed("todos", user, 5)
+    body = alice_api.get(LISTS["todos"], {"page": "last", "page_size": 2}).json()
+    assert [row["id"] for row in body["results"]] == [ids[0]]  # the oldest, alone on page 3
+    assert body["next"] is None
+
+
+@pytest.mark.parametrize("page", ["0", "-1", "x", "2.5"])
+def test_a_page_that_is_not_a_positive_number_is_a_404(alice_api, user, page) -> None:
+    seed("todos", user, 2)
+    response = alice_api.get(LISTS["todos"], {"page": page})
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "NOT_FOUND"
+
+
+def test_the_schema_documents_the_cursor_and_the_capped_count(api_client) -> None:
+    schema = api_client.get("/api/schema/", {"format": "json"}).json()
+    for path in LISTS.values():
+        operation = schema["paths"][path]["get"]
+        assert "cursor" in {parameter["name"] for parameter in operation["parameters"]}
+        body = operation["responses"]["200"]["content"]["application/json"]["schema"]
+        ref = body["$ref"].rsplit("/", 1)[-1]
+        properties = schema["components"]["schemas"][ref]["properties"]
+        assert properties["count"]["nullable"] is True
+        assert "count_capped" in properties
+
+
+@pytest.mark.services
+@pytest.mark.parametrize(
+    ("kind", "params"),
+    [("todos", {}), ("todos", {"status": "open"}), ("notes", {})],
+    ids=["todos", "todos-by-status", "notes"],
+)
+def test_the_list_query_reads_an_index_in_sort_order(user, other_user, kind, params) -> None:
+    """MariaDB reads the page off an index: no filesort, however many rows the owner has."""
+    from notes.selectors import note_list
+    from todos.selectors import todo_list
+
+    seed(kind, user, 300)
+    seed(kind, other_user, 300)
+    queryset = todo_list(owner=user, **params) if kind == "todos" else note_list(owner=user)
+    sql, sql_params = queryset[:51].query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN {sql}", sql_params)
+        columns = [column[0] for column in cursor.description]
+        plan = [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+    assert len(plan) == 1
+    assert "filesort" not in (plan[0]["Extra"] or ""), plan
+    assert plan[0]["key"], plan
