@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from agent.models import ActionReceipt
+from agent.models import ActionCard, ActionReceipt
 from lightnote.admin import ReadOnlyModelAdmin
 
 
@@ -17,3 +17,14 @@ class ActionReceiptAdmin(ReadOnlyModelAdmin):
     list_filter = ("tool", "capability", "status")
     search_fields = ("action_id", "resource_id", "owner__username", "actor__username", "summary")
     list_select_related = ("owner", "actor")
+
+
+@admin.register(ActionCard)
+class ActionCardAdmin(ReadOnlyModelAdmin):
+    """Each card's lifecycle (what history shows); written only by ``agent.lifecycle``."""
+
+    list_display = ("created_at", "tool", "state", "outcome_kind", "owner", "actor", "session")
+    list_filter = ("tool", "state", "outcome_kind", "void_reason")
+    search_fields = ("id", "owner__username", "actor__username")
+    list_select_related = ("owner", "actor", "session")
+    exclude = ("token_digest", "continuation_digest")

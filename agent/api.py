@@ -6,7 +6,8 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
-from drf_spectacular.utils import extend_schema, extend_schema_view, inline_serializer
+from django.utils import timezone
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import serializers
 from rest_framework.exceptions import APIException
 from rest_framework.permissions import IsAuthenticated
@@ -14,17 +15,37 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agent import continuations, conversation, execution
-from agent.models import AgentSession
+from agent import continuations, conversation, execution, lifecycle, sessions
+from agent.api_schemas import (
+    TAG_CONFIRM,
+    TAG_HISTORY,
+    TAG_MESSAGES,
+    TAG_REPLY,
+    TAG_SESSIONS,
+    ConfirmationStateSerializer,
+    ContinuationReplySerializer,
+    HistoryMessageSerializer,
+    MessageResponseSerializer,
+    SessionSummarySerializer,
+)
+from agent.models import TITLE_MAX, AgentSession, Message
 from lightnote.context import actor_context
 from lightnote.errors import LightNoteError
-from lightnote.i18n import define_messages, request_locale
-from lightnote.openapi import ADMIN_CONTEXT_PARAMETER, error_responses
+from lightnote.i18n import request_locale
+from lightnote.openapi import (
+    ADMIN_CONTEXT_PARAMETER,
+    WRITE_403,
+    documented_errors,
+    error_responses,
+    path_uuid,
+)
+from lightnote.pagination import Pagination
+from lightnote.permissions import refuse_admin_write
 from lightnote.serializers import StrictSerializer
 
 MESSAGE_MAX = 4000
-
-define_messages({"SESSION_NOT_FOUND": ("会话不存在。", "The conversation does not exist.")})
+_404 = {404: ("SESSION_NOT_FOUND",)}
+SESSION_PARAMETER = path_uuid("session_id", "The conversation's id")
 
 
 class EmptySerializer(StrictSerializer):
@@ -33,6 +54,10 @@ class EmptySerializer(StrictSerializer):
 
 class SessionSerializer(serializers.Serializer):
     id = serializers.UUIDField()
+
+
+class SessionRenameSerializer(StrictSerializer):
+    title = serializers.CharField(max_length=TITLE_MAX, trim_whitespace=True)
 
 
 class MessageRequestSerializer(StrictSerializer):
@@ -44,75 +69,6 @@ class TokenRequestSerializer(StrictSerializer):
     session_id = serializers.UUIDField()
 
 
-_Preview = inline_serializer(
-    name="CardPreview",
-    fields={
-        "title": serializers.CharField(),
-        "target": serializers.CharField(),
-        "impact": serializers.CharField(),
-        "details": serializers.ListField(child=serializers.DictField()),
-    },
-)
-_Card = inline_serializer(
-    name="Card",
-    fields={
-        "token": serializers.CharField(),
-        "continuation_token": serializers.CharField(),
-        "capability": serializers.CharField(),
-        "tool": serializers.CharField(),
-        "risk": serializers.ChoiceField(choices=["low", "medium", "high"]),
-        "state": serializers.ChoiceField(choices=["ready"]),
-        "expires_at": serializers.DateTimeField(),
-        "args": serializers.DictField(),
-        "preview": _Preview,
-    },
-)
-_MessageResponse = inline_serializer(
-    name="MessageResponse",
-    fields={
-        "message_id": serializers.UUIDField(),
-        "reply": serializers.CharField(),
-        "facts": serializers.ListField(child=serializers.DictField()),
-        "cards": serializers.ListField(child=_Card),
-        "notices": serializers.ListField(child=serializers.DictField()),
-    },
-)
-_Receipt = inline_serializer(
-    name="Receipt",
-    fields={
-        "action_id": serializers.UUIDField(),
-        "tool": serializers.CharField(),
-        "capability": serializers.CharField(),
-        "status": serializers.ChoiceField(choices=["succeeded"]),
-        "summary": serializers.CharField(),
-        "resource": serializers.DictField(),
-        "settled_at": serializers.DateTimeField(),
-    },
-)
-_Outcome = inline_serializer(
-    name="Outcome",
-    fields={
-        "ok": serializers.BooleanField(allow_null=True),
-        "receipt": _Receipt,
-        "error": serializers.DictField(required=False),
-    },
-)
-_StateResponse = inline_serializer(
-    name="ConfirmationState",
-    fields={
-        "state": serializers.ChoiceField(choices=["ready", "running", "settled", "rejected"]),
-        "outcome": _Outcome,
-    },
-)
-_ReplyResponse = inline_serializer(
-    name="ContinuationReply",
-    fields={
-        "state": serializers.ChoiceField(choices=["settled", "running"]),
-        "reply": serializers.CharField(required=False),
-    },
-)
-
-
 def _validated(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:
     serializer = serializer_class(data=request.data, context={"request": request})
     serializer.is_valid(raise_exception=True)
@@ -120,43 +76,181 @@ def _validated(serializer_class: type[serializers.Serializer], request: Request)
 
 
 def _owned_session(request: Request, session_id: Any) -> AgentSession:
-    """Return the caller's session; another user's session is a 404 (never revealed)."""
-    owner = actor_context(request).subject
-    session = AgentSession.objects.filter(id=session_id, owner=owner).first()
-    if session is None:
-        raise LightNoteError("SESSION_NOT_FOUND", status=404)
-    return session
+    """Return the caller's live session; another user's or a deleted one is a 404."""
+    return sessions.session_get(session_id=session_id, owner=actor_context(request).subject)
+
+
+def _session_body(session: AgentSession, request: Request) -> dict[str, Any]:
+    zone = actor_context(request).subject.zone
+    return {
+        "id": str(session.id),
+        "title": session.title,
+        "created_at": session.created_at.astimezone(zone).isoformat(),
+        "updated_at": session.updated_at.astimezone(zone).isoformat(),
+    }
+
+
+def _message_body(message: Message, *, locale: str, zone: Any, now: Any) -> dict[str, Any]:
+    """Return one history message: its stored text and its cards' current states."""
+    payload = message.payload or {}
+    body: dict[str, Any] = {
+        "id": str(message.id),
+        "role": message.role,
+        "text": message.text,
+        "created_at": message.created_at.astimezone(zone).isoformat(),
+        "facts": payload.get("facts") or [],
+        "notices": payload.get("notices") or [],
+        "cards": [
+            lifecycle.history_card(row, locale=locale, zone=zone, now=now)
+            for row in message.cards.all()
+        ],
+    }
+    if payload.get("card_id"):
+        body["card_id"] = payload["card_id"]
+    return body
 
 
 class SessionsView(APIView):
-    """Open a conversation owned by the caller.
+    """Open a conversation, or list the caller's conversations.
 
-    Allowed in an admin read-only context (a conversation is not user data): there, the
-    agent answers write requests with an ADMIN_READONLY notice instead of a card.
+    Opening one is allowed in an admin read-only context (a conversation is not user data):
+    there, the agent answers write requests with an ADMIN_READONLY notice instead of a card.
     """
 
     permission_classes = [IsAuthenticated]
 
     @extend_schema(
+        tags=[TAG_SESSIONS],
+        summary="Open a conversation",
         request=EmptySerializer,
         responses={201: SessionSerializer, **error_responses(400, 401, 403, 415)},
         parameters=[ADMIN_CONTEXT_PARAMETER],
     )
     def post(self, request: Request) -> Response:
         _validated(EmptySerializer, request)
-        session = AgentSession.objects.create(owner=actor_context(request).subject)
+        session = sessions.session_create(owner=actor_context(request).subject)
         return Response({"id": str(session.id)}, status=201)
+
+    @extend_schema(
+        tags=[TAG_HISTORY],
+        summary="List conversations, the latest activity first",
+        description="Paginated (`?page=`, `?page_size=`). Deleted conversations are not listed.",
+        responses={200: SessionSummarySerializer(many=True), **error_responses(400, 401, 403, 404)},
+        parameters=[ADMIN_CONTEXT_PARAMETER],
+    )
+    def get(self, request: Request) -> Response:
+        paginator = Pagination()
+        queryset = sessions.session_list(owner=actor_context(request).subject)
+        page = paginator.paginate_queryset(queryset, request, view=self) or []
+        return paginator.get_paginated_response(
+            [_session_body(session, request) for session in page]
+        )
+
+    pagination_class = Pagination
+
+
+class SessionDetailView(APIView):
+    """One conversation: read, rename, delete (soft)."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        tags=[TAG_HISTORY],
+        summary="Read a conversation's title and times",
+        responses={200: SessionSummarySerializer, **documented_errors((401, 403, 404), codes=_404)},
+        parameters=[SESSION_PARAMETER, ADMIN_CONTEXT_PARAMETER],
+    )
+    def get(self, request: Request, session_id: str) -> Response:
+        return Response(_session_body(_owned_session(request, session_id), request))
+
+    @extend_schema(
+        tags=[TAG_HISTORY],
+        summary="Rename a conversation",
+        request=SessionRenameSerializer,
+        responses={
+            200: SessionSummarySerializer,
+            **documented_errors(
+                (400, 401, 403, 404, 415), codes=_404, descriptions={"s403": WRITE_403}
+            ),
+        },
+        parameters=[SESSION_PARAMETER, ADMIN_CONTEXT_PARAMETER],
+    )
+    def patch(self, request: Request, session_id: str) -> Response:
+        payload = _validated(SessionRenameSerializer, request)
+        refuse_admin_write(request, what="session.rename")
+        session = _owned_session(request, session_id)
+        sessions.session_rename(session=session, title=payload["title"])
+        return Response(_session_body(session, request))
+
+    @extend_schema(
+        tags=[TAG_HISTORY],
+        summary="Delete a conversation (soft)",
+        description="Its ready cards are voided: their tokens then answer 410 "
+        "CONFIRMATION_EXPIRED. Afterwards the conversation answers 404 everywhere (its "
+        "messages, confirming, the final reply). Receipts and the audit trail are kept.",
+        request=None,
+        responses={
+            204: OpenApiResponse(description="Deleted"),
+            **documented_errors((401, 403, 404), codes=_404, descriptions={"s403": WRITE_403}),
+        },
+        parameters=[SESSION_PARAMETER, ADMIN_CONTEXT_PARAMETER],
+    )
+    def delete(self, request: Request, session_id: str) -> Response:
+        refuse_admin_write(request, what="session.delete")
+        session = _owned_session(request, session_id)
+        sessions.session_delete(session=session, actor=actor_context(request))
+        return Response(status=204)
 
 
 class MessagesView(APIView):
-    """Send one message; get the guarded reply, read facts, cards and notices."""
+    """Send one message; or read the conversation's messages with their cards' states."""
 
     permission_classes = [IsAuthenticated]  # writes are refused per proposal, as notices
+    pagination_class = Pagination
 
     @extend_schema(
+        tags=[TAG_HISTORY],
+        summary="Read a conversation's messages, oldest first",
+        description="Paginated (`?page=`, `?page_size=`). Each assistant message carries its "
+        "cards with their CURRENT state from the database (`ready` until `expires_at`, "
+        "`expired`, `rejected`, `settled` with the outcome and receipt, `voided`), never a "
+        "token. A final reply (after a confirm) is a message of its own naming its `card_id`.",
+        responses={
+            200: HistoryMessageSerializer(many=True),
+            **documented_errors((400, 401, 403, 404), codes=_404),
+        },
+        parameters=[SESSION_PARAMETER, ADMIN_CONTEXT_PARAMETER],
+    )
+    def get(self, request: Request, session_id: str) -> Response:
+        session = _owned_session(request, session_id)
+        paginator = Pagination()
+        page = (
+            paginator.paginate_queryset(
+                sessions.session_messages(session=session), request, view=self
+            )
+            or []
+        )
+        locale = request_locale(request)
+        zone = actor_context(request).subject.zone
+        now = timezone.now()
+        return paginator.get_paginated_response(
+            [_message_body(message, locale=locale, zone=zone, now=now) for message in page]
+        )
+
+    @extend_schema(
+        tags=[TAG_MESSAGES],
+        summary="Send a message; get the reply, facts, cards and notices",
+        description="A write the assistant proposes comes back as a card: show its preview, "
+        "then post its `token` to confirm or reject. Nothing is written before that.",
         request=MessageRequestSerializer,
-        responses={200: _MessageResponse, **error_responses(400, 401, 403, 404, 415, 429, 503)},
-        parameters=[ADMIN_CONTEXT_PARAMETER],
+        responses={
+            200: MessageResponseSerializer,
+            **documented_errors(
+                (400, 401, 403, 404, 415, 429, 503),
+                codes={**_404, 503: ("CONFIRMATION_STORE_UNAVAILABLE",)},
+            ),
+        },
+        parameters=[SESSION_PARAMETER, ADMIN_CONTEXT_PARAMETER],
     )
     def post(self, request: Request, session_id: str) -> Response:
         payload = _validated(MessageRequestSerializer, request)
@@ -212,10 +306,15 @@ class _TokenEndpoint(APIView):
         return Response(answer.body, status=answer.status, headers=answer.headers)
 
 
-def _token_endpoint_schema(responses: dict[int, Any]) -> Callable[[type], type]:
+def _token_endpoint_schema(
+    *, tag: str, summary: str, description: str, responses: dict[int, Any]
+) -> Callable[[type], type]:
     """Document one token endpoint's POST: the shared body, the admin header, its statuses."""
     return extend_schema_view(
         post=extend_schema(
+            tags=[tag],
+            summary=summary,
+            description=description,
             request=TokenRequestSerializer,
             responses=responses,
             parameters=[ADMIN_CONTEXT_PARAMETER],
@@ -223,12 +322,36 @@ def _token_endpoint_schema(responses: dict[int, Any]) -> Callable[[type], type]:
     )
 
 
+_CARD_ERRORS = {
+    403: ("CONFIRMATION_FORBIDDEN", "ADMIN_READONLY"),
+    404: ("SESSION_NOT_FOUND",),
+    410: ("CONFIRMATION_EXPIRED",),
+    503: ("CONFIRMATION_STORE_UNAVAILABLE",),
+}
+_RUNNING = (
+    "202 `running`: another request holds the card and is executing it. Do not confirm "
+    "again blindly: poll `POST /api/v1/agent/confirmations/status/` with the same body, "
+    "waiting the `Retry-After` seconds when the header is present (else about 1 s), until "
+    "the state is `settled`. A repeat never executes twice."
+)
+
+
 @_token_endpoint_schema(
-    {
-        200: _StateResponse,
-        202: _StateResponse,
-        **error_responses(400, 401, 403, 409, 410, 415, 429, 503),
-    }
+    tag=TAG_CONFIRM,
+    summary="Confirm a card: execute it exactly once",
+    description="Body: the card's `token` and its `session_id`. The first request claims and "
+    "executes the card; 200 `settled` carries the outcome (`ok: true` with the receipt; "
+    "`false` with the error; `null` when not verifiable yet: ask `status` later). "
+    + _RUNNING
+    + " After `ok: true`, fetch the final reply with the card's `continuation_token`.",
+    responses={
+        200: ConfirmationStateSerializer,
+        202: OpenApiResponse(ConfirmationStateSerializer, description=_RUNNING),
+        **documented_errors(
+            (400, 401, 403, 404, 409, 410, 415, 429, 503),
+            codes={**_CARD_ERRORS, 409: ("CONFIRMATION_REJECTED", "CONFIRMATION_INVALID")},
+        ),
+    },
 )
 class ConfirmView(_TokenEndpoint):
     """Confirm a card: exactly one request executes it; the others learn what happened."""
@@ -236,26 +359,77 @@ class ConfirmView(_TokenEndpoint):
     operation = staticmethod(execution.confirm)
 
 
-@_token_endpoint_schema({200: _StateResponse, **error_responses(400, 401, 403, 409, 410, 415, 503)})
+@_token_endpoint_schema(
+    tag=TAG_CONFIRM,
+    summary="Reject a ready card",
+    description="Body: the card's `token` and its `session_id`. A running or settled card "
+    "answers 409 CONFIRMATION_ALREADY_CLAIMED with its `state` beside `error`.",
+    responses={
+        200: ConfirmationStateSerializer,
+        **documented_errors(
+            (400, 401, 403, 404, 409, 410, 415, 503),
+            codes={**_CARD_ERRORS, 409: ("CONFIRMATION_ALREADY_CLAIMED",)},
+        ),
+    },
+)
 class RejectView(_TokenEndpoint):
     """Reject a ready card."""
 
     operation = staticmethod(execution.reject)
 
 
-@_token_endpoint_schema({200: _StateResponse, **error_responses(400, 401, 403, 409, 410, 415, 503)})
+@_token_endpoint_schema(
+    tag=TAG_CONFIRM,
+    summary="Read a card's state (poll it while `running`)",
+    description="Body: the card's `token` and its `session_id`. Never executes. Use it to "
+    "follow a 202 `running` confirm, or to resolve `ok: null`: it re-checks the receipt "
+    "table and answers `ok: true` (a receipt exists) or, after the execution lease, "
+    "`ok: false` ACTION_NOT_EXECUTED. Without a token (e.g. after a restart) read the card "
+    "from the conversation's messages instead.",
+    responses={
+        200: ConfirmationStateSerializer,
+        **documented_errors(
+            (400, 401, 403, 404, 409, 410, 415, 503),
+            codes={**_CARD_ERRORS, 409: ("CONFIRMATION_INVALID",)},
+        ),
+    },
+)
 class StatusView(_TokenEndpoint):
     """A card's state, and its outcome once settled."""
 
     operation = staticmethod(execution.status)
 
 
+_REPLY_RUNNING = (
+    "202 `running`: another request is generating the reply; poll this endpoint again after "
+    "the `Retry-After` seconds (else about 1 s). A generation older than 60 s is abandoned "
+    "and taken over."
+)
+
+
 @_token_endpoint_schema(
-    {
-        200: _ReplyResponse,
-        202: _ReplyResponse,
-        **error_responses(400, 401, 403, 409, 410, 415, 429, 503),
-    }
+    tag=TAG_REPLY,
+    summary="The final reply after a successful action",
+    description="Body: the card's **`continuation_token`** (not its `token`) and the "
+    "`session_id`. Generated once, with no write tool available; a repeat returns the same "
+    "reply. 409 CONTINUATION_NOT_READY (`state: pending`): the action has no succeeded "
+    "receipt (yet, or it failed). 503 CONTINUATION_GENERATION_FAILED: the model failed; "
+    "retry. The outcome itself never depends on this reply: it is the confirm's receipt. "
+    + _REPLY_RUNNING,
+    responses={
+        200: ContinuationReplySerializer,
+        202: OpenApiResponse(ContinuationReplySerializer, description=_REPLY_RUNNING),
+        **documented_errors(
+            (400, 401, 403, 404, 409, 410, 415, 429, 503),
+            codes={
+                403: ("CONTINUATION_FORBIDDEN", "ADMIN_READONLY"),
+                404: ("SESSION_NOT_FOUND",),
+                409: ("CONTINUATION_NOT_READY",),
+                410: ("CONTINUATION_EXPIRED",),
+                503: ("CONTINUATION_GENERATION_FAILED", "CONFIRMATION_STORE_UNAVAILABLE"),
+            },
+        ),
+    },
 )
 class ContinuationReplyView(_TokenEndpoint):
     """The final reply after a succeeded action (generated once, with no write tools)."""

@@ -10,7 +10,9 @@ State machine::
     ready --claim--> running --settle--> settled{succeeded|failed|unknown}
       |                 |                    unknown --resolve--> succeeded | failed
       |                 '--resolve (lease passed)--> settled{succeeded|failed}
-      '--reject--> rejected          (ready also expires: Redis drops the key)
+      |--reject--> rejected          (ready also expires: Redis drops the key)
+      '--void----> voided            (withdrawn: its session was deleted, or a newer card
+                                      supersedes it; answers like an unknown token)
 
 Ready cards live ``LIGHTNOTE_CONFIRMATION_TTL``; claiming extends the key to
 ``LIGHTNOTE_SETTLED_TTL`` so running, settled and rejected records are kept 24 h.
@@ -62,6 +64,7 @@ class CardState(StrEnum):
     RUNNING = "running"
     SETTLED = "settled"
     REJECTED = "rejected"
+    VOIDED = "voided"
 
 
 class OutcomeKind(StrEnum):
@@ -293,7 +296,7 @@ def card_issue(
 
 @confirmation_store()
 def card_get(token: str) -> Card | None:
-    """Return the card named by ``token``, or None when it is unknown or expired."""
+    """Return the card named by ``token``, or None when it is unknown, expired or voided."""
     return card_get_by_digest(store.token_digest(token))
 
 
@@ -301,7 +304,9 @@ def card_get(token: str) -> Card | None:
 def card_get_by_digest(digest: str) -> Card | None:
     """Return the card whose token has this digest (reconciliation knows only digests)."""
     fields = store.record_get(card_key(digest))
-    return None if fields is None else _card_from_fields(digest, fields)
+    if fields is None or fields.get("state") == CardState.VOIDED:
+        return None  # a voided card is withdrawn: it answers like an unknown token
+    return _card_from_fields(digest, fields)
 
 
 def card_binding_valid(card: Card) -> bool:
@@ -370,6 +375,8 @@ def card_claim(token: str, *, attempt_id: str) -> ClaimResult:
         return ClaimResult(status=ClaimStatus.SETTLED, card=card)
     if card.state == CardState.REJECTED:
         return ClaimResult(status=ClaimStatus.REJECTED, card=card)
+    if card.state == CardState.VOIDED:
+        return ClaimResult(status=ClaimStatus.GONE, card=None)
     logger.error("card %s is in an unknown state %r", digest[:12], card.state)
     return ClaimResult(status=ClaimStatus.GONE, card=None)
 
@@ -476,11 +483,28 @@ def card_reject(token: str) -> RejectResult:
         ttl_ms=settings.LIGHTNOTE_SETTLED_TTL * 1000,
         now_ms=store.now_ms(),
     )
-    if result.fields is None:
+    if result.fields is None or result.state == CardState.VOIDED:
         return RejectResult(status=RejectStatus.GONE, state=None)
     if result.applied or result.state == CardState.REJECTED:
         return RejectResult(status=RejectStatus.REJECTED, state=CardState.REJECTED)
     return RejectResult(status=RejectStatus.REFUSED, state=result.state)
+
+
+@confirmation_store()
+def card_void(digest: str) -> bool:
+    """Withdraw a ready card: ready -> voided, atomically; True when this call voided it.
+
+    A voided card answers like an unknown token (410) until its key expires at the card's
+    original expiry. A card already claimed, settled or rejected is left as it is (False):
+    a claim that won the race stands, and its execution settles it as usual.
+    """
+    result = store.record_transition(
+        card_key(digest),
+        from_states=(CardState.READY,),
+        to_state=CardState.VOIDED,
+        now_ms=store.now_ms(),
+    )
+    return result.status is store.TransitionStatus.TRANSITIONED
 
 
 @confirmation_store()

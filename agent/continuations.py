@@ -14,12 +14,14 @@ import uuid
 from typing import Any
 
 from agent import continuation_store
-from agent.execution import Answer, receipt_body
+from agent.execution import Answer
 from agent.guard import guard_reply
-from agent.models import ActionReceipt, AgentSession, Message
+from agent.lifecycle import receipt_body
+from agent.models import ActionReceipt, Message
 from agent.planners import get_planner
 from agent.planners.base import PlannerError
 from agent.ratelimit import limit_new_claim
+from agent.sessions import SessionAccess, session_access
 from lightnote.audit import audit_event
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
@@ -73,11 +75,13 @@ def reply(
     continuation = continuation_store.continuation_get(token)
     if continuation is None:
         raise LightNoteError("CONTINUATION_EXPIRED", status=410)
-    session_is_theirs = AgentSession.objects.filter(id=session_id, owner=actor.subject).exists()
+    access = session_access(session_id=session_id, owner=actor.subject)
+    if access is SessionAccess.DELETED:
+        raise LightNoteError("SESSION_NOT_FOUND", status=404)
     if (
         not continuation_store.continuation_owned_by(continuation, actor.subject.pk)
         or str(continuation.session_id) != str(session_id)
-        or not session_is_theirs
+        or access is not SessionAccess.OWN
     ):
         audit_event(
             "continuation.forbidden",
@@ -171,6 +175,6 @@ def reply(
         session_id=session_id,
         role=Message.Role.ASSISTANT,
         text=verdict.text,
-        payload={"receipt": receipt_body(receipt)},
+        payload={"receipt": receipt_body(receipt), "card_id": str(continuation.action_id)},
     )
     return Answer(200, {"state": "settled", "reply": verdict.text})

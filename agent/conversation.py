@@ -14,10 +14,10 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from agent import cards, continuation_store
+from agent import cards, continuation_store, lifecycle, sessions
 from agent.capabilities import capability_by_tool, capability_for_unknown_tool
 from agent.guard import guard_reply
-from agent.models import AgentSession, Message
+from agent.models import ActionCard, AgentSession, Message
 from agent.planners import get_planner
 from agent.planners.base import Fact, PlanRequest, PlanResult, Proposal
 from agent.policy import PolicyResult, enforce_tool_policy
@@ -95,6 +95,7 @@ class _Turn:
         )
         self.facts: list[Fact] = []
         self.cards: list[dict[str, Any]] = []
+        self.card_rows: list[ActionCard] = []
         self.notices: list[dict[str, Any]] = []
 
     def run_read_tool(self, name: str, args: dict[str, Any]) -> Fact:
@@ -209,8 +210,18 @@ class _Turn:
         expires_at = issued.card.expires_at
         if expires_at is None:  # pragma: no cover - a card just issued always has one
             raise RuntimeError("an issued card has no expiry")
+        self.card_rows.append(
+            lifecycle.card_row(
+                issued,
+                session=self.session,
+                owner_id=self.actor.subject.pk,
+                actor_id=self.actor.actor.pk,
+                continuation_digest=store.token_digest(continuation_token),
+            )
+        )
         self.cards.append(
             {
+                "card_id": issued.card.id,
                 "token": issued.token,
                 "continuation_token": continuation_token,
                 "capability": prepared.capability.id,
@@ -239,6 +250,30 @@ class _Turn:
         return {"tool": fact.tool, "status": fact.status, "summary": fact.summary}
 
 
+def public_fact(fact: Fact) -> dict[str, Any]:
+    """Return a fact as the API shows it: the summary, plus the items a read found.
+
+    A read tool's data names its items under the plural of its capability's resource
+    (``todo.query`` -> ``{"count", "todos": [...]}``); each item keeps its fields (``id``,
+    ``title``, ...) and gains ``type``, so a client can render and link a list. A failed
+    read carries its ``code``.
+    """
+    body: dict[str, Any] = {"tool": fact.tool, "status": fact.status, "summary": fact.summary}
+    if fact.status != "succeeded":
+        if fact.data.get("code"):
+            body["code"] = fact.data["code"]
+        return body
+    capability = capability_by_tool(fact.tool)
+    resource = capability.id.split(".", 1)[0] if capability else ""
+    found = fact.data.get(f"{resource}s") if resource else None
+    if isinstance(found, list):
+        body["count"] = fact.data.get("count", len(found))
+        body["items"] = [
+            {"type": resource, **item} for item in found if isinstance(item, dict) and "id" in item
+        ]
+    return body
+
+
 def _offered_tools(actor: ActorContext) -> tuple[list[dict[str, Any]], frozenset[str]]:
     """Return the OpenAI specs of every tool this user may use, and which of them read."""
     roles = user_roles(actor.actor)
@@ -258,8 +293,9 @@ def handle_message(
     """Handle one user message and return the API's message body.
 
     Needs: ``session`` belongs to the caller. Issues cards (Redis) outside any database
-    transaction, then writes the user's message and the assistant's guarded reply together
-    in one transaction: a turn that fails (store down, rate limited) leaves no half-turn.
+    transaction, then writes the user's message, the assistant's guarded reply, the cards'
+    history rows and the session's title/activity together in one transaction: a turn that
+    fails (store down, rate limited) leaves no half-turn.
     """
     turn = _Turn(request=request, actor=actor, session=session, text=text, locale=locale)
     history = _session_history(session)
@@ -308,7 +344,7 @@ def handle_message(
     # (the fixed text and the reason are both true).
     refusals = [notice["message"] for notice in turn.notices if notice["message"]]
     reply = "\n".join(part for part in [reply.strip(), *refusals] if part)
-    facts = [turn._fact_dict(fact) for fact in turn.facts]
+    facts = [public_fact(fact) for fact in turn.facts]
     with transaction.atomic():
         user_message = Message.objects.create(
             session=session, role=Message.Role.USER, text=text, created_at=turn.context.now
@@ -329,6 +365,8 @@ def handle_message(
                 ],
             },
         )
+        lifecycle.record_issued(turn.card_rows, message=message)
+        sessions.session_touch(session=session, first_text=text)
         if verdict.replaced:
             audit_event(
                 "guard.replaced",

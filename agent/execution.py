@@ -24,9 +24,11 @@ from typing import Any
 
 from django.db import DatabaseError, IntegrityError, connection, transaction
 
-from agent import cards
-from agent.models import ActionReceipt, AgentSession
+from agent import cards, lifecycle
+from agent.lifecycle import receipt_body
+from agent.models import ActionCard, ActionReceipt
 from agent.ratelimit import limit_new_claim
+from agent.sessions import SessionAccess, session_access
 from lightnote.audit import audit_event
 from lightnote.binding import canonical_json
 from lightnote.context import ActorContext
@@ -78,19 +80,6 @@ class Answer:
 
 
 # --- Bodies ------------------------------------------------------------------------------
-
-
-def receipt_body(receipt: ActionReceipt) -> dict[str, Any]:
-    """Return the API's Receipt object."""
-    return {
-        "action_id": str(receipt.action_id),
-        "tool": receipt.tool,
-        "capability": receipt.capability,
-        "status": receipt.status,
-        "summary": receipt.summary,
-        "resource": {"type": receipt.resource_type, "id": receipt.resource_id},
-        "settled_at": receipt.settled_at.astimezone(receipt.subject.zone).isoformat(),
-    }
 
 
 def _final(outcome: dict[str, Any]) -> dict[str, Any]:
@@ -160,11 +149,14 @@ def load_card_for(
             details={"action": action},
         )
         raise LightNoteError("CONFIRMATION_EXPIRED", status=410)
-    session_is_theirs = AgentSession.objects.filter(id=session_id, owner=actor.subject).exists()
+    access = session_access(session_id=session_id, owner=actor.subject)
+    if access is SessionAccess.DELETED:
+        # The caller's own conversation, deleted: 404 everywhere, as for its messages.
+        raise LightNoteError("SESSION_NOT_FOUND", status=404)
     if (
         not cards.card_owned_by(card, actor.subject.pk)
         or not cards.card_in_session(card, session_id)
-        or not session_is_theirs
+        or access is not SessionAccess.OWN
     ):
         audit_event(
             "confirm.forbidden",
@@ -177,9 +169,19 @@ def load_card_for(
         raise LightNoteError("CONFIRMATION_FORBIDDEN", status=403)
     if not cards.card_binding_valid(card):
         cards.card_destroy(token)
+        _record_invalid(card)
         _audit_card("confirm.invalid", card, actor, code="CONFIRMATION_INVALID")
         raise LightNoteError("CONFIRMATION_INVALID", status=409)
     return card
+
+
+def _record_invalid(card: cards.Card) -> None:
+    """Void the history row of a destroyed card (its id is trusted only if it parses)."""
+    try:
+        card_id = str(uuid.UUID(card.id))
+    except ValueError:
+        return
+    lifecycle.record_voided([card_id], reason=ActionCard.VoidReason.INVALID)
 
 
 # --- Resolution of unknown outcomes and expired leases --------------------------------------
@@ -205,7 +207,7 @@ def _void(card: cards.Card) -> ActionReceipt:
         raise ValueError(f"card {card.id} names no subject or actor")
     try:
         with transaction.atomic():
-            return ActionReceipt.objects.create(
+            voided = ActionReceipt.objects.create(
                 action_id=card.id,
                 tool=card.tool,
                 capability=card.capability,
@@ -219,6 +221,11 @@ def _void(card: cards.Card) -> ActionReceipt:
                 status=ActionReceipt.Status.VOIDED,
                 summary="not executed: lease passed without a receipt",
             )
+            kind, outcome = lifecycle.outcome_of_receipt(voided)
+            lifecycle.record_outcome(
+                card.id, kind=kind, outcome=outcome, receipt=voided, best_effort=False
+            )
+            return voided
     except IntegrityError:
         receipt = _find_receipt(card.id)
         if receipt is None:  # pragma: no cover - the unique slot was taken a moment ago
@@ -251,6 +258,7 @@ def resolve(card: cards.Card, *, locale: str) -> Answer | None:
         _drop_connection()
         return None
     kind, outcome = _outcome_from_receipt(receipt, locale)
+    lifecycle.record_outcome(card.id, kind=kind, outcome=outcome, receipt=receipt)
     if not cards.card_resolve(digest=card.digest, outcome_kind=kind, outcome=outcome):
         # Someone else resolved it first (or it settled meanwhile): their answer stands.
         current = cards.card_get_by_digest(card.digest)
@@ -299,6 +307,7 @@ def _check_success_has_receipt(card: cards.Card) -> None:
     )
     if not backed:
         cards.card_destroy(digest=card.digest)
+        _record_invalid(card)
         _audit_card(
             "confirm.invalid",
             card,
@@ -324,9 +333,17 @@ def execute_claimed(
     """Execute a card this request has claimed; return ``(outcome_kind, outcome)``.
 
     Needs: the caller holds the claim (state ``running`` with its attempt id). Runs the tool
-    policy again with ``phase="execute", confirmed=True``, then the tool's domain service and
-    the receipt row in one durable transaction. No Redis call happens inside it.
+    policy again with ``phase="execute", confirmed=True``, then the tool's domain service,
+    the receipt row and the card's history row in one durable transaction. No Redis call
+    happens inside it. Any other outcome is written to the history row afterwards.
     """
+    kind, outcome = _execute(card, actor=actor, locale=locale)
+    if kind != cards.OutcomeKind.SUCCEEDED:
+        lifecycle.record_outcome(card.id, kind=kind, outcome=outcome)
+    return kind, outcome
+
+
+def _execute(card: cards.Card, *, actor: ActorContext, locale: str) -> tuple[str, dict[str, Any]]:
     from agent.policy import enforce_tool_policy
 
     context = _tool_context(card, actor, locale)
@@ -361,6 +378,7 @@ def execute_claimed(
                 summary=result.summary,
                 result=result.data,
             )
+            lifecycle.record_succeeded(card.id, receipt=receipt)
             _audit_card("action.executed", card, actor, details={"summary": result.summary})
             # Everything after this line happens in COMMIT: an error from here on may come
             # after the database made the change durable.
@@ -488,6 +506,7 @@ def reject(
     )
     result = cards.card_reject(token)
     if result.status == cards.RejectStatus.REJECTED:
+        lifecycle.record_rejected(card.id)
         _audit_card("confirm.rejected", card, actor)
         return Answer(200, {"state": "rejected"})
     if result.status == cards.RejectStatus.GONE:

@@ -8,18 +8,37 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+TITLE_MAX = 120
+
+
+class AgentSessionQuerySet(models.QuerySet["AgentSession"]):
+    def live(self) -> AgentSessionQuerySet:
+        """Sessions that were not deleted (a deleted session is 404 everywhere)."""
+        return self.filter(deleted_at__isnull=True)
+
 
 class AgentSession(models.Model):
-    """A conversation, owned by the user who opened it."""
+    """A conversation, owned by the user who opened it.
+
+    ``title`` is the first user message (cut to ``TITLE_MAX``) until the owner renames it;
+    ``updated_at`` moves with every turn, so the list shows the latest conversation first.
+    Deleting is soft (``deleted_at``): the rows stay for the audit trail and receipts.
+    """
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="agent_sessions"
     )
+    title = models.CharField(max_length=TITLE_MAX, blank=True, default="")
     created_at = models.DateTimeField(default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(default=timezone.now)
+    deleted_at = models.DateTimeField(null=True, blank=True)
+
+    objects = AgentSessionQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at"]
+        indexes = [models.Index(fields=["owner", "deleted_at", "-updated_at"])]
 
     def __str__(self) -> str:
         return f"session {self.id}"
@@ -89,3 +108,89 @@ class ActionReceipt(models.Model):
     def __str__(self) -> str:
         return f"{self.tool} {self.action_id} {self.status}"
 
+
+class ActionCard(models.Model):
+    """The lifecycle of one confirmation card, kept in the database (never a raw token).
+
+    The id is the card id = the action id = the receipt's ``action_id``. Redis holds the
+    live control record (claim, lease, replayable outcome); this row is what history shows,
+    so it never depends on Redis still holding the card:
+
+    - ``ready``: issued with its prepared args and preview; it reads as *expired* once
+      ``expires_at`` has passed (nothing else writes an expiry);
+    - ``rejected``: the owner rejected it;
+    - ``settled``: executed or resolved; ``outcome_kind`` is ``succeeded`` (``receipt`` links
+      the receipt, written in the same transaction), ``failed`` or ``unknown`` (until the
+      receipt table resolves it);
+    - ``voided``: withdrawn before any execution — its session was deleted, it failed its
+      integrity check, or a newer card supersedes it (``void_reason``).
+
+    ``parent`` names the card this one was derived from (an edit, a choice, an "ask again");
+    ``compensates`` names the settled card an undo reverses.
+    """
+
+    class State(models.TextChoices):
+        READY = "ready", "ready"
+        REJECTED = "rejected", "rejected"
+        SETTLED = "settled", "settled"
+        VOIDED = "voided", "voided"
+
+    class OutcomeKind(models.TextChoices):
+        SUCCEEDED = "succeeded", "succeeded"
+        FAILED = "failed", "failed"
+        UNKNOWN = "unknown", "unknown"
+
+    class VoidReason(models.TextChoices):
+        SESSION_DELETED = "session_deleted", "session deleted"
+        INVALID = "invalid", "failed its integrity check"
+        SUPERSEDED = "superseded", "superseded by a newer card"
+
+    id = models.UUIDField(primary_key=True, editable=False)
+    session = models.ForeignKey(AgentSession, on_delete=models.CASCADE, related_name="cards")
+    message = models.ForeignKey(
+        Message, null=True, blank=True, on_delete=models.CASCADE, related_name="cards"
+    )
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    tool = models.CharField(max_length=64)
+    capability = models.CharField(max_length=64)
+    risk = models.CharField(max_length=8)
+    args = models.JSONField(default=dict)
+    preview = models.JSONField(default=dict)
+    # SHA-256 digests only (the Redis record's name): enough to void the live record, never
+    # enough to confirm it.
+    token_digest = models.CharField(max_length=64, unique=True)
+    continuation_digest = models.CharField(max_length=64, blank=True, default="")
+    state = models.CharField(max_length=16, choices=State.choices, default=State.READY)
+    outcome_kind = models.CharField(
+        max_length=16, choices=OutcomeKind.choices, blank=True, default=""
+    )
+    # {"code", "message", "params"?} of a failed or unknown outcome, as first answered.
+    error = models.JSONField(null=True, blank=True)
+    receipt = models.OneToOneField(
+        ActionReceipt, null=True, blank=True, on_delete=models.PROTECT, related_name="card"
+    )
+    void_reason = models.CharField(
+        max_length=32, choices=VoidReason.choices, blank=True, default=""
+    )
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="children"
+    )
+    compensates = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="undos"
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    expires_at = models.DateTimeField()
+    rejected_at = models.DateTimeField(null=True, blank=True)
+    settled_at = models.DateTimeField(null=True, blank=True)
+    voided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        # No index may pair ``session`` with ``state``: InnoDB would then check the session
+        # foreign key on every state change (a shared lock on the session row), and a
+        # settle would deadlock with a delete that holds that row and voids the card.
+        indexes = [models.Index(fields=["state", "outcome_kind", "settled_at"])]
+
+    def __str__(self) -> str:
+        return f"card {self.id} {self.state} {self.outcome_kind}".rstrip()

@@ -9,6 +9,11 @@ from agent import api
 urlpatterns = [
     path("agent/sessions/", api.SessionsView.as_view(), name="agent-sessions"),
     path(
+        "agent/sessions/<uuid:session_id>/",
+        api.SessionDetailView.as_view(),
+        name="agent-session",
+    ),
+    path(
         "agent/sessions/<uuid:session_id>/messages/",
         api.MessagesView.as_view(),
         name="agent-messages",

@@ -22,7 +22,6 @@ from zoneinfo import ZoneInfo
 from django import forms
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.template.loader import render_to_string
@@ -30,7 +29,7 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
-from agent import continuations, conversation, execution
+from agent import continuations, conversation, execution, sessions
 from agent.models import AgentSession, Message
 from agent.tools import format_local_time
 from lightnote.context import ActorContext, actor_context
@@ -199,9 +198,10 @@ def _card_fields(request: HttpRequest) -> CardFields:
 
 
 def _owned_conversation(actor: ActorContext, session_id: Any) -> AgentSession | None:
+    """Return the subject's live conversation, or None (unknown, deleted or not theirs)."""
     try:
-        return AgentSession.objects.filter(id=session_id, owner=actor.subject).first()
-    except (ValidationError, ValueError):
+        return sessions.session_get(session_id=session_id, owner=actor.subject)
+    except LightNoteError:
         return None
 
 
@@ -219,7 +219,7 @@ def _current_conversation(request: HttpRequest, actor: ActorContext) -> AgentSes
 
 
 def _open_conversation(request: HttpRequest, actor: ActorContext) -> AgentSession:
-    opened = AgentSession.objects.create(owner=actor.subject)
+    opened = sessions.session_create(owner=actor.subject)
     request.session[CONVERSATION_SESSION_KEY] = str(opened.id)
     return opened
 

@@ -81,6 +81,14 @@ def _known_user(request: Any) -> Any:
     return getattr(request, "user", None)
 
 
+def message_template(code: str, locale: str | None) -> str | None:
+    """Return the unformatted text of ``code`` in ``locale``, or None for an unknown code."""
+    texts = _catalog.get(code)
+    if texts is None:
+        return None
+    return texts.get(normalize_locale(locale) or DEFAULT_LOCALE, texts[DEFAULT_LOCALE])
+
+
 def translate(code: str, locale: str | None = None, **params: Any) -> str:
     """Render the message ``code`` in ``locale`` with ``str.format`` parameters."""
     texts = _catalog.get(code)

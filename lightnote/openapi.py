@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from drf_spectacular.authentication import SessionScheme
@@ -45,22 +46,68 @@ AUTHENTICATED_403 = (
 WRITE_403 = AUTHENTICATED_403 + "; ADMIN_READONLY (an admin read-only context is active)"
 
 
+# Example codes shown for a status unless an operation names its own.
+_EXAMPLE_CODES = {
+    400: ("VALIDATION_ERROR",),
+    401: ("NOT_AUTHENTICATED",),
+    403: ("ADMIN_READONLY",),
+    404: ("NOT_FOUND",),
+    415: ("UNSUPPORTED_MEDIA_TYPE",),
+    429: ("RATE_LIMITED",),
+}
+# Sample values for the placeholders of example messages.
+_EXAMPLE_PARAMS = {"retry_after": 30, "max": 120, "limit": 4000, "limit_kb": 64}
+
+
+def _error_example(status: int, code: str) -> OpenApiExample:
+    """Return a real error body for ``code`` (its English message) as an example."""
+    from lightnote.i18n import translate
+
+    error: dict[str, Any] = {"code": code, "message": translate(code, "en", **_EXAMPLE_PARAMS)}
+    if code == "VALIDATION_ERROR":
+        error["fields"] = {"text": ["This field is required."]}
+    return OpenApiExample(
+        f"{status} {code}",
+        value={"error": error},
+        response_only=True,
+        status_codes=[str(status)],
+    )
+
+
 def error_responses(*statuses: int, **descriptions: str) -> dict[int, Any]:
     """Return ``{status: OpenApiResponse(ErrorBody)}`` for ``@extend_schema(responses=...)``."""
+    return documented_errors(statuses, codes={}, descriptions=descriptions)
+
+
+def documented_errors(
+    statuses: Sequence[int],
+    *,
+    codes: Mapping[int, Sequence[str]],
+    descriptions: Mapping[str, str] | None = None,
+) -> dict[int, Any]:
+    """Like :func:`error_responses`, naming the error codes an operation answers per status.
+
+    Each code becomes an example with its real message; a status with no code shows a
+    typical code of that status. ``descriptions`` maps ``"s409"`` to a status's text.
+    """
     result: dict[int, Any] = {}
     for status in statuses:
-        description = descriptions.get(f"s{status}", _DESCRIPTIONS.get(status, "Error"))
-        result[status] = OpenApiResponse(
-            response=ErrorBody,
-            description=description,
-            examples=[
+        description = (descriptions or {}).get(f"s{status}", _DESCRIPTIONS.get(status, "Error"))
+        examples_for = codes.get(status) or _EXAMPLE_CODES.get(status)
+        examples = (
+            [_error_example(status, code) for code in examples_for]
+            if examples_for
+            else [
                 OpenApiExample(
                     f"error{status}",
                     value={"error": {"code": "...", "message": "..."}},
                     response_only=True,
                     status_codes=[str(status)],
                 )
-            ],
+            ]
+        )
+        result[status] = OpenApiResponse(
+            response=ErrorBody, description=description, examples=examples
         )
     return result
 

@@ -287,6 +287,27 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {"TodoStatusEnum": "todos.models.Todo.Status"},
+    # The agent's operations in the order a client uses them.
+    "TAGS": [
+        {"name": "v1", "description": "The account, todos and notes."},
+        {"name": "agent 1. conversations", "description": "Open a conversation."},
+        {
+            "name": "agent 2. messages and cards",
+            "description": "Send a message; a proposed write comes back as a card.",
+        },
+        {
+            "name": "agent 3. confirming a card",
+            "description": "Confirm (exactly once), reject, or follow a card's state.",
+        },
+        {
+            "name": "agent 4. the final reply",
+            "description": "After a success: the reply, fetched with the continuation_token.",
+        },
+        {
+            "name": "agent 5. history",
+            "description": "Conversations and their messages, with every card's current state.",
+        },
+    ],
 }
 
 # --- Agent ------------------------------------------------------------------------------

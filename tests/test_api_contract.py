@@ -63,6 +63,7 @@ TODO_FIELDS = {
 }
 NOTE_FIELDS = {"id", "title", "content", "tags", "version", "created_at", "updated_at"}
 CARD_FIELDS = {
+    "card_id",
     "token",
     "continuation_token",
     "capability",
@@ -439,9 +440,13 @@ def test_a_read_gives_facts_with_tool_status_summary(alice_api) -> None:
     assert body["cards"] == []
     assert body["facts"], body
     for fact in body["facts"]:
-        assert set(fact) == {"tool", "status", "summary"}
+        assert {"tool", "status", "summary"} <= set(fact)
+        assert set(fact) <= {"tool", "status", "summary", "count", "items", "code"}
     assert body["facts"][0]["tool"] == "query_todos"
     assert body["facts"][0]["status"] == "succeeded"
+    [item] = body["facts"][0]["items"]
+    assert (item["type"], item["title"]) == ("todo", "交报告")
+    assert uuid.UUID(item["id"])
 
 
 @pytest.mark.parametrize(

@@ -42,6 +42,7 @@ SEED_EN = "Create a high priority todo to submit the weekly report at 9pm tonigh
 FROZEN_NOW = "2026-12-02T14:00:00+08:00"
 TONIGHT_NINE = "2026-12-02T21:00:00+08:00"
 CARD_FIELDS = {
+    "card_id",
     "token",
     "continuation_token",
     "capability",
@@ -233,8 +234,15 @@ def test_a_read_tool_answer_lists_its_facts(alice_api, user) -> None:
     assert body["cards"] == []
     assert body["notices"] == []
     [fact] = body["facts"]
-    assert set(fact) == {"tool", "status", "summary"}
+    assert set(fact) == {"tool", "status", "summary", "count", "items"}
     assert (fact["tool"], fact["status"]) == ("query_todos", "succeeded")
+    # Items carry their ids, so a client can render and link the list (issue 14).
+    assert fact["count"] == 2
+    assert {(item["type"], item["title"]) for item in fact["items"]} == {
+        ("todo", "交报告"),
+        ("todo", "买牛奶"),
+    }
+    assert {item["id"] for item in fact["items"]} == {str(todo.id) for todo in Todo.objects.all()}
     assert "交报告" in fact["summary"]
     assert "买牛奶" in fact["summary"]
     assert "交报告" in body["reply"]

@@ -34,6 +34,22 @@ EXPECTED: dict[str, dict[str, set[int]]] = {
         "post": {201, 400, 401, 403, 404},
         "delete": {204, 401, 403},
     },
+    "/api/v1/agent/sessions/": {"get": {200, 401, 403}, "post": {201, 400, 401, 403}},
+    "/api/v1/agent/sessions/{session_id}/": {
+        "get": {200, 401, 403, 404},
+        "patch": {200, 400, 401, 403, 404},
+        "delete": {204, 401, 403, 404},
+    },
+    "/api/v1/agent/sessions/{session_id}/messages/": {
+        "get": {200, 401, 403, 404},
+        "post": {200, 400, 401, 403, 404, 429, 503},
+    },
+    "/api/v1/agent/confirmations/confirm/": {
+        "post": {200, 202, 400, 401, 403, 404, 409, 410, 429, 503}
+    },
+    "/api/v1/agent/continuations/reply/": {
+        "post": {200, 202, 400, 401, 403, 404, 409, 410, 429, 503}
+    },
 }
 
 
@@ -118,7 +134,12 @@ def test_patch_bodies_require_the_version(schema) -> None:
 
 
 def test_lists_are_documented_as_pages(schema) -> None:
-    for path in ("/api/v1/todos/", "/api/v1/notes/"):
+    for path in (
+        "/api/v1/todos/",
+        "/api/v1/notes/",
+        "/api/v1/agent/sessions/",
+        "/api/v1/agent/sessions/{session_id}/messages/",
+    ):
         ok = schema["paths"][path]["get"]["responses"]["200"]["content"]["application/json"]
         page = schema["components"]["schemas"][ok["schema"]["$ref"].rsplit("/", 1)[-1]]
         assert {"count", "next", "previous", "results"} <= set(page["properties"])
@@ -151,3 +172,88 @@ def test_schema_endpoint_serves_the_schema(client) -> None:
     response = client.get("/api/schema/", {"format": "json"})
     assert response.status_code == 200
     assert "/api/v1/todos/{todo_id}/" in json.loads(response.content)["paths"]
+
+
+# --- the agent's contract for mobile clients (issue 14, deliverable 6) ----------------------
+
+
+def _component(schema: dict[str, Any], ref_holder: dict[str, Any]) -> dict[str, Any]:
+    if "allOf" in ref_holder:
+        ref_holder = ref_holder["allOf"][0]
+    ref = ref_holder.get("$ref") or ref_holder["items"]["$ref"]
+    return schema["components"]["schemas"][ref.rsplit("/", 1)[-1]]
+
+
+def _ok_body(schema: dict[str, Any], path: str, method: str) -> dict[str, Any]:
+    response = schema["paths"][path][method]["responses"]["200"]
+    return _component(schema, response["content"]["application/json"]["schema"])
+
+
+def test_message_response_facts_notices_and_preview_details_are_typed(schema) -> None:
+    body = _ok_body(schema, "/api/v1/agent/sessions/{session_id}/messages/", "post")
+    fact = _component(schema, body["properties"]["facts"])
+    item = _component(schema, fact["properties"]["items"])
+    assert {"id", "type", "title"} <= set(item["required"])
+    assert item["properties"]["id"]["format"] == "uuid"
+    notice = _component(schema, body["properties"]["notices"])
+    assert {"capability", "status", "message"} <= set(notice["properties"])
+    card = _component(schema, body["properties"]["cards"])
+    assert {"card_id", "token", "continuation_token"} <= set(card["required"])
+    preview = _component(schema, card["properties"]["preview"])
+    detail = _component(schema, preview["properties"]["details"])
+    assert set(detail["required"]) == {"key", "label", "value"}
+
+
+def test_history_cards_are_typed_and_never_carry_a_token(schema) -> None:
+    page = _ok_body(schema, "/api/v1/agent/sessions/{session_id}/messages/", "get")
+    message = _component(schema, page["properties"]["results"])
+    card = _component(schema, message["properties"]["cards"])
+    assert "token" not in card["properties"]
+    assert "continuation_token" not in card["properties"]
+    state = _component(schema, card["properties"]["state"])
+    assert {"ready", "expired", "rejected", "settled"} <= set(state["enum"])
+    assert "outcome" in card["properties"]
+
+
+def test_the_reply_endpoint_says_it_takes_the_continuation_token(schema) -> None:
+    operation = schema["paths"]["/api/v1/agent/continuations/reply/"]["post"]
+    assert "continuation_token" in operation["description"]
+
+
+@pytest.mark.parametrize(
+    "path", ["/api/v1/agent/confirmations/confirm/", "/api/v1/agent/continuations/reply/"]
+)
+def test_a_202_running_says_how_to_poll(schema, path) -> None:
+    description = schema["paths"][path]["post"]["responses"]["202"]["description"]
+    assert "Retry-After" in description
+    assert "poll" in description
+
+
+def test_agent_errors_have_real_examples(schema) -> None:
+    for path, item in schema["paths"].items():
+        if not path.startswith("/api/v1/agent/"):
+            continue
+        for method, operation in item.items():
+            for status, response in operation["responses"].items():
+                if int(status) < 400:
+                    continue
+                examples = response["content"]["application/json"]["examples"]
+                for example in examples.values():
+                    error = example["value"]["error"]
+                    assert error["code"] != "...", f"{method.upper()} {path} {status}"
+                    assert error["message"] not in ("...", error["code"])
+
+
+def test_agent_tags_follow_the_flow_in_order(schema) -> None:
+    names = [tag["name"] for tag in schema["tags"] if tag["name"].startswith("agent")]
+    assert names == sorted(names)
+    assert len(names) == 5
+    used = {
+        tag
+        for item in schema["paths"].values()
+        for operation in item.values()
+        for tag in operation.get("tags", [])
+    }
+    assert set(names) <= used
+    confirm = schema["paths"]["/api/v1/agent/confirmations/confirm/"]["post"]["tags"]
+    assert confirm == [names[2]]

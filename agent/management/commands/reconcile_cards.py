@@ -1,4 +1,4 @@
-"""Resolve confirmation cards stuck in ``running`` after their execution lease passed."""
+"""Resolve confirmation cards stuck in ``running`` or ``unknown``, from the receipt table."""
 
 from __future__ import annotations
 
@@ -7,13 +7,15 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from agent.execution import reconcile_expired
+from agent.lifecycle import reconcile_unknown_rows
 
 
 class Command(BaseCommand):
     help = (
         "Settle running cards whose lease passed, from the receipt table (a receipt -> "
-        "succeeded; none -> voided and ACTION_NOT_EXECUTED). Never executes an action. "
-        "Safe to run from cron on any number of hosts at once."
+        "succeeded; none -> voided and ACTION_NOT_EXECUTED), then the card history rows "
+        "whose outcome is still unknown, the same way without Redis. Never executes an "
+        "action. Safe to run from cron on any number of hosts at once."
     )
 
     def add_arguments(self, parser: Any) -> None:
@@ -21,4 +23,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         resolved = reconcile_expired(locale=options["locale"])
+        rows = reconcile_unknown_rows()
         self.stdout.write(f"reconciled {resolved} card(s)")
+        if rows:
+            self.stdout.write(f"settled {rows} history row(s) with an unknown outcome")

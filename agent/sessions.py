@@ -1,0 +1,158 @@
+"""Conversations: the one place that finds, lists, titles, renames and deletes them.
+
+Every caller (API, chat page, confirmation and continuation checks) resolves a session
+through here, so a deleted session is 404 everywhere and another user's is never revealed.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from agent import lifecycle
+from agent.models import TITLE_MAX, ActionCard, AgentSession, Message
+from lightnote.audit import audit_event
+from lightnote.errors import LightNoteError
+from lightnote.i18n import define_messages
+
+define_messages(
+    {
+        "SESSION_NOT_FOUND": ("会话不存在。", "The conversation does not exist."),
+        "SESSION_TITLE_REQUIRED": ("请填写对话标题。", "The title must not be empty."),
+        "SESSION_TITLE_TOO_LONG": (
+            "对话标题最多 {max} 个字符。",
+            "The title is at most {max} characters long.",
+        ),
+    }
+)
+
+
+class SessionAccess(StrEnum):
+    OWN = "own"
+    DELETED = "deleted"  # the caller's own, soft-deleted: 404
+    NONE = "none"  # unknown or another user's
+
+
+# --- Selectors -------------------------------------------------------------------------------
+
+
+def session_access(*, session_id: Any, owner: Any) -> SessionAccess:
+    """Say whether ``session_id`` is ``owner``'s live session, their deleted one, or neither.
+
+    One query. Confirmation and continuation checks use it: a deleted session answers 404
+    there too, while a session that is not the caller's stays a 403 of those endpoints.
+    """
+    try:
+        row = (
+            AgentSession.objects.filter(id=session_id, owner=owner)
+            .values_list("id", "deleted_at")
+            .first()
+        )
+    except (ValidationError, ValueError):
+        return SessionAccess.NONE
+    if row is None:
+        return SessionAccess.NONE
+    return SessionAccess.OWN if row[1] is None else SessionAccess.DELETED
+
+
+def session_get(*, session_id: Any, owner: Any) -> AgentSession:
+    """Return ``owner``'s live session; unknown, deleted or another user's: 404."""
+    try:
+        session = AgentSession.objects.live().filter(id=session_id, owner=owner).first()
+    except (ValidationError, ValueError):
+        session = None
+    if session is None:
+        raise LightNoteError("SESSION_NOT_FOUND", status=404)
+    return session
+
+
+def session_list(*, owner: Any) -> QuerySet[AgentSession]:
+    """Return ``owner``'s live sessions, the latest activity first."""
+    return AgentSession.objects.live().filter(owner=owner).order_by("-updated_at", "-id")
+
+
+def session_messages(*, session: AgentSession) -> QuerySet[Message]:
+    """Return the session's messages oldest first, their card rows (and receipts) prefetched."""
+    from django.db.models import Prefetch
+
+    return session.messages.order_by("created_at", "id").prefetch_related(
+        Prefetch(
+            "cards",
+            queryset=ActionCard.objects.select_related("receipt").order_by("created_at", "id"),
+        )
+    )
+
+
+# --- Services --------------------------------------------------------------------------------
+
+
+def title_from_text(text: str) -> str:
+    """Return a title made of the first user message: one line, at most ``TITLE_MAX``."""
+    line = " ".join(text.split())
+    return line if len(line) <= TITLE_MAX else line[: TITLE_MAX - 1] + "…"
+
+
+def session_create(*, owner: Any) -> AgentSession:
+    """Open a conversation owned by ``owner``."""
+    return AgentSession.objects.create(owner=owner)
+
+
+def session_touch(*, session: AgentSession, first_text: str | None = None) -> None:
+    """Move the session's ``updated_at`` (one UPDATE); title it from ``first_text`` if untitled.
+
+    Needs: the message turn's transaction.
+    """
+    now = timezone.now()
+    changes: dict[str, Any] = {"updated_at": now}
+    if first_text is not None and not session.title:
+        changes["title"] = title_from_text(first_text)
+    updated = AgentSession.objects.filter(id=session.id)
+    if "title" in changes:
+        updated = updated.filter(title="")  # a rename meanwhile wins
+    updated.update(**changes)
+    for name, value in changes.items():
+        setattr(session, name, value)
+
+
+def session_rename(*, session: AgentSession, title: str) -> AgentSession:
+    """Rename the conversation; a blank or over-long title is a 400."""
+    title = " ".join(title.split())
+    if not title:
+        raise LightNoteError("SESSION_TITLE_REQUIRED", extra={"fields": {"title": ["blank"]}})
+    if len(title) > TITLE_MAX:
+        raise LightNoteError(
+            "SESSION_TITLE_TOO_LONG",
+            params={"max": TITLE_MAX},
+            extra={"fields": {"title": ["max_length"]}},
+        )
+    session.title = title
+    session.updated_at = timezone.now()
+    session.save(update_fields=["title", "updated_at"])
+    return session
+
+
+def session_delete(*, session: AgentSession, actor: Any) -> None:
+    """Soft-delete the conversation and void its ready cards (their tokens then answer 410).
+
+    The session row and its card rows change in one transaction; the live store records
+    are voided after the commit (a card claimed meanwhile keeps running and settles as
+    usual). From the commit on, every endpoint answers 404 for this session.
+    """
+    with transaction.atomic():
+        AgentSession.objects.filter(id=session.id, deleted_at__isnull=True).update(
+            deleted_at=timezone.now()
+        )
+        digests = lifecycle.void_session_cards(session)
+        audit_event(
+            "session.deleted",
+            actor=actor.actor,
+            subject=actor.subject,
+            session_id=session.id,
+            details={"voided_cards": len(digests)},
+        )
+    lifecycle.void_live_records(digests)
