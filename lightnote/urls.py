@@ -5,7 +5,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import URLPattern, URLResolver, include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from lightnote import impersonation, views
+from lightnote import impersonation, preferences, views
 
 api_v1: list[URLPattern | URLResolver] = [
     path("auth/token/", views.TokenView.as_view(), name="auth-token"),
@@ -28,6 +28,9 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
+    path("todos/", include("todos.page_urls")),
+    path("notes/", include("notes.page_urls")),
+    path("settings/", preferences.settings_page, name="settings-page"),
     path("", include("agent.page_urls")),
 ]
 

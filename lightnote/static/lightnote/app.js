@@ -35,7 +35,11 @@
   document.addEventListener("htmx:afterRequest", function (event) {
     var form = event.detail.elt;
     if (!form || form.id !== "composer") return;
-    if (event.detail.successful) {
+    var xhr = event.detail.xhr;
+    if (xhr && xhr.responseURL && xhr.responseURL.indexOf("/accounts/login/") !== -1) {
+      // The login expired (in this tab or another): keep the text, ask to log in again.
+      showProblem("login");
+    } else if (event.detail.successful && xhr && xhr.getResponseHeader(FRAGMENT_HEADER) === "1") {
       form.reset();
       var problem = document.getElementById("composer-problem");
       if (problem) problem.textContent = "";
@@ -67,5 +71,24 @@
     var send = form && form.querySelector("button[type=submit]");
     if (!form || (send && send.disabled) || !target.value.trim()) return; // empty or in flight
     form.requestSubmit(send || undefined);
+  });
+
+  // Settings page: offer the browser's own time zone when it differs from the saved one.
+  document.addEventListener("DOMContentLoaded", function () {
+    var suggestion = document.getElementById("zone-suggestion");
+    var select = document.getElementById("time-zone");
+    if (!suggestion || !select || !window.Intl) return;
+    var browserZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    if (!browserZone || browserZone === suggestion.dataset.current) return;
+    var known = Array.prototype.some.call(select.options, function (option) {
+      return option.value === browserZone;
+    });
+    if (!known) return;
+    suggestion.querySelector(".zone-name").textContent = browserZone;
+    suggestion.hidden = false;
+    suggestion.querySelector("[data-adopt-zone]").addEventListener("click", function () {
+      select.value = browserZone;
+      select.form.requestSubmit();
+    });
   });
 })();

@@ -1,0 +1,305 @@
+"""What every server-rendered page shares: its language, its texts, whose data it shows,
+whether it may write, and paging that stays flat however many rows the owner has.
+
+Pages call the same services and selectors as the API; a page never saves a model itself.
+"""
+
+from __future__ import annotations
+
+import zoneinfo
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.db.models import Model, QuerySet
+from django.http import HttpRequest
+from django.utils import timezone
+
+from lightnote.context import actor_context
+from lightnote.errors import LightNoteError
+from lightnote.i18n import define_messages, normalize_locale, request_locale, translate
+from lightnote.models import User
+
+PAGE_SIZE = 20
+
+
+def page_locale(request: HttpRequest) -> str:
+    """Return the page's locale: the language switch's cookie, else ``request_locale``.
+
+    The switch is a cookie, not the user's saved language: browsers always send
+    Accept-Language, which ``request_locale`` ranks above the saved language, so only an
+    explicit per-browser choice can override it — and it writes no user data (it works in an
+    admin read-only context too).
+    """
+    chosen = normalize_locale(request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME))
+    return chosen or request_locale(request)
+
+
+def texts(codes: dict[str, Any], locale: str) -> dict[str, str]:
+    """Render every text of a page's table (``define_messages`` codes) in ``locale``."""
+    return {code: translate(code, locale) for code in codes}
+
+
+@dataclass(frozen=True)
+class PageViewer:
+    """Whose data a page shows and whether it may offer writes."""
+
+    owner: User
+    readonly: bool
+    locale: str
+    zone: zoneinfo.ZoneInfo
+
+    def local(self, moment: datetime | None) -> datetime | None:
+        return timezone.localtime(moment, self.zone) if moment else None
+
+
+def page_viewer(request: HttpRequest) -> PageViewer:
+    """Return the viewer of a logged-in page request (the subject in an admin context)."""
+    context = actor_context(request)
+    subject = context.subject
+    return PageViewer(
+        owner=subject,
+        readonly=context.is_admin_readonly,
+        locale=page_locale(request),
+        zone=subject.zone,
+    )
+
+
+def refuse_if_readonly(viewer: PageViewer) -> None:
+    """Refuse a page write inside an admin read-only context (the middleware refuses first)."""
+    if viewer.readonly:
+        raise LightNoteError("ADMIN_READONLY", status=403)
+
+
+@dataclass
+class Page:
+    """One page of a list: its rows, its number and whether neighbours exist.
+
+    It reads ``PAGE_SIZE + 1`` rows through the index that matches the list's sort and never
+    counts the owner's rows, so a page costs the same at a thousand rows and at a hundred
+    thousand.
+    """
+
+    items: list[Any]
+    number: int
+    has_next: bool
+    has_previous: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.has_previous = self.number > 1
+
+
+def page_of(queryset: QuerySet[Any], raw_number: Any, size: int = PAGE_SIZE) -> Page:
+    """Return page ``raw_number`` (1-based; anything unreadable is page 1)."""
+    try:
+        number = max(1, min(int(raw_number), 10_000))
+    except (TypeError, ValueError):
+        number = 1
+    start = (number - 1) * size
+    rows: list[Model] = list(queryset[start : start + size + 1])
+    return Page(items=rows[:size], number=number, has_next=len(rows) > size)
+
+
+def error_text(error: LightNoteError, locale: str) -> str:
+    """The person-facing sentence for a domain error (the code stays in the API)."""
+    return error.message(locale)
+
+
+class ItemPages:
+    """The list and detail pages of one kind of owned item (todos, notes).
+
+    A subclass names its templates and texts and maps form fields to its services; this class
+    does the rest the same way for every kind: the viewer, read-only contexts, paging,
+    version-checked writes, post/redirect/get, and errors as sentences with a 4xx status.
+    """
+
+    kind: str  # "todo" | "note": the URL names are "<kind>-page" and "<kind>-detail-page"
+    list_template: str
+    detail_template: str
+    text_codes: dict[str, Any]
+
+    # --- what a subclass provides ----------------------------------------------------------
+
+    def rows(self, viewer: PageViewer, query: dict[str, str]) -> QuerySet[Any]:
+        raise NotImplementedError
+
+    def get(self, viewer: PageViewer, item_id: str) -> Any:
+        raise NotImplementedError
+
+    def create(self, viewer: PageViewer, form: dict[str, str]) -> Any:
+        raise NotImplementedError
+
+    def act(self, viewer: PageViewer, item: Any, action: str, form: dict[str, str]) -> str:
+        """Apply a detail-page action; return the text code of the success message."""
+        raise NotImplementedError
+
+    def list_context(self, viewer: PageViewer, query: dict[str, str]) -> dict[str, Any]:
+        return {}
+
+    # --- the shared flow -------------------------------------------------------------------
+
+    def render(
+        self,
+        request: HttpRequest,
+        template: str,
+        viewer: PageViewer,
+        status: int = 200,
+        **context: Any,
+    ) -> Any:
+        from django.shortcuts import render
+
+        base = {
+            "t": texts({**COMMON_TEXTS, **self.text_codes}, viewer.locale),
+            "page_locale": viewer.locale,
+            "viewer": viewer,
+            "readonly": viewer.readonly,
+            "zone_name": viewer.zone.key,
+            "zone_note": translate("PAGE_ZONE_NOTE", viewer.locale, zone=viewer.zone.key),
+        }
+        return render(request, template, {**base, **context}, status=status)
+
+    def list_page(self, request: HttpRequest) -> Any:
+        from django.contrib import messages
+        from django.shortcuts import redirect
+
+        viewer = page_viewer(request)
+        query = {key: request.GET.get(key, "").strip() for key in ("status", "q", "tag")}
+        problem = None
+        status = 200
+        form: dict[str, str] = {}
+        if request.method == "POST":
+            form = posted_fields(request)
+            try:
+                refuse_if_readonly(viewer)
+                item = self.create(viewer, form)
+            except LightNoteError as error:
+                problem, status = error_text(error, viewer.locale), error.status
+            else:
+                messages.success(
+                    request,
+                    translate(f"PAGE_{self.kind.upper()}_CREATED", viewer.locale, title=item.title),
+                )
+                return redirect(f"{self.kind}-page")
+        page = page_of(self.rows(viewer, query), request.GET.get("page"))
+        return self.render(
+            request,
+            self.list_template,
+            viewer,
+            status=status,
+            page=page,
+            query=query,
+            problem=problem,
+            form=form,
+            **self.list_context(viewer, query),
+        )
+
+    def detail_page(self, request: HttpRequest, item_id: str) -> Any:
+        from django.contrib import messages
+        from django.shortcuts import redirect
+
+        viewer = page_viewer(request)
+        try:
+            item = self.get(viewer, item_id)
+        except LightNoteError as error:
+            return self.render(
+                request,
+                "lightnote/page_problem.html",
+                viewer,
+                status=404,
+                problem=error_text(error, viewer.locale),
+            )
+        problem = None
+        status = 200
+        if request.method == "POST":
+            action = request.POST.get("action", "")
+            form = posted_fields(request)
+            try:
+                refuse_if_readonly(viewer)
+                done = self.act(viewer, item, action, form)
+            except LightNoteError as error:
+                problem, status = error_text(error, viewer.locale), error.status
+                try:
+                    item = self.get(viewer, item_id)  # show what is stored now
+                except LightNoteError:
+                    return redirect(f"{self.kind}-page")
+            else:
+                messages.success(request, translate(done, viewer.locale, title=item.title))
+                if action == "delete":
+                    return redirect(f"{self.kind}-page")
+                return redirect(f"{self.kind}-detail-page", item.id)
+        confirm_delete = request.GET.get("confirm") == "delete" and not viewer.readonly
+        return self.render(
+            request,
+            self.detail_template,
+            viewer,
+            status=status,
+            item=item,
+            problem=problem,
+            confirm_delete=confirm_delete,
+        )
+
+
+def posted_fields(request: HttpRequest) -> dict[str, str]:
+    """The posted form as plain strings (the last value of a repeated field), CSRF token aside."""
+    return {
+        key: str(request.POST.get(key, "")) for key in request.POST if key != "csrfmiddlewaretoken"
+    }
+
+
+def form_version(form: dict[str, str]) -> int:
+    """The ``version`` a page form was rendered at: every page write is version-checked."""
+    try:
+        version = int(form.get("version", ""))
+    except ValueError:
+        raise LightNoteError("PAGE_FORM_STALE") from None
+    if version < 1:
+        raise LightNoteError("PAGE_FORM_STALE")
+    return version
+
+
+def form_text(value: str) -> str:
+    """A textarea's value with the browser's CRLF line ends read back as LF."""
+    return value.replace("\r\n", "\n")
+
+
+def form_local_datetime(value: str, zone: zoneinfo.ZoneInfo, code: str) -> datetime | None:
+    """Read a ``datetime-local`` field (the owner's wall clock) as an aware instant."""
+    value = value.strip()
+    if not value:
+        return None
+    try:
+        naive = datetime.fromisoformat(value)
+    except ValueError:
+        raise LightNoteError(code) from None
+    if naive.tzinfo is not None:
+        raise LightNoteError(code)
+    return naive.replace(tzinfo=zone)
+
+
+COMMON_TEXTS = {
+    "PAGE_SEARCH": ("搜索", "Search"),
+    "PAGE_FILTER": ("筛选", "Filter"),
+    "PAGE_PREVIOUS": ("上一页", "Previous"),
+    "PAGE_NEXT": ("下一页", "Next"),
+    "PAGE_PAGE_N": ("第 {number} 页", "Page {number}"),
+    "PAGE_READONLY_NOTE": (
+        "只读查看：管理员只读上下文中不能修改任何数据。",
+        "Read-only view: nothing can be changed inside an admin read-only context.",
+    ),
+    "PAGE_ZONE_NOTE": ("时间按 {zone} 显示。", "Times are shown in {zone}."),
+    "PAGE_NAV_CHAT": ("对话", "Chat"),
+    "PAGE_NAV_TODOS": ("待办", "Todos"),
+    "PAGE_NAV_NOTES": ("笔记", "Notes"),
+    "PAGE_NAV_SETTINGS": ("设置", "Settings"),
+}
+define_messages(COMMON_TEXTS)
+define_messages(
+    {
+        "PAGE_ACTION_UNKNOWN": ("无法识别的操作。", "Unknown action."),
+        "PAGE_FORM_STALE": (
+            "这个表单已过期，请刷新页面后再试。",
+            "This form is out of date; reload the page and try again.",
+        ),
+    }
+)

@@ -1,0 +1,146 @@
+"""The todo pages: ``/todos/`` (filters, paging, a create form) and ``/todos/<id>/`` (edit,
+complete or reopen, delete). Every write goes through ``todos.services`` with the version the
+page was rendered at, exactly as the API's PATCH does.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse
+from django.views.decorators.http import require_http_methods
+
+from lightnote.errors import LightNoteError
+from lightnote.i18n import define_messages
+from lightnote.web import ItemPages, PageViewer, form_local_datetime, form_text, form_version
+from todos import selectors, services
+from todos.models import Todo
+
+PAGE_TEXTS = {
+    "PAGE_TODOS_HEADING": ("我的待办", "My todos"),
+    "PAGE_TODOS_EMPTY": (
+        "还没有待办。在上面新建一条，或在对话里让助手帮你创建。",
+        "No todos yet. Add one above, or ask the assistant in the chat.",
+    ),
+    "PAGE_TODOS_EMPTY_FILTERED": ("没有符合条件的待办。", "No todo matches these filters."),
+    "PAGE_TODO_NEW": ("新建待办", "New todo"),
+    "PAGE_TODO_TITLE": ("标题", "Title"),
+    "PAGE_TODO_DESCRIPTION": ("描述", "Description"),
+    "PAGE_TODO_PRIORITY": ("优先级", "Priority"),
+    "PAGE_TODO_DUE": ("截止时间", "Due"),
+    "PAGE_TODO_STATUS": ("状态", "Status"),
+    "PAGE_TODO_OPEN": ("未完成", "Open"),
+    "PAGE_TODO_DONE": ("已完成", "Done"),
+    "PAGE_TODO_ALL": ("全部", "All"),
+    "PAGE_TODO_PRIORITY_0": ("低", "Low"),
+    "PAGE_TODO_PRIORITY_1": ("普通", "Normal"),
+    "PAGE_TODO_PRIORITY_2": ("高", "High"),
+    "PAGE_TODO_NO_DUE": ("无截止时间", "No due time"),
+    "PAGE_TODO_ADD": ("添加", "Add"),
+    "PAGE_TODO_SAVE": ("保存修改", "Save changes"),
+    "PAGE_TODO_MARK_DONE": ("标记为完成", "Mark as done"),
+    "PAGE_TODO_REOPEN": ("重新打开", "Reopen"),
+    "PAGE_TODO_DELETE": ("删除", "Delete"),
+    "PAGE_TODO_DELETE_CONFIRM": (
+        "确定删除这条待办吗？此操作会立即生效。",
+        "Delete this todo? This takes effect at once.",
+    ),
+    "PAGE_TODO_DELETE_YES": ("确定删除", "Yes, delete"),
+    "PAGE_TODO_CANCEL": ("取消", "Cancel"),
+    "PAGE_TODO_BACK": ("返回待办列表", "Back to my todos"),
+    "PAGE_TODO_CREATED_AT": ("创建于", "Created"),
+    "PAGE_TODO_UPDATED_AT": ("更新于", "Updated"),
+    "PAGE_TODO_VERSION": ("版本", "Version"),
+}
+define_messages(PAGE_TEXTS)
+define_messages(
+    {
+        "PAGE_TODO_CREATED": ("已创建待办「{title}」。", "Todo “{title}” added."),
+        "PAGE_TODO_SAVED": ("已保存待办「{title}」。", "Todo “{title}” saved."),
+        "PAGE_TODO_MARKED_DONE": ("待办「{title}」已完成。", "Todo “{title}” is done."),
+        "PAGE_TODO_REOPENED": ("待办「{title}」已重新打开。", "Todo “{title}” is open again."),
+        "PAGE_TODO_DELETED": ("已删除待办「{title}」。", "Todo “{title}” deleted."),
+    }
+)
+
+
+def _priority(value: str) -> int:
+    try:
+        return services.check_priority(int(value))
+    except ValueError:
+        raise LightNoteError("TODO_PRIORITY_INVALID") from None
+
+
+def _edited_due(viewer: PageViewer, item: Todo, value: str) -> datetime | None:
+    """The due time a detail form asks for; an untouched field keeps the stored instant.
+
+    The picker shows minutes only, so re-reading an unchanged field must not drop seconds.
+    """
+    shown = viewer.local(item.due_at)
+    if shown is not None and value.strip() == shown.strftime("%Y-%m-%dT%H:%M"):
+        return item.due_at
+    return form_local_datetime(value, viewer.zone, "TODO_DUE_AT_INVALID")
+
+
+class TodoPages(ItemPages):
+    kind = "todo"
+    list_template = "todos/list.html"
+    detail_template = "todos/detail.html"
+    text_codes = PAGE_TEXTS
+
+    def rows(self, viewer: PageViewer, query: dict[str, str]) -> QuerySet[Any]:
+        status = query["status"] if query["status"] in Todo.Status.values else None
+        return selectors.todo_list(owner=viewer.owner, status=status, keyword=query["q"] or None)
+
+    def get(self, viewer: PageViewer, item_id: str) -> Todo:
+        return selectors.todo_get(owner=viewer.owner, todo_id=item_id)
+
+    def create(self, viewer: PageViewer, form: dict[str, str]) -> Todo:
+        return services.todo_create(
+            owner=viewer.owner,
+            title=form.get("title", ""),
+            description=form_text(form.get("description", "")),
+            priority=_priority(form.get("priority", "1")),
+            due_at=form_local_datetime(form.get("due_at", ""), viewer.zone, "TODO_DUE_AT_INVALID"),
+        )
+
+    def act(self, viewer: PageViewer, item: Todo, action: str, form: dict[str, str]) -> str:
+        version = form_version(form)
+        if action == "save":
+            services.todo_update(
+                owner=viewer.owner,
+                todo_id=item.id,
+                expected_version=version,
+                title=form.get("title", ""),
+                description=form_text(form.get("description", "")),
+                priority=_priority(form.get("priority", "1")),
+                due_at=_edited_due(viewer, item, form.get("due_at", "")),
+            )
+            return "PAGE_TODO_SAVED"
+        if action in ("done", "open"):
+            services.todo_set_status(
+                owner=viewer.owner, todo_id=item.id, status=action, expected_version=version
+            )
+            return "PAGE_TODO_MARKED_DONE" if action == "done" else "PAGE_TODO_REOPENED"
+        if action == "delete":
+            services.todo_delete(owner=viewer.owner, todo_id=item.id, expected_version=version)
+            return "PAGE_TODO_DELETED"
+        raise LightNoteError("PAGE_ACTION_UNKNOWN")
+
+
+pages = TodoPages()
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def todo_list_page(request: HttpRequest) -> HttpResponse:
+    return pages.list_page(request)
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def todo_detail_page(request: HttpRequest, todo_id: str) -> HttpResponse:
+    return pages.detail_page(request, todo_id)
