@@ -81,19 +81,23 @@ def settings_page(request: HttpRequest) -> HttpResponse:
         except LightNoteError as error:
             problem, status = error.message(viewer.locale), error.status
         else:
+            language_changed = language != user.language
             user_update_preferences(user=user, time_zone=zone, language=language)
-            messages.success(request, translate("PAGE_SETTINGS_SAVED", language))
+            shown_in = language if language_changed else viewer.locale
+            messages.success(request, translate("PAGE_SETTINGS_SAVED", shown_in))
             response = redirect("settings-page")
-            # The page language follows the saved one in this browser at once.
-            response.set_cookie(
-                settings.LANGUAGE_COOKIE_NAME,
-                COOKIE_VALUES[language],
-                max_age=LANGUAGE_COOKIE_AGE,
-                path=settings.LANGUAGE_COOKIE_PATH,
-                secure=settings.SESSION_COOKIE_SECURE,
-                httponly=True,
-                samesite="Lax",
-            )
+            if language_changed:
+                # A newly chosen language applies to this browser's pages at once; saving
+                # only the zone keeps the language the page is shown in.
+                response.set_cookie(
+                    settings.LANGUAGE_COOKIE_NAME,
+                    COOKIE_VALUES[language],
+                    max_age=LANGUAGE_COOKIE_AGE,
+                    path=settings.LANGUAGE_COOKIE_PATH,
+                    secure=settings.SESSION_COOKIE_SECURE,
+                    httponly=True,
+                    samesite="Lax",
+                )
             return response
     context = {
         "t": texts({**COMMON_TEXTS, **PAGE_TEXTS}, viewer.locale),

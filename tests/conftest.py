@@ -133,3 +133,28 @@ def client_for(api_client: Any) -> Any:
 @pytest.fixture
 def alice_api(client_for: Any, user: Any) -> Any:
     return client_for(user)
+
+
+BROWSER = "/usr/bin/chromium"
+
+
+@pytest.fixture
+def sync_playwright() -> Any:
+    """Playwright's sync entry point, once Debian's Chromium is known to be there.
+
+    Skipped with the reason when the browser or the package is missing, unless
+    ``REQUIRE_SERVICES=1``, where a missing browser fails the run.
+    """
+
+    def unavailable(reason: str) -> None:
+        if REQUIRE_SERVICES:
+            pytest.fail(f"REQUIRE_SERVICES=1 but {reason}")
+        pytest.skip(reason)
+
+    if not os.path.exists(BROWSER):
+        unavailable(f"no browser at {BROWSER} (install Debian's chromium package)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        unavailable("the playwright Python package is not installed")
+    return sync_playwright

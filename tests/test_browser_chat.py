@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import BROWSER as CHROMIUM
 from todos.models import Todo
 
-CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -30,26 +30,8 @@ CHROMIUM_ARGS = [
 ]
 SEED = "帮我创建一条今晚 9 点提交周报的高优先级待办"
 TIMEOUT_MS = 15_000
-REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES", "") == "1"
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def _unavailable(reason: str) -> None:
-    if REQUIRE_SERVICES:
-        pytest.fail(f"REQUIRE_SERVICES=1 but {reason}")
-    pytest.skip(reason)
-
-
-@pytest.fixture
-def sync_playwright() -> Any:
-    if not os.path.exists(CHROMIUM):
-        _unavailable(f"no browser at {CHROMIUM} (install Debian's chromium package)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("the playwright Python package is not installed")
-    return sync_playwright
 
 
 def test_browser_confirm_twice_executes_once_and_shows_the_reply(

@@ -292,6 +292,8 @@ def test_settings_change_zone_and_language(browser: Client, user) -> None:
     assert (user.time_zone, user.language) == ("America/New_York", "en")
     assert response.cookies["django_language"].value == "en"
     assert "America/New_York" in _html(browser.get("/todos/"))  # the header shows the zone
+    again = browser.post("/settings/", {"time_zone": "Asia/Tokyo", "language": "en"})
+    assert "django_language" not in again.cookies  # only a changed language switches pages
 
 
 @pytest.mark.parametrize(
