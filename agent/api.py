@@ -269,7 +269,7 @@ class MessagesView(APIView):
 def _identify_for_locale(request: Request) -> None:
     """Authenticate quietly so a 400 answers in the user's language; a failure changes nothing.
 
-    The 400 still answers first (API.md's order): this only chooses the message's language.
+    The 400 still answers first (docs/api.md's order): this only chooses the message's language.
     """
     with contextlib.suppress(APIException, LightNoteError):
         request.user  # noqa: B018 - the property runs the authenticators
@@ -278,7 +278,7 @@ def _identify_for_locale(request: Request) -> None:
 class _TokenEndpoint(APIView):
     """Shared shape of confirm / reject / status / reply: body first, then everything else.
 
-    API.md fixes the order: body shape (400) -> authentication (401) -> ...; so the body is
+    docs/api.md fixes the order: body shape (400) -> authentication (401) -> ...; so the body is
     validated in ``initial`` before DRF authenticates, and the admin read-only check runs in
     the operation (after authentication).
     """

@@ -1,6 +1,6 @@
 """The capability registry: what the agent may do, as data, and its lookups.
 
-The table mirrors the "Capabilities" table of API.md. ``enabled`` capabilities have exactly
+The table mirrors the "Capabilities" table of docs/api.md. ``enabled`` capabilities have exactly
 one tool; ``planned`` and ``forbidden`` ones have none and answer with fixed guidance, so the
 system never relies on the model "remembering" what it may not do. Tool registration
 (``agent.tools.ToolRegistry``) is validated against this table at start-up.

@@ -340,7 +340,7 @@ def handle_message(
     reply = verdict.text
     if turn.cards and not reply.strip():
         reply = translate("AGENT_PLEASE_CONFIRM", locale)
-    # API.md: a refused proposal's reason appears in the reply, also after a replacement
+    # docs/api.md: a refused proposal's reason appears in the reply, also after a replacement
     # (the fixed text and the reason are both true).
     refusals = [notice["message"] for notice in turn.notices if notice["message"]]
     reply = "\n".join(part for part in [reply.strip(), *refusals] if part)

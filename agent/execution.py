@@ -1,6 +1,6 @@
 """Run a confirmed card exactly once, and answer every other request with what happened.
 
-The confirm path, in the order API.md fixes: admin read-only -> store reachable -> token known
+The confirm path, in the order docs/api.md fixes: admin read-only -> store reachable -> token known
 -> owner and session -> args binding -> state (rejected / running / settled) -> rate limit for
 a *new* claim -> atomic claim -> tool policy again (``phase="execute", confirmed=True``) ->
 the domain service and the receipt row in ONE durable transaction -> settle.

@@ -1,6 +1,6 @@
 """Per-user rate limits on new cards and new claims (django-ratelimit on the Redis cache).
 
-Callers place the check where API.md's order puts it: after everything that can be answered
+Callers place the check where docs/api.md's order puts it: after everything that can be answered
 from an existing record, so a repeat of a running or settled card is never refused.
 """
 

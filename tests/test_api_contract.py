@@ -1,6 +1,6 @@
-"""API.md, statement by statement, through HTTP: the shapes and codes clients depend on.
+"""docs/api.md, statement by statement, through HTTP: the shapes and codes clients depend on.
 
-Each test names the API.md statement it pins. Behaviour already pinned in depth elsewhere
+Each test names the docs/api.md statement it pins. Behaviour already pinned in depth elsewhere
 (races, lost COMMITs, idempotency races) is checked here only for its public shape.
 """
 

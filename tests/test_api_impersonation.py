@@ -1,4 +1,4 @@
-"""Admin read-only impersonation (contract: docs API.md, "Admin read-only impersonation")."""
+"""Admin read-only impersonation (contract: docs/api.md, "Admin read-only impersonation")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The direct note API: /api/v1/notes/ (contract: docs API.md, "Todos and notes")."""
+"""The direct note API: /api/v1/notes/ (contract: docs/api.md, "Todos and notes")."""
 
 from __future__ import annotations
 

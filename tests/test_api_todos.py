@@ -1,4 +1,4 @@
-"""The direct todo API: /api/v1/todos/ (contract: docs API.md, "Todos and notes")."""
+"""The direct todo API: /api/v1/todos/ (contract: docs/api.md, "Todos and notes")."""
 
 from __future__ import annotations
 

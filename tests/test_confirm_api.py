@@ -1,4 +1,4 @@
-"""The confirmation protocol through its HTTP endpoints (API.md "Confirming").
+"""The confirmation protocol through its HTTP endpoints (docs/api.md "Confirming").
 
 The article's scenarios 1-5, its "确认令牌测试" and "业务执行测试" lists, every status code of
 the confirm / reject / status endpoints and the order of their checks. Scenario 6 (COMMIT
@@ -368,7 +368,7 @@ def test_the_confirmed_write_runs_through_the_domain_service(user: Any, monkeypa
     assert receipt["resource"]["id"] == str(Todo.objects.get().id)
 
 
-# --- status codes and the order of the checks (API.md) ---------------------------------
+# --- status codes and the order of the checks (docs/api.md) ---------------------------------
 
 
 @pytest.mark.parametrize("url", ENDPOINTS)

@@ -1,6 +1,6 @@
-"""Per-user rate limits on new claims and new cards (API.md: 429 ``RATE_LIMITED``).
+"""Per-user rate limits on new claims and new cards (docs/api.md: 429 ``RATE_LIMITED``).
 
-The limit is checked where API.md's order puts it: after the state check, so a repeat of a
+The limit is checked where docs/api.md's order puts it: after the state check, so a repeat of a
 running, settled or rejected card is answered from its record and never refused; and a
 limiter that cannot reach its store answers 503, never 500 and never "allowed".
 """

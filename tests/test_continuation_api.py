@@ -1,4 +1,4 @@
-"""The final-reply endpoint (API.md "The final reply"): the article's "续答测试" through HTTP.
+"""The final-reply endpoint (docs/api.md "The final reply"): the article's "续答测试" through HTTP.
 
 Article (section 17, 续答测试) -> named tests here:
 

@@ -1,4 +1,4 @@
-"""The messages endpoint (API.md "Sessions and messages") with the offline rules planner.
+"""The messages endpoint (docs/api.md "Sessions and messages") with the offline rules planner.
 
 Every test goes through HTTP. The helpers at the top are reused by the continuation, OpenAI
 and seed-scenario tests of the conversation layer.

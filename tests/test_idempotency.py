@@ -1,4 +1,4 @@
-"""Idempotency-Key on POST /api/v1/todos/ and /api/v1/notes/ (API.md, last section; issue 6).
+"""Idempotency-Key on POST /api/v1/todos/ and /api/v1/notes/ (docs/api.md, last section; issue 6).
 
 Runs on both passes; the 50-request burst needs the real MariaDB and Redis (``services``).
 """

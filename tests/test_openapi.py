@@ -14,7 +14,7 @@ from django.core.management import call_command
 ERROR_BODY = "#/components/schemas/ErrorBody"
 WRITE_METHODS = {"post", "put", "patch", "delete"}
 
-# path -> method -> statuses it must declare (contract: docs API.md).
+# path -> method -> statuses it must declare (contract: docs/api.md).
 EXPECTED: dict[str, dict[str, set[int]]] = {
     "/api/v1/auth/token/": {"post": {200, 400}},
     "/api/v1/me/": {"get": {200, 401, 403}, "patch": {200, 400, 401, 403}},

@@ -48,7 +48,7 @@ def test_every_alias_normalises_to_its_canonical_property(
     assert tool.normalize({alias: raw}) == {target: expected}
 
 
-# The aliases the issue and API.md name explicitly: removing one must fail a test.
+# The aliases the issue and docs/api.md name explicitly: removing one must fail a test.
 REQUIRED_ALIASES = [
     ("create_todo", "taskTitle", "title"),
     ("create_todo", "deadline", "due_at"),
