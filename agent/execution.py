@@ -197,6 +197,42 @@ def _find_receipt(action_id: str) -> ActionReceipt | None:
     return ActionReceipt.objects.filter(action_id=action_id).first()
 
 
+def _create_receipt(
+    card: cards.Card,
+    *,
+    status: str,
+    subject: Any,
+    actor: Any,
+    summary: str,
+    resource_type: str = "",
+    resource_id: str = "",
+    result: dict[str, Any] | None = None,
+) -> ActionReceipt:
+    """Insert the action's one receipt row; the unique ``action_id`` fences a second one.
+
+    ``subject`` (also the owner) and ``actor`` are users or their ids.
+    """
+
+    def person(field: str, value: Any) -> dict[str, Any]:
+        return {field: value} if hasattr(value, "pk") else {f"{field}_id": value}
+
+    return ActionReceipt.objects.create(
+        action_id=card.id,
+        tool=card.tool,
+        capability=card.capability,
+        args_hmac=card.args_hmac,
+        **person("owner", subject),
+        **person("subject", subject),
+        **person("actor", actor),
+        session_id=card.session_id,
+        resource_type=resource_type,
+        resource_id=resource_id,
+        status=status,
+        summary=summary,
+        result=result or {},
+    )
+
+
 def _void(card: cards.Card) -> ActionReceipt:
     """Take the action's receipt slot with a voided row, or return the receipt that holds it.
 
@@ -207,18 +243,11 @@ def _void(card: cards.Card) -> ActionReceipt:
         raise ValueError(f"card {card.id} names no subject or actor")
     try:
         with transaction.atomic():
-            voided = ActionReceipt.objects.create(
-                action_id=card.id,
-                tool=card.tool,
-                capability=card.capability,
-                args_hmac=card.args_hmac,
-                owner_id=card.subject_id,
-                subject_id=card.subject_id,
-                actor_id=card.actor_id,
-                session_id=card.session_id,
-                resource_type="",
-                resource_id="",
+            voided = _create_receipt(
+                card,
                 status=ActionReceipt.Status.VOIDED,
+                subject=card.subject_id,
+                actor=card.actor_id,
                 summary="not executed: lease passed without a receipt",
             )
             kind, outcome = lifecycle.outcome_of_receipt(voided)
@@ -363,19 +392,14 @@ def _execute(card: cards.Card, *, actor: ActorContext, locale: str) -> tuple[str
     try:
         with transaction.atomic(durable=True):
             result = policy.tool.execute(policy.args, context)
-            receipt = ActionReceipt.objects.create(
-                action_id=card.id,
-                tool=card.tool,
-                capability=card.capability,
-                args_hmac=card.args_hmac,
-                owner=actor.subject,
+            receipt = _create_receipt(
+                card,
+                status=ActionReceipt.Status.SUCCEEDED,
                 subject=actor.subject,
                 actor=actor.actor,
-                session_id=card.session_id,
+                summary=result.summary,
                 resource_type=result.resource_type,
                 resource_id=str(result.resource_id),
-                status=ActionReceipt.Status.SUCCEEDED,
-                summary=result.summary,
                 result=result.data,
             )
             lifecycle.record_succeeded(card.id, receipt=receipt)

@@ -11,9 +11,10 @@ module knows no domain app.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 from zoneinfo import ZoneInfo
 
 from django.core.exceptions import ImproperlyConfigured
@@ -27,6 +28,7 @@ from agent.capabilities import (
     ENABLED,
     WRITE,
     Capability,
+    capability_by_id,
     capability_for_unknown_tool,
 )
 from lightnote.errors import LightNoteError
@@ -222,6 +224,116 @@ def text(code: str, locale: str, **params: Any) -> str:
     return translate(code, locale, **params)
 
 
+def list_separator(locale: str) -> str:
+    """Return the separator of an inline list: ``、`` in Chinese, ``, `` in English."""
+    return "、" if locale == LOCALE_ZH else ", "
+
+
+def joined(items: Iterable[str], locale: str) -> str:
+    """Join ``items`` as an inline list in ``locale``."""
+    return list_separator(locale).join(items)
+
+
+def change_detail(key: str, label: str, current: str, new: str, locale: str) -> dict[str, Any]:
+    """Return the preview row of one changed field: ``current → new``, both also apart."""
+    arrow = text("TOOL_CHANGE_ARROW", locale, current=current, new=new)
+    return detail(key, label, arrow, current=current, new=new)
+
+
+def update_preview(
+    *,
+    title_code: str,
+    impact_code: str,
+    target: str,
+    changed_labels: Sequence[str],
+    details: list[dict[str, Any]],
+    locale: str,
+) -> dict[str, Any]:
+    """Return the card of an update: which item, how many fields change, and each change."""
+    return {
+        "title": text(title_code, locale),
+        "target": target,
+        "impact": text(
+            impact_code,
+            locale,
+            title=target,
+            count=len(changed_labels),
+            fields=joined(changed_labels, locale),
+        ),
+        "details": details,
+    }
+
+
+class _Page(Protocol):
+    def __getitem__(self, key: slice) -> Any: ...
+
+    def count(self) -> int: ...
+
+
+def first_page(rows: _Page, limit: int) -> tuple[list[Any], int]:
+    """Return the first ``limit`` rows and the total (counted only when the page is full)."""
+    items = list(rows[:limit])
+    total = len(items) if len(items) < limit else rows.count()
+    return items, total
+
+
+_Item = TypeVar("_Item")
+
+
+def resolve_by_id_or_title(
+    args: dict[str, Any],
+    *,
+    kind: str,
+    get: Callable[[Any], _Item],
+    find: Callable[[str], Sequence[_Item]],
+    candidate: Callable[[_Item], dict[str, Any]],
+) -> _Item:
+    """Return the one item named by ``<kind>_id`` or by exact ``<kind>_title``.
+
+    ``get`` looks an id up among the subject's items (and raises its own 404); ``find``
+    returns the subject's items with exactly this title. No match -> 404
+    ``<KIND>_NOT_FOUND``; several -> 409 ``<KIND>_TITLE_AMBIGUOUS`` listing ``candidate(item)``
+    for each, so the user can say which one.
+    """
+    if f"{kind}_id" in args:
+        return get(args[f"{kind}_id"])
+    title = " ".join(args[f"{kind}_title"].split())
+    matches = find(title) if title else []
+    if not matches:
+        raise LightNoteError(f"{kind.upper()}_NOT_FOUND", status=404)
+    if len(matches) > 1:
+        raise LightNoteError(
+            f"{kind.upper()}_TITLE_AMBIGUOUS",
+            status=409,
+            params={"count": len(matches), "title": title},
+            extra={"candidates": [candidate(item) for item in matches]},
+        )
+    return matches[0]
+
+
+def strip_text(value: Any) -> Any:
+    """Trim a string; leave anything else for the schema to judge."""
+    return value.strip() if isinstance(value, str) else value
+
+
+def digits_to_int(value: Any) -> Any:
+    """Turn ``"12"`` into ``12``; leave anything else for the schema to judge."""
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return value
+
+
+# Aliases every read tool accepts for its search words and its page size.
+KEYWORD_ALIASES = {"query": "keyword", "q": "keyword", "search": "keyword", "keywords": "keyword"}
+LIMIT_ALIASES = {
+    "max": "limit",
+    "maxResults": "limit",
+    "max_results": "limit",
+    "count": "limit",
+    "top": "limit",
+}
+
+
 define_messages(
     {
         "TOOL_ARGS_INVALID": (
@@ -251,6 +363,9 @@ class Tool:
 
     name: ClassVar[str] = ""
     capability_id: ClassVar[str] = ""
+    # Derived from the capability table when a subclass names its capability (see
+    # ``__init_subclass__``); a tool never restates them, and the registry refuses one that
+    # sets them differently.
     is_write: ClassVar[bool] = False
     risk: ClassVar[str | None] = None
     confirmation: ClassVar[str] = CONFIRMATION_NONE
@@ -263,6 +378,20 @@ class Tool:
     declared_aliases: ClassVar[dict[str, str]] = {}
     # Properties whose explicit ``null`` means something (e.g. "clear the due time").
     nullable: ClassVar[frozenset[str]] = frozenset()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        capability = capability_by_id(cls.capability_id) if cls.capability_id else None
+        if capability is None or capability.status != ENABLED:
+            return  # the registry refuses such a tool with the reason
+        derived = {
+            "is_write": capability.is_write,
+            "risk": capability.risk,
+            "confirmation": capability.confirmation or CONFIRMATION_NONE,
+        }
+        for attribute, value in derived.items():
+            if attribute not in cls.__dict__:
+                setattr(cls, attribute, value)
 
     def __init__(self) -> None:
         properties = self.schema.get("properties", {})
@@ -332,6 +461,10 @@ class Tool:
         """Return the one-line (or short) text describing a result's ``data``."""
         raise NotImplementedError
 
+    def read_result(self, data: dict[str, Any], context: ToolContext) -> ReadResult:
+        """Return a read's result: ``data`` and its summary in the context's language."""
+        return ReadResult(summary=self.summarize(data, context.locale), data=data)
+
     def transform(self, result: ExecutionResult | ReadResult, locale: str) -> str:
         """Return the text the conversation shows for a result, in ``locale``."""
         return self.summarize(result.data, normalize_locale(locale) or DEFAULT_LOCALE)
@@ -353,6 +486,21 @@ class Tool:
                 "parameters": parameters,
             },
         }
+
+
+class WriteTool(Tool):
+    """Base of a write tool: its results name a resource of ``resource_type``."""
+
+    resource_type: ClassVar[str] = ""
+
+    def write_result(self, data: dict[str, Any], context: ToolContext) -> ExecutionResult:
+        """Return a write's result for the resource ``data["id"]``, with its summary."""
+        return ExecutionResult(
+            resource_type=self.resource_type,
+            resource_id=data["id"],
+            summary=self.summarize(data, context.locale),
+            data=data,
+        )
 
 
 def user_roles(user: User) -> frozenset[str]:

@@ -35,18 +35,19 @@ def _derived_key(label: bytes) -> bytes:
     return hmac.new(settings.SECRET_KEY.encode("utf-8"), label, hashlib.sha256).digest()
 
 
-def _keyed_hash(label: bytes, message: str) -> str:
+def keyed_hash(label: bytes, message: str) -> str:
+    """Return the HMAC-SHA256 (hex) of ``message`` under the key derived for ``label``."""
     return hmac.new(_derived_key(label), message.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
 def owner_hash(user_id: int | str) -> str:
     """Return the keyed hash stored instead of a raw user id."""
-    return _keyed_hash(_OWNER_LABEL, str(user_id))
+    return keyed_hash(_OWNER_LABEL, str(user_id))
 
 
 def args_hmac(payload: Mapping[str, Any]) -> str:
     """Return the HMAC over the canonical JSON of ``payload`` (everything a record binds)."""
-    return _keyed_hash(_ARGS_LABEL, canonical_json(payload))
+    return keyed_hash(_ARGS_LABEL, canonical_json(payload))
 
 
 def digests_equal(left: str, right: str) -> bool:

@@ -7,29 +7,34 @@ of a twin (todos deliberately do not dedupe: two identical todos can be intended
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import json
 import re
 import uuid
 from typing import Any, ClassVar
 
-from django.conf import settings
-
-from agent.capabilities import CONFIRMATION_ALWAYS, CONFIRMATION_DEFAULT, CONFIRMATION_NONE
 from agent.tools import (
+    KEYWORD_ALIASES,
+    LIMIT_ALIASES,
     UUID_PATTERN,
     ExecutionResult,
     ReadResult,
     Tool,
     ToolContext,
+    WriteTool,
+    change_detail,
     closed_object,
     detail,
+    digits_to_int,
     exactly_one_of,
     excerpt,
+    first_page,
+    joined,
     registry,
+    resolve_by_id_or_title,
+    strip_text,
     text,
+    update_preview,
 )
+from lightnote.binding import canonical_json, keyed_hash
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
 from notes import selectors as note_selectors
@@ -77,6 +82,7 @@ CHANGE_FIELDS = ("title", "content", "tags")
 _EXCERPT = 200
 # A fixed namespace: the derived ids are uuid5(namespace, HMAC of the payload).
 NOTE_ID_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "lightnote:agent:create_note")
+_NOTE_ID_LABEL = b"lightnote.agent.note-id"  # the HMAC key's label (see lightnote.binding)
 
 _TAGS_SCHEMA = {"type": "array", "items": {"type": "string"}, "maxItems": 100}
 _CURRENT_NOTE = closed_object(
@@ -99,16 +105,8 @@ def stable_note_id(*, subject_id: Any, session_id: str | None, title: str, conte
     Keyed with the server secret (HMAC) so nobody can pre-compute and squat another user's
     next note id.
     """
-    key = hmac.new(
-        settings.SECRET_KEY.encode(), b"lightnote.agent.note-id", hashlib.sha256
-    ).digest()
-    payload = json.dumps(
-        [str(subject_id), session_id or "", title, content.strip()],
-        ensure_ascii=False,
-        separators=(",", ":"),
-    )
-    digest = hmac.new(key, payload.encode(), hashlib.sha256).hexdigest()
-    return str(uuid.uuid5(NOTE_ID_NAMESPACE, digest))
+    payload = canonical_json([str(subject_id), session_id or "", title, content.strip()])
+    return str(uuid.uuid5(NOTE_ID_NAMESPACE, keyed_hash(_NOTE_ID_LABEL, payload)))
 
 
 def resolve_note(args: dict[str, Any], context: ToolContext) -> Note:
@@ -117,31 +115,19 @@ def resolve_note(args: dict[str, Any], context: ToolContext) -> Note:
     None -> 404 ``NOTE_NOT_FOUND`` (also for another user's id); several -> 409
     ``NOTE_TITLE_AMBIGUOUS`` with the candidates.
     """
-    if "note_id" in args:
-        return note_selectors.note_get(owner=context.subject, note_id=args["note_id"])
-    title = " ".join(args["note_title"].split())
-    matches = note_selectors.note_find_by_title(owner=context.subject, title=title) if title else []
-    if not matches:
-        raise LightNoteError("NOTE_NOT_FOUND", status=404)
-    if len(matches) > 1:
-        raise LightNoteError(
-            "NOTE_TITLE_AMBIGUOUS",
-            status=409,
-            params={"count": len(matches), "title": title},
-            extra={
-                "candidates": [
-                    {
-                        "id": str(note.id),
-                        "title": note.title,
-                        "tags": list(note.tags or []),
-                        "content_excerpt": excerpt(note.content, _EXCERPT),
-                        "updated_at": note.updated_at.astimezone(context.zone).isoformat(),
-                    }
-                    for note in matches
-                ]
-            },
-        )
-    return matches[0]
+    return resolve_by_id_or_title(
+        args,
+        kind="note",
+        get=lambda note_id: note_selectors.note_get(owner=context.subject, note_id=note_id),
+        find=lambda title: note_selectors.note_find_by_title(owner=context.subject, title=title),
+        candidate=lambda note: {
+            "id": str(note.id),
+            "title": note.title,
+            "tags": list(note.tags or []),
+            "content_excerpt": excerpt(note.content, _EXCERPT),
+            "updated_at": note.updated_at.astimezone(context.zone).isoformat(),
+        },
+    )
 
 
 def note_data(note: Note) -> dict[str, Any]:
@@ -160,41 +146,28 @@ def _label(field: str, locale: str) -> str:
 
 
 def _tags_value(tags: list[str], locale: str) -> str:
-    if not tags:
-        return text("TOOL_VALUE_NONE", locale)
-    return ("、" if locale == "zh-CN" else ", ").join(tags)
+    return joined(tags, locale) if tags else text("TOOL_VALUE_NONE", locale)
 
 
 def _content_value(content: str, locale: str) -> str:
     return excerpt(content, 120) if content.strip() else text("TOOL_VALUE_NONE", locale)
 
 
-class NoteWriteTool(Tool):
-    is_write = True
+class NoteWriteTool(WriteTool):
+    resource_type = "note"
 
     def normalize_value(self, name: str, value: Any) -> Any:
         if name == "tags":
             return normalize_tags(value)
         if name in ("note_id", "note_title"):
-            return value.strip() if isinstance(value, str) else value
+            return strip_text(value)
         return value
-
-    def _result(self, data: dict[str, Any], context: ToolContext) -> ExecutionResult:
-        return ExecutionResult(
-            resource_type="note",
-            resource_id=data["id"],
-            summary=self.summarize(data, context.locale),
-            data=data,
-        )
 
 
 @registry.register
 class SearchNotesTool(Tool):
     name = "search_notes"
     capability_id = "note.search"
-    is_write = False
-    risk = None
-    confirmation = CONFIRMATION_NONE
     description: ClassVar[dict[str, str]] = {
         "zh-CN": "按关键词搜索用户的笔记（标题和内容）。只读。",
         "en": "Search the user's notes by keyword (title and content). Read-only.",
@@ -207,33 +180,24 @@ class SearchNotesTool(Tool):
         required=("keyword",),
     )
     declared_aliases: ClassVar[dict[str, str]] = {
-        "query": "keyword",
-        "q": "keyword",
-        "search": "keyword",
-        "keywords": "keyword",
+        **KEYWORD_ALIASES,
         "text": "keyword",
         "term": "keyword",
-        "max": "limit",
-        "maxResults": "limit",
-        "max_results": "limit",
-        "count": "limit",
-        "top": "limit",
+        **LIMIT_ALIASES,
     }
 
     def normalize_value(self, name: str, value: Any) -> Any:
-        if name == "keyword" and isinstance(value, str):
-            return value.strip()
-        if name == "limit" and isinstance(value, str) and value.strip().isdigit():
-            return int(value.strip())
+        if name == "keyword":
+            return strip_text(value)
+        if name == "limit":
+            return digits_to_int(value)
         return value
 
     def run(self, args: dict[str, Any], context: ToolContext) -> ReadResult:
         notes = note_selectors.note_list(owner=context.subject, keyword=args["keyword"])
-        limit = args.get("limit", SEARCH_LIMIT_DEFAULT)
-        items = [note_data(note) for note in notes[:limit]]
-        total = len(items) if len(items) < limit else notes.count()
-        data = {"count": total, "notes": items}
-        return ReadResult(summary=self.summarize(data, context.locale), data=data)
+        page, total = first_page(notes, args.get("limit", SEARCH_LIMIT_DEFAULT))
+        data = {"count": total, "notes": [note_data(note) for note in page]}
+        return self.read_result(data, context)
 
     def summarize(self, data: dict[str, Any], locale: str) -> str:
         if not data["notes"]:
@@ -255,8 +219,6 @@ class SearchNotesTool(Tool):
 class CreateNoteTool(NoteWriteTool):
     name = "create_note"
     capability_id = "note.create"
-    risk = "low"
-    confirmation = CONFIRMATION_DEFAULT
     description: ClassVar[dict[str, str]] = {
         "zh-CN": "为用户创建一条笔记。需要用户确认卡片后才会执行。",
         "en": "Create a note for the user. Runs only after the user confirms the card.",
@@ -342,8 +304,8 @@ class CreateNoteTool(NoteWriteTool):
                 existing = note_selectors.note_get(owner=context.subject, note_id=note_id)
             except LightNoteError:
                 raise error from None  # the id belongs to someone else: never reveal it
-            return self._result({**note_data(existing), "already_existed": True}, context)
-        return self._result({**note_data(note), "already_existed": False}, context)
+            return self.write_result({**note_data(existing), "already_existed": True}, context)
+        return self.write_result({**note_data(note), "already_existed": False}, context)
 
     def summarize(self, data: dict[str, Any], locale: str) -> str:
         code = (
@@ -356,8 +318,6 @@ class CreateNoteTool(NoteWriteTool):
 class UpdateNoteTool(NoteWriteTool):
     name = "update_note"
     capability_id = "note.update"
-    risk = "medium"
-    confirmation = CONFIRMATION_ALWAYS
     description: ClassVar[dict[str, str]] = {
         "zh-CN": "修改用户一条笔记的标题、内容或标签（内容为整体替换）。需要用户确认。",
         "en": "Change a note's title, content (replaced as a whole) or tags. Runs only after "
@@ -440,28 +400,15 @@ class UpdateNoteTool(NoteWriteTool):
         for field in fields:
             old_raw = current["content_excerpt"] if field == "content" else current[field]
             old, new = shown[field](old_raw), shown[field](prepared[field])
-            details.append(
-                detail(
-                    field,
-                    _label(field, locale),
-                    text("TOOL_CHANGE_ARROW", locale, current=old, new=new),
-                    current=old,
-                    new=new,
-                )
-            )
-        separator = "、" if locale == "zh-CN" else ", "
-        return {
-            "title": text("NOTE_PREVIEW_UPDATE_TITLE", locale),
-            "target": current["title"],
-            "impact": text(
-                "NOTE_PREVIEW_UPDATE_IMPACT",
-                locale,
-                title=current["title"],
-                count=len(fields),
-                fields=separator.join(_label(field, locale) for field in fields),
-            ),
-            "details": details,
-        }
+            details.append(change_detail(field, _label(field, locale), old, new, locale))
+        return update_preview(
+            title_code="NOTE_PREVIEW_UPDATE_TITLE",
+            impact_code="NOTE_PREVIEW_UPDATE_IMPACT",
+            target=current["title"],
+            changed_labels=[_label(field, locale) for field in fields],
+            details=details,
+            locale=locale,
+        )
 
     def execute(self, prepared: dict[str, Any], context: ToolContext) -> ExecutionResult:
         note = note_services.note_update(
@@ -470,7 +417,7 @@ class UpdateNoteTool(NoteWriteTool):
             expected_version=prepared["expected_version"],
             **{field: prepared[field] for field in CHANGE_FIELDS if field in prepared},
         )
-        return self._result(note_data(note), context)
+        return self.write_result(note_data(note), context)
 
     def summarize(self, data: dict[str, Any], locale: str) -> str:
         return text("NOTE_RESULT_UPDATED", locale, title=data["title"])

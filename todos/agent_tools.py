@@ -9,23 +9,31 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from agent.capabilities import CONFIRMATION_ALWAYS, CONFIRMATION_DEFAULT, CONFIRMATION_NONE
 from agent.timeparse import TimeParseError, parse_time
 from agent.tools import (
     AWARE_ISO_PATTERN,
     DROP,
+    KEYWORD_ALIASES,
+    LIMIT_ALIASES,
     UUID_PATTERN,
     ExecutionResult,
     ReadResult,
     Tool,
     ToolContext,
+    WriteTool,
+    change_detail,
     closed_object,
     detail,
+    digits_to_int,
     exactly_one_of,
+    first_page,
     format_local_time,
     parse_aware,
     registry,
+    resolve_by_id_or_title,
+    strip_text,
     text,
+    update_preview,
 )
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
@@ -243,10 +251,6 @@ def normalize_status(value: Any) -> Any:
     return value
 
 
-def _strip(value: Any) -> Any:
-    return value.strip() if isinstance(value, str) else value
-
-
 def _optional_text(value: Any) -> Any:
     """Trim a string; an empty optional string means "not given"."""
     if isinstance(value, str):
@@ -290,32 +294,20 @@ def resolve_todo(args: dict[str, Any], context: ToolContext) -> Todo:
     None -> 404 ``TODO_NOT_FOUND`` (also for another user's id); several -> 409
     ``TODO_TITLE_AMBIGUOUS`` with the candidates, so the user can say which one.
     """
-    if "todo_id" in args:
-        return todo_selectors.todo_get(owner=context.subject, todo_id=args["todo_id"])
-    title = " ".join(args["todo_title"].split())
-    matches = todo_selectors.todo_find_by_title(owner=context.subject, title=title) if title else []
-    if not matches:
-        raise LightNoteError("TODO_NOT_FOUND", status=404)
-    if len(matches) > 1:
-        raise LightNoteError(
-            "TODO_TITLE_AMBIGUOUS",
-            status=409,
-            params={"count": len(matches), "title": title},
-            extra={
-                "candidates": [
-                    {
-                        "id": str(todo.id),
-                        "title": todo.title,
-                        "status": str(todo.status),
-                        "priority": int(todo.priority),
-                        "due_at": _local_iso(todo, context),
-                        "created_at": todo.created_at.astimezone(context.zone).isoformat(),
-                    }
-                    for todo in matches
-                ]
-            },
-        )
-    return matches[0]
+    return resolve_by_id_or_title(
+        args,
+        kind="todo",
+        get=lambda todo_id: todo_selectors.todo_get(owner=context.subject, todo_id=todo_id),
+        find=lambda title: todo_selectors.todo_find_by_title(owner=context.subject, title=title),
+        candidate=lambda todo: {
+            "id": str(todo.id),
+            "title": todo.title,
+            "status": str(todo.status),
+            "priority": int(todo.priority),
+            "due_at": _local_iso(todo, context),
+            "created_at": todo.created_at.astimezone(context.zone).isoformat(),
+        },
+    )
 
 
 def todo_snapshot(todo: Todo, context: ToolContext) -> dict[str, Any]:
@@ -397,16 +389,8 @@ def overdue_detail(context: ToolContext) -> dict[str, Any]:
 # --- tools -------------------------------------------------------------------------------
 
 
-class TodoWriteTool(Tool):
-    is_write = True
-
-    def _result(self, data: dict[str, Any], context: ToolContext) -> ExecutionResult:
-        return ExecutionResult(
-            resource_type="todo",
-            resource_id=data["id"],
-            summary=self.summarize(data, context.locale),
-            data=data,
-        )
+class TodoWriteTool(WriteTool):
+    resource_type = "todo"
 
     def normalize_value(self, name: str, value: Any) -> Any:
         if name == "priority":
@@ -414,7 +398,7 @@ class TodoWriteTool(Tool):
         if name == "status":
             return normalize_status(value)
         if name in ("todo_id", "todo_title"):
-            return _strip(value)
+            return strip_text(value)
         if name == "due_at":
             return _optional_text(value) if value is not None else None
         return value
@@ -424,9 +408,6 @@ class TodoWriteTool(Tool):
 class QueryTodosTool(Tool):
     name = "query_todos"
     capability_id = "todo.query"
-    is_write = False
-    risk = None
-    confirmation = CONFIRMATION_NONE
     description: ClassVar[dict[str, str]] = {
         "zh-CN": "查询用户的待办，可按状态、关键词、截止时间之前过滤。只读。",
         "en": "List the user's todos, optionally by status, keyword or due before a time. "
@@ -442,19 +423,12 @@ class QueryTodosTool(Tool):
     )
     declared_aliases: ClassVar[dict[str, str]] = {
         "state": "status",
-        "query": "keyword",
-        "q": "keyword",
-        "search": "keyword",
-        "keywords": "keyword",
+        **KEYWORD_ALIASES,
         "text": "keyword",
         "before": "due_before",
         "deadlineBefore": "due_before",
         "deadline_before": "due_before",
-        "max": "limit",
-        "maxResults": "limit",
-        "max_results": "limit",
-        "count": "limit",
-        "top": "limit",
+        **LIMIT_ALIASES,
     }
 
     def normalize_value(self, name: str, value: Any) -> Any:
@@ -464,8 +438,8 @@ class QueryTodosTool(Tool):
             return normalize_status(value)
         if name in ("keyword", "due_before"):
             return _optional_text(value)
-        if name == "limit" and isinstance(value, str) and value.strip().isdigit():
-            return int(value.strip())
+        if name == "limit":
+            return digits_to_int(value)
         return value
 
     def run(self, args: dict[str, Any], context: ToolContext) -> ReadResult:
@@ -476,11 +450,9 @@ class QueryTodosTool(Tool):
             keyword=args.get("keyword"),
             due_before=parse_aware(due_before) if due_before else None,
         )
-        limit = args.get("limit", QUERY_LIMIT_DEFAULT)
-        items = [todo_data(todo, context) for todo in todos[:limit]]
-        total = len(items) if len(items) < limit else todos.count()
-        data = {"count": total, "todos": items}
-        return ReadResult(summary=self.summarize(data, context.locale), data=data)
+        page, total = first_page(todos, args.get("limit", QUERY_LIMIT_DEFAULT))
+        data = {"count": total, "todos": [todo_data(todo, context) for todo in page]}
+        return self.read_result(data, context)
 
     def summarize(self, data: dict[str, Any], locale: str) -> str:
         if not data["todos"]:
@@ -505,8 +477,6 @@ class QueryTodosTool(Tool):
 class CreateTodoTool(TodoWriteTool):
     name = "create_todo"
     capability_id = "todo.create"
-    risk = "low"
-    confirmation = CONFIRMATION_DEFAULT
     description: ClassVar[dict[str, str]] = {
         "zh-CN": "为用户创建一条待办。需要用户确认卡片后才会执行。",
         "en": "Create a todo for the user. Runs only after the user confirms the card.",
@@ -593,7 +563,7 @@ class CreateTodoTool(TodoWriteTool):
             priority=prepared["priority"],
             due_at=parse_aware(prepared["due_at"]) if prepared["due_at"] else None,
         )
-        return self._result(todo_data(todo, context), context)
+        return self.write_result(todo_data(todo, context), context)
 
     def summarize(self, data: dict[str, Any], locale: str) -> str:
         return text("TODO_RESULT_CREATED", locale, title=data["title"])
@@ -603,8 +573,6 @@ class CreateTodoTool(TodoWriteTool):
 class SetTodoStatusTool(TodoWriteTool):
     name = "set_todo_status"
     capability_id = "todo.status.set"
-    risk = "low"
-    confirmation = CONFIRMATION_ALWAYS
     description: ClassVar[dict[str, str]] = {
         "zh-CN": "把用户的一条待办标记为完成（done）或重新打开（open）。需要用户确认。",
         "en": "Mark one of the user's todos done, or reopen it. Runs only after confirmation.",
@@ -666,13 +634,7 @@ class SetTodoStatusTool(TodoWriteTool):
             ),
             "details": [
                 detail("title", _field_label("title", locale), title),
-                detail(
-                    "status",
-                    _field_label("status", locale),
-                    text("TOOL_CHANGE_ARROW", locale, current=current, new=new),
-                    current=current,
-                    new=new,
-                ),
+                change_detail("status", _field_label("status", locale), current, new, locale),
             ],
         }
 
@@ -683,7 +645,7 @@ class SetTodoStatusTool(TodoWriteTool):
             status=prepared["status"],
             expected_version=prepared["expected_version"],
         )
-        return self._result(todo_data(todo, context), context)
+        return self.write_result(todo_data(todo, context), context)
 
     def summarize(self, data: dict[str, Any], locale: str) -> str:
         return text(
@@ -698,8 +660,6 @@ class SetTodoStatusTool(TodoWriteTool):
 class UpdateTodoTool(TodoWriteTool):
     name = "update_todo"
     capability_id = "todo.update"
-    risk = "medium"
-    confirmation = CONFIRMATION_ALWAYS
     nullable = frozenset({"due_at"})  # an explicit null clears the due time
     description: ClassVar[dict[str, str]] = {
         "zh-CN": "修改用户一条待办的标题、描述、优先级或截止时间（due_at 为 null 表示清除）。"
@@ -781,30 +741,17 @@ class UpdateTodoTool(TodoWriteTool):
         for field in fields:
             old = _field_value(field, current[field], context)
             new = _field_value(field, prepared[field], context)
-            details.append(
-                detail(
-                    field,
-                    _field_label(field, locale),
-                    text("TOOL_CHANGE_ARROW", locale, current=old, new=new),
-                    current=old,
-                    new=new,
-                )
-            )
+            details.append(change_detail(field, _field_label(field, locale), old, new, locale))
         if prepared.get("due_at") and is_overdue(prepared["due_at"], context):
             details.append(overdue_detail(context))
-        separator = "、" if locale == "zh-CN" else ", "
-        return {
-            "title": text("TODO_PREVIEW_UPDATE_TITLE", locale),
-            "target": current["title"],
-            "impact": text(
-                "TODO_PREVIEW_UPDATE_IMPACT",
-                locale,
-                title=current["title"],
-                count=len(fields),
-                fields=separator.join(_field_label(field, locale) for field in fields),
-            ),
-            "details": details,
-        }
+        return update_preview(
+            title_code="TODO_PREVIEW_UPDATE_TITLE",
+            impact_code="TODO_PREVIEW_UPDATE_IMPACT",
+            target=current["title"],
+            changed_labels=[_field_label(field, locale) for field in fields],
+            details=details,
+            locale=locale,
+        )
 
     def execute(self, prepared: dict[str, Any], context: ToolContext) -> ExecutionResult:
         changes = {field: prepared[field] for field in CHANGE_FIELDS if field in prepared}
@@ -816,7 +763,7 @@ class UpdateTodoTool(TodoWriteTool):
             expected_version=prepared["expected_version"],
             **changes,
         )
-        return self._result(todo_data(todo, context), context)
+        return self.write_result(todo_data(todo, context), context)
 
     def summarize(self, data: dict[str, Any], locale: str) -> str:
         return text("TODO_RESULT_UPDATED", locale, title=data["title"])
@@ -826,8 +773,6 @@ class UpdateTodoTool(TodoWriteTool):
 class DeleteTodoTool(TodoWriteTool):
     name = "delete_todo"
     capability_id = "todo.delete"
-    risk = "high"
-    confirmation = CONFIRMATION_ALWAYS
     description: ClassVar[dict[str, str]] = {
         "zh-CN": "永久删除用户的一条待办。需要用户确认。",
         "en": "Delete one of the user's todos permanently. Runs only after confirmation.",
@@ -871,7 +816,7 @@ class DeleteTodoTool(TodoWriteTool):
             expected_version=prepared["expected_version"],
         )
         data = {"id": str(deleted_id), **prepared["current"], "deleted": True}
-        return self._result(data, context)
+        return self.write_result(data, context)
 
     def summarize(self, data: dict[str, Any], locale: str) -> str:
         return text("TODO_RESULT_DELETED", locale, title=data["title"])
