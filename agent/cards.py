@@ -26,7 +26,7 @@ import secrets
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
@@ -34,7 +34,7 @@ from django.conf import settings
 
 from agent.control import card_key, confirmation_store
 from lightnote import store
-from lightnote.binding import args_hmac, canonical_json, digests_equal, owner_hash
+from lightnote.binding import canonical_json, digests_equal, owner_hash, seal, seal_intact
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
 
@@ -87,12 +87,6 @@ class RejectStatus(StrEnum):
     GONE = "gone"
 
 
-def _ms_to_datetime(value: str | None) -> datetime | None:
-    if not value or value == "0":
-        return None
-    return datetime.fromtimestamp(int(value) / 1000, tz=UTC)
-
-
 @dataclass(frozen=True)
 class Card:
     """A card as stored. ``intact`` is False when its record JSON cannot be read: such a
@@ -130,7 +124,7 @@ class Card:
         """Return True when the card carries a lease and it has run out."""
         if self.lease_until is None:
             return False
-        return (now or datetime.fromtimestamp(store.now_ms() / 1000, tz=UTC)) >= self.lease_until
+        return (now or store.now_datetime()) >= self.lease_until
 
 
 @dataclass(frozen=True)
@@ -180,9 +174,7 @@ _RECORD_FIELDS = (
 def _card_from_fields(digest: str, fields: Mapping[str, str]) -> Card:
     """Build a Card from the hash fields; an unreadable record gives ``intact=False``."""
     try:
-        record = json.loads(fields.get("record", ""))
-        if not isinstance(record, dict) or not set(_RECORD_FIELDS) <= record.keys():
-            raise ValueError("record lacks fields")
+        record = store.read_record(fields, required=_RECORD_FIELDS)
         created_at = datetime.fromisoformat(record["created_at"])
         expires_at = datetime.fromisoformat(record["expires_at"])
         intact = isinstance(record["args"], dict) and isinstance(record["preview"], dict)
@@ -214,10 +206,10 @@ def _card_from_fields(digest: str, fields: Mapping[str, str]) -> Card:
         expires_at=expires_at,
         args_hmac=str(record.get("args_hmac", "")),
         attempt=fields.get("attempt") or None,
-        lease_until=_ms_to_datetime(fields.get("lease_until")),
+        lease_until=store.ms_to_datetime(fields.get("lease_until")),
         outcome_kind=fields.get("outcome_kind") or None,
         outcome=outcome,
-        settled_at=_ms_to_datetime(fields.get("settled_at")),
+        settled_at=store.ms_to_datetime(fields.get("settled_at")),
         intact=intact,
         record=record,
     )
@@ -261,7 +253,7 @@ def card_issue(
     token = secrets.token_urlsafe(32)
     digest = store.token_digest(token)
     ttl_seconds = settings.LIGHTNOTE_CONFIRMATION_TTL
-    created_at = datetime.fromtimestamp(store.now_ms() / 1000, tz=UTC)
+    created_at = store.now_datetime()
     expires_at = created_at + timedelta(seconds=ttl_seconds)
     record: dict[str, Any] = {
         "id": card_id or str(uuid.uuid4()),
@@ -281,7 +273,7 @@ def card_issue(
         "created_at": created_at.isoformat(),
         "expires_at": expires_at.isoformat(),
     }
-    record["args_hmac"] = args_hmac(record)
+    seal(record, field="args_hmac")
     record_json = canonical_json(record)
     result = store.record_create(
         card_key(digest),
@@ -311,10 +303,7 @@ def card_get_by_digest(digest: str) -> Card | None:
 
 def card_binding_valid(card: Card) -> bool:
     """Return True when the stored record still matches its HMAC (nothing was altered)."""
-    if not card.intact or not card.args_hmac:
-        return False
-    payload = {name: value for name, value in card.record.items() if name != "args_hmac"}
-    return digests_equal(args_hmac(payload), card.args_hmac)
+    return card.intact and seal_intact(card.record, field="args_hmac")
 
 
 def card_owned_by(card: Card, user_id: int | str) -> bool:
@@ -531,6 +520,6 @@ def cards_running_with_expired_lease(*, limit: int = 100) -> list[Card]:
             store.index_remove(RUNNING_INDEX_KEY, digest)
             continue
         card = _card_from_fields(digest, fields)
-        if card.lease_passed(now=datetime.fromtimestamp(now / 1000, tz=UTC)):
+        if card.lease_passed(now=store.ms_to_datetime(now)):
             cards.append(card)
     return cards

@@ -21,7 +21,7 @@ import secrets
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
@@ -29,7 +29,7 @@ from django.conf import settings
 
 from agent.control import confirmation_store, continuation_key
 from lightnote import store
-from lightnote.binding import args_hmac, canonical_json, digests_equal, owner_hash
+from lightnote.binding import canonical_json, digests_equal, owner_hash, seal, seal_intact
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
 
@@ -49,6 +49,7 @@ GENERATION_LEASE_SECONDS = 60
 MAX_SNAPSHOT_BYTES = 64 * 1024
 _RECORD_KIND = "continuation"  # inside the HMAC payload: a card record never verifies here
 _POLICY = "final_reply"
+_RECORD_FIELDS = ("kind", "action_id", "owner_hash", "session_id", "snapshot", "binding_hmac")
 
 
 class ContinuationState(StrEnum):
@@ -92,7 +93,7 @@ class Continuation:
         """Return True when a running generation's lease has passed (it may be taken over)."""
         if self.state != ContinuationState.RUNNING or self.lease_until is None:
             return False
-        return datetime.fromtimestamp(store.now_ms() / 1000, tz=UTC) >= self.lease_until
+        return store.now_datetime() >= self.lease_until
 
 
 @dataclass(frozen=True)
@@ -101,19 +102,10 @@ class ContinuationClaimResult:
     continuation: Continuation | None  # the record after the claim; None when gone
 
 
-def _ms_to_datetime(value: str | None) -> datetime | None:
-    if not value or value == "0":
-        return None
-    return datetime.fromtimestamp(int(value) / 1000, tz=UTC)
-
-
 def _continuation_from_fields(digest: str, fields: Mapping[str, str]) -> Continuation:
     intact = True
     try:
-        record = json.loads(fields.get("record", ""))
-        needed = {"kind", "action_id", "owner_hash", "session_id", "snapshot", "binding_hmac"}
-        if not isinstance(record, dict) or not needed <= record.keys():
-            raise ValueError("record lacks fields")
+        record = store.read_record(fields, required=_RECORD_FIELDS)
         if not isinstance(record["snapshot"], dict):
             raise ValueError("snapshot is not an object")
         created_at = datetime.fromisoformat(record["created_at"])
@@ -139,9 +131,9 @@ def _continuation_from_fields(digest: str, fields: Mapping[str, str]) -> Continu
         expires_at=expires_at,
         binding_hmac=str(record.get("binding_hmac", "")),
         attempt=fields.get("attempt") or None,
-        lease_until=_ms_to_datetime(fields.get("lease_until")),
+        lease_until=store.ms_to_datetime(fields.get("lease_until")),
         reply=reply,
-        settled_at=_ms_to_datetime(fields.get("settled_at")),
+        settled_at=store.ms_to_datetime(fields.get("settled_at")),
         intact=intact,
         record=record,
     )
@@ -172,7 +164,7 @@ def continuation_issue(
         )
     token = secrets.token_urlsafe(32)
     digest = store.token_digest(token)
-    created_at = datetime.fromtimestamp(store.now_ms() / 1000, tz=UTC)
+    created_at = store.now_datetime()
     record: dict[str, Any] = {
         "kind": _RECORD_KIND,
         "policy": _POLICY,
@@ -183,7 +175,7 @@ def continuation_issue(
         "created_at": created_at.isoformat(),
         "expires_at": (created_at + timedelta(seconds=CONTINUATION_TTL_SECONDS)).isoformat(),
     }
-    record["binding_hmac"] = args_hmac(record)
+    seal(record, field="binding_hmac")
     result = store.record_create(
         continuation_key(digest),
         state=ContinuationState.PENDING,
@@ -205,10 +197,7 @@ def continuation_get(token: str) -> Continuation | None:
 
 def continuation_binding_valid(continuation: Continuation) -> bool:
     """Return True when the stored record still matches its HMAC."""
-    if not continuation.intact or not continuation.binding_hmac:
-        return False
-    payload = {k: v for k, v in continuation.record.items() if k != "binding_hmac"}
-    return digests_equal(args_hmac(payload), continuation.binding_hmac)
+    return continuation.intact and seal_intact(continuation.record, field="binding_hmac")
 
 
 def continuation_owned_by(

@@ -53,3 +53,18 @@ def args_hmac(payload: Mapping[str, Any]) -> str:
 def digests_equal(left: str, right: str) -> bool:
     """Compare two hex digests in constant time."""
     return hmac.compare_digest(left.encode("utf-8"), right.encode("utf-8"))
+
+
+def seal(record: dict[str, Any], *, field: str) -> dict[str, Any]:
+    """Store in ``record[field]`` the HMAC over all its other fields; return the record."""
+    record[field] = args_hmac({name: value for name, value in record.items() if name != field})
+    return record
+
+
+def seal_intact(record: Mapping[str, Any], *, field: str) -> bool:
+    """Return True when ``record[field]`` is the HMAC over all its other fields (unaltered)."""
+    sealed = record.get(field)
+    if not isinstance(sealed, str) or not sealed:
+        return False
+    payload = {name: value for name, value in record.items() if name != field}
+    return digests_equal(args_hmac(payload), sealed)

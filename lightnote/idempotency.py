@@ -183,9 +183,8 @@ class Claim:
 
 def _fingerprint_of(fields: Mapping[str, str]) -> str | None:
     try:
-        record = json.loads(fields.get("record", ""))
-        return str(record["fingerprint"])
-    except (ValueError, TypeError, KeyError):
+        return str(store.read_record(fields, required=("fingerprint",))["fingerprint"])
+    except (ValueError, TypeError):
         return None
 
 

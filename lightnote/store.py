@@ -19,11 +19,13 @@ error code (a confirmation's 503 is not an Idempotency-Key's 503).
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
@@ -64,6 +66,33 @@ def now_ms() -> int:
     fences a late executor), so skew cannot cause a second write.
     """
     return time.time_ns() // 1_000_000
+
+
+def now_datetime() -> datetime:
+    """Return :func:`now_ms` as an aware UTC datetime (the same clock, for comparisons)."""
+    return ms_to_datetime(now_ms()) or datetime.fromtimestamp(0, tz=UTC)
+
+
+def ms_to_datetime(value: str | int | None) -> datetime | None:
+    """Read a stored time in ms (``lease_until``, ``settled_at``); ``0`` or empty is None."""
+    if value is None or str(value) in ("", "0"):
+        return None
+    return datetime.fromtimestamp(int(value) / 1000, tz=UTC)
+
+
+def read_record(fields: Mapping[str, str], *, required: Iterable[str] = ()) -> dict[str, Any]:
+    """Return the record's immutable part (its ``record`` JSON object).
+
+    Raises ValueError when it is missing, not a JSON object, or lacks a ``required`` key:
+    callers treat such a record as unreadable (never as valid, never as "no record").
+    """
+    record = json.loads(fields.get("record", ""))
+    if not isinstance(record, dict):
+        raise ValueError("the record is not a JSON object")
+    missing = set(required) - record.keys()
+    if missing:
+        raise ValueError(f"the record lacks {sorted(missing)}")
+    return record
 
 
 @contextmanager
