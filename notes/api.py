@@ -103,9 +103,12 @@ class NoteListView(GenericAPIView):
     def post(self, request: Request) -> Response:
         return idempotent_create(
             request,
-            model=Note,
             create=lambda key: note_post_response(request=request, idempotency_key=key),
             existing=lambda note: note_existing_response(request=request, note=note),
+            find=lambda key: selectors.note_find_by_idempotency_key(owner=request.user, key=key),
+            forget=lambda note, key: services.note_forget_idempotency_key(
+                owner=request.user, note_id=note.pk, key=key
+            ),
         )
 
 

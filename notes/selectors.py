@@ -31,3 +31,8 @@ def note_get(*, owner: Any, note_id: uuid.UUID | str) -> Note:
 def note_find_by_title(*, owner: Any, title: str) -> list[Note]:
     """Return the owner's notes whose title is exactly ``title`` (after trimming)."""
     return list(Note.objects.filter(owner=owner, title=title.strip())[:10])
+
+
+def note_find_by_idempotency_key(*, owner: Any, key: str) -> Note | None:
+    """Return the owner's note created with this Idempotency-Key digest, or None."""
+    return Note.objects.filter(owner=owner, idempotency_key=key).first()

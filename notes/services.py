@@ -81,6 +81,19 @@ def note_create(
 
 
 @transaction.atomic
+def note_forget_idempotency_key(*, owner: Any, note_id: uuid.UUID | str, key: str) -> bool:
+    """Release ``key`` from the owner's note it created, so the key may create anew.
+
+    For a key past its retention (24 h). Updates the control column only, with no version
+    bump: the note itself does not change. Returns True when the note still held the key.
+    """
+    released = Note.objects.filter(owner=owner, pk=note_id, idempotency_key=key).update(
+        idempotency_key=None
+    )
+    return bool(released)
+
+
+@transaction.atomic
 def note_update(
     *,
     owner: Any,

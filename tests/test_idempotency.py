@@ -19,7 +19,7 @@ from drf_spectacular.generators import SchemaGenerator
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from lightnote import idempotency, store
+from lightnote import idempotency, idempotency_claims, store
 from lightnote.i18n import translate
 from lightnote.redis import get_redis
 from notes.models import Note
@@ -77,7 +77,7 @@ def code(response: Any) -> str:
 
 
 def redis_key(user: Any, key: str) -> str:
-    return idempotency.record_key(idempotency.key_digest(user_id=user.pk, key=key))
+    return idempotency_claims.record_key(idempotency_claims.key_digest(user_id=user.pk, key=key))
 
 
 def closed_port_caches() -> dict[str, Any]:
@@ -107,7 +107,7 @@ def test_a_sequential_retry_replays_the_same_status_and_bytes_and_creates_one_ro
     row = model.objects.get()
     assert str(row.id) == first.json()["id"]
     assert row.owner == user
-    assert row.idempotency_key == idempotency.key_digest(user_id=user.pk, key="retry-1")
+    assert row.idempotency_key == idempotency_claims.key_digest(user_id=user.pk, key="retry-1")
     assert len(row.idempotency_key) == 64
 
 
@@ -178,11 +178,11 @@ def test_the_same_key_on_the_other_endpoint_is_422(alice_api) -> None:
     assert Note.objects.count() == 0
 
 
-def held_claim(user: Any, key: str, path: str, body: Any) -> idempotency.Claim:
+def held_claim(user: Any, key: str, path: str, body: Any) -> idempotency_claims.Claim:
     """Claim the key as a request in flight would (its holder never finishes)."""
-    fingerprint = idempotency.request_fingerprint(method="POST", path=path, body=body)
-    result = idempotency.claim(redis_key(user, key), fingerprint=fingerprint, path=path)
-    assert result.status is idempotency.ClaimStatus.HELD
+    fingerprint = idempotency_claims.request_fingerprint(method="POST", path=path, body=body)
+    result = idempotency_claims.claim(redis_key(user, key), fingerprint=fingerprint, path=path)
+    assert result.status is idempotency_claims.ClaimStatus.HELD
     return result
 
 
@@ -217,17 +217,18 @@ def test_a_holder_that_died_before_commit_is_taken_over_after_its_lease(
 
 
 def test_concurrent_claims_of_one_key_have_exactly_one_holder() -> None:
-    key = idempotency.record_key("c" * 64)
-    fingerprint = idempotency.request_fingerprint(method="POST", path=TODOS, body={"t": 1})
+    key = idempotency_claims.record_key("c" * 64)
+    fingerprint = idempotency_claims.request_fingerprint(method="POST", path=TODOS, body={"t": 1})
     start = threading.Barrier(20)
 
-    def one(_: int) -> idempotency.ClaimStatus:
+    def one(_: int) -> idempotency_claims.ClaimStatus:
         start.wait()
-        return idempotency.claim(key, fingerprint=fingerprint, path=TODOS).status
+        return idempotency_claims.claim(key, fingerprint=fingerprint, path=TODOS).status
 
     with ThreadPoolExecutor(max_workers=20) as pool:
         statuses = Counter(pool.map(one, range(20)))
-    assert statuses == {idempotency.ClaimStatus.HELD: 1, idempotency.ClaimStatus.IN_USE: 19}
+    held, in_use = idempotency_claims.ClaimStatus.HELD, idempotency_claims.ClaimStatus.IN_USE
+    assert statuses == {held: 1, in_use: 19}
 
 
 # --- validation failures are not stored ---------------------------------------------------
@@ -308,7 +309,7 @@ def test_a_store_failure_after_commit_still_answers_201_and_the_row_fences_retri
     def store_down(*args: Any, **kwargs: Any) -> bool:
         raise store.StoreUnavailable("ConnectionError: down")
 
-    monkeypatch.setattr(idempotency, "complete", store_down)
+    monkeypatch.setattr(idempotency_claims, "complete", store_down)
     first = post(alice_api, TODOS, {"title": "t"}, key="k")
     assert first.status_code == 201
     monkeypatch.undo()
@@ -329,7 +330,7 @@ def test_a_retry_after_a_lost_commit_reply_returns_the_row_and_creates_no_twin(
     def die_after_commit(*args: Any, **kwargs: Any) -> bool:
         raise ProcessDied
 
-    monkeypatch.setattr(idempotency, "complete", die_after_commit)
+    monkeypatch.setattr(idempotency_claims, "complete", die_after_commit)
     with pytest.raises(ProcessDied):
         post(alice_api, path, body, key="lost-reply")
     monkeypatch.undo()
@@ -363,7 +364,7 @@ def test_a_lost_redis_record_is_answered_from_the_row(alice_api, endpoint) -> No
 def test_a_create_that_loses_the_insert_race_answers_from_the_winners_row(
     alice_api, user, monkeypatch
 ) -> None:
-    digest = idempotency.key_digest(user_id=user.pk, key="race")
+    digest = idempotency_claims.key_digest(user_id=user.pk, key="race")
     # The other holder (after a takeover) commits between our lookup and our INSERT.
     winner = todo_services.todo_create(owner=user, title="t", idempotency_key=digest)
     real_find_row = idempotency._find_row
@@ -396,7 +397,7 @@ def test_after_24_hours_the_same_key_creates_anew(alice_api, user, clock, endpoi
     assert "Idempotent-Replayed" not in second.headers
     assert second.json()["id"] != first.json()["id"]
     assert model.objects.count() == 2
-    digest = idempotency.key_digest(user_id=user.pk, key="daily")
+    digest = idempotency_claims.key_digest(user_id=user.pk, key="daily")
     assert str(model.objects.get(idempotency_key=digest).id) == second.json()["id"]
     assert model.objects.get(id=first.json()["id"]).idempotency_key is None
     assert post(alice_api, path, body, key="daily").content == second.content

@@ -99,9 +99,12 @@ class TodoListView(GenericAPIView):
     def post(self, request: Request) -> Response:
         return idempotent_create(
             request,
-            model=Todo,
             create=lambda key: todo_post_response(request=request, idempotency_key=key),
             existing=lambda todo: todo_existing_response(request=request, todo=todo),
+            find=lambda key: selectors.todo_find_by_idempotency_key(owner=request.user, key=key),
+            forget=lambda todo, key: services.todo_forget_idempotency_key(
+                owner=request.user, todo_id=todo.pk, key=key
+            ),
         )
 
 

@@ -38,3 +38,8 @@ def todo_get(*, owner: Any, todo_id: uuid.UUID | str) -> Todo:
 def todo_find_by_title(*, owner: Any, title: str) -> list[Todo]:
     """Return the owner's todos whose title is exactly ``title`` (after trimming)."""
     return list(Todo.objects.filter(owner=owner, title=title.strip())[:10])
+
+
+def todo_find_by_idempotency_key(*, owner: Any, key: str) -> Todo | None:
+    """Return the owner's todo created with this Idempotency-Key digest, or None."""
+    return Todo.objects.filter(owner=owner, idempotency_key=key).first()

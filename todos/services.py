@@ -86,6 +86,19 @@ def todo_create(
 
 
 @transaction.atomic
+def todo_forget_idempotency_key(*, owner: Any, todo_id: uuid.UUID | str, key: str) -> bool:
+    """Release ``key`` from the owner's todo it created, so the key may create anew.
+
+    For a key past its retention (24 h). Updates the control column only, with no version
+    bump: the todo itself does not change. Returns True when the todo still held the key.
+    """
+    released = Todo.objects.filter(owner=owner, pk=todo_id, idempotency_key=key).update(
+        idempotency_key=None
+    )
+    return bool(released)
+
+
+@transaction.atomic
 def todo_update(
     *,
     owner: Any,
