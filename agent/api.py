@@ -28,7 +28,7 @@ from agent.api_schemas import (
     MessageResponseSerializer,
     SessionSummarySerializer,
 )
-from agent.models import TITLE_MAX, AgentSession, Message
+from agent.models import MESSAGE_MAX, TITLE_MAX, AgentSession, Message
 from lightnote.context import actor_context
 from lightnote.errors import LightNoteError
 from lightnote.i18n import request_locale
@@ -43,7 +43,6 @@ from lightnote.pagination import Pagination
 from lightnote.permissions import refuse_admin_write
 from lightnote.serializers import StrictSerializer
 
-MESSAGE_MAX = 4000
 _404 = {404: ("SESSION_NOT_FOUND",)}
 SESSION_PARAMETER = path_uuid("session_id", "The conversation's id")
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from drf_spectacular.utils import inline_serializer
 from rest_framework import serializers
 
+from agent.capabilities import RISKS
 from agent.lifecycle import HISTORY_STATES
 from agent.models import TITLE_MAX, ActionCard
 
@@ -19,8 +20,6 @@ TAG_MESSAGES = "agent 2. messages and cards"
 TAG_CONFIRM = "agent 3. confirming a card"
 TAG_REPLY = "agent 4. the final reply"
 TAG_HISTORY = "agent 5. history"
-
-RISKS = ["low", "medium", "high"]
 
 
 # ``label`` is also an attribute of every DRF field, so this shape is declared inline.
@@ -55,7 +54,7 @@ class CardSerializer(serializers.Serializer):
     )
     capability = serializers.CharField()
     tool = serializers.CharField()
-    risk = serializers.ChoiceField(choices=RISKS)
+    risk = serializers.ChoiceField(choices=list(RISKS))
     state = serializers.ChoiceField(choices=["ready"])
     expires_at = serializers.DateTimeField()
     args = serializers.DictField(help_text="The prepared arguments that will execute, exactly")
@@ -153,7 +152,7 @@ class HistoryCardSerializer(serializers.Serializer):
     card_id = serializers.UUIDField(help_text="The action id (= the receipt's `action_id`)")
     capability = serializers.CharField()
     tool = serializers.CharField()
-    risk = serializers.ChoiceField(choices=RISKS)
+    risk = serializers.ChoiceField(choices=list(RISKS))
     state = serializers.ChoiceField(
         choices=list(HISTORY_STATES),
         help_text="The card's current state, from the database: `ready` (until `expires_at`), "

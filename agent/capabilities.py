@@ -18,6 +18,13 @@ FORBIDDEN = "forbidden"
 READ = "read"
 WRITE = "write"
 
+# Risk levels of write capabilities, lowest first: the one list cards, the API schema and the
+# chat page use.
+RISK_LOW = "low"
+RISK_MEDIUM = "medium"
+RISK_HIGH = "high"
+RISKS = (RISK_LOW, RISK_MEDIUM, RISK_HIGH)
+
 # Confirmation policies. ``default`` and ``always`` both require a card in this version;
 # ``always`` marks writes that must keep an explicit card even if a later preference
 # streamlines ``default`` ones. ``none`` is for read tools only.
@@ -32,7 +39,7 @@ class Capability:
     status: str  # "enabled" | "planned" | "forbidden"
     tool: str | None = None
     kind: str | None = None  # "read" | "write"
-    risk: str | None = None  # "low" | "medium" | "high" (writes only)
+    risk: str | None = None  # one of RISKS (writes only)
     confirmation: str | None = None  # "none" | "default" | "always"
     guidance: dict[str, str] | None = None  # {"zh-CN", "en"} for planned / forbidden
     # Tool names a model might invent for a capability that has no tool, so the registry
@@ -47,12 +54,14 @@ class Capability:
 CAPABILITIES: tuple[Capability, ...] = (
     Capability("todo.query", ENABLED, "query_todos", READ, None, CONFIRMATION_NONE),
     Capability("note.search", ENABLED, "search_notes", READ, None, CONFIRMATION_NONE),
-    Capability("todo.create", ENABLED, "create_todo", WRITE, "low", CONFIRMATION_DEFAULT),
-    Capability("todo.status.set", ENABLED, "set_todo_status", WRITE, "low", CONFIRMATION_ALWAYS),
-    Capability("todo.update", ENABLED, "update_todo", WRITE, "medium", CONFIRMATION_ALWAYS),
-    Capability("todo.delete", ENABLED, "delete_todo", WRITE, "high", CONFIRMATION_ALWAYS),
-    Capability("note.create", ENABLED, "create_note", WRITE, "low", CONFIRMATION_DEFAULT),
-    Capability("note.update", ENABLED, "update_note", WRITE, "medium", CONFIRMATION_ALWAYS),
+    Capability("todo.create", ENABLED, "create_todo", WRITE, RISK_LOW, CONFIRMATION_DEFAULT),
+    Capability(
+        "todo.status.set", ENABLED, "set_todo_status", WRITE, RISK_LOW, CONFIRMATION_ALWAYS
+    ),
+    Capability("todo.update", ENABLED, "update_todo", WRITE, RISK_MEDIUM, CONFIRMATION_ALWAYS),
+    Capability("todo.delete", ENABLED, "delete_todo", WRITE, RISK_HIGH, CONFIRMATION_ALWAYS),
+    Capability("note.create", ENABLED, "create_note", WRITE, RISK_LOW, CONFIRMATION_DEFAULT),
+    Capability("note.update", ENABLED, "update_note", WRITE, RISK_MEDIUM, CONFIRMATION_ALWAYS),
     Capability(
         "note.delete",
         PLANNED,

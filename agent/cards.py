@@ -32,6 +32,7 @@ from typing import Any
 
 from django.conf import settings
 
+from agent.capabilities import RISKS
 from agent.control import card_key, confirmation_store
 from lightnote import store
 from lightnote.binding import canonical_json, digests_equal, owner_hash, seal, seal_intact
@@ -55,7 +56,6 @@ define_messages(
 
 MAX_ARGS_BYTES = 64 * 1024
 MAX_PREVIEW_BYTES = 64 * 1024
-RISKS = ("low", "medium", "high")
 RUNNING_INDEX_KEY = "ln:cards:running"
 
 

@@ -9,6 +9,8 @@ from django.db import models
 from django.utils import timezone
 
 TITLE_MAX = 120
+# The longest message a user may send (the API's body and the chat page's form).
+MESSAGE_MAX = 4000
 
 
 class AgentSessionQuerySet(models.QuerySet["AgentSession"]):

@@ -30,7 +30,8 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
 from agent import continuations, conversation, execution, sessions
-from agent.models import AgentSession, Message
+from agent.capabilities import RISK_LOW, RISKS
+from agent.models import MESSAGE_MAX, AgentSession, Message
 from agent.tools import format_local_time
 from lightnote.context import ActorContext, actor_context
 from lightnote.errors import LightNoteError
@@ -38,7 +39,6 @@ from lightnote.i18n import define_messages, normalize_locale, request_locale, tr
 
 FRAGMENT_HEADER = "X-LightNote-Fragment"
 CONVERSATION_SESSION_KEY = "lightnote_agent_session"
-MESSAGE_MAX = 4000  # the same limit as the API's message body
 TOKEN_MAX = 512
 HISTORY_LIMIT = 100
 LANGUAGE_COOKIE_AGE = timedelta(days=365)
@@ -117,8 +117,8 @@ PAGE_TEXTS: dict[str, tuple[str, str]] = {
     ),
     "CHAT_TEXT_REQUIRED": ("请输入消息。", "Type a message."),
     "CHAT_TEXT_TOO_LONG": (
-        "消息太长（最多 {limit} 个字符）。",
-        "The message is too long (at most {limit} characters).",
+        "消息太长（最多 {max} 个字符）。",
+        "The message is too long (at most {max} characters).",
     ),
     "CHAT_CONVERSATION_NOT_FOUND": (
         "这个对话不存在或不属于你，请刷新页面。",
@@ -254,9 +254,9 @@ def _card_view(
 ) -> dict[str, Any]:
     """Return what the card template shows; ``live`` only when the card carries its token."""
     preview = card.get("preview") or {}
-    risk = str(card.get("risk") or "low")
-    if risk not in {"low", "medium", "high"}:
-        risk = "low"
+    risk = str(card.get("risk") or RISK_LOW)
+    if risk not in RISKS:
+        risk = RISK_LOW
     live = bool(card.get("token"))
     view: dict[str, Any] = {
         "dom_id": dom_id,
@@ -392,7 +392,11 @@ def _page_context(
     history: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     zone = _zone(actor)
-    context: dict[str, Any] = {"t": _texts(locale), "page_locale": locale}
+    context: dict[str, Any] = {
+        "t": _texts(locale),
+        "page_locale": locale,
+        "message_max": MESSAGE_MAX,
+    }
     if actor is None:
         return context
     if conversation_ is None:
@@ -536,7 +540,7 @@ def chat_message(request: HttpRequest) -> HttpResponse:
         if not text:
             raise LightNoteError("CHAT_TEXT_REQUIRED")
         if len(text) > MESSAGE_MAX:
-            raise LightNoteError("CHAT_TEXT_TOO_LONG", params={"limit": MESSAGE_MAX})
+            raise LightNoteError("CHAT_TEXT_TOO_LONG", params={"max": MESSAGE_MAX})
         zone = _zone(actor)
         history = None if _is_htmx(request) else _history(current, locale=locale, zone=zone)
         body = conversation.handle_message(

@@ -11,16 +11,16 @@ define_messages(
         ),
         "NOTE_TITLE_REQUIRED": ("笔记标题不能为空。", "A note needs a title."),
         "NOTE_TITLE_TOO_LONG": (
-            "笔记标题最多 255 个字符。",
-            "A note title has at most 255 characters.",
+            "笔记标题最多 {max} 个字符。",
+            "A note title has at most {max} characters.",
         ),
         "NOTE_CONTENT_TOO_LONG": (
-            "笔记内容最多 60000 个字符。",
-            "A note's content has at most 60000 characters.",
+            "笔记内容最多 {max} 个字符。",
+            "A note's content has at most {max} characters.",
         ),
         "NOTE_TAGS_INVALID": (
-            "标签最多 20 个，每个 1 到 50 个字符。",
-            "At most 20 tags, each of 1 to 50 characters.",
+            "标签最多 {max_tags} 个，每个 1 到 {max} 个字符。",
+            "At most {max_tags} tags, each of 1 to {max} characters.",
         ),
         "NOTE_ALREADY_EXISTS": ("这条笔记已经存在。", "This note already exists."),
     }

@@ -20,7 +20,7 @@ def check_title(title: Any) -> str:
         raise LightNoteError("NOTE_TITLE_REQUIRED")
     title = " ".join(title.split())
     if len(title) > TITLE_MAX:
-        raise LightNoteError("NOTE_TITLE_TOO_LONG")
+        raise LightNoteError("NOTE_TITLE_TOO_LONG", params={"max": TITLE_MAX})
     return title
 
 
@@ -28,7 +28,7 @@ def check_content(content: Any) -> str:
     if content is None:
         return ""
     if not isinstance(content, str) or len(content) > CONTENT_MAX:
-        raise LightNoteError("NOTE_CONTENT_TOO_LONG")
+        raise LightNoteError("NOTE_CONTENT_TOO_LONG", params={"max": CONTENT_MAX})
     return content
 
 
@@ -36,11 +36,12 @@ def check_tags(tags: Any) -> list[str]:
     """Return trimmed, de-duplicated tags (order kept), or raise ``NOTE_TAGS_INVALID``."""
     if tags is None:
         return []
+    invalid = LightNoteError("NOTE_TAGS_INVALID", params={"max_tags": TAGS_MAX, "max": TAG_MAX})
     if not isinstance(tags, list) or not all(isinstance(tag, str) for tag in tags):
-        raise LightNoteError("NOTE_TAGS_INVALID")
+        raise invalid
     cleaned = list(dict.fromkeys(tag.strip() for tag in tags))
     if len(cleaned) > TAGS_MAX or any(not tag or len(tag) > TAG_MAX for tag in cleaned):
-        raise LightNoteError("NOTE_TAGS_INVALID")
+        raise invalid
     return cleaned
 
 

@@ -19,7 +19,7 @@ from django.test import Client
 from django.utils import timezone
 
 from agent import cards
-from agent.models import ActionReceipt, AgentSession, Message
+from agent.models import MESSAGE_MAX, ActionReceipt, AgentSession, Message
 from agent.views import CONVERSATION_SESSION_KEY, FRAGMENT_HEADER
 from lightnote.context import ADMIN_CONTEXT_SESSION_KEY
 from lightnote.impersonation import admin_context_start
@@ -408,6 +408,17 @@ def test_empty_message_is_refused_next_to_the_form(page: Client) -> None:
     assert response["HX-Retarget"] == "#composer-problem"
     assert "请输入消息。" in response.content.decode()
     assert Message.objects.count() == 0
+
+
+def test_the_form_and_the_page_refuse_text_over_the_one_message_limit(page: Client) -> None:
+    html = page.get("/").content.decode()
+    assert f'maxlength="{MESSAGE_MAX}"' in html  # the browser's limit is the server's
+
+    response = send(page, "x" * (MESSAGE_MAX + 1))
+    assert response.status_code == 400
+    assert f"最多 {MESSAGE_MAX} 个字符" in response.content.decode()
+    assert Message.objects.count() == 0
+    assert send(page, "x" * MESSAGE_MAX).status_code == 200
 
 
 def test_someone_elses_conversation_is_refused(page: Client, other_user: Any) -> None:

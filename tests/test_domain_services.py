@@ -13,9 +13,11 @@ from django.db import connection
 
 from lightnote.errors import LightNoteError
 from notes import services as note_services
-from notes.models import Note
+from notes.models import CONTENT_MAX, TAG_MAX, TAGS_MAX, Note
+from notes.models import TITLE_MAX as NOTE_TITLE_MAX
 from todos import services as todo_services
-from todos.models import Todo
+from todos.models import DESCRIPTION_MAX, PRIORITIES, Todo
+from todos.models import TITLE_MAX as TODO_TITLE_MAX
 
 pytestmark = pytest.mark.django_db
 
@@ -236,3 +238,44 @@ def test_note_tag_limits_count_after_deduplication(user) -> None:
     assert note.tags == twenty
     exact = note_services.note_create(owner=user, title="y", tags=["t" * 50])
     assert exact.tags == ["t" * 50]
+
+
+@pytest.mark.parametrize(
+    ("create", "fields", "code", "limits"),
+    [
+        ("todo", {"title": "t" * (TODO_TITLE_MAX + 1)}, "TODO_TITLE_TOO_LONG", [TODO_TITLE_MAX]),
+        (
+            "todo",
+            {"title": "x", "description": "d" * (DESCRIPTION_MAX + 1)},
+            "TODO_DESCRIPTION_TOO_LONG",
+            [DESCRIPTION_MAX],
+        ),
+        ("todo", {"title": "x", "priority": 3}, "TODO_PRIORITY_INVALID", PRIORITIES),
+        ("note", {"title": "t" * (NOTE_TITLE_MAX + 1)}, "NOTE_TITLE_TOO_LONG", [NOTE_TITLE_MAX]),
+        (
+            "note",
+            {"title": "x", "content": "c" * (CONTENT_MAX + 1)},
+            "NOTE_CONTENT_TOO_LONG",
+            [CONTENT_MAX],
+        ),
+        (
+            "note",
+            {"title": "x", "tags": ["t" * (TAG_MAX + 1)]},
+            "NOTE_TAGS_INVALID",
+            [TAGS_MAX, TAG_MAX],
+        ),
+    ],
+)
+def test_limit_messages_state_the_limits_the_models_hold(
+    user, create, fields, code, limits
+) -> None:
+    """Each limit is written once (the model module); the message is filled from it."""
+    service = todo_services.todo_create if create == "todo" else note_services.note_create
+    with pytest.raises(LightNoteError) as caught:
+        service(owner=user, **fields)
+    assert caught.value.code == code
+    for locale in ("zh-CN", "en"):
+        message = caught.value.message(locale)
+        assert "{" not in message
+        for limit in limits:
+            assert str(limit) in message, (locale, message)

@@ -39,7 +39,7 @@ from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
 from todos import selectors as todo_selectors
 from todos import services as todo_services
-from todos.models import Todo
+from todos.models import PRIORITIES, PRIORITY_HELP, Todo
 
 define_messages(
     {
@@ -114,7 +114,6 @@ define_messages(
 )
 
 STATUSES = [Todo.Status.OPEN.value, Todo.Status.DONE.value]
-PRIORITIES = [Todo.Priority.LOW.value, Todo.Priority.NORMAL.value, Todo.Priority.HIGH.value]
 QUERY_LIMIT_DEFAULT = 10
 QUERY_LIMIT_MAX = 50
 
@@ -196,7 +195,7 @@ _TODO_TITLE_REF_SCHEMA = {
 _PRIORITY_SCHEMA = {
     "type": "integer",
     "enum": PRIORITIES,
-    "description": "0 low, 1 normal, 2 high.",
+    "description": PRIORITY_HELP + ".",
 }
 _DUE_AT_SCHEMA = {
     "type": "string",

@@ -11,16 +11,16 @@ define_messages(
         ),
         "TODO_TITLE_REQUIRED": ("待办标题不能为空。", "A todo needs a title."),
         "TODO_TITLE_TOO_LONG": (
-            "待办标题最多 200 个字符。",
-            "A todo title has at most 200 characters.",
+            "待办标题最多 {max} 个字符。",
+            "A todo title has at most {max} characters.",
         ),
         "TODO_DESCRIPTION_TOO_LONG": (
-            "待办描述最多 2000 个字符。",
-            "A todo description has at most 2000 characters.",
+            "待办描述最多 {max} 个字符。",
+            "A todo description has at most {max} characters.",
         ),
         "TODO_PRIORITY_INVALID": (
-            "优先级只能是 0（低）、1（普通）或 2（高）。",
-            "Priority must be 0 (low), 1 (normal) or 2 (high).",
+            "优先级只能是 {low}（低）、{normal}（普通）或 {high}（高）。",
+            "Priority must be {low} (low), {normal} (normal) or {high} (high).",
         ),
         "TODO_STATUS_INVALID": ("状态只能是 open 或 done。", "Status must be 'open' or 'done'."),
         "TODO_DUE_AT_INVALID": (

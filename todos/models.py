@@ -53,3 +53,9 @@ class Todo(models.Model):
 
     def __str__(self) -> str:
         return self.title
+
+
+# The one priority range (0 low .. 2 high): the model, the services, the serializers, the
+# agent's schemas and the texts all read it from here.
+PRIORITIES: list[int] = [int(value) for value in Todo.Priority.values]
+PRIORITY_HELP = ", ".join(f"{value} {label}" for value, label in Todo.Priority.choices)

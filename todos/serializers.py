@@ -22,7 +22,7 @@ from lightnote.serializers import (
     UserZoneDateTimeField,
     require_a_change,
 )
-from todos.models import DESCRIPTION_MAX, TITLE_MAX, Todo
+from todos.models import DESCRIPTION_MAX, PRIORITIES, PRIORITY_HELP, TITLE_MAX, Todo
 
 
 class TodoSerializer(serializers.ModelSerializer):
@@ -61,7 +61,10 @@ def _description() -> JSONCharField:
 
 def _priority() -> JSONIntegerField:
     return JSONIntegerField(
-        min_value=0, max_value=2, required=False, help_text="0 low, 1 normal, 2 high"
+        min_value=min(PRIORITIES),
+        max_value=max(PRIORITIES),
+        required=False,
+        help_text=PRIORITY_HELP,
     )
 
 
@@ -94,4 +97,3 @@ class TodoListQuerySerializer(serializers.Serializer):
     """Query parameters of the list (``page`` and ``page_size`` belong to the paginator)."""
 
     status = serializers.ChoiceField(choices=Todo.Status.choices, required=False)
-

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from lightnote.errors import LightNoteError
 from lightnote.versioning import versioned_delete, versioned_update
-from todos.models import DESCRIPTION_MAX, TITLE_MAX, Todo
+from todos.models import DESCRIPTION_MAX, PRIORITIES, TITLE_MAX, Todo
 
 _UNSET: Any = object()
 
@@ -25,7 +25,7 @@ def check_title(title: Any) -> str:
         raise LightNoteError("TODO_TITLE_REQUIRED")
     title = " ".join(title.split())
     if len(title) > TITLE_MAX:
-        raise LightNoteError("TODO_TITLE_TOO_LONG")
+        raise LightNoteError("TODO_TITLE_TOO_LONG", params={"max": TITLE_MAX})
     return title
 
 
@@ -33,13 +33,20 @@ def check_description(description: Any) -> str:
     if description is None:
         return ""
     if not isinstance(description, str) or len(description) > DESCRIPTION_MAX:
-        raise LightNoteError("TODO_DESCRIPTION_TOO_LONG")
+        raise LightNoteError("TODO_DESCRIPTION_TOO_LONG", params={"max": DESCRIPTION_MAX})
     return description.strip()
 
 
 def check_priority(priority: Any) -> int:
-    if isinstance(priority, bool) or not isinstance(priority, int) or priority not in (0, 1, 2):
-        raise LightNoteError("TODO_PRIORITY_INVALID")
+    if isinstance(priority, bool) or not isinstance(priority, int) or priority not in PRIORITIES:
+        raise LightNoteError(
+            "TODO_PRIORITY_INVALID",
+            params={
+                "low": Todo.Priority.LOW,
+                "normal": Todo.Priority.NORMAL,
+                "high": Todo.Priority.HIGH,
+            },
+        )
     return priority
 
 
