@@ -28,6 +28,7 @@ from typing import Any
 from django.conf import settings
 
 from agent.control import confirmation_store, continuation_key
+from agent.models import ActionReceipt
 from lightnote import store
 from lightnote.binding import canonical_json, digests_equal, owner_hash, seal, seal_intact
 from lightnote.errors import LightNoteError
@@ -225,7 +226,7 @@ def continuation_activate(
     if continuation.state != ContinuationState.PENDING:
         return continuation.state
     if (
-        receipt_status != "succeeded"
+        receipt_status != ActionReceipt.Status.SUCCEEDED
         or not continuation_binding_valid(continuation)
         or not digests_equal(str(receipt_action_id), continuation.action_id)
     ):

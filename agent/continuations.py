@@ -14,6 +14,7 @@ import uuid
 from typing import Any
 
 from agent import continuation_store
+from agent.continuation_store import ContinuationClaimStatus, ContinuationState
 from agent.execution import Answer
 from agent.guard import guard_reply
 from agent.lifecycle import receipt_body
@@ -60,9 +61,9 @@ def _not_ready() -> LightNoteError:
 
 
 def _answer(continuation: Any) -> Answer | None:
-    if continuation.state == "settled":
+    if continuation.state == ContinuationState.SETTLED:
         return Answer(200, {"state": "settled", "reply": continuation.reply})
-    if continuation.state == "running":
+    if continuation.state == ContinuationState.RUNNING:
         return Answer(202, {"state": "running"})
     return None
 
@@ -70,8 +71,57 @@ def _answer(continuation: Any) -> Answer | None:
 def reply(
     *, request: Any, actor: ActorContext, token: str, session_id: uuid.UUID, locale: str
 ) -> Answer:
-    """Return the final reply for a continuation token, generating it once if needed."""
+    """Return the final reply for a continuation token, generating it once if needed.
+
+    Loading (:func:`load_continuation_for`) answers 410 / 403 / 409 before anything else;
+    a settled or running continuation is answered as it is; otherwise the action's receipt
+    activates it, one request claims it and generates the reply (:func:`_generate`).
+    """
     refuse_admin_write(request, what="continuation.reply")
+    continuation = load_continuation_for(actor=actor, token=token, session_id=session_id)
+    answer = _answer(continuation)
+    if answer is not None and not (
+        continuation.state == ContinuationState.RUNNING and continuation.takeover_allowed
+    ):
+        return answer
+    receipt = _activated_by_receipt(token, continuation)
+
+    limit_new_claim(request, user_id=actor.actor.pk)
+    attempt_id = uuid.uuid4().hex
+    claim = continuation_store.continuation_claim(token, attempt_id=attempt_id)
+    if claim.status == ContinuationClaimStatus.GONE:
+        raise LightNoteError("CONTINUATION_EXPIRED", status=410)
+    if claim.status == ContinuationClaimStatus.PENDING:
+        raise _not_ready()
+    if claim.status != ContinuationClaimStatus.CLAIMED:
+        current = continuation_store.continuation_get(token)
+        if current is None:
+            raise LightNoteError("CONTINUATION_EXPIRED", status=410)
+        return _answer(current) or Answer(202, {"state": "running"})
+    return _generate(
+        token=token,
+        attempt_id=attempt_id,
+        continuation=continuation,
+        receipt=receipt,
+        actor=actor,
+        session_id=session_id,
+        locale=locale,
+    )
+
+
+# --- loading -------------------------------------------------------------------------------
+
+
+def load_continuation_for(
+    *, actor: ActorContext, token: str, session_id: uuid.UUID
+) -> continuation_store.Continuation:
+    """Return the continuation ``token`` names, checked for this user and session.
+
+    Unknown or expired: 410 ``CONTINUATION_EXPIRED``. Another user's or another session's:
+    403 ``CONTINUATION_FORBIDDEN`` (audited). An altered record: 409, as not ready (audited);
+    checked in every state, not only at activation, since an altered ready record could
+    name another action (another user's receipt) for the reply to read.
+    """
     continuation = continuation_store.continuation_get(token)
     if continuation is None:
         raise LightNoteError("CONTINUATION_EXPIRED", status=410)
@@ -91,8 +141,6 @@ def reply(
             code="CONTINUATION_FORBIDDEN",
         )
         raise LightNoteError("CONTINUATION_FORBIDDEN", status=403)
-    # Checked in every state, not only at activation: an altered ready record could name
-    # another action (another user's receipt) for the reply to read.
     if not continuation_store.continuation_binding_valid(continuation):
         audit_event(
             "continuation.invalid",
@@ -102,39 +150,45 @@ def reply(
             code="CONTINUATION_INVALID",
         )
         raise _not_ready()
+    return continuation
 
-    answer = _answer(continuation)
-    if answer is not None and not (
-        continuation.state == "running" and continuation.takeover_allowed
-    ):
-        return answer
-    # The receipt is looked up by the continuation's own action id, so only this action's
-    # success (however late it became known) can activate it.
+
+def _activated_by_receipt(
+    token: str, continuation: continuation_store.Continuation
+) -> ActionReceipt:
+    """Return this action's succeeded receipt, activating a pending continuation with it.
+
+    The receipt is looked up by the continuation's own action id, so only this action's
+    success (however late it became known) can activate it. None yet: 409 not ready.
+    """
     receipt = _succeeded_receipt(continuation.action_id)
     if receipt is None:
         raise _not_ready()
-    if continuation.state == "pending":
+    if continuation.state == ContinuationState.PENDING:
         state = continuation_store.continuation_activate(
             token, receipt_action_id=str(receipt.action_id), receipt_status=receipt.status
         )
         if state is None:
             raise LightNoteError("CONTINUATION_EXPIRED", status=410)
-        if state == "pending":  # refused: an altered record never becomes ready
+        if state == ContinuationState.PENDING:  # refused: an altered record never becomes ready
             raise _not_ready()
+    return receipt
 
-    limit_new_claim(request, user_id=actor.actor.pk)
-    attempt_id = uuid.uuid4().hex
-    claim = continuation_store.continuation_claim(token, attempt_id=attempt_id)
-    if claim.status == "gone":
-        raise LightNoteError("CONTINUATION_EXPIRED", status=410)
-    if claim.status == "pending":
-        raise _not_ready()
-    if claim.status != "claimed":
-        current = continuation_store.continuation_get(token)
-        if current is None:
-            raise LightNoteError("CONTINUATION_EXPIRED", status=410)
-        return _answer(current) or Answer(202, {"state": "running"})
 
+# --- generating ----------------------------------------------------------------------------
+
+
+def _generate(
+    *,
+    token: str,
+    attempt_id: str,
+    continuation: continuation_store.Continuation,
+    receipt: ActionReceipt,
+    actor: ActorContext,
+    session_id: uuid.UUID,
+    locale: str,
+) -> Answer:
+    """Generate, guard and settle the reply under the claim ``attempt_id``; store it once."""
     receipt_data = {**receipt_body(receipt), "result": receipt.result}
     try:
         text = get_planner().final_reply(

@@ -25,6 +25,7 @@ from typing import Any
 from django.db import DatabaseError, IntegrityError, connection, transaction
 
 from agent import cards, lifecycle
+from agent.cards import CardState, OutcomeKind
 from agent.lifecycle import receipt_body
 from agent.models import ActionCard, ActionReceipt
 from agent.ratelimit import limit_new_claim
@@ -291,13 +292,17 @@ def resolve(card: cards.Card, *, locale: str) -> Answer | None:
     if not cards.card_resolve(digest=card.digest, outcome_kind=kind, outcome=outcome):
         # Someone else resolved it first (or it settled meanwhile): their answer stands.
         current = cards.card_get_by_digest(card.digest)
-        if current is not None and current.state == "settled" and current.outcome_kind != "unknown":
+        if (
+            current is not None
+            and current.state == CardState.SETTLED
+            and current.outcome_kind != OutcomeKind.UNKNOWN
+        ):
             return _settled(current.outcome or {})
     _audit_card(
         "confirm.reconciled",
         card,
         None,
-        code="" if kind == "succeeded" else "ACTION_NOT_EXECUTED",
+        code="" if kind == OutcomeKind.SUCCEEDED else "ACTION_NOT_EXECUTED",
         details={"outcome": kind, "subject_id": card.subject_id},
     )
     return _settled(outcome)
@@ -305,17 +310,17 @@ def resolve(card: cards.Card, *, locale: str) -> Answer | None:
 
 def answer_for_state(card: cards.Card, *, locale: str) -> Answer | None:
     """Answer a card that is not ``ready``: rejected 409, running 202, settled its outcome."""
-    if card.state == "rejected":
+    if card.state == CardState.REJECTED:
         raise LightNoteError("CONFIRMATION_REJECTED", status=409)
-    if card.state == "running":
+    if card.state == CardState.RUNNING:
         resolved = resolve(card, locale=locale) if card.lease_passed() else None
         return resolved or Answer(202, {"state": "running"})
-    if card.state == "settled":
-        if card.outcome_kind == "unknown":
+    if card.state == CardState.SETTLED:
+        if card.outcome_kind == OutcomeKind.UNKNOWN:
             resolved = resolve(card, locale=locale)
             if resolved is not None:
                 return resolved
-        if card.outcome_kind == "succeeded":
+        if card.outcome_kind == OutcomeKind.SUCCEEDED:
             _check_success_has_receipt(card)
         return _settled(card.outcome or {})
     return None
@@ -485,7 +490,7 @@ def confirm(
     limit_new_claim(request, user_id=actor.actor.pk)
     attempt_id = uuid.uuid4().hex
     claim = cards.card_claim(token, attempt_id=attempt_id)
-    if claim.status != "claimed":
+    if claim.status != cards.ClaimStatus.CLAIMED:
         # Another request won the race between our read and our claim.
         if claim.card is None:
             raise LightNoteError("CONFIRMATION_EXPIRED", status=410)
@@ -516,7 +521,11 @@ def _stored_final_outcome(digest: str) -> dict[str, Any] | None:
         current = cards.card_get_by_digest(digest)
     except LightNoteError:
         return None
-    if current is None or current.state != "settled" or current.outcome_kind == "unknown":
+    if (
+        current is None
+        or current.state != CardState.SETTLED
+        or current.outcome_kind == OutcomeKind.UNKNOWN
+    ):
         return None
     return current.outcome
 
@@ -545,9 +554,9 @@ def status(
     card = load_card_for(
         request=request, actor=actor, token=token, session_id=session_id, action="status"
     )
-    if card.state == "ready":
+    if card.state == CardState.READY:
         return Answer(200, {"state": "ready"})
-    if card.state == "rejected":
+    if card.state == CardState.REJECTED:
         return Answer(200, {"state": "rejected"})
     answer = answer_for_state(card, locale=locale)
     return answer if answer and answer.status == 200 else Answer(200, {"state": "running"})

@@ -31,6 +31,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from agent import continuations, conversation, execution, sessions
 from agent.capabilities import RISK_LOW, RISKS
+from agent.cards import CardState, OutcomeKind
 from agent.models import MESSAGE_MAX, AgentSession, Message
 from agent.tools import format_local_time
 from lightnote.context import ActorContext, actor_context
@@ -363,12 +364,19 @@ def _outcome_view(answer: execution.Answer, *, locale: str, zone: ZoneInfo) -> d
     """
     state = answer.body.get("state", "")
     outcome = answer.body.get("outcome") or {}
-    if state == "settled":
+    if state == CardState.SETTLED:
         ok = outcome.get("ok")
-        kind = "succeeded" if ok is True else "failed" if ok is False else "unknown"
+        kind = (
+            OutcomeKind.SUCCEEDED
+            if ok is True
+            else OutcomeKind.FAILED
+            if ok is False
+            else OutcomeKind.UNKNOWN
+        )
     else:
-        kind = state if state in {"running", "rejected", "ready"} else "unknown"
-    receipt = outcome.get("receipt") if kind == "succeeded" else None
+        shown = (CardState.RUNNING, CardState.REJECTED, CardState.READY)
+        kind = state if state in shown else OutcomeKind.UNKNOWN
+    receipt = outcome.get("receipt") if kind == OutcomeKind.SUCCEEDED else None
     if receipt and receipt.get("settled_at"):
         receipt = {**receipt, "settled_label": format_local_time(receipt["settled_at"], zone)}
     return {
@@ -376,7 +384,7 @@ def _outcome_view(answer: execution.Answer, *, locale: str, zone: ZoneInfo) -> d
         "heading": translate(f"CHAT_OUTCOME_{kind.upper()}", locale),
         "receipt": receipt,
         "error": outcome.get("error"),
-        "poll": kind in {"running", "unknown"},
+        "poll": kind in (CardState.RUNNING, OutcomeKind.UNKNOWN),
     }
 
 
