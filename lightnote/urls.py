@@ -31,7 +31,7 @@ urlpatterns = [
     path("todos/", include("todos.page_urls")),
     path("notes/", include("notes.page_urls")),
     path("settings/", preferences.settings_page, name="settings-page"),
-    path("", include("agent.page_urls")),
+    path("", include("agent.web.urls")),
 ]
 
 handler404 = "lightnote.views.not_found"

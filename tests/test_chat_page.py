@@ -20,7 +20,8 @@ from django.utils import timezone
 
 from agent import cards
 from agent.models import MESSAGE_MAX, ActionReceipt, AgentSession, Message
-from agent.views import CONVERSATION_SESSION_KEY, FRAGMENT_HEADER
+from agent.web.conversations import CONVERSATION_SESSION_KEY
+from agent.web.htmx import FRAGMENT_HEADER
 from lightnote.context import ADMIN_CONTEXT_SESSION_KEY
 from lightnote.impersonation import admin_context_start
 from todos import services as todo_services

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from agent import views
+from agent.web import views
 
 urlpatterns = [
     path("", views.chat_page, name="chat"),

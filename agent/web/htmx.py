@@ -1,0 +1,150 @@
+"""htmx plumbing: a fragment for htmx requests, the whole page for a plain form POST.
+
+htmx requests get a fragment, marked with ``X-LightNote-Fragment`` so the page's script swaps
+only our own answers (and ``HX-Retarget`` for a problem shown elsewhere); a plain form POST
+(no JavaScript) gets the whole page with the result at the end of the conversation. A
+``LightNoteError`` becomes a visible, localized notice with its real status, never a 500.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.template.loader import render_to_string
+
+from agent.models import MESSAGE_MAX, AgentSession
+from agent.tools import format_local_time
+from agent.web.conversations import current_conversation
+from agent.web.presenters import history_entries, zone_of
+from agent.web.texts import page_locale, page_texts
+from lightnote.context import ActorContext, actor_context
+from lightnote.errors import LightNoteError
+from lightnote.i18n import translate
+
+FRAGMENT_HEADER = "X-LightNote-Fragment"
+
+
+def is_htmx(request: HttpRequest) -> bool:
+    """Return True for a request htmx sent (it answers with a fragment)."""
+    return request.headers.get("HX-Request") == "true"
+
+
+def page_context(
+    request: HttpRequest,
+    *,
+    actor: ActorContext | None,
+    locale: str,
+    conversation_: AgentSession | None = None,
+    history: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    zone = zone_of(actor)
+    context: dict[str, Any] = {
+        "t": page_texts(locale),
+        "page_locale": locale,
+        "message_max": MESSAGE_MAX,
+    }
+    if actor is None:
+        return context
+    if conversation_ is None:
+        conversation_ = current_conversation(request, actor)
+    context["conversation"] = conversation_
+    context["history"] = (
+        history if history is not None else history_entries(conversation_, locale=locale, zone=zone)
+    )
+    if actor.admin_context is not None:
+        context["admin_banner"] = translate(
+            "CHAT_ADMIN_BANNER",
+            locale,
+            actor=actor.actor.username,
+            subject=actor.subject.username,
+            expires=format_local_time(actor.admin_context.expires_at, actor.actor.zone),
+        )
+    return context
+
+
+@dataclass
+class Fragment:
+    """A template and its context, rendered alone for htmx or inside the page without JS."""
+
+    template: str
+    context: dict[str, Any]
+    status: int = 200
+    is_list_item: bool = False  # renders <li> entries itself (a conversation turn)
+    headers: dict[str, str] | None = None
+    history: list[dict[str, Any]] | None = None  # the page's history for the no-JS answer
+    conversation: AgentSession | None = None
+
+
+def respond(
+    request: HttpRequest,
+    fragment: Fragment,
+    *,
+    actor: ActorContext | None,
+    locale: str,
+    retarget: str | None = None,
+    reswap: str = "innerHTML",
+) -> HttpResponse:
+    context = {"t": page_texts(locale), "page_locale": locale, **fragment.context}
+    body = render_to_string(fragment.template, context, request)
+    if is_htmx(request):
+        response = HttpResponse(body, status=fragment.status)
+        response[FRAGMENT_HEADER] = "1"
+        if retarget:
+            response["HX-Retarget"] = retarget
+            response["HX-Reswap"] = reswap
+    else:
+        # Without JavaScript: the whole page, with this answer at the end of the conversation.
+        page = page_context(
+            request,
+            actor=actor,
+            locale=locale,
+            conversation_=fragment.conversation,
+            history=fragment.history,
+        )
+        page.update(fragment=body, fragment_is_list_item=fragment.is_list_item)
+        response = HttpResponse(
+            render_to_string("agent/chat.html", page, request), status=fragment.status
+        )
+    for name, value in (fragment.headers or {}).items():
+        response[name] = value
+    return response
+
+
+def problem(
+    error: LightNoteError, *, locale: str, retry: dict[str, Any] | None = None
+) -> Fragment:
+    return Fragment(
+        "agent/notice.html",
+        {"code": error.code, "message": error.message(locale), "retry": retry},
+        status=error.status,
+        headers=error.headers,
+    )
+
+
+def run_action(
+    request: HttpRequest,
+    action: Callable[[ActorContext, str], Fragment],
+    *,
+    retarget: str | None = None,
+    reswap: str = "innerHTML",
+    retry: Callable[[], dict[str, Any] | None] = lambda: None,
+) -> HttpResponse:
+    """Run one page action; a ``LightNoteError`` becomes a localized notice, not a 500."""
+    locale = page_locale(request)
+    actor: ActorContext | None = None
+    try:
+        actor = actor_context(request)
+        fragment = action(actor, locale)
+    except LightNoteError as error:
+        return respond(
+            request,
+            problem(error, locale=locale, retry=retry()),
+            actor=actor,
+            locale=locale,
+            retarget=retarget,
+            reswap=reswap,
+        )
+    return respond(request, fragment, actor=actor, locale=locale)

@@ -1,0 +1,113 @@
+"""The chat page's texts (zh-CN and en) and its language: the switch's cookie first."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.http import HttpRequest
+
+from lightnote.i18n import define_messages, normalize_locale, request_locale, translate
+
+LANGUAGE_COOKIE_AGE = timedelta(days=365)
+# Django's own language cookie, so the admin and the login page follow the same switch.
+COOKIE_VALUES = {"zh-CN": "zh-hans", "en": "en"}
+
+PAGE_TEXTS: dict[str, tuple[str, str]] = {
+    "CHAT_TITLE": ("LightNote 助手", "LightNote assistant"),
+    "CHAT_INTRO": (
+        "告诉助手你想做什么，例如“帮我创建一条今晚 9 点提交周报的高优先级待办”。"
+        "任何修改都要你在确认卡上确认后才会执行。",
+        "Tell the assistant what you need, e.g. “Create a high priority todo to submit the "
+        "weekly report tonight at 9pm”. Nothing changes until you confirm it on a card.",
+    ),
+    "CHAT_CONVERSATION": ("对话", "Conversation"),
+    "CHAT_EMPTY": ("还没有消息。", "No messages yet."),
+    "CHAT_INPUT_LABEL": ("你的消息", "Your message"),
+    "CHAT_INPUT_HINT": (
+        "按 Enter 发送，Shift+Enter 换行。",
+        "Enter sends; Shift+Enter starts a new line.",
+    ),
+    "CHAT_SEND": ("发送", "Send"),
+    "CHAT_SENDING": ("正在处理…", "Working…"),
+    "CHAT_NEW_CONVERSATION": ("新对话", "New conversation"),
+    "CHAT_YOU": ("你", "You"),
+    "CHAT_ASSISTANT": ("助手", "Assistant"),
+    "CHAT_FACTS": ("查询到的数据", "Data looked up"),
+    "CHAT_CARD": ("确认卡", "Confirmation card"),
+    "CHAT_CARD_ACTIONS": ("确认或拒绝这项操作", "Confirm or reject this action"),
+    "CHAT_CARD_EXPIRES": ("有效期至", "Valid until"),
+    "CHAT_CARD_RISK": ("风险：{risk}", "Risk: {risk}"),
+    "CHAT_RISK_LOW": ("低", "low"),
+    "CHAT_RISK_MEDIUM": ("中", "medium"),
+    "CHAT_RISK_HIGH": ("高", "high"),
+    "CHAT_CONFIRM": ("确认执行", "Confirm"),
+    "CHAT_REJECT": ("拒绝", "Reject"),
+    "CHAT_CARD_HISTORY": (
+        "历史记录中的确认卡（只读）：令牌不会保存，因此无法在这里确认。",
+        "A card from history (read-only): tokens are never stored, so it cannot be confirmed here.",
+    ),
+    "CHAT_OUTCOME_SUCCEEDED": ("已执行", "Done"),
+    "CHAT_OUTCOME_FAILED": ("未执行成功", "Not done"),
+    "CHAT_OUTCOME_RUNNING": ("正在执行…", "Running…"),
+    "CHAT_OUTCOME_RUNNING_TEXT": (
+        "服务器正在执行这项操作，结果出来后会显示在这里。",
+        "The server is running this action; its result will appear here.",
+    ),
+    "CHAT_OUTCOME_UNKNOWN": ("结果暂时无法核验", "The outcome cannot be verified yet"),
+    "CHAT_OUTCOME_REJECTED": ("已拒绝", "Rejected"),
+    "CHAT_OUTCOME_REJECTED_TEXT": ("没有执行任何操作。", "Nothing was done."),
+    "CHAT_OUTCOME_READY": ("等待确认", "Waiting for confirmation"),
+    "CHAT_RECEIPT": ("服务器回执：{summary}", "Server receipt: {summary}"),
+    "CHAT_RECEIPT_ID": ("回执编号", "Receipt id"),
+    "CHAT_RECEIPT_AT": ("完成时间", "Settled at"),
+    "CHAT_ERROR_CODE": ("错误代码", "Error code"),
+    "CHAT_REPLY_LOADING": ("正在生成回复…", "Writing the reply…"),
+    "CHAT_REPLY_SHOW": ("显示回复", "Show the reply"),
+    "CHAT_CHECK_STATUS": ("查看状态", "Check the status"),
+    "CHAT_RETRY": ("重试", "Retry"),
+    "CHAT_PROBLEM": ("出错了：", "Problem:"),
+    "CHAT_PROBLEM_GENERIC": (
+        "请求没有成功（可能登录已过期），请刷新页面后重试。",
+        "The request did not succeed (your login may have expired); reload the page and retry.",
+    ),
+    "CHAT_PROBLEM_NETWORK": (
+        "无法连接服务器，请检查网络后重试。",
+        "The server cannot be reached; check the connection and retry.",
+    ),
+    "CHAT_NOTICE_PLANNED": ("暂不支持", "Not available yet"),
+    "CHAT_NOTICE_FORBIDDEN": ("不允许", "Not allowed"),
+    "CHAT_NOTICE_REJECTED": ("未生成确认卡", "No card"),
+    "CHAT_ADMIN_BANNER": (
+        "管理员只读模式：{actor} 正在查看 {subject} 的数据，任何写操作都会被拒绝（至 {expires}）。",
+        "Admin read-only mode: {actor} is viewing {subject}'s data; every write is refused "
+        "(until {expires}).",
+    ),
+    "CHAT_TEXT_REQUIRED": ("请输入消息。", "Type a message."),
+    "CHAT_TEXT_TOO_LONG": (
+        "消息太长（最多 {max} 个字符）。",
+        "The message is too long (at most {max} characters).",
+    ),
+    "CHAT_CONVERSATION_NOT_FOUND": (
+        "这个对话不存在或不属于你，请刷新页面。",
+        "This conversation does not exist or is not yours; reload the page.",
+    ),
+}
+define_messages(PAGE_TEXTS)
+
+
+def page_locale(request: HttpRequest) -> str:
+    """Return the page's locale: the language switch's cookie, else ``request_locale``.
+
+    The switch is a cookie, not the user's saved language: browsers always send
+    Accept-Language, which ``request_locale`` ranks above the saved language, so only an
+    explicit per-browser choice can override it — and it writes no user data (it works in an
+    admin read-only context too).
+    """
+    chosen = normalize_locale(request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME))
+    return chosen or request_locale(request)
+
+
+def page_texts(locale: str) -> dict[str, str]:
+    """Return every page text in ``locale``, for the templates' ``t``."""
+    return {code: translate(code, locale) for code in PAGE_TEXTS}

@@ -1,0 +1,241 @@
+"""The chat page's views: thin htmx views over the same functions as the API.
+
+Every change goes through ``conversation.handle_message``, ``execution.confirm / reject /
+status`` and ``continuations.reply`` — the functions the API calls. These views read the
+form, call one of them and render its answer; a ``LightNoteError`` becomes a visible,
+localized notice with its real HTTP status, never a 500 page.
+
+The package around them: ``texts`` (page texts, language), ``forms`` (posted bodies),
+``conversations`` (the browser session's conversation), ``presenters`` (what the templates
+show) and ``htmx`` (a fragment or the whole page; errors as notices).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_GET, require_POST
+
+from agent import continuations, conversation, execution
+from agent.models import MESSAGE_MAX
+from agent.web.conversations import open_conversation, posted_conversation
+from agent.web.forms import CardForm, MessageForm, ReplyForm, card_fields, retry_fields, valid_data
+from agent.web.htmx import Fragment, is_htmx, page_context, problem, respond, run_action
+from agent.web.presenters import (
+    assistant_entry,
+    history_entries,
+    outcome_view,
+    user_entry,
+    zone_of,
+)
+from agent.web.texts import COOKIE_VALUES, LANGUAGE_COOKIE_AGE, page_locale
+from lightnote.context import ActorContext, actor_context
+from lightnote.errors import LightNoteError
+from lightnote.i18n import normalize_locale
+
+
+@login_required
+@require_GET
+def chat_page(request: HttpRequest) -> HttpResponse:
+    """Show the conversation of this browser session and the message form."""
+    locale = page_locale(request)
+    try:
+        actor = actor_context(request)
+    except LightNoteError as error:
+        return respond(request, problem(error, locale=locale), actor=None, locale=locale)
+    return HttpResponse(
+        render_to_string(
+            "agent/chat.html", page_context(request, actor=actor, locale=locale), request
+        )
+    )
+
+
+@login_required
+@require_POST
+def chat_message(request: HttpRequest) -> HttpResponse:
+    """Send one message through ``handle_message``; answer with the turn (cards included)."""
+
+    def send(actor: ActorContext, locale: str) -> Fragment:
+        data = valid_data(MessageForm(request.POST))
+        current = posted_conversation(request, actor, data["session_id"])
+        text = data["text"]
+        if not text:
+            raise LightNoteError("CHAT_TEXT_REQUIRED")
+        if len(text) > MESSAGE_MAX:
+            raise LightNoteError("CHAT_TEXT_TOO_LONG", params={"max": MESSAGE_MAX})
+        zone = zone_of(actor)
+        history = None if is_htmx(request) else history_entries(current, locale=locale, zone=zone)
+        body = conversation.handle_message(
+            request=request, actor=actor, session=current, text=text, locale=locale
+        )
+        turn = f"m-{body['message_id']}"
+        entries = [
+            user_entry(dom_id=f"{turn}-user", text=text),
+            assistant_entry(
+                dom_id=turn,
+                reply=body["reply"],
+                payload=body,
+                locale=locale,
+                zone=zone,
+                session_id=current.id,
+            ),
+        ]
+        return Fragment(
+            "agent/turn.html",
+            {"entries": entries},
+            is_list_item=True,
+            history=history,
+            conversation=current,
+        )
+
+    return run_action(request, send, retarget="#composer-problem")
+
+
+def _card_action(
+    request: HttpRequest, operation: Callable[..., execution.Answer]
+) -> Callable[[ActorContext, str], Fragment]:
+    """Return the action that posts a card's token to ``operation`` and shows the outcome."""
+
+    def act(actor: ActorContext, locale: str) -> Fragment:
+        fields = card_fields(request)
+        answer = operation(
+            request=request,
+            actor=actor,
+            token=fields.token,
+            session_id=fields.session_id,
+            locale=locale,
+        )
+        view = outcome_view(answer, locale=locale, zone=zone_of(actor))
+        return Fragment(
+            "agent/outcome.html",
+            {
+                **view,
+                "fields": fields.as_context(),
+                # The reply needs only its own token: the card's stays out of that form.
+                "reply_fields": {
+                    "continuation_token": fields.continuation_token,
+                    "session_id": str(fields.session_id),
+                },
+            },
+            status=answer.status,
+            headers=answer.headers,
+        )
+
+    return act
+
+
+@login_required
+@require_POST
+def chat_confirm(request: HttpRequest) -> HttpResponse:
+    """Confirm a card (``execution.confirm``); the card is replaced by the server's outcome."""
+    # An error keeps the card (and its buttons) and shows the reason under them.
+    return run_action(
+        request, _card_action(request, execution.confirm), retarget="next .card-problem"
+    )
+
+
+@login_required
+@require_POST
+def chat_reject(request: HttpRequest) -> HttpResponse:
+    """Reject a card (``execution.reject``)."""
+    return run_action(
+        request, _card_action(request, execution.reject), retarget="next .card-problem"
+    )
+
+
+@login_required
+@require_POST
+def chat_status(request: HttpRequest) -> HttpResponse:
+    """Report a card's state (``execution.status``); polled while running or unknown."""
+
+    def retry() -> dict[str, Any] | None:
+        fields = retry_fields(request, CardForm)
+        return {"kind": "status", "fields": fields} if fields else None
+
+    # An error stops the polling: it replaces the status area with the reason and a button.
+    return run_action(
+        request,
+        _card_action(request, execution.status),
+        retarget="closest .status-area",
+        retry=retry,
+    )
+
+
+@login_required
+@require_POST
+def chat_reply(request: HttpRequest) -> HttpResponse:
+    """Fetch the final reply after a succeeded action (``continuations.reply``)."""
+
+    def fetch(actor: ActorContext, locale: str) -> Fragment:
+        data = valid_data(ReplyForm(request.POST))
+        fields = {
+            "continuation_token": data["continuation_token"],
+            "session_id": str(data["session_id"]),
+        }
+        answer = continuations.reply(
+            request=request,
+            actor=actor,
+            token=data["continuation_token"],
+            session_id=data["session_id"],
+            locale=locale,
+        )
+        return Fragment(
+            "agent/reply.html",
+            {
+                "state": answer.body.get("state"),
+                "reply": answer.body.get("reply", ""),
+                "fields": fields,
+            },
+            status=answer.status,
+            headers=answer.headers,
+        )
+
+    def retry() -> dict[str, Any] | None:
+        fields = retry_fields(request, ReplyForm)
+        return {"kind": "reply", "fields": fields} if fields else None
+
+    return run_action(request, fetch, retry=retry)
+
+
+@login_required
+@require_POST
+def chat_new(request: HttpRequest) -> HttpResponse:
+    """Open a new conversation for this browser session."""
+    locale = page_locale(request)
+    try:
+        actor = actor_context(request)
+    except LightNoteError as error:
+        return respond(request, problem(error, locale=locale), actor=None, locale=locale)
+    open_conversation(request, actor)
+    return redirect("chat")
+
+
+@require_POST
+def chat_language(request: HttpRequest) -> HttpResponse:
+    """Remember this browser's page language in Django's language cookie."""
+    target = request.POST.get("next") or reverse("chat")
+    if not url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        target = reverse("chat")
+    response = redirect(target)
+    locale = normalize_locale(request.POST.get("language"))
+    if locale:
+        response.set_cookie(
+            settings.LANGUAGE_COOKIE_NAME,
+            COOKIE_VALUES[locale],
+            max_age=int(LANGUAGE_COOKIE_AGE.total_seconds()),
+            path=settings.LANGUAGE_COOKIE_PATH,
+            secure=settings.SESSION_COOKIE_SECURE,
+            httponly=True,
+            samesite="Lax",
+        )
+    return response
