@@ -82,3 +82,18 @@ def versioned_delete(
     if deleted == 0:
         raise _missing_or_conflict(model, owner=owner, obj_id=current.pk, prefix=prefix)
     return current.pk
+
+
+def release_idempotency_key(
+    model: type[models.Model], *, owner: Any, obj_id: uuid.UUID | str, key: str
+) -> bool:
+    """Clear ``idempotency_key`` on the owner's object while it still holds ``key``.
+
+    The control column only, with no version bump and no ``updated_at``: the object itself
+    does not change. Returns True when the object held the key. Called by each app's
+    ``*_forget_idempotency_key`` service.
+    """
+    released = model._default_manager.filter(
+        owner=owner, pk=obj_id, idempotency_key=key
+    ).update(idempotency_key=None)
+    return bool(released)

@@ -9,7 +9,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from lightnote.errors import LightNoteError
-from lightnote.versioning import versioned_delete, versioned_update
+from lightnote.versioning import release_idempotency_key, versioned_delete, versioned_update
 from notes.models import CONTENT_MAX, TAG_MAX, TAGS_MAX, TITLE_MAX, Note
 
 _UNSET: Any = object()
@@ -88,10 +88,7 @@ def note_forget_idempotency_key(*, owner: Any, note_id: uuid.UUID | str, key: st
     For a key past its retention (24 h). Updates the control column only, with no version
     bump: the note itself does not change. Returns True when the note still held the key.
     """
-    released = Note.objects.filter(owner=owner, pk=note_id, idempotency_key=key).update(
-        idempotency_key=None
-    )
-    return bool(released)
+    return release_idempotency_key(Note, owner=owner, obj_id=note_id, key=key)
 
 
 @transaction.atomic

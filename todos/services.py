@@ -13,7 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from lightnote.errors import LightNoteError
-from lightnote.versioning import versioned_delete, versioned_update
+from lightnote.versioning import release_idempotency_key, versioned_delete, versioned_update
 from todos.models import DESCRIPTION_MAX, PRIORITIES, TITLE_MAX, Todo
 
 _UNSET: Any = object()
@@ -99,10 +99,7 @@ def todo_forget_idempotency_key(*, owner: Any, todo_id: uuid.UUID | str, key: st
     For a key past its retention (24 h). Updates the control column only, with no version
     bump: the todo itself does not change. Returns True when the todo still held the key.
     """
-    released = Todo.objects.filter(owner=owner, pk=todo_id, idempotency_key=key).update(
-        idempotency_key=None
-    )
-    return bool(released)
+    return release_idempotency_key(Todo, owner=owner, obj_id=todo_id, key=key)
 
 
 @transaction.atomic

@@ -42,20 +42,27 @@ from lightnote.errors import LightNoteError
 from lightnote.i18n import normalize_locale
 
 
-@login_required
-@require_GET
-def chat_page(request: HttpRequest) -> HttpResponse:
-    """Show the conversation of this browser session and the message form."""
+def _with_actor(
+    request: HttpRequest, answer: Callable[[ActorContext, str], HttpResponse]
+) -> HttpResponse:
+    """Answer with the request's actor; an unusable admin context is a notice, not a 500."""
     locale = page_locale(request)
     try:
         actor = actor_context(request)
     except LightNoteError as error:
         return respond(request, problem(error, locale=locale), actor=None, locale=locale)
-    return HttpResponse(
-        render_to_string(
-            "agent/chat.html", page_context(request, actor=actor, locale=locale), request
-        )
-    )
+    return answer(actor, locale)
+
+
+@login_required
+@require_GET
+def chat_page(request: HttpRequest) -> HttpResponse:
+    """Show the conversation of this browser session and the message form."""
+    def show(actor: ActorContext, locale: str) -> HttpResponse:
+        page = page_context(request, actor=actor, locale=locale)
+        return HttpResponse(render_to_string("agent/chat.html", page, request))
+
+    return _with_actor(request, show)
 
 
 @login_required
@@ -209,13 +216,11 @@ def chat_reply(request: HttpRequest) -> HttpResponse:
 @require_POST
 def chat_new(request: HttpRequest) -> HttpResponse:
     """Open a new conversation for this browser session."""
-    locale = page_locale(request)
-    try:
-        actor = actor_context(request)
-    except LightNoteError as error:
-        return respond(request, problem(error, locale=locale), actor=None, locale=locale)
-    open_conversation(request, actor)
-    return redirect("chat")
+    def start(actor: ActorContext, locale: str) -> HttpResponse:
+        open_conversation(request, actor)
+        return redirect("chat")
+
+    return _with_actor(request, start)
 
 
 @require_POST
