@@ -71,7 +71,7 @@ def _priority(value: str) -> int:
     try:
         return services.check_priority(int(value))
     except ValueError:
-        raise LightNoteError("TODO_PRIORITY_INVALID") from None
+        raise services.priority_invalid() from None
 
 
 def _edited_due(viewer: PageViewer, item: Todo, value: str) -> datetime | None:

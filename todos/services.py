@@ -37,16 +37,21 @@ def check_description(description: Any) -> str:
     return description.strip()
 
 
+def priority_invalid() -> LightNoteError:
+    """Return the 400 ``TODO_PRIORITY_INVALID``, its message naming the one priority range."""
+    return LightNoteError(
+        "TODO_PRIORITY_INVALID",
+        params={
+            "low": Todo.Priority.LOW,
+            "normal": Todo.Priority.NORMAL,
+            "high": Todo.Priority.HIGH,
+        },
+    )
+
+
 def check_priority(priority: Any) -> int:
     if isinstance(priority, bool) or not isinstance(priority, int) or priority not in PRIORITIES:
-        raise LightNoteError(
-            "TODO_PRIORITY_INVALID",
-            params={
-                "low": Todo.Priority.LOW,
-                "normal": Todo.Priority.NORMAL,
-                "high": Todo.Priority.HIGH,
-            },
-        )
+        raise priority_invalid()
     return priority
 
 
