@@ -55,9 +55,7 @@ CAPABILITIES: tuple[Capability, ...] = (
     Capability("todo.query", ENABLED, "query_todos", READ, None, CONFIRMATION_NONE),
     Capability("note.search", ENABLED, "search_notes", READ, None, CONFIRMATION_NONE),
     Capability("todo.create", ENABLED, "create_todo", WRITE, RISK_LOW, CONFIRMATION_DEFAULT),
-    Capability(
-        "todo.status.set", ENABLED, "set_todo_status", WRITE, RISK_LOW, CONFIRMATION_ALWAYS
-    ),
+    Capability("todo.status.set", ENABLED, "set_todo_status", WRITE, RISK_LOW, CONFIRMATION_ALWAYS),
     Capability("todo.update", ENABLED, "update_todo", WRITE, RISK_MEDIUM, CONFIRMATION_ALWAYS),
     Capability("todo.delete", ENABLED, "delete_todo", WRITE, RISK_HIGH, CONFIRMATION_ALWAYS),
     Capability("note.create", ENABLED, "create_note", WRITE, RISK_LOW, CONFIRMATION_DEFAULT),

@@ -58,4 +58,3 @@ class AuditEventAdmin(ReadOnlyModelAdmin):
     list_filter = ("event_type", "code", "capability")
     search_fields = ("event_type", "code", "actor__username", "subject__username", "action_id")
     list_select_related = ("actor", "subject")
-

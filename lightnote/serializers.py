@@ -111,8 +111,6 @@ def require_a_change(serializer: serializers.Serializer, attrs: dict[str, Any]) 
     return attrs
 
 
-
-
 class StrictSerializer(serializers.Serializer):
     """A request serializer: an unknown or read-only field in the body is a 400."""
 

@@ -323,6 +323,11 @@ for _name in ("LIGHTNOTE_SETTLED_TTL", "LIGHTNOTE_IDEMPOTENCY_TTL"):
         raise ImproperlyConfigured(f"{_name} must be longer than LIGHTNOTE_EXECUTION_LEASE")
 if LIGHTNOTE_CONFIRMATION_TTL > 3600:
     raise ImproperlyConfigured("LIGHTNOTE_CONFIRMATION_TTL must be at most 3600 (one hour)")
+# Deleted todos and notes stay in the trash, restorable, for this many days; then
+# ``manage.py purge_trash`` (run it daily) removes them for good.
+LIGHTNOTE_TRASH_RETENTION = env_int("LIGHTNOTE_TRASH_RETENTION", 30, minimum=1)
+# How long after a card settles its outcome offers "Undo" (a card for the compensating action).
+LIGHTNOTE_UNDO_WINDOW = env_int("LIGHTNOTE_UNDO_WINDOW", 600, minimum=10)
 LIGHTNOTE_RATE_LIMIT_CARDS = env_rate("LIGHTNOTE_RATE_LIMIT_CARDS", "60/m")
 LIGHTNOTE_RATE_LIMIT_CONFIRMS = env_rate("LIGHTNOTE_RATE_LIMIT_CONFIRMS", "60/m")
 OPENAI_API_KEY = env_str("OPENAI_API_KEY")

@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import F
+from django.db.models import F, QuerySet
 from django.utils import timezone
 
 from lightnote.errors import LightNoteError
@@ -73,13 +73,18 @@ def versioned_delete(
     expected_version: int | None,
     prefix: str,
 ) -> Any:
-    """Delete the object if still at ``expected_version`` (None: any) and return its id."""
+    """Move the object to the trash if still at ``expected_version`` (None: any); return its id.
+
+    A delete is soft: ``deleted_at`` is set and ``version`` bumps, so the live lists, reads
+    and writes no longer see it, a restore can be version-checked, and ``purge_trash``
+    removes it for good after ``LIGHTNOTE_TRASH_RETENTION`` days.
+    """
     current = owned_get(model, owner=owner, obj_id=obj_id, not_found=f"{prefix}_NOT_FOUND")
     rows = model._default_manager.filter(owner=owner, id=current.pk)
     if expected_version is not None:
         rows = rows.filter(version=expected_version)
-    deleted, _ = rows.delete()
-    if deleted == 0:
+    now = timezone.now()
+    if rows.update(deleted_at=now, version=F("version") + 1, updated_at=now) == 0:
         raise _missing_or_conflict(model, owner=owner, obj_id=current.pk, prefix=prefix)
     return current.pk
 
@@ -93,7 +98,53 @@ def release_idempotency_key(
     does not change. Returns True when the object held the key. Called by each app's
     ``*_forget_idempotency_key`` service.
     """
-    released = model._default_manager.filter(
-        owner=owner, pk=obj_id, idempotency_key=key
-    ).update(idempotency_key=None)
+    released = model._default_manager.filter(owner=owner, pk=obj_id, idempotency_key=key).update(
+        idempotency_key=None
+    )
     return bool(released)
+
+
+def trashed(model: type[M], *, owner: Any) -> QuerySet[M]:
+    """Return the owner's trashed objects, most recently deleted first."""
+    return model._base_manager.filter(owner=owner, deleted_at__isnull=False).order_by(
+        "-deleted_at", "id"
+    )
+
+
+def versioned_restore(
+    model: type[M],
+    *,
+    owner: Any,
+    obj_id: uuid.UUID | str,
+    expected_version: int | None,
+    prefix: str,
+) -> M:
+    """Take the object out of the trash if still at ``expected_version`` (None: any).
+
+    Raises ``<prefix>_NOT_FOUND`` (404) when the owner has no such trashed object (a live
+    one included: there is nothing to restore) and ``<prefix>_VERSION_CONFLICT`` (409).
+    """
+    try:
+        current = trashed(model, owner=owner).get(id=obj_id)
+    except (model.DoesNotExist, ValidationError, ValueError):  # type: ignore[attr-defined]
+        raise LightNoteError(f"{prefix}_NOT_FOUND", status=404) from None
+    rows = trashed(model, owner=owner).filter(id=current.pk)
+    if expected_version is not None:
+        rows = rows.filter(version=expected_version)
+    now = timezone.now()
+    if rows.update(deleted_at=None, version=F("version") + 1, updated_at=now) == 0:
+        latest = model._base_manager.filter(id=current.pk).values_list("version", flat=True)
+        raise LightNoteError(
+            f"{prefix}_VERSION_CONFLICT",
+            status=409,
+            params={"current_version": latest.first()},
+            extra={"current_version": latest.first()},
+        )
+    return model._default_manager.get(pk=current.pk)
+
+
+class LiveManager(models.Manager[Any]):
+    """The default manager of a model with a trash: only rows not deleted."""
+
+    def get_queryset(self) -> QuerySet[Any]:
+        return super().get_queryset().filter(deleted_at__isnull=True)

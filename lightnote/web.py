@@ -134,6 +134,12 @@ class ItemPages:
         """Apply a detail-page action; return the text code of the success message."""
         raise NotImplementedError
 
+    def trash_rows(self, viewer: PageViewer) -> QuerySet[Any]:
+        raise NotImplementedError
+
+    def restore(self, viewer: PageViewer, item_id: str, version: int) -> Any:
+        raise NotImplementedError
+
     def list_context(self, viewer: PageViewer, query: dict[str, str]) -> dict[str, Any]:
         return {}
 
@@ -192,6 +198,39 @@ class ItemPages:
             problem=problem,
             form=form,
             **self.list_context(viewer, query),
+        )
+
+    def trash_page(self, request: HttpRequest) -> Any:
+        """The owner's deleted items, each with a version-checked "Restore"."""
+        from django.contrib import messages
+        from django.shortcuts import redirect
+
+        viewer = page_viewer(request)
+        problem = None
+        status = 200
+        if request.method == "POST":
+            form = posted_fields(request)
+            try:
+                refuse_if_readonly(viewer)
+                item = self.restore(viewer, form.get("id", ""), form_version(form))
+            except LightNoteError as error:
+                problem, status = error_text(error, viewer.locale), error.status
+            else:
+                messages.success(
+                    request, translate("PAGE_ITEM_RESTORED", viewer.locale, title=item.title)
+                )
+                return redirect(f"{self.kind}-detail-page", item.id)
+        page = page_of(self.trash_rows(viewer), request.GET.get("page"))
+        return self.render(
+            request,
+            "lightnote/trash.html",
+            viewer,
+            status=status,
+            page=page,
+            query={},
+            problem=problem,
+            list_url=f"{self.kind}-page",
+            trash_url=f"{self.kind}-trash-page",
         )
 
     def detail_page(self, request: HttpRequest, item_id: str) -> Any:
@@ -288,6 +327,16 @@ COMMON_TEXTS = {
         "Read-only view: nothing can be changed inside an admin read-only context.",
     ),
     "PAGE_ZONE_NOTE": ("时间按 {zone} 显示。", "Times are shown in {zone}."),
+    "PAGE_TRASH": ("回收站", "Trash"),
+    "PAGE_TRASH_HEADING": ("回收站", "Trash"),
+    "PAGE_TRASH_HINT": (
+        "删除的内容会在回收站保留一段时间，之后永久清除。",
+        "Deleted items stay here for a while, then they are removed for good.",
+    ),
+    "PAGE_TRASH_EMPTY": ("回收站是空的。", "The trash is empty."),
+    "PAGE_TRASH_DELETED_AT": ("删除于", "Deleted"),
+    "PAGE_RESTORE": ("恢复", "Restore"),
+    "PAGE_BACK_TO_LIST": ("返回列表", "Back to the list"),
     "PAGE_NAV_CHAT": ("对话", "Chat"),
     "PAGE_NAV_TODOS": ("待办", "Todos"),
     "PAGE_NAV_NOTES": ("笔记", "Notes"),
@@ -297,6 +346,7 @@ define_messages(COMMON_TEXTS)
 define_messages(
     {
         "PAGE_ACTION_UNKNOWN": ("无法识别的操作。", "Unknown action."),
+        "PAGE_ITEM_RESTORED": ("已从回收站恢复「{title}」。", "“{title}” is back from the trash."),
         "PAGE_FORM_STALE": (
             "这个表单已过期，请刷新页面后再试。",
             "This form is out of date; reload the page and try again.",

@@ -81,11 +81,14 @@ class NoteListView(GenericAPIView):
     def get(self, request: Request) -> Response:
         query = NoteListQuerySerializer(data=request.query_params, context={"request": request})
         query.is_valid(raise_exception=True)
-        notes = selectors.note_list(
-            owner=request.user,
-            keyword=query.validated_data.get("q"),
-            tag=query.validated_data.get("tag"),
-        )
+        if query.validated_data["trashed"]:
+            notes = selectors.note_trash_list(owner=request.user)
+        else:
+            notes = selectors.note_list(
+                owner=request.user,
+                keyword=query.validated_data.get("q"),
+                tag=query.validated_data.get("tag"),
+            )
         page = self.paginate_queryset(notes)
         data = NoteSerializer(page, many=True, context={"request": request}).data
         return self.get_paginated_response(data)
@@ -177,3 +180,37 @@ class NoteDetailView(GenericAPIView):
             expected_version=query.validated_data.get("version"),
         )
         return Response(status=204)
+
+
+class NoteRestoreView(GenericAPIView):
+    """Take one of the requesting user's deleted notes out of the trash."""
+
+    serializer_class = NoteSerializer
+    queryset = Note.objects.none()  # for schema introspection only
+
+    @extend_schema(
+        request=None,
+        parameters=[NOTE_ID, VersionQuerySerializer, ADMIN_CONTEXT_PARAMETER],
+        responses={
+            200: NoteSerializer,
+            **error_responses(
+                400,
+                401,
+                403,
+                404,
+                409,
+                s403=WRITE_403,
+                s404="NOTE_NOT_FOUND: no such note in the trash (a live one included)",
+                s409="NOTE_VERSION_CONFLICT: ?version= was given and the note has moved on",
+            ),
+        },
+    )
+    def post(self, request: Request, note_id: str) -> Response:
+        query = VersionQuerySerializer(data=request.query_params, context={"request": request})
+        query.is_valid(raise_exception=True)
+        note = services.note_restore(
+            owner=request.user,
+            note_id=note_id,
+            expected_version=query.validated_data.get("version"),
+        )
+        return Response(NoteSerializer(note, context={"request": request}).data)

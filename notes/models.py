@@ -6,6 +6,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from lightnote.versioning import LiveManager
+
 TITLE_MAX = 255
 CONTENT_MAX = 60_000
 TAGS_MAX = 20
@@ -26,8 +28,14 @@ class Note(models.Model):
     idempotency_key = models.CharField(max_length=64, null=True, blank=True, editable=False)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(default=timezone.now)
+    # Set when deleted: the row is in the trash, restorable until ``purge_trash`` removes it.
+    deleted_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    all_objects = models.Manager()  # the trash included
+    objects = LiveManager()  # the default (Meta): live rows only: reads, writes, lists, admin
 
     class Meta:
+        default_manager_name = "objects"
         ordering = ["-updated_at", "id"]
         # The list's sort, owner first, so a page reads its rows straight off the index.
         indexes = [

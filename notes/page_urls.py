@@ -8,5 +8,6 @@ from notes import pages
 
 urlpatterns = [
     path("", pages.note_list_page, name="note-page"),
+    path("trash/", pages.note_trash_page, name="note-trash-page"),
     path("<str:note_id>/", pages.note_detail_page, name="note-detail-page"),
 ]

@@ -71,6 +71,12 @@ class NotePages(ItemPages):
             owner=viewer.owner, keyword=query["q"] or None, tag=query["tag"] or None
         )
 
+    def trash_rows(self, viewer: PageViewer) -> QuerySet[Any]:
+        return selectors.note_trash_list(owner=viewer.owner)
+
+    def restore(self, viewer: PageViewer, item_id: str, version: int) -> Note:
+        return services.note_restore(owner=viewer.owner, note_id=item_id, expected_version=version)
+
     def get(self, viewer: PageViewer, item_id: str) -> Note:
         return selectors.note_get(owner=viewer.owner, note_id=item_id)
 
@@ -113,3 +119,9 @@ def note_list_page(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "HEAD", "POST"])
 def note_detail_page(request: HttpRequest, note_id: str) -> HttpResponse:
     return pages.detail_page(request, note_id)
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def note_trash_page(request: HttpRequest) -> HttpResponse:
+    return pages.trash_page(request)

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
-from lightnote.versioning import owned_get
+from lightnote.versioning import owned_get, trashed
 from notes.models import Note
 
 
@@ -36,3 +36,8 @@ def note_find_by_title(*, owner: Any, title: str) -> list[Note]:
 def note_find_by_idempotency_key(*, owner: Any, key: str) -> Note | None:
     """Return the owner's note created with this Idempotency-Key digest, or None."""
     return Note.objects.filter(owner=owner, idempotency_key=key).first()
+
+
+def note_trash_list(*, owner: Any) -> QuerySet[Note]:
+    """Return the owner's deleted notes still in the trash, most recently deleted first."""
+    return trashed(Note, owner=owner)

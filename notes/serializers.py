@@ -73,3 +73,6 @@ class NoteListQuerySerializer(serializers.Serializer):
         max_length=200, required=False, help_text="Words in the title or content"
     )
     tag = serializers.CharField(max_length=TAG_MAX, required=False, help_text="An exact tag")
+    trashed = serializers.BooleanField(
+        required=False, default=False, help_text="1: list the trash (deleted, restorable) instead"
+    )

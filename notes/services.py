@@ -9,7 +9,12 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from lightnote.errors import LightNoteError
-from lightnote.versioning import release_idempotency_key, versioned_delete, versioned_update
+from lightnote.versioning import (
+    release_idempotency_key,
+    versioned_delete,
+    versioned_restore,
+    versioned_update,
+)
 from notes.models import CONTENT_MAX, TAG_MAX, TAGS_MAX, TITLE_MAX, Note
 
 _UNSET: Any = object()
@@ -123,7 +128,17 @@ def note_update(
 def note_delete(
     *, owner: Any, note_id: uuid.UUID | str, expected_version: int | None = None
 ) -> uuid.UUID:
-    """Delete the note (at ``expected_version`` when given) and return its id."""
+    """Move the note to the trash (at ``expected_version`` when given) and return its id."""
     return versioned_delete(
+        Note, owner=owner, obj_id=note_id, expected_version=expected_version, prefix="NOTE"
+    )
+
+
+@transaction.atomic
+def note_restore(
+    *, owner: Any, note_id: uuid.UUID | str, expected_version: int | None = None
+) -> Note:
+    """Take the note out of the trash (at ``expected_version`` when given)."""
+    return versioned_restore(
         Note, owner=owner, obj_id=note_id, expected_version=expected_version, prefix="NOTE"
     )

@@ -8,4 +8,5 @@ from notes import api
 urlpatterns = [
     path("", api.NoteListView.as_view(), name="note-list"),
     path("<str:note_id>/", api.NoteDetailView.as_view(), name="note-detail"),
+    path("<str:note_id>/restore/", api.NoteRestoreView.as_view(), name="note-restore"),
 ]

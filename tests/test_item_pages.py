@@ -347,3 +347,22 @@ def test_admin_context_shows_the_subjects_items_read_only(make_user, user) -> No
     assert Note.objects.filter(id=note.id).exists()
     user.refresh_from_db()
     assert user.time_zone == "Asia/Shanghai"
+
+
+def test_deleted_items_can_be_restored_from_the_trash_page(browser: Client, user) -> None:
+    todo = todo_services.todo_create(owner=user, title="Oops")
+    browser.post(f"/todos/{todo.id}/", {"action": "delete", "version": "1"})
+    assert f"/todos/{todo.id}/" not in _html(browser.get("/todos/"))
+    trash = _html(browser.get("/todos/trash/"))
+    assert "Oops" in trash
+    stale = browser.post("/todos/trash/", {"id": str(todo.id), "version": "1"})
+    assert stale.status_code == 409
+    restored = browser.post("/todos/trash/", {"id": str(todo.id), "version": "2"})
+    assert restored.status_code == 302
+    assert "“Oops” is back from the trash." in _html(browser.get(f"/todos/{todo.id}/"))
+    assert "The trash is empty." in _html(browser.get("/todos/trash/"))
+    note = note_services.note_create(owner=user, title="Lost note")
+    browser.post(f"/notes/{note.id}/", {"action": "delete", "version": "1"})
+    assert "Lost note" in _html(browser.get("/notes/trash/"))
+    browser.post("/notes/trash/", {"id": str(note.id), "version": "2"})
+    assert Note.objects.filter(id=note.id).exists()

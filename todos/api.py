@@ -81,7 +81,12 @@ class TodoListView(GenericAPIView):
     def get(self, request: Request) -> Response:
         query = TodoListQuerySerializer(data=request.query_params, context={"request": request})
         query.is_valid(raise_exception=True)
-        todos = selectors.todo_list(owner=request.user, status=query.validated_data.get("status"))
+        if query.validated_data["trashed"]:
+            todos = selectors.todo_trash_list(owner=request.user)
+        else:
+            todos = selectors.todo_list(
+                owner=request.user, status=query.validated_data.get("status")
+            )
         page = self.paginate_queryset(todos)
         data = TodoSerializer(page, many=True, context={"request": request}).data
         return self.get_paginated_response(data)
@@ -173,3 +178,37 @@ class TodoDetailView(GenericAPIView):
             expected_version=query.validated_data.get("version"),
         )
         return Response(status=204)
+
+
+class TodoRestoreView(GenericAPIView):
+    """Take one of the requesting user's deleted todos out of the trash."""
+
+    serializer_class = TodoSerializer
+    queryset = Todo.objects.none()  # for schema introspection only
+
+    @extend_schema(
+        request=None,
+        parameters=[TODO_ID, VersionQuerySerializer, ADMIN_CONTEXT_PARAMETER],
+        responses={
+            200: TodoSerializer,
+            **error_responses(
+                400,
+                401,
+                403,
+                404,
+                409,
+                s403=WRITE_403,
+                s404="TODO_NOT_FOUND: no such todo in the trash (a live one included)",
+                s409="TODO_VERSION_CONFLICT: ?version= was given and the todo has moved on",
+            ),
+        },
+    )
+    def post(self, request: Request, todo_id: str) -> Response:
+        query = VersionQuerySerializer(data=request.query_params, context={"request": request})
+        query.is_valid(raise_exception=True)
+        todo = services.todo_restore(
+            owner=request.user,
+            todo_id=todo_id,
+            expected_version=query.validated_data.get("version"),
+        )
+        return Response(TodoSerializer(todo, context={"request": request}).data)

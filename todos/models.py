@@ -6,6 +6,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from lightnote.versioning import LiveManager
+
 TITLE_MAX = 200
 DESCRIPTION_MAX = 2000
 
@@ -37,8 +39,14 @@ class Todo(models.Model):
     idempotency_key = models.CharField(max_length=64, null=True, blank=True, editable=False)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(default=timezone.now)
+    # Set when deleted: the row is in the trash, restorable until ``purge_trash`` removes it.
+    deleted_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    all_objects = models.Manager()  # the trash included
+    objects = LiveManager()  # the default (Meta): live rows only: reads, writes, lists, admin
 
     class Meta:
+        default_manager_name = "objects"
         ordering = ["-created_at", "id"]
         # Each list's sort, owner first, so a page reads its rows straight off the index.
         indexes = [

@@ -95,6 +95,12 @@ class TodoPages(ItemPages):
         status = query["status"] if query["status"] in Todo.Status.values else None
         return selectors.todo_list(owner=viewer.owner, status=status, keyword=query["q"] or None)
 
+    def trash_rows(self, viewer: PageViewer) -> QuerySet[Any]:
+        return selectors.todo_trash_list(owner=viewer.owner)
+
+    def restore(self, viewer: PageViewer, item_id: str, version: int) -> Todo:
+        return services.todo_restore(owner=viewer.owner, todo_id=item_id, expected_version=version)
+
     def get(self, viewer: PageViewer, item_id: str) -> Todo:
         return selectors.todo_get(owner=viewer.owner, todo_id=item_id)
 
@@ -144,3 +150,9 @@ def todo_list_page(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "HEAD", "POST"])
 def todo_detail_page(request: HttpRequest, todo_id: str) -> HttpResponse:
     return pages.detail_page(request, todo_id)
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def todo_trash_page(request: HttpRequest) -> HttpResponse:
+    return pages.trash_page(request)

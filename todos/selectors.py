@@ -8,7 +8,7 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
-from lightnote.versioning import owned_get
+from lightnote.versioning import owned_get, trashed
 from todos.models import Todo
 
 
@@ -43,3 +43,8 @@ def todo_find_by_title(*, owner: Any, title: str) -> list[Todo]:
 def todo_find_by_idempotency_key(*, owner: Any, key: str) -> Todo | None:
     """Return the owner's todo created with this Idempotency-Key digest, or None."""
     return Todo.objects.filter(owner=owner, idempotency_key=key).first()
+
+
+def todo_trash_list(*, owner: Any) -> QuerySet[Todo]:
+    """Return the owner's deleted todos still in the trash, most recently deleted first."""
+    return trashed(Todo, owner=owner)

@@ -97,3 +97,6 @@ class TodoListQuerySerializer(serializers.Serializer):
     """Query parameters of the list (``page`` and ``page_size`` belong to the paginator)."""
 
     status = serializers.ChoiceField(choices=Todo.Status.choices, required=False)
+    trashed = serializers.BooleanField(
+        required=False, default=False, help_text="1: list the trash (deleted, restorable) instead"
+    )

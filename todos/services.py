@@ -13,7 +13,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from lightnote.errors import LightNoteError
-from lightnote.versioning import release_idempotency_key, versioned_delete, versioned_update
+from lightnote.versioning import (
+    release_idempotency_key,
+    versioned_delete,
+    versioned_restore,
+    versioned_update,
+)
 from todos.models import DESCRIPTION_MAX, PRIORITIES, TITLE_MAX, Todo
 
 _UNSET: Any = object()
@@ -160,7 +165,17 @@ def todo_set_status(
 def todo_delete(
     *, owner: Any, todo_id: uuid.UUID | str, expected_version: int | None = None
 ) -> uuid.UUID:
-    """Delete the todo (at ``expected_version`` when given) and return its id."""
+    """Move the todo to the trash (at ``expected_version`` when given) and return its id."""
     return versioned_delete(
+        Todo, owner=owner, obj_id=todo_id, expected_version=expected_version, prefix="TODO"
+    )
+
+
+@transaction.atomic
+def todo_restore(
+    *, owner: Any, todo_id: uuid.UUID | str, expected_version: int | None = None
+) -> Todo:
+    """Take the todo out of the trash (at ``expected_version`` when given)."""
+    return versioned_restore(
         Todo, owner=owner, obj_id=todo_id, expected_version=expected_version, prefix="TODO"
     )

@@ -8,4 +8,5 @@ from todos import api
 urlpatterns = [
     path("", api.TodoListView.as_view(), name="todo-list"),
     path("<str:todo_id>/", api.TodoDetailView.as_view(), name="todo-detail"),
+    path("<str:todo_id>/restore/", api.TodoRestoreView.as_view(), name="todo-restore"),
 ]

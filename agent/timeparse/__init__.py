@@ -28,8 +28,14 @@ from agent.timeparse.holidays import read_lunar_holiday
 from agent.timeparse.normalise import normalise
 from agent.timeparse.rules import END_OF_DAY, Unreadable, resolve
 
-__all__ = ["END_OF_DAY", "MAX_TEXT_LENGTH", "TimeParseError", "TimeReading", "parse_time",
-           "read_time"]
+__all__ = [
+    "END_OF_DAY",
+    "MAX_TEXT_LENGTH",
+    "TimeParseError",
+    "TimeReading",
+    "parse_time",
+    "read_time",
+]
 
 Reason = Literal["invalid", "suspicious"]
 
@@ -140,5 +146,3 @@ def _localise(wall_clock: datetime, zone: ZoneInfo) -> datetime:
     """Attach ``zone`` to a naive wall-clock time, moving a time in a DST gap forward."""
     # The round trip through UTC turns a nonexistent 02:30 (spring forward) into 03:30.
     return wall_clock.replace(tzinfo=zone).astimezone(UTC).astimezone(zone)
-
-

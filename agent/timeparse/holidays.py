@@ -10,8 +10,24 @@ from types import ModuleType
 # Only a whole text that is one of these names is read here: jionlp's own reading of
 # anything longer is not checked word by word, so it is not trusted.
 LUNAR_HOLIDAYS = frozenset(
-    {"春节", "除夕", "元宵节", "元宵", "清明节", "清明", "端午节", "端午", "七夕节", "七夕",
-     "中秋节", "中秋", "重阳节", "重阳", "腊八节", "腊八"}
+    {
+        "春节",
+        "除夕",
+        "元宵节",
+        "元宵",
+        "清明节",
+        "清明",
+        "端午节",
+        "端午",
+        "七夕节",
+        "七夕",
+        "中秋节",
+        "中秋",
+        "重阳节",
+        "重阳",
+        "腊八节",
+        "腊八",
+    }
 )
 
 _jionlp_lock = threading.Lock()

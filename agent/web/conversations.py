@@ -41,9 +41,7 @@ def open_conversation(request: HttpRequest, actor: ActorContext) -> AgentSession
     return opened
 
 
-def posted_conversation(
-    request: HttpRequest, actor: ActorContext, session_id: Any
-) -> AgentSession:
+def posted_conversation(request: HttpRequest, actor: ActorContext, session_id: Any) -> AgentSession:
     """Return the conversation the page posted (its hidden field), else the session's own."""
     if not session_id:
         return current_conversation(request, actor)

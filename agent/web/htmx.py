@@ -113,9 +113,7 @@ def respond(
     return response
 
 
-def problem(
-    error: LightNoteError, *, locale: str, retry: dict[str, Any] | None = None
-) -> Fragment:
+def problem(error: LightNoteError, *, locale: str, retry: dict[str, Any] | None = None) -> Fragment:
     return Fragment(
         "agent/notice.html",
         {"code": error.code, "message": error.message(locale), "retry": retry},

@@ -58,6 +58,7 @@ def _with_actor(
 @require_GET
 def chat_page(request: HttpRequest) -> HttpResponse:
     """Show the conversation of this browser session and the message form."""
+
     def show(actor: ActorContext, locale: str) -> HttpResponse:
         page = page_context(request, actor=actor, locale=locale)
         return HttpResponse(render_to_string("agent/chat.html", page, request))
@@ -216,6 +217,7 @@ def chat_reply(request: HttpRequest) -> HttpResponse:
 @require_POST
 def chat_new(request: HttpRequest) -> HttpResponse:
     """Open a new conversation for this browser session."""
+
     def start(actor: ActorContext, locale: str) -> HttpResponse:
         open_conversation(request, actor)
         return redirect("chat")
