@@ -438,3 +438,31 @@ def test_read_time_says_whether_the_text_was_a_plain_iso_time() -> None:
     natural = read_time("下周一", now=NOW, zone=SHANGHAI)
     assert natural.plain is False
     assert natural.value.isoformat() == "2026-12-07T23:59:00+08:00"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("at 3 AM", "2026-12-03T03:00:00+08:00"),
+        ("at three pm", "2026-12-02T15:00:00+08:00"),
+        ("a quarter past 3pm tomorrow", "2026-12-03T15:15:00+08:00"),
+        ("twenty after 3pm", "2026-12-02T15:20:00+08:00"),
+        ("quarter to 1pm tomorrow", "2026-12-03T12:45:00+08:00"),
+        ("330 p.m.", "2026-12-02T15:30:00+08:00"),
+        ("9:01:10 AM tomorrow", "2026-12-03T09:01:00+08:00"),
+        ("tomorrow 12:15 in the afternoon", "2026-12-03T12:15:00+08:00"),
+        ("明天下午12点", "2026-12-03T12:00:00+08:00"),
+        ("五一劳动节", "2027-05-01T23:59:00+08:00"),  # 五一 is the holiday's name, not a date
+        ("八一建军节", "2027-08-01T23:59:00+08:00"),
+        ("下个月廿号", "2027-01-20T23:59:00+08:00"),
+        ("这个月20号", "2026-12-20T23:59:00+08:00"),
+        ("农历新年", "2027-02-06T23:59:00+08:00"),
+    ],
+)
+def test_more_spellings_of_clock_times_and_days(text: str, expected: str) -> None:
+    assert outcome(text) == expected
+
+
+@pytest.mark.parametrize("text", ["half past three", "at 3 15", "quarter to 1am", "tonight at 2"])
+def test_minute_phrases_without_a_settled_hour_are_refused(text: str) -> None:
+    assert outcome(text) == "TODO_DUE_AT_INVALID"

@@ -21,6 +21,7 @@ from agent.timeparse.words import (
     DAY_AND_PART,
     DAY_WORDS,
     FIXED_HOLIDAYS,
+    MINUTE_WORDS,
     MONTHS,
     NUMBER_WORDS,
     OFFSET_UNITS,
@@ -144,7 +145,7 @@ _TOKENS: list[tuple[str, re.Pattern[str]]] = [
             r"(?:(?P<year>\d{4})年|(?P<yword>明年|去年|今年|后年|前年))?(?P<month>\d{1,2})"
             r"月(?:份)?(?P<day>\d{1,2})(?:日|号)",
         ),
-        ("month_day_zh", r"(?P<which>下个|下|这个|本|上个|上)月(?P<day>\d{1,2})(?:日|号)"),
+        ("month_day_zh", r"(?P<which>下个|下|这个|这|本|上个|上)月(?P<day>\d{1,2})(?:日|号)"),
         (
             "month_day_en",
             r"(?P<day>\d{1,2})(?:st|nd|rd|th)?(?: day)? of (?:the )?(?P<which>next"
@@ -187,10 +188,12 @@ _TOKENS: list[tuple[str, re.Pattern[str]]] = [
         ),
         (
             "clock_meridiem",
-            r"(?P<hour>\d{1,2})(?::(?P<minute>\d{2}))?\s*(?:o'?clock\s*)?"
+            r"(?P<hour>\d{1,2})(?::(?P<minute>\d{2})(?::\d{2})?)?\s*(?:o'?clock\s*)?"
             r"(?P<meridiem>am|pm)"
             + _END
             + r"|(?P<hour2>\d{1,2}):(?P<minute2>\d{2})(?P<meridiem2>a|p)"
+            + _END
+            + r"|(?P<hour3>\d{1,2})(?P<minute3>[0-5]\d)\s*(?P<meridiem3>am|pm)"  # 330 pm
             + _END,
         ),
         (
@@ -200,26 +203,15 @@ _TOKENS: list[tuple[str, re.Pattern[str]]] = [
         ),
         ("clock", r"(?P<hour>\d{1,2}):(?P<minute>\d{2})(?::\d{2})?(?![\d])"),
         (
-            "half_past",
-            r"half past (?P<hour>\d{1,2}|"
+            "minutes_past",  # half past 3, a quarter to noon, 20 minutes past 3pm, twenty after 3
+            r"(?:at |@ ?|for )?(?P<minutes>half|(?:a )?quarter|\d{1,2}|"
+            + _alternatives(MINUTE_WORDS)
+            + r")(?: minutes?)? (?P<relation>past|after|to) (?P<hour>\d{1,2}|noon|"
             + _alternatives(NUMBER_WORDS)
-            + ")"
-            + _END
-            + r"(?:\s*(?P<meridiem>am|pm)"
-            + _END
-            + ")?",
+            + r")(?:\s*(?P<meridiem>am|pm))?"
+            + _END,
         ),
-        (
-            "quarter",
-            r"(?:a )?quarter (?P<relation>past|after|to) (?P<hour>\d{1,2}|noon|"
-            + _alternatives(NUMBER_WORDS)
-            + ")"
-            + _END
-            + r"(?:\s*(?P<meridiem>am|pm)"
-            + _END
-            + ")?",
-        ),
-        ("noon", r"(?:12\s*)?(?:noon|midday)" + _END),
+        ("noon", r"(?:12\s*)?(?:noon|midday|mid day)" + _END),
         (
             "part_en",
             r"(?:in the |this |at )?(?:early )?(?P<part>morning|afternoon|evening|night)" + _END,
@@ -230,7 +222,7 @@ _TOKENS: list[tuple[str, re.Pattern[str]]] = [
             "bare_hour",
             r"(?P<at>at |@ ?)?(?P<hour>\d{1,2}|"
             + _alternatives(NUMBER_WORDS)
-            + r")(?P<oclock>\s*o'?clock)?(?![\d:./a-z])",
+            + r")(?P<oclock>\s*o'?clock)?(?![\d:./a-z])(?!\s*(?:am|pm)\b)",
         ),
         ("zone", r"(?P<zone>" + _alternatives(ZONES) + ")" + _END),
         (
@@ -328,7 +320,7 @@ def _record(name: str, match: re.Match[str], facts: Facts) -> None:
             )
         )
     elif name == "month_day_zh":
-        months = {"下个": 1, "下": 1, "这个": 0, "本": 0, "上个": -1, "上": -1}[groups["which"]]
+        months = {"下个": 1, "下": 1, "上个": -1, "上": -1}.get(groups["which"], 0)
         facts.month_days.append((months, int(groups["day"])))
     elif name == "month_day_en":
         which = groups["which"]
@@ -363,9 +355,10 @@ def _record(name: str, match: re.Match[str], facts: Facts) -> None:
             minute = int(groups["minute"])
         facts.clocks.append(Clock(int(groups["hour"]), minute, twenty_four_hour=True))
     elif name in ("clock_meridiem", "clock_word_meridiem"):
-        hour_text = groups["hour"] or groups.get("hour2") or ""
-        minute_text = groups.get("minute") or groups.get("minute2") or "0"
-        meridiem = (groups["meridiem"] or groups.get("meridiem2") or "")[0] + "m"
+        hour_text = groups["hour"] or groups.get("hour2") or groups.get("hour3") or ""
+        minute_text = groups.get("minute") or groups.get("minute2") or groups.get("minute3") or "0"
+        written = groups["meridiem"] or groups.get("meridiem2") or groups.get("meridiem3") or ""
+        meridiem = written[0] + "m"
         facts.clocks.append(Clock(int(_number(hour_text)), int(minute_text), meridiem=meridiem))
     elif name == "clock":
         hour = groups["hour"]
@@ -377,16 +370,8 @@ def _record(name: str, match: re.Match[str], facts: Facts) -> None:
                 explicit=hour.startswith("0") or int(hour) >= 13,
             )
         )
-    elif name == "half_past":
-        facts.clocks.append(Clock(int(_number(groups["hour"])), 30, meridiem=groups["meridiem"]))
-    elif name == "quarter":
-        noon = groups["hour"] == "noon"
-        hour = 12 if noon else int(_number(groups["hour"]))
-        meridiem = groups["meridiem"]
-        if groups["relation"] == "to":
-            facts.clocks.append(Clock(hour - 1, 45, meridiem=meridiem, twenty_four_hour=noon))
-        else:
-            facts.clocks.append(Clock(hour, 15, meridiem=meridiem, twenty_four_hour=noon))
+    elif name == "minutes_past":
+        facts.clocks.append(_minutes_past(groups))
     elif name == "noon":
         facts.clocks.append(Clock(12, 0, twenty_four_hour=True))
     elif name == "part_en":
@@ -401,6 +386,19 @@ def _record(name: str, match: re.Match[str], facts: Facts) -> None:
         facts.clocks.append(Clock(int(_number(groups["hour"])), 0, lone=lone))
     elif name == "zone":
         facts.zones.append(timezone(timedelta(minutes=ZONES[groups["zone"]])))
+
+
+def _minutes_past(groups: dict[str, str]) -> Clock:
+    """Return the clock of "half past 3", "a quarter to noon", "20 minutes past 3pm"."""
+    words = groups["minutes"].removeprefix("a ")
+    minutes = {"half": 30, "quarter": 15}.get(words) or MINUTE_WORDS.get(words) or int(words)
+    noon = groups["hour"] == "noon"
+    hour = 12 if noon else int(_number(groups["hour"]))
+    if groups["relation"] == "to":
+        hour, minutes = (hour - 1) or 12, 60 - minutes
+    if not 0 < minutes < 60:
+        minutes = 60  # no such clock time: refused by the rules
+    return Clock(hour, minutes, meridiem=groups["meridiem"], twenty_four_hour=noon, explicit=noon)
 
 
 def _relative_year(word: str) -> int:

@@ -28,6 +28,7 @@ def _jionlp() -> ModuleType:
 def read_lunar_holiday(text: str, *, today: date) -> date | None:
     """Return the next day (today counts) of the lunar holiday ``text`` names, else None."""
     name = text.removesuffix("那天").removesuffix("当天")
+    name = {"农历新年": "春节", "新春": "春节"}.get(name, name)
     if name not in LUNAR_HOLIDAYS:
         return None
     # jionlp dates a holiday in the year of its time base, and the eve of the lunar new year

@@ -200,7 +200,7 @@ def _clock_time(clock: Clock, *, part: str | None, has_day: bool) -> time:
         raise Unreadable("no such clock time")
     if clock.lone and part is None and clock.meridiem is None:
         raise Unreadable("a number alone is not an hour")  # "in 15", "25"
-    if hour == 12 and clock.meridiem is None and part not in (None, "noon"):
+    if hour == 12 and clock.meridiem is None and part not in (None, "noon", "afternoon"):
         raise Unreadable("12 in the morning or evening: noon or midnight?")
     if clock.meridiem is not None:
         if not 1 <= hour <= 12 or (hour == 12 and clock.meridiem == "am"):
