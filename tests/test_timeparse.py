@@ -402,7 +402,7 @@ def test_one_next_occurrence_rule_for_both_languages(text: str, expected: str) -
         "明天之前",  # a span
         "after 5pm",
         "every monday",
-        "thanksgiving",  # unknown words are never guessed
+        "yom kippur",  # unknown words are never guessed
         "现在",
         "now",
         "几天后",
@@ -466,3 +466,40 @@ def test_more_spellings_of_clock_times_and_days(text: str, expected: str) -> Non
 @pytest.mark.parametrize("text", ["half past three", "at 3 15", "quarter to 1am", "tonight at 2"])
 def test_minute_phrases_without_a_settled_hour_are_refused(text: str) -> None:
     assert outcome(text) == "TODO_DUE_AT_INVALID"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("christmas", "2026-12-25T23:59:00+08:00"),
+        ("christmas eve 5pm", "2026-12-24T17:00:00+08:00"),
+        ("xmas 2027", "2027-12-25T23:59:00+08:00"),
+        ("next halloween", "2027-10-31T23:59:00+08:00"),  # the next one
+        ("last christmas", "2025-12-25T23:59:00+08:00"),
+        ("thanksgiving", "2027-11-25T23:59:00+08:00"),  # 2026's was on Nov 26
+        ("black friday 2027", "2027-11-26T23:59:00+08:00"),
+        ("easter", "2027-03-28T23:59:00+08:00"),
+        ("复活节", "2027-03-28T23:59:00+08:00"),
+        ("good friday 2027", "2027-03-26T23:59:00+08:00"),
+        ("mother's day", "2027-05-09T23:59:00+08:00"),
+        ("labor day", "2027-09-06T23:59:00+08:00"),
+        ("memorial day", "2027-05-31T23:59:00+08:00"),
+    ],
+)
+def test_holidays_are_the_next_one_or_the_stated_years(text: str, expected: str) -> None:
+    assert outcome(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("year", "day"),
+    [(2013, (3, 31)), (2019, (4, 21)), (2024, (3, 31)), (2025, (4, 20)), (2038, (4, 25))],
+)
+def test_easter_follows_the_gregorian_computus(year: int, day: tuple[int, int]) -> None:
+    from agent.timeparse.holidays import easter
+
+    assert (easter(year).month, easter(year).day) == day
+
+
+def test_a_holiday_with_a_year_and_this_or_next_is_refused() -> None:
+    assert outcome("next christmas 2027") == "TODO_DUE_AT_INVALID"
+    assert outcome("christmas 明年 2027") == "TODO_DUE_AT_INVALID"

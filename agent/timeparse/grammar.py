@@ -17,10 +17,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta, timezone
 
+from agent.timeparse.holidays import COMPUTED_HOLIDAYS as HOLIDAY_NAMES
 from agent.timeparse.words import (
     DAY_AND_PART,
     DAY_WORDS,
-    FIXED_HOLIDAYS,
     MINUTE_WORDS,
     MONTHS,
     NUMBER_WORDS,
@@ -61,6 +61,12 @@ class CalendarDate:
 
 
 @dataclass(frozen=True)
+class Holiday:
+    name: str  # a key of holidays.COMPUTED_HOLIDAYS
+    which: int | None  # None or 0 (this/next): the next one; -1 (last): the previous one
+
+
+@dataclass(frozen=True)
 class Offset:
     amount: float
     unit: str  # minutes, hours, days, weeks, fortnights
@@ -75,6 +81,7 @@ class Facts:
     parts: list[str] = field(default_factory=list)
     weekdays: list[Weekday] = field(default_factory=list)
     dates: list[CalendarDate] = field(default_factory=list)
+    holidays: list[Holiday] = field(default_factory=list)
     month_days: list[tuple[int, int]] = field(default_factory=list)  # (months from now, day)
     days_of_month: list[int] = field(default_factory=list)
     years: list[int] = field(default_factory=list)
@@ -136,7 +143,12 @@ _TOKENS: list[tuple[str, re.Pattern[str]]] = [
             r"(?P<count>\d+(?:\.\d+)?|半)(?:个)?(?P<half>半)?(?P<unit>分钟|小时|钟头|天|日"
             r"|周|星期|礼拜)(?P<direction>以后|之后|过后|后|以前|之前|前)",
         ),
-        ("holiday", _alternatives(FIXED_HOLIDAYS)),
+        (
+            "holiday",
+            r"(?:(?P<which>this|next|last|coming|upcoming)\s+)?(?P<name>"
+            + _alternatives(HOLIDAY_NAMES)
+            + r")(?![a-z])",
+        ),
         ("day_and_part", _alternatives(DAY_AND_PART) + r"(?![a-z])"),
         ("day", _alternatives(DAY_WORDS) + r"(?![a-z])"),
         ("year_relative", r"(?P<word>明年|去年|今年|后年|前年|(?:next|last|this) year)" + _END),
@@ -300,8 +312,10 @@ def _record(name: str, match: re.Match[str], facts: Facts) -> None:
         sign = -1 if groups["direction"] in ("以前", "之前", "前") else 1
         facts.offsets.append(Offset(sign * count, OFFSET_UNITS[groups["unit"]]))
     elif name == "holiday":
-        month, day = FIXED_HOLIDAYS[match[0]]
-        facts.dates.append(CalendarDate(month, day))
+        qualifier = groups["which"]
+        facts.holidays.append(
+            Holiday(groups["name"], -1 if qualifier == "last" else 0 if qualifier else None)
+        )
     elif name == "day_and_part":
         offset, part = DAY_AND_PART[match[0]]
         facts.day_offsets.append(offset)
@@ -323,8 +337,8 @@ def _record(name: str, match: re.Match[str], facts: Facts) -> None:
         months = {"下个": 1, "下": 1, "上个": -1, "上": -1}.get(groups["which"], 0)
         facts.month_days.append((months, int(groups["day"])))
     elif name == "month_day_en":
-        which = groups["which"]
-        months = {"next": 1, "coming": 1, "following": 1, "previous": -1, "last": -1}.get(which, 0)
+        relative = {"next": 1, "coming": 1, "following": 1, "previous": -1, "last": -1}
+        months = relative.get(groups["which"], 0)
         facts.month_days.append((months, int(groups["day"])))
     elif name in ("day_zh", "day_of_month_en"):
         facts.days_of_month.append(int(groups["day"]) if "day" in groups else _ordinal(match))

@@ -14,7 +14,8 @@ from __future__ import annotations
 import calendar
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
-from agent.timeparse.grammar import Clock, Facts, Weekday
+from agent.timeparse.grammar import Clock, Facts, Holiday, Weekday
+from agent.timeparse.holidays import holiday_in
 from agent.timeparse.words import PARTS_OF_DAY
 
 END_OF_DAY = time(23, 59)
@@ -100,9 +101,10 @@ def _day(facts: Facts, *, today: date) -> date | None:
     candidates += [_month_day(months, day, today) for months, day in facts.month_days]
     candidates += [_next_day_of_month(day, today) for day in facts.days_of_month]
     candidates += _dates(facts, today)
+    candidates += [_holiday_date(holiday, facts, today) for holiday in facts.holidays]
     if len(candidates) > 1:
         raise Unreadable("two days")  # "明天 12月5日", even when equal: one way to say a day
-    if (facts.years or facts.years_from_now) and not facts.dates:
+    if (facts.years or facts.years_from_now) and not (facts.dates or facts.holidays):
         raise Unreadable("a year without a calendar date")
     if len(facts.weekdays) > 1:
         raise Unreadable("two weekdays")
@@ -140,6 +142,28 @@ def _dates(facts: Facts, today: date) -> list[date]:
                 raise Unreadable("no such day next year")
             result.append(following)
     return result
+
+
+def _holiday_date(holiday: Holiday, facts: Facts, today: date) -> date:
+    """Return a holiday's day: in the stated year, else the next one (or the last one)."""
+    years = [*facts.years, *(today.year + n for n in facts.years_from_now)]
+    if len(years) > 1:
+        raise Unreadable("two years")
+    if years:
+        if holiday.which is not None:
+            raise Unreadable("a year and this/next/last on one holiday")
+        found = holiday_in(holiday.name, years[0])
+    elif holiday.which == -1:
+        found = holiday_in(holiday.name, today.year)
+        if found is None or found >= today:
+            found = holiday_in(holiday.name, today.year - 1)
+    else:
+        found = holiday_in(holiday.name, today.year)
+        if found is None or found < today:
+            found = holiday_in(holiday.name, today.year + 1)
+    if found is None:
+        raise Unreadable("no such holiday that year")
+    return found
 
 
 def _valid_date(year: int, month: int, day: int) -> date:
