@@ -503,3 +503,20 @@ def test_easter_follows_the_gregorian_computus(year: int, day: tuple[int, int]) 
 def test_a_holiday_with_a_year_and_this_or_next_is_refused() -> None:
     assert outcome("next christmas 2027") == "TODO_DUE_AT_INVALID"
     assert outcome("christmas 明年 2027") == "TODO_DUE_AT_INVALID"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("wednesday of next week", "2026-12-09T23:59:00+08:00"),  # = next wednesday = 下周三
+        ("friday next week 5pm", "2026-12-11T17:00:00+08:00"),
+        ("monday this week", "2026-11-30T23:59:00+08:00"),
+        ("last week's sunday", "2026-11-29T23:59:00+08:00"),
+        ("in 1/2 hour", "2026-12-02T14:30:00+08:00"),
+        ("in a quarter of an hour", "2026-12-02T14:15:00+08:00"),
+        ("感恩节", "2027-11-25T23:59:00+08:00"),
+        ("圣周五", "2027-03-26T23:59:00+08:00"),  # Good Friday, not the next Friday
+    ],
+)
+def test_week_phrases_fractions_of_an_hour_and_more_holidays(text: str, expected: str) -> None:
+    assert outcome(text) == expected

@@ -137,7 +137,11 @@ _TOKENS: list[tuple[str, re.Pattern[str]]] = [
             + rf"|(?P<count2>{_NUMBER_PATTERN})\s*(?P<unit2>minute|min|hour|hr|day"
             r"|week|wk|fortnight)s?\s+(?P<direction>later|hence|ago|back)" + _END + ")",
         ),
-        ("half_hour_en", r"in\s+(?:about\s+)?half an? hour" + _END),
+        (
+            "part_hour_en",
+            r"in\s+(?:about\s+)?(?P<part>half an?|a quarter of an?|three-quarters of an?|1/2|1/4"
+            r"|3/4)\s*(?:hour|h)" + _END,
+        ),
         (
             "offset_zh",
             r"(?P<count>\d+(?:\.\d+)?|半)(?:个)?(?P<half>半)?(?P<unit>分钟|小时|钟头|天|日"
@@ -167,6 +171,14 @@ _TOKENS: list[tuple[str, re.Pattern[str]]] = [
         (
             "weekday_zh",
             r"(?P<which>下下|下|上上|上|这|本|今)?(?:个)?(?:周|星期|礼拜)(?P<day>[一二三四五六日天七1-7])",
+        ),
+        (
+            "weekday_week_en",  # wednesday of next week, monday this week, last week's sunday
+            rf"(?P<day>{_alternatives(WEEKDAYS_EN)})\.?\s+(?:of\s+|from\s+)?(?P<which>next|this"
+            r"|last|the previous|previous) week" + _END
+            + r"|(?P<which2>next|this|last|previous) week's\s+"
+            + rf"(?P<day2>{_alternatives(WEEKDAYS_EN)})"
+            + _END,
         ),
         (
             "weekday_en",
@@ -304,8 +316,10 @@ def _record(name: str, match: re.Match[str], facts: Facts) -> None:
         sign = -1 if groups.get("direction") in ("ago", "back") else 1
         count = groups["count"] or groups["count2"]
         facts.offsets.append(Offset(sign * _number(count), OFFSET_UNITS[unit]))
-    elif name == "half_hour_en":
-        facts.offsets.append(Offset(30, "minutes"))
+    elif name == "part_hour_en":
+        part = groups["part"].split()[0]
+        minutes = {"half": 30, "1/2": 30, "a": 15, "1/4": 15, "three-quarters": 45, "3/4": 45}
+        facts.offsets.append(Offset(minutes[part], "minutes"))
     elif name == "offset_zh":
         count = 0.5 if groups["count"] == "半" else float(groups["count"])
         count += 0.5 if groups["half"] else 0
@@ -347,6 +361,10 @@ def _record(name: str, match: re.Match[str], facts: Facts) -> None:
         weekday = int(name_of_day) - 1 if name_of_day.isdigit() else WEEKDAYS_ZH[name_of_day]
         week = WEEK_QUALIFIERS_ZH[groups["which"]] if groups["which"] else None
         facts.weekdays.append(Weekday(weekday, week))
+    elif name == "weekday_week_en":
+        which = (groups["which"] or groups["which2"]).removeprefix("the ")
+        week = {"next": 1, "this": 0, "last": -1, "previous": -1}[which]
+        facts.weekdays.append(Weekday(WEEKDAYS_EN[groups["day"] or groups["day2"]], week))
     elif name == "weekday_en":
         week = WEEK_QUALIFIERS_EN.get(groups["which"] or "")
         facts.weekdays.append(Weekday(WEEKDAYS_EN[groups["day"]], week, most_recent_too=week == -1))

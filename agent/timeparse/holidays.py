@@ -56,7 +56,7 @@ def _after_easter(days: int) -> Callable[[int], date]:
 
 _THANKSGIVING = _nth_weekday(11, 3, 4)
 COMPUTED_HOLIDAYS: dict[str, Callable[[int], date]] = {
-    **dict.fromkeys(("thanksgiving day", "thanksgiving"), _THANKSGIVING),
+    **dict.fromkeys(("thanksgiving day", "thanksgiving", "感恩节"), _THANKSGIVING),
     "black friday": lambda year: _THANKSGIVING(year) + timedelta(days=1),
     **dict.fromkeys(
         ("martin luther king day", "martin luther king's day", "martin luther kings day",
@@ -69,16 +69,26 @@ COMPUTED_HOLIDAYS: dict[str, Callable[[int], date]] = {
     ),
     "memorial day": _nth_weekday(5, 0, -1),
     "labor day": _nth_weekday(9, 0, 1),
-    **dict.fromkeys(("mother's day", "mothers day"), _nth_weekday(5, 6, 2)),
-    **dict.fromkeys(("father's day", "fathers day"), _nth_weekday(6, 6, 3)),
+    **dict.fromkeys(("mother's day", "mothers day", "母亲节"), _nth_weekday(5, 6, 2)),
+    **dict.fromkeys(("father's day", "fathers day", "父亲节"), _nth_weekday(6, 6, 3)),
     **dict.fromkeys(("easter sunday", "easter", "复活节"), easter),
-    **dict.fromkeys(("easter monday", "easter mon"), _after_easter(1)),
-    "good friday": _after_easter(-2),
-    **dict.fromkeys(("maundy thursday", "holy thursday"), _after_easter(-3)),
-    "palm sunday": _after_easter(-7),
-    **dict.fromkeys(("pentecost", "whit sunday", "whitsunday"), _after_easter(49)),
+    **dict.fromkeys(("easter monday", "easter mon", "复活节星期一"), _after_easter(1)),
+    **dict.fromkeys(("holy saturday", "圣周六", "神圣周六"), _after_easter(-1)),
+    **dict.fromkeys(
+        ("good friday", "耶稣受难日", "耶穌受难日", "主受难日", "主受难节", "圣周五"),
+        _after_easter(-2),
+    ),
+    **dict.fromkeys(
+        ("maundy thursday", "holy thursday", "圣周四", "圣周星期四", "濯足节"), _after_easter(-3)
+    ),
+    **dict.fromkeys(("palm sunday", "棕枝主日", "圣枝主日"), _after_easter(-7)),
+    **dict.fromkeys(
+        ("pentecost", "whit sunday", "whitsunday", "五旬节", "圣灵降临节"), _after_easter(49)
+    ),
     "whit monday": _after_easter(50),
-    "ash wednesday": _after_easter(-46),
+    **dict.fromkeys(
+        ("ash wednesday", "圣灰星期三", "圣灰日", "大斋首日"), _after_easter(-46)
+    ),
     **dict.fromkeys(("shrove tuesday", "mardi gras", "pancake day"), _after_easter(-47)),
     **{name: _fixed_day(month, day) for name, (month, day) in FIXED_HOLIDAYS.items()},
 }
