@@ -520,3 +520,38 @@ def test_a_holiday_with_a_year_and_this_or_next_is_refused() -> None:
 )
 def test_week_phrases_fractions_of_an_hour_and_more_holidays(text: str, expected: str) -> None:
     assert outcome(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("今天8点", "TODO_DUE_AT_INVALID"),  # 08:00 has passed at 14:00: 20:00 meant?
+        ("today 9:30", "TODO_DUE_AT_INVALID"),
+        ("今天20点", "2026-12-02T20:00:00+08:00"),
+        ("今天晚上8点", "2026-12-02T20:00:00+08:00"),
+        ("明天8点", "2026-12-03T08:00:00+08:00"),  # tomorrow: both readings are ahead
+        ("今天下午3点", "2026-12-02T15:00:00+08:00"),
+        ("today 08:30", "2026-12-02T08:30:00+08:00"),  # 24-hour by its zero: past, overdue
+    ],
+)
+def test_a_bare_hour_whose_morning_has_passed_today_is_refused(text: str, expected: str) -> None:
+    assert outcome(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("tomorrow, Dec 3", "2026-12-03T23:59:00+08:00"),  # two ways to say one day agree
+        ("明天 12月3日 下午3点", "2026-12-03T15:00:00+08:00"),
+        ("tomorrow, Dec 4", "TODO_DUE_AT_INVALID"),
+        ("christmas in 2 hours", "TODO_DUE_AT_INVALID"),
+    ],
+)
+def test_two_statements_of_the_day_must_agree(text: str, expected: str) -> None:
+    assert outcome(text) == expected
+
+
+def test_an_hour_offset_counts_elapsed_time_across_a_dst_change() -> None:
+    # 2027-11-07 01:30 EDT; two hours later is 02:30 EST (the clock fell back at 02:00 EDT).
+    before = datetime(2027, 11, 7, 5, 30, tzinfo=ZoneInfo("UTC"))
+    assert outcome("in 2 hours", now=before, zone=NEW_YORK) == "2027-11-07T02:30:00-05:00"

@@ -6,7 +6,9 @@
   (today counts). ``next <weekday>`` = ``下周X``: that weekday in the next Monday-start week.
 - A day without a clock time is due 23:59 that day; a part of the day without one is vague.
 - A clock time without a day: its next occurrence (today, or tomorrow when it has passed).
-- An hour of 1-12 with no am/pm, part of the day or day is ambiguous (9 a.m. or 9 p.m.?).
+- An hour of 1-11 with no am/pm or part of the day is ambiguous (9 a.m. or 9 p.m.?) unless
+  a day is named and its morning reading is not already past while the evening one is not
+  (``明天9点`` is 09:00 tomorrow; ``今天8点`` said at 14:00 is refused, not read as 08:00).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ class Unreadable(Exception):
     """The facts do not make one instant; the message says why (for logs and tests)."""
 
 
-def resolve(facts: Facts, *, local_now: datetime, zone: tzinfo) -> datetime:
+def resolve(facts: Facts, *, now: datetime, zone: tzinfo) -> datetime:
     """Return the aware instant ``facts`` state, in ``zone`` unless a zone was written."""
     if not facts.complete:
         raise Unreadable(f"unknown words: {facts.leftover}")
@@ -33,17 +35,14 @@ def resolve(facts: Facts, *, local_now: datetime, zone: tzinfo) -> datetime:
         raise Unreadable("; ".join(facts.ambiguous))
     if len(facts.zones) > 1:
         raise Unreadable("two zones")
-    written_zone = facts.zones[0] if facts.zones else None
-    if written_zone is not None:
-        local_now = local_now.replace(tzinfo=zone).astimezone(written_zone).replace(tzinfo=None)
-    clock_zone = written_zone or zone
+    clock_zone = facts.zones[0] if facts.zones else zone
+    local_now = now.astimezone(clock_zone).replace(tzinfo=None)
 
     span = _span_offset(facts)
     if span is not None:
         if _any_day_fact(facts) or facts.clocks or facts.parts:
             raise Unreadable("an offset in hours or minutes with another time")
-        moment = local_now + span
-        return _localise(moment, clock_zone)
+        return (now.astimezone(UTC) + span).astimezone(clock_zone)  # elapsed time, not wall
 
     day = _day(facts, today=local_now.date())
     part = _part(facts)
@@ -55,12 +54,26 @@ def resolve(facts: Facts, *, local_now: datetime, zone: tzinfo) -> datetime:
         return _localise(datetime.combine(day, END_OF_DAY), clock_zone)
     if len(facts.clocks) > 1:
         raise Unreadable("two clock times")
-    clock_time = _clock_time(facts.clocks[0], part=part, has_day=day is not None)
+    clock = facts.clocks[0]
+    clock_time = _clock_time(clock, part=part, has_day=day is not None)
+    minute_now = local_now.replace(second=0, microsecond=0)
     if day is None:
         day = local_now.date()
-        if clock_time < local_now.time().replace(second=0, microsecond=0):
+        if clock_time < minute_now.time():
             day += timedelta(days=1)
+    elif _morning_or_evening(clock, part) and (
+        datetime.combine(day, clock_time) < minute_now
+        <= datetime.combine(day, clock_time.replace(hour=clock_time.hour + 12))
+    ):
+        raise Unreadable("a bare hour whose morning has passed: a.m. or p.m.?")  # 今天8点 at 14:00
     return _localise(datetime.combine(day, clock_time), clock_zone)
+
+
+def _morning_or_evening(clock: Clock, part: str | None) -> bool:
+    """Say whether a clock reading could be a.m. or p.m. (``9点``, ``9:30``, not ``09:30``)."""
+    return (
+        clock.meridiem is None and part is None and not clock.explicit and 1 <= clock.hour <= 11
+    )
 
 
 def _any_day_fact(facts: Facts) -> bool:
@@ -72,6 +85,7 @@ def _any_day_fact(facts: Facts) -> bool:
         or facts.days_of_month
         or facts.years
         or facts.years_from_now
+        or facts.holidays
     )
 
 
@@ -102,8 +116,8 @@ def _day(facts: Facts, *, today: date) -> date | None:
     candidates += [_next_day_of_month(day, today) for day in facts.days_of_month]
     candidates += _dates(facts, today)
     candidates += [_holiday_date(holiday, facts, today) for holiday in facts.holidays]
-    if len(candidates) > 1:
-        raise Unreadable("two days")  # "明天 12月5日", even when equal: one way to say a day
+    if len(set(candidates)) > 1:
+        raise Unreadable("two different days")  # "明天 12月5日" said on Dec 2
     if (facts.years or facts.years_from_now) and not (facts.dates or facts.holidays):
         raise Unreadable("a year without a calendar date")
     if len(facts.weekdays) > 1:
