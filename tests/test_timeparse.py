@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agent.timeparse import TimeParseError, parse_time
 
@@ -555,3 +558,29 @@ def test_an_hour_offset_counts_elapsed_time_across_a_dst_change() -> None:
     # 2027-11-07 01:30 EDT; two hours later is 02:30 EST (the clock fell back at 02:00 EDT).
     before = datetime(2027, 11, 7, 5, 30, tzinfo=ZoneInfo("UTC"))
     assert outcome("in 2 hours", now=before, zone=NEW_YORK) == "2027-11-07T02:30:00-05:00"
+
+
+_PIECES = [
+    "明天", "今晚", "下周", "周一", "星期天", "上午", "下午", "晚上", "9点", "十点半", "3天后",
+    "两小时后", "12月25日", "2027年", "明年", "5号", "下个月", "元旦", "春节", "tomorrow",
+    "tonight", "next", "last", "friday", "dec", "25", "2027", "9", "9pm", "9:30", "12am",
+    "noon", "at", "in", "3 days", "2 hours", "ago", "the 5th", "of", "week", "christmas",
+    "utc", "/", ".", "-", ":", " ", "99999", "0", "31", "2/29", "feb 29", "quarter past",
+    "half past", "a.m.", "h", "7h01", "２", "廿",
+]
+
+
+@settings(max_examples=int(os.environ.get("LIGHTNOTE_HYPOTHESIS_EXAMPLES", "100")), deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=6), st.integers(0, 3 * 366))
+def test_any_phrase_gives_a_whole_minute_instant_or_a_refusal(pieces: list[str], days: int) -> None:
+    now = NOW + timedelta(days=days, minutes=days * 7)
+    text = "".join(pieces)
+    try:
+        value = parse_time(text, now=now, zone=SHANGHAI)
+    except TimeParseError as error:
+        reason = error.reason
+    else:
+        reason = "read"
+        assert value.tzinfo is SHANGHAI
+        assert (value.second, value.microsecond) == (0, 0)
+    assert reason in ("read", "invalid", "suspicious")
