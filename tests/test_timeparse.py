@@ -584,3 +584,21 @@ def test_any_phrase_gives_a_whole_minute_instant_or_a_refusal(pieces: list[str],
         assert value.tzinfo is SHANGHAI
         assert (value.second, value.microsecond) == (0, 0)
     assert reason in ("read", "invalid", "suspicious")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("the first monday of march", "2027-03-01T23:59:00+08:00"),
+        ("last friday of this month", "2026-12-25T23:59:00+08:00"),
+        ("first monday of next month 9am", "2027-01-04T09:00:00+08:00"),
+        ("the second tuesday of march 2028", "2028-03-14T23:59:00+08:00"),
+        ("十月第一个星期一", "2027-10-04T23:59:00+08:00"),
+        ("下个月的最后一个周五", "2027-01-29T23:59:00+08:00"),
+        ("first monday of december", "2026-12-07T23:59:00+08:00"),  # still ahead
+        ("first tuesday of december", "2027-12-07T23:59:00+08:00"),  # Dec 1 2026 has passed
+        ("fifth monday of february", "TODO_DUE_AT_INVALID"),
+    ],
+)
+def test_the_nth_weekday_of_a_month(text: str, expected: str) -> None:
+    assert outcome(text) == expected

@@ -67,6 +67,15 @@ class Holiday:
 
 
 @dataclass(frozen=True)
+class NthWeekday:
+    weekday: int  # Monday 0
+    nth: int  # 1-5, or -1 for the last
+    month: int | None = None  # a named month: the next one, or in ``year``
+    year: int | None = None
+    months_from_now: int | None = None  # "of next month", "下个月的"
+
+
+@dataclass(frozen=True)
 class Offset:
     amount: float
     unit: str  # minutes, hours, days, weeks, fortnights
@@ -82,6 +91,7 @@ class Facts:
     weekdays: list[Weekday] = field(default_factory=list)
     dates: list[CalendarDate] = field(default_factory=list)
     holidays: list[Holiday] = field(default_factory=list)
+    nth_weekdays: list[NthWeekday] = field(default_factory=list)
     month_days: list[tuple[int, int]] = field(default_factory=list)  # (months from now, day)
     days_of_month: list[int] = field(default_factory=list)
     years: list[int] = field(default_factory=list)
@@ -146,6 +156,18 @@ _TOKENS: list[tuple[str, re.Pattern[str]]] = [
             "offset_zh",
             r"(?P<count>\d+(?:\.\d+)?|半)(?:个)?(?P<half>半)?(?P<unit>分钟|小时|钟头|天|日"
             r"|周|星期|礼拜)(?P<direction>以后|之后|过后|后|以前|之前|前)",
+        ),
+        (
+            "nth_weekday_en",  # the first monday of march, last friday of this month
+            r"(?:the\s+)?(?P<nth>first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+"
+            rf"(?P<day>{_alternatives(WEEKDAYS_EN)})\.?\s+(?:of|in)\s+(?:{_MONTH}"
+            r"|(?:the\s+)?(?P<which>this|current|next|coming|following|last|previous)?\s*month)"
+            r"(?:,?\s*(?P<year>\d{4}))?" + _END,
+        ),
+        (
+            "nth_weekday_zh",  # 10月第一个星期一, 下个月的最后一个周五
+            r"(?:(?P<month>\d{1,2})月|(?P<which>下个|下|这个|这|本|上个|上)月)(?:的)?"
+            r"(?:第(?P<nth>[1-5])个|(?P<last>最后1个))(?:周|星期|礼拜)(?P<day>[一二三四五六日天])",
         ),
         (
             "holiday",
@@ -325,6 +347,8 @@ def _record(name: str, match: re.Match[str], facts: Facts) -> None:
         count += 0.5 if groups["half"] else 0
         sign = -1 if groups["direction"] in ("以前", "之前", "前") else 1
         facts.offsets.append(Offset(sign * count, OFFSET_UNITS[groups["unit"]]))
+    elif name in ("nth_weekday_en", "nth_weekday_zh"):
+        facts.nth_weekdays.append(_nth_weekday(name, groups))
     elif name == "holiday":
         qualifier = groups["which"]
         facts.holidays.append(
@@ -418,6 +442,26 @@ def _record(name: str, match: re.Match[str], facts: Facts) -> None:
         facts.clocks.append(Clock(int(_number(groups["hour"])), 0, lone=lone))
     elif name == "zone":
         facts.zones.append(timezone(timedelta(minutes=ZONES[groups["zone"]])))
+
+
+_NTH = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4,
+        "4th": 4, "fifth": 5, "5th": 5, "last": -1}
+_MONTHS_FROM_NOW = {"next": 1, "coming": 1, "following": 1, "last": -1, "previous": -1,
+                    "下个": 1, "下": 1, "上个": -1, "上": -1}
+
+
+def _nth_weekday(name: str, groups: dict[str, str]) -> NthWeekday:
+    """Return "the first monday of march" / "10月第1个星期一" as facts."""
+    if name == "nth_weekday_en":
+        weekday, nth = WEEKDAYS_EN[groups["day"]], _NTH[groups["nth"]]
+        month = MONTHS[groups["month"]] if groups["month"] else None
+    else:
+        weekday = WEEKDAYS_ZH[groups["day"]]
+        nth = -1 if groups["last"] else int(groups["nth"])
+        month = int(groups["month"]) if groups["month"] else None
+    year = int(groups["year"]) if groups.get("year") else None
+    relative = None if month else _MONTHS_FROM_NOW.get(groups["which"] or "", 0)
+    return NthWeekday(weekday, nth, month=month, year=year, months_from_now=relative)
 
 
 def _minutes_past(groups: dict[str, str]) -> Clock:

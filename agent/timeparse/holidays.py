@@ -17,18 +17,21 @@ from types import ModuleType
 from agent.timeparse.words import FIXED_HOLIDAYS
 
 
+def nth_weekday(year: int, month: int, weekday: int, nth: int) -> date | None:
+    """Return the ``nth`` ``weekday`` (Monday 0) of a month (-1: the last), None if none."""
+    days = [
+        day
+        for day in range(1, calendar.monthrange(year, month)[1] + 1)
+        if date(year, month, day).weekday() == weekday
+    ]
+    if not (1 <= nth <= len(days) or nth == -1):
+        return None
+    return date(year, month, days[nth - 1 if nth > 0 else nth])
+
+
 def _nth_weekday(month: int, weekday: int, nth: int) -> Callable[[int], date]:
-    """Return year -> the ``nth`` ``weekday`` (Monday 0) of ``month``; nth -1 is the last."""
-
-    def day_in(year: int) -> date:
-        days = [
-            day
-            for day in range(1, calendar.monthrange(year, month)[1] + 1)
-            if date(year, month, day).weekday() == weekday
-        ]
-        return date(year, month, days[nth - 1 if nth > 0 else nth])
-
-    return day_in
+    """Return year -> the ``nth`` ``weekday`` of ``month`` (a holiday that always has one)."""
+    return lambda year: nth_weekday(year, month, weekday, nth) or date(year, month, 1)
 
 
 def easter(year: int) -> date:

@@ -16,8 +16,8 @@ from __future__ import annotations
 import calendar
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
-from agent.timeparse.grammar import Clock, Facts, Holiday, Weekday
-from agent.timeparse.holidays import holiday_in
+from agent.timeparse.grammar import Clock, Facts, Holiday, NthWeekday, Weekday
+from agent.timeparse.holidays import holiday_in, nth_weekday
 from agent.timeparse.words import PARTS_OF_DAY
 
 END_OF_DAY = time(23, 59)
@@ -86,6 +86,7 @@ def _any_day_fact(facts: Facts) -> bool:
         or facts.years
         or facts.years_from_now
         or facts.holidays
+        or facts.nth_weekdays
     )
 
 
@@ -116,6 +117,7 @@ def _day(facts: Facts, *, today: date) -> date | None:
     candidates += [_next_day_of_month(day, today) for day in facts.days_of_month]
     candidates += _dates(facts, today)
     candidates += [_holiday_date(holiday, facts, today) for holiday in facts.holidays]
+    candidates += [_nth_weekday_date(stated, today) for stated in facts.nth_weekdays]
     if len(set(candidates)) > 1:
         raise Unreadable("two different days")  # "明天 12月5日" said on Dec 2
     if (facts.years or facts.years_from_now) and not (facts.dates or facts.holidays):
@@ -177,6 +179,24 @@ def _holiday_date(holiday: Holiday, facts: Facts, today: date) -> date:
             found = holiday_in(holiday.name, today.year + 1)
     if found is None:
         raise Unreadable("no such holiday that year")
+    return found
+
+
+def _nth_weekday_date(stated: NthWeekday, today: date) -> date:
+    """Return "the first monday of march": in the stated year or month, else the next one."""
+    if stated.months_from_now is not None:
+        index = today.year * 12 + today.month - 1 + stated.months_from_now
+        found = nth_weekday(index // 12, index % 12 + 1, stated.weekday, stated.nth)
+    elif stated.month is None or not 1 <= stated.month <= 12:
+        raise Unreadable("no such month")
+    elif stated.year is not None:
+        found = nth_weekday(stated.year, stated.month, stated.weekday, stated.nth)
+    else:
+        found = nth_weekday(today.year, stated.month, stated.weekday, stated.nth)
+        if found is None or found < today:
+            found = nth_weekday(today.year + 1, stated.month, stated.weekday, stated.nth)
+    if found is None:
+        raise Unreadable("no such weekday in that month")
     return found
 
 
