@@ -602,3 +602,25 @@ def test_any_phrase_gives_a_whole_minute_instant_or_a_refusal(pieces: list[str],
 )
 def test_the_nth_weekday_of_a_month(text: str, expected: str) -> None:
     assert outcome(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("3个月后", "2027-03-02T23:59:00+08:00"),
+        ("两年后", "2028-12-02T23:59:00+08:00"),
+        ("in 3 months", "2027-03-02T23:59:00+08:00"),
+        ("a year from today", "2027-12-02T23:59:00+08:00"),
+        ("2 months ago", "2026-10-02T23:59:00+08:00"),
+        ("3个月后下午3点", "2027-03-02T15:00:00+08:00"),
+        ("1.5个月后", "TODO_DUE_AT_INVALID"),  # no such day
+    ],
+)
+def test_offsets_in_months_and_years_keep_the_day_of_the_month(text: str, expected: str) -> None:
+    assert outcome(text) == expected
+
+
+def test_a_month_offset_onto_a_missing_day_is_refused() -> None:
+    january_31 = datetime(2027, 1, 31, 9, 0, tzinfo=SHANGHAI)
+    assert outcome("in 1 month", now=january_31) == "TODO_DUE_AT_INVALID"  # 31 February
+    assert outcome("in 2 months", now=january_31) == "2027-03-31T23:59:00+08:00"

@@ -136,16 +136,18 @@ _TOKENS: list[tuple[str, re.Pattern[str]]] = [
         ),
         (
             "offset_from",
-            rf"{_NUMBER}\s*(?P<unit>minute|min|hour|hr|day|week|fortnight)s?"
+            rf"{_NUMBER}\s*(?P<unit>minute|min|hour|hr|day|week|fortnight|month|year)s?"
             r"\s+(?:from|after)\s+(?P<base>(?:right )?now|today|tomorrow)" + _END,
         ),
         (
             "offset_en",
             rf"(?:in\s+(?:about\s+)?{_NUMBER}\s*(?P<unit>minute|min|hour|hr|h"
-            r"|day|week|wk|fortnight)s?"
+            r"|day|week|wk|fortnight|month|year|yr)s?"
             + _END
             + rf"|(?P<count2>{_NUMBER_PATTERN})\s*(?P<unit2>minute|min|hour|hr|day"
-            r"|week|wk|fortnight)s?\s+(?P<direction>later|hence|ago|back)" + _END + ")",
+            r"|week|wk|fortnight|month|year|yr)s?\s+(?P<direction>later|hence|ago|back)"
+            + _END
+            + ")",
         ),
         (
             "part_hour_en",
@@ -155,7 +157,7 @@ _TOKENS: list[tuple[str, re.Pattern[str]]] = [
         (
             "offset_zh",
             r"(?P<count>\d+(?:\.\d+)?|半)(?:个)?(?P<half>半)?(?P<unit>分钟|小时|钟头|天|日"
-            r"|周|星期|礼拜)(?P<direction>以后|之后|过后|后|以前|之前|前)",
+            r"|周|星期|礼拜|个月|年)(?P<direction>以后|之后|过后|后|以前|之前|前)",
         ),
         (
             "nth_weekday_en",  # the first monday of march, last friday of this month

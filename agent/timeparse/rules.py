@@ -16,7 +16,7 @@ from __future__ import annotations
 import calendar
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
-from agent.timeparse.grammar import Clock, Facts, Holiday, NthWeekday, Weekday
+from agent.timeparse.grammar import Clock, Facts, Holiday, NthWeekday, Offset, Weekday
 from agent.timeparse.holidays import holiday_in, nth_weekday
 from agent.timeparse.words import PARTS_OF_DAY
 
@@ -108,11 +108,8 @@ def _day(facts: Facts, *, today: date) -> date | None:
     """Return the one day the facts name, or None when they name no day."""
     candidates: list[date] = []
     candidates += [today + timedelta(days=offset) for offset in facts.day_offsets]
-    for offset in facts.offsets:  # only days and weeks are left here
-        days = offset.amount * {"days": 1, "weeks": 7, "fortnights": 14}[offset.unit]
-        if days != int(days):
-            raise Unreadable("a fraction of a day")
-        candidates.append(today + timedelta(days=offset.base_days + int(days)))
+    for offset in facts.offsets:  # only days, weeks, months and years are left here
+        candidates.append(_offset_day(offset, today))
     candidates += [_month_day(months, day, today) for months, day in facts.month_days]
     candidates += [_next_day_of_month(day, today) for day in facts.days_of_month]
     candidates += _dates(facts, today)
@@ -133,6 +130,18 @@ def _day(facts: Facts, *, today: date) -> date | None:
         if weekday.week is not None and candidates[0] != _weekday_date(weekday, today):
             raise Unreadable("the week does not match the date")
     return candidates[0] if candidates else None
+
+
+def _offset_day(offset: Offset, today: date) -> date:
+    """Return the day an offset names ("3天后", "in 2 weeks", "3个月后", "a year from today")."""
+    base = today + timedelta(days=offset.base_days)
+    if offset.amount != int(offset.amount):
+        raise Unreadable("a fraction of a day, month or year")
+    if offset.unit in ("months", "years"):
+        months = int(offset.amount) * (12 if offset.unit == "years" else 1)
+        return _month_day(months, base.day, base)  # 31 March + 1 month: no such day, refused
+    days = int(offset.amount) * {"days": 1, "weeks": 7, "fortnights": 14}[offset.unit]
+    return base + timedelta(days=days)
 
 
 def _dates(facts: Facts, today: date) -> list[date]:
