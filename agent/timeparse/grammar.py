@@ -4,10 +4,11 @@ The scanner walks the text once and recognises tokens: a day word (``明天``, `
 weekday with its week (``下周五``, ``next friday``), a calendar date (``12月25日``, ``dec 25``,
 ``25/12``), a day of the month (``5号``, ``the 5th``), a year (``2027年``, ``明年``), a clock time
 (``9点半``, ``8:30pm``, ``at 9``), a part of the day (``下午``, ``tonight``), an offset (``3天后``,
-``in 2 hours``, ``two days from today``) and a zone (``utc``). Anything else is left over, and a
-text with leftovers is not read at all (:class:`Facts` ``.complete`` is False): a word the
-scanner does not know might change the meaning ("before", "every", "after next"), so it is
-refused rather than guessed. ``rules.resolve`` turns the facts into one instant.
+``in 2 hours``, ``two days from today``), a holiday (``元旦``, ``next christmas``), the n-th
+weekday of a month (``the first monday of march``) and a zone (``utc``). Anything else is left
+over, and a text with leftovers is not read at all (:class:`Facts` ``.complete`` is False): a
+word the scanner does not know might change the meaning ("before", "every", "after next"),
+so it is refused rather than guessed. ``rules.resolve`` turns the facts into one instant.
 """
 
 from __future__ import annotations
