@@ -327,9 +327,11 @@ def test_the_card_shows_the_concrete_time_prepare_produced_and_that_time_is_writ
             "description": "",
             "priority": 2,
             "due_at": "2026-12-03T15:00:00+08:00",
+            "due_at_said": "明天下午3点",
         }
         shown = {item["key"]: item["value"] for item in flow.card["preview"]["details"]}
         assert shown["due_at"].startswith("2026-12-03 15:00")
+        assert shown["due_at_reading"] == "明天下午3点 → 2026-12-03 (周四) 15:00"
         settled_ok(flow.confirm())
 
     todo = Todo.objects.get(owner=user)

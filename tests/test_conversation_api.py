@@ -311,6 +311,7 @@ def test_the_seed_sentence_gives_one_card_exactly_as_api_md_describes(alice_api,
         "description": "",
         "priority": 2,
         "due_at": TONIGHT_NINE,
+        "due_at_said": "今晚 9 点",  # what the card says the time was read from
     }
     # ``args`` are the prepared args that will execute, exactly: the stored card's args.
     assert stored is not None
@@ -452,11 +453,14 @@ def test_the_users_language_is_the_default_without_accept_language(make_user, cl
 
 
 @pytest.mark.parametrize(
-    ("sentence", "title", "locale"),
-    [(SEED, "提交周报", "zh-CN"), (SEED_EN, "Submit the weekly report", "en")],
+    ("sentence", "title", "said", "locale"),
+    [
+        (SEED, "提交周报", "今晚 9 点", "zh-CN"),
+        (SEED_EN, "Submit the weekly report", "9pm tonight", "en"),
+    ],
 )
 def test_the_seed_sentence_creates_one_todo_and_the_reply_names_it(
-    alice_api, user, sentence: str, title: str, locale: str
+    alice_api, user, sentence: str, title: str, said: str, locale: str
 ) -> None:
     headers = {"Accept-Language": locale}
     with time_machine.travel(FROZEN_NOW, tick=False):
@@ -467,6 +471,7 @@ def test_the_seed_sentence_creates_one_todo_and_the_reply_names_it(
             "description": "",
             "priority": 2,
             "due_at": TONIGHT_NINE,
+            "due_at_said": said,
         }
 
         confirmed = confirm(alice_api, session_id, card)

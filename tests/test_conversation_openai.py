@@ -81,6 +81,7 @@ def test_aliases_become_a_card_with_canonical_prepared_args(alice_api, fake_open
         "description": "",
         "priority": 2,
         "due_at": TONIGHT_NINE,
+        "due_at_said": "今晚 9 点",
     }
     assert (card["tool"], card["capability"]) == ("create_todo", "todo.create")
     assert body["reply"] == "我为你准备了一张待办确认卡，请确认后执行。"  # the model's own words

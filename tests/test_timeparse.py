@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agent.timeparse import TimeParseError, parse_time
 
@@ -402,7 +405,7 @@ def test_one_next_occurrence_rule_for_both_languages(text: str, expected: str) -
         "明天之前",  # a span
         "after 5pm",
         "every monday",
-        "thanksgiving",  # unknown words are never guessed
+        "yom kippur",  # unknown words are never guessed
         "现在",
         "now",
         "几天后",
@@ -438,3 +441,186 @@ def test_read_time_says_whether_the_text_was_a_plain_iso_time() -> None:
     natural = read_time("下周一", now=NOW, zone=SHANGHAI)
     assert natural.plain is False
     assert natural.value.isoformat() == "2026-12-07T23:59:00+08:00"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("at 3 AM", "2026-12-03T03:00:00+08:00"),
+        ("at three pm", "2026-12-02T15:00:00+08:00"),
+        ("a quarter past 3pm tomorrow", "2026-12-03T15:15:00+08:00"),
+        ("twenty after 3pm", "2026-12-02T15:20:00+08:00"),
+        ("quarter to 1pm tomorrow", "2026-12-03T12:45:00+08:00"),
+        ("330 p.m.", "2026-12-02T15:30:00+08:00"),
+        ("9:01:10 AM tomorrow", "2026-12-03T09:01:00+08:00"),
+        ("tomorrow 12:15 in the afternoon", "2026-12-03T12:15:00+08:00"),
+        ("明天下午12点", "2026-12-03T12:00:00+08:00"),
+        ("五一劳动节", "2027-05-01T23:59:00+08:00"),  # 五一 is the holiday's name, not a date
+        ("八一建军节", "2027-08-01T23:59:00+08:00"),
+        ("下个月廿号", "2027-01-20T23:59:00+08:00"),
+        ("这个月20号", "2026-12-20T23:59:00+08:00"),
+        ("农历新年", "2027-02-06T23:59:00+08:00"),
+    ],
+)
+def test_more_spellings_of_clock_times_and_days(text: str, expected: str) -> None:
+    assert outcome(text) == expected
+
+
+@pytest.mark.parametrize("text", ["half past three", "at 3 15", "quarter to 1am", "tonight at 2"])
+def test_minute_phrases_without_a_settled_hour_are_refused(text: str) -> None:
+    assert outcome(text) == "TODO_DUE_AT_INVALID"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("christmas", "2026-12-25T23:59:00+08:00"),
+        ("christmas eve 5pm", "2026-12-24T17:00:00+08:00"),
+        ("xmas 2027", "2027-12-25T23:59:00+08:00"),
+        ("next halloween", "2027-10-31T23:59:00+08:00"),  # the next one
+        ("last christmas", "2025-12-25T23:59:00+08:00"),
+        ("thanksgiving", "2027-11-25T23:59:00+08:00"),  # 2026's was on Nov 26
+        ("black friday 2027", "2027-11-26T23:59:00+08:00"),
+        ("easter", "2027-03-28T23:59:00+08:00"),
+        ("复活节", "2027-03-28T23:59:00+08:00"),
+        ("good friday 2027", "2027-03-26T23:59:00+08:00"),
+        ("mother's day", "2027-05-09T23:59:00+08:00"),
+        ("labor day", "2027-09-06T23:59:00+08:00"),
+        ("memorial day", "2027-05-31T23:59:00+08:00"),
+    ],
+)
+def test_holidays_are_the_next_one_or_the_stated_years(text: str, expected: str) -> None:
+    assert outcome(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("year", "day"),
+    [(2013, (3, 31)), (2019, (4, 21)), (2024, (3, 31)), (2025, (4, 20)), (2038, (4, 25))],
+)
+def test_easter_follows_the_gregorian_computus(year: int, day: tuple[int, int]) -> None:
+    from agent.timeparse.holidays import easter
+
+    assert (easter(year).month, easter(year).day) == day
+
+
+def test_a_holiday_with_a_year_and_this_or_next_is_refused() -> None:
+    assert outcome("next christmas 2027") == "TODO_DUE_AT_INVALID"
+    assert outcome("christmas 明年 2027") == "TODO_DUE_AT_INVALID"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("wednesday of next week", "2026-12-09T23:59:00+08:00"),  # = next wednesday = 下周三
+        ("friday next week 5pm", "2026-12-11T17:00:00+08:00"),
+        ("monday this week", "2026-11-30T23:59:00+08:00"),
+        ("last week's sunday", "2026-11-29T23:59:00+08:00"),
+        ("in 1/2 hour", "2026-12-02T14:30:00+08:00"),
+        ("in a quarter of an hour", "2026-12-02T14:15:00+08:00"),
+        ("感恩节", "2027-11-25T23:59:00+08:00"),
+        ("圣周五", "2027-03-26T23:59:00+08:00"),  # Good Friday, not the next Friday
+    ],
+)
+def test_week_phrases_fractions_of_an_hour_and_more_holidays(text: str, expected: str) -> None:
+    assert outcome(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("今天8点", "TODO_DUE_AT_INVALID"),  # 08:00 has passed at 14:00: 20:00 meant?
+        ("today 9:30", "TODO_DUE_AT_INVALID"),
+        ("今天20点", "2026-12-02T20:00:00+08:00"),
+        ("今天晚上8点", "2026-12-02T20:00:00+08:00"),
+        ("明天8点", "2026-12-03T08:00:00+08:00"),  # tomorrow: both readings are ahead
+        ("今天下午3点", "2026-12-02T15:00:00+08:00"),
+        ("today 08:30", "2026-12-02T08:30:00+08:00"),  # 24-hour by its zero: past, overdue
+    ],
+)
+def test_a_bare_hour_whose_morning_has_passed_today_is_refused(text: str, expected: str) -> None:
+    assert outcome(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("tomorrow, Dec 3", "2026-12-03T23:59:00+08:00"),  # two ways to say one day agree
+        ("明天 12月3日 下午3点", "2026-12-03T15:00:00+08:00"),
+        ("tomorrow, Dec 4", "TODO_DUE_AT_INVALID"),
+        ("christmas in 2 hours", "TODO_DUE_AT_INVALID"),
+    ],
+)
+def test_two_statements_of_the_day_must_agree(text: str, expected: str) -> None:
+    assert outcome(text) == expected
+
+
+def test_an_hour_offset_counts_elapsed_time_across_a_dst_change() -> None:
+    # 2027-11-07 01:30 EDT; two hours later is 02:30 EST (the clock fell back at 02:00 EDT).
+    before = datetime(2027, 11, 7, 5, 30, tzinfo=ZoneInfo("UTC"))
+    assert outcome("in 2 hours", now=before, zone=NEW_YORK) == "2027-11-07T02:30:00-05:00"
+
+
+_PIECES = [
+    "明天", "今晚", "下周", "周一", "星期天", "上午", "下午", "晚上", "9点", "十点半", "3天后",
+    "两小时后", "12月25日", "2027年", "明年", "5号", "下个月", "元旦", "春节", "tomorrow",
+    "tonight", "next", "last", "friday", "dec", "25", "2027", "9", "9pm", "9:30", "12am",
+    "noon", "at", "in", "3 days", "2 hours", "ago", "the 5th", "of", "week", "christmas",
+    "utc", "/", ".", "-", ":", " ", "99999", "0", "31", "2/29", "feb 29", "quarter past",
+    "half past", "a.m.", "h", "7h01", "２", "廿",
+]
+
+
+@settings(max_examples=int(os.environ.get("LIGHTNOTE_HYPOTHESIS_EXAMPLES", "100")), deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=6), st.integers(0, 3 * 366))
+def test_any_phrase_gives_a_whole_minute_instant_or_a_refusal(pieces: list[str], days: int) -> None:
+    now = NOW + timedelta(days=days, minutes=days * 7)
+    text = "".join(pieces)
+    try:
+        value = parse_time(text, now=now, zone=SHANGHAI)
+    except TimeParseError as error:
+        reason = error.reason
+    else:
+        reason = "read"
+        assert value.tzinfo is SHANGHAI
+        assert (value.second, value.microsecond) == (0, 0)
+    assert reason in ("read", "invalid", "suspicious")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("the first monday of march", "2027-03-01T23:59:00+08:00"),
+        ("last friday of this month", "2026-12-25T23:59:00+08:00"),
+        ("first monday of next month 9am", "2027-01-04T09:00:00+08:00"),
+        ("the second tuesday of march 2028", "2028-03-14T23:59:00+08:00"),
+        ("十月第一个星期一", "2027-10-04T23:59:00+08:00"),
+        ("下个月的最后一个周五", "2027-01-29T23:59:00+08:00"),
+        ("first monday of december", "2026-12-07T23:59:00+08:00"),  # still ahead
+        ("first tuesday of december", "2027-12-07T23:59:00+08:00"),  # Dec 1 2026 has passed
+        ("fifth monday of february", "TODO_DUE_AT_INVALID"),
+    ],
+)
+def test_the_nth_weekday_of_a_month(text: str, expected: str) -> None:
+    assert outcome(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("3个月后", "2027-03-02T23:59:00+08:00"),
+        ("两年后", "2028-12-02T23:59:00+08:00"),
+        ("in 3 months", "2027-03-02T23:59:00+08:00"),
+        ("a year from today", "2027-12-02T23:59:00+08:00"),
+        ("2 months ago", "2026-10-02T23:59:00+08:00"),
+        ("3个月后下午3点", "2027-03-02T15:00:00+08:00"),
+        ("1.5个月后", "TODO_DUE_AT_INVALID"),  # no such day
+    ],
+)
+def test_offsets_in_months_and_years_keep_the_day_of_the_month(text: str, expected: str) -> None:
+    assert outcome(text) == expected
+
+
+def test_a_month_offset_onto_a_missing_day_is_refused() -> None:
+    january_31 = datetime(2027, 1, 31, 9, 0, tzinfo=SHANGHAI)
+    assert outcome("in 1 month", now=january_31) == "TODO_DUE_AT_INVALID"  # 31 February
+    assert outcome("in 2 months", now=january_31) == "2027-03-31T23:59:00+08:00"

@@ -94,6 +94,7 @@ def test_card_shows_the_concrete_time_from_prepare(user: Any) -> None:
         "description": "",
         "priority": 2,
         "due_at": "2026-12-02T21:00:00+08:00",
+        "due_at_said": "今晚 9 点",
     }
     assert (
         result.preview["impact"]
@@ -329,6 +330,7 @@ def test_update_keeps_only_changed_fields_and_the_current_values(user: Any) -> N
         "expected_version": 1,
         "priority": 2,
         "due_at": "2026-12-03T23:59:00+08:00",
+        "due_at_said": "明天",
         "current": {
             "title": "提交周报",
             "description": "周五前",

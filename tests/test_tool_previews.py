@@ -45,6 +45,11 @@ def test_create_todo_preview_in_chinese(user: Any) -> None:
         "details": [
             {"key": "title", "label": "标题", "value": "提交周报"},
             {"key": "due_at", "label": "截止时间", "value": "2026-12-02 21:00 (Asia/Shanghai)"},
+            {
+                "key": "due_at_reading",
+                "label": "截止时间的理解",
+                "value": "今晚 9 点 → 2026-12-02 (周三) 21:00",
+            },
             {"key": "priority", "label": "优先级", "value": "高"},
         ],
     }
@@ -58,6 +63,11 @@ def test_create_todo_preview_in_english(user: Any) -> None:
         "details": [
             {"key": "title", "label": "Title", "value": "提交周报"},
             {"key": "due_at", "label": "Due", "value": "2026-12-02 21:00 (Asia/Shanghai)"},
+            {
+                "key": "due_at_reading",
+                "label": "Due time read as",
+                "value": "今晚 9 点 → 2026-12-02 (Wed) 21:00",
+            },
             {"key": "priority", "label": "Priority", "value": "high"},
         ],
     }
@@ -290,3 +300,45 @@ def test_every_write_preview_has_the_card_shape_in_both_languages(
             assert all(isinstance(row[key], str) for key in ("key", "label", "value"))
     assert cards["zh-CN"]["title"] != cards["en"]["title"]
     assert cards["zh-CN"]["impact"] != cards["en"]["impact"]
+
+
+@pytest.mark.parametrize(
+    ("locale", "said", "reading"),
+    [
+        ("zh-CN", "下周一", "下周一 → 2026-12-07 (周一) 23:59"),
+        ("en", "next Monday", "next Monday → 2026-12-07 (Mon) 23:59"),
+        ("zh-CN", "明天  8:30pm", "明天 8:30pm → 2026-12-03 (周四) 20:30"),
+        ("en", "tomorrow 8.30pm", "tomorrow 8.30pm → 2026-12-03 (Thu) 20:30"),
+    ],
+)
+def test_the_card_shows_how_a_natural_due_time_was_read(
+    user: Any, locale: str, said: str, reading: str
+) -> None:
+    card = preview("create_todo", {"title": "周报", "due_at": said}, context_for(user, locale))
+    rows = {row["key"]: row for row in card["details"]}
+    assert rows["due_at_reading"]["value"] == reading
+    keys = [row["key"] for row in card["details"]]
+    assert keys.index("due_at_reading") == keys.index("due_at") + 1
+
+
+@pytest.mark.parametrize("due_at", ["2026-12-07T23:59:00+08:00", "2026-12-07 10:00", "2026-12-07"])
+def test_a_plain_iso_due_time_needs_no_reading_row(user: Any, due_at: str) -> None:
+    result = enforce_tool_policy(
+        tool_name="create_todo",
+        args={"title": "周报", "due_at": due_at},
+        context=context_for(user),
+        phase="prepare",
+    )
+    assert "due_at_said" not in result.args
+    assert result.preview is not None
+    assert "due_at_reading" not in {row["key"] for row in result.preview["details"]}
+
+
+def test_an_update_card_shows_how_the_new_due_time_was_read(user: Any) -> None:
+    todo = todo_create(owner=user, title="周报")
+    card = preview(
+        "update_todo", {"todo_id": str(todo.id), "due_at": "下周五下午3点"}, context_for(user)
+    )
+    rows = {row["key"]: row["value"] for row in card["details"]}
+    assert rows["due_at"] == "未设置 → 2026-12-11 15:00 (Asia/Shanghai)"
+    assert rows["due_at_reading"] == "下周五下午3点 → 2026-12-11 (周五) 15:00"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from agent.timeparse import TimeParseError, parse_time
+from agent.timeparse import TimeParseError, read_time
 from agent.tools import (
     AWARE_ISO_PATTERN,
     DROP,
@@ -59,6 +59,18 @@ define_messages(
         "TODO_LABEL_DESCRIPTION": ("描述", "Description"),
         "TODO_LABEL_PRIORITY": ("优先级", "Priority"),
         "TODO_LABEL_DUE_AT": ("截止时间", "Due"),
+        "TODO_LABEL_DUE_AT_READING": ("截止时间的理解", "Due time read as"),
+        "TODO_DUE_AT_READING": (
+            "{said} → {date} ({weekday}) {time}",
+            "{said} → {date} ({weekday}) {time}",
+        ),
+        "TODO_WEEKDAY_0": ("周一", "Mon"),
+        "TODO_WEEKDAY_1": ("周二", "Tue"),
+        "TODO_WEEKDAY_2": ("周三", "Wed"),
+        "TODO_WEEKDAY_3": ("周四", "Thu"),
+        "TODO_WEEKDAY_4": ("周五", "Fri"),
+        "TODO_WEEKDAY_5": ("周六", "Sat"),
+        "TODO_WEEKDAY_6": ("周日", "Sun"),
         "TODO_LABEL_STATUS": ("状态", "Status"),
         "TODO_LABEL_OVERDUE": ("逾期", "Overdue"),
         "TODO_VALUE_OVERDUE": ("截止时间已过", "The due time has passed"),
@@ -207,6 +219,9 @@ _DUE_AT_SCHEMA = {
 }
 _STATUS_SCHEMA = {"type": "string", "enum": STATUSES}
 _PREPARED_DUE_AT = {"type": ["string", "null"], "pattern": AWARE_ISO_PATTERN}
+# The due time as the user wrote it, kept only when it was not a plain ISO time, so the card
+# can show how it was read ("下周一 → 2026-12-07 (周一) 23:59").
+_PREPARED_DUE_AT_SAID = {"type": "string", "minLength": 1, "maxLength": 100}
 _CURRENT_TODO = closed_object(
     {
         "title": {"type": "string"},
@@ -264,23 +279,43 @@ def _optional_text(value: Any) -> Any:
 def prepare_due_at(value: str | None, context: ToolContext) -> str | None:
     """Return a concrete ISO time with offset in the user's zone, or None for "no due time".
 
-    Raises ``TODO_DUE_AT_INVALID`` (vague or unparsable) or ``TODO_DUE_AT_SUSPICIOUS``
-    (over a year ago or over ten years ahead) before any card exists.
+    Raises ``TODO_DUE_AT_INVALID`` (vague, unreadable, self-contradictory or ambiguous) or
+    ``TODO_DUE_AT_SUSPICIOUS`` (over a year ago or over ten years ahead) before any card.
     """
+    return prepare_due(value, context)[0]
+
+
+def prepare_due(value: str | None, context: ToolContext) -> tuple[str | None, str | None]:
+    """Return ``prepare_due_at``'s time and the text as said, when it was not plain ISO."""
     if value is None:
-        return None
+        return None, None
     try:
-        moment = parse_time(value, now=context.now, zone=context.zone)
+        reading = read_time(value, now=context.now, zone=context.zone)
     except TimeParseError as error:
         if error.reason == "suspicious":
             parsed = getattr(error, "value", None)
             shown = f"{parsed:%Y-%m-%d %H:%M}" if parsed is not None else value
             raise LightNoteError("TODO_DUE_AT_SUSPICIOUS", params={"due_at": shown}) from None
         raise LightNoteError("TODO_DUE_AT_INVALID") from None
-    checked = todo_services.check_due_at(moment)  # the service's rule: aware datetimes only
+    checked = todo_services.check_due_at(reading.value)  # the service's rule: aware only
     if checked is None:
         raise LightNoteError("TODO_DUE_AT_INVALID")
-    return checked.astimezone(context.zone).isoformat()
+    said = None if reading.plain else " ".join(value.split())
+    return checked.astimezone(context.zone).isoformat(), said
+
+
+def due_reading_detail(said: str, due_at: str, context: ToolContext) -> dict[str, Any]:
+    """Return the card row that shows how a natural-language due time was read."""
+    moment = parse_aware(due_at).astimezone(context.zone)
+    reading = text(
+        "TODO_DUE_AT_READING",
+        context.locale,
+        said=said,
+        date=f"{moment:%Y-%m-%d}",
+        weekday=text(f"TODO_WEEKDAY_{moment.weekday()}", context.locale),
+        time=f"{moment:%H:%M}",
+    )
+    return detail("due_at_reading", text("TODO_LABEL_DUE_AT_READING", context.locale), reading)
 
 
 def _local_iso(todo: Todo, context: ToolContext) -> str | None:
@@ -495,6 +530,7 @@ class CreateTodoTool(TodoWriteTool):
             "description": {"type": "string"},
             "priority": {"type": "integer", "enum": PRIORITIES},
             "due_at": _PREPARED_DUE_AT,
+            "due_at_said": _PREPARED_DUE_AT_SAID,
         },
         required=("title", "description", "priority", "due_at"),
     )
@@ -511,14 +547,18 @@ class CreateTodoTool(TodoWriteTool):
     }
 
     def prepare(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
-        return {
+        due_at, said = prepare_due(args.get("due_at"), context)
+        prepared = {
             "title": todo_services.check_title(args.get("title")),
             "description": todo_services.check_description(args.get("description")),
             "priority": todo_services.check_priority(
                 args.get("priority", Todo.Priority.NORMAL.value)
             ),
-            "due_at": prepare_due_at(args.get("due_at"), context),
+            "due_at": due_at,
         }
+        if said is not None:
+            prepared["due_at_said"] = said
+        return prepared
 
     def preview(self, prepared: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         locale = context.locale
@@ -535,6 +575,10 @@ class CreateTodoTool(TodoWriteTool):
         details = [
             detail("title", _field_label("title", locale), prepared["title"]),
             detail("due_at", _field_label("due_at", locale), due_label(due_at, context)),
+        ]
+        if due_at and prepared.get("due_at_said"):
+            details.append(due_reading_detail(prepared["due_at_said"], due_at, context))
+        details += [
             detail(
                 "priority",
                 _field_label("priority", locale),
@@ -685,6 +729,7 @@ class UpdateTodoTool(TodoWriteTool):
             "description": {"type": "string"},
             "priority": {"type": "integer", "enum": PRIORITIES},
             "due_at": _PREPARED_DUE_AT,
+            "due_at_said": _PREPARED_DUE_AT_SAID,
             "current": _CURRENT_TODO,
         },
         required=("todo_id", "expected_version", "current"),
@@ -716,8 +761,9 @@ class UpdateTodoTool(TodoWriteTool):
             wanted["description"] = todo_services.check_description(args["description"])
         if "priority" in args:
             wanted["priority"] = todo_services.check_priority(args["priority"])
+        said = None
         if "due_at" in args:
-            wanted["due_at"] = prepare_due_at(args["due_at"], context)
+            wanted["due_at"], said = prepare_due(args["due_at"], context)
         changes = {
             field: value
             for field, value in wanted.items()
@@ -725,6 +771,8 @@ class UpdateTodoTool(TodoWriteTool):
         }
         if not changes:
             raise LightNoteError("TODO_UPDATE_NOOP")
+        if said is not None and changes.get("due_at"):
+            changes["due_at_said"] = said
         return {
             "todo_id": str(todo.id),
             "expected_version": todo.version,
@@ -741,6 +789,10 @@ class UpdateTodoTool(TodoWriteTool):
             old = _field_value(field, current[field], context)
             new = _field_value(field, prepared[field], context)
             details.append(change_detail(field, _field_label(field, locale), old, new, locale))
+            if field == "due_at" and prepared["due_at"] and prepared.get("due_at_said"):
+                details.append(
+                    due_reading_detail(prepared["due_at_said"], prepared["due_at"], context)
+                )
         if prepared.get("due_at") and is_overdue(prepared["due_at"], context):
             details.append(overdue_detail(context))
         return update_preview(

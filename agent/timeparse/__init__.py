@@ -78,13 +78,12 @@ def read_time(text: str, *, now: datetime, zone: ZoneInfo) -> TimeReading:
     normalised = normalise(text)
     if not normalised or len(normalised) > MAX_TEXT_LENGTH:
         raise TimeParseError("invalid", text=text, why="empty or too long")
-    local_now = now.astimezone(zone).replace(tzinfo=None)
     try:
         iso = _read_iso(normalised, zone)
         if iso is not None:
             value, plain = iso, True
         else:
-            value, plain = _read_natural(normalised, local_now=local_now, zone=zone), False
+            value, plain = _read_natural(normalised, now=now, zone=zone), False
     except Unreadable as refusal:
         raise TimeParseError("invalid", text=text, why=str(refusal)) from None
     except OverflowError:
@@ -95,13 +94,13 @@ def read_time(text: str, *, now: datetime, zone: ZoneInfo) -> TimeReading:
     return TimeReading(value, plain)
 
 
-def _read_natural(text: str, *, local_now: datetime, zone: ZoneInfo) -> datetime:
+def _read_natural(text: str, *, now: datetime, zone: ZoneInfo) -> datetime:
     facts = scan(text)
     if not facts.complete:
-        holiday = read_lunar_holiday(text, today=local_now.date())
+        holiday = read_lunar_holiday(text, today=now.astimezone(zone).date())
         if holiday is not None:
             return _on_day(holiday, zone)
-    return resolve(facts, local_now=local_now, zone=zone)
+    return resolve(facts, now=now, zone=zone)
 
 
 def _on_day(day: date, zone: ZoneInfo) -> datetime:

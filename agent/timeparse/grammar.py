@@ -4,10 +4,11 @@ The scanner walks the text once and recognises tokens: a day word (``明天``, `
 weekday with its week (``下周五``, ``next friday``), a calendar date (``12月25日``, ``dec 25``,
 ``25/12``), a day of the month (``5号``, ``the 5th``), a year (``2027年``, ``明年``), a clock time
 (``9点半``, ``8:30pm``, ``at 9``), a part of the day (``下午``, ``tonight``), an offset (``3天后``,
-``in 2 hours``, ``two days from today``) and a zone (``utc``). Anything else is left over, and a
-text with leftovers is not read at all (:class:`Facts` ``.complete`` is False): a word the
-scanner does not know might change the meaning ("before", "every", "after next"), so it is
-refused rather than guessed. ``rules.resolve`` turns the facts into one instant.
+``in 2 hours``, ``two days from today``), a holiday (``元旦``, ``next christmas``), the n-th
+weekday of a month (``the first monday of march``) and a zone (``utc``). Anything else is left
+over, and a text with leftovers is not read at all (:class:`Facts` ``.complete`` is False): a
+word the scanner does not know might change the meaning ("before", "every", "after next"),
+so it is refused rather than guessed. ``rules.resolve`` turns the facts into one instant.
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta, timezone
 
+from agent.timeparse.holidays import COMPUTED_HOLIDAYS as HOLIDAY_NAMES
 from agent.timeparse.words import (
     DAY_AND_PART,
     DAY_WORDS,
-    FIXED_HOLIDAYS,
+    MINUTE_WORDS,
     MONTHS,
     NUMBER_WORDS,
     OFFSET_UNITS,
@@ -60,6 +62,21 @@ class CalendarDate:
 
 
 @dataclass(frozen=True)
+class Holiday:
+    name: str  # a key of holidays.COMPUTED_HOLIDAYS
+    which: int | None  # None or 0 (this/next): the next one; -1 (last): the previous one
+
+
+@dataclass(frozen=True)
+class NthWeekday:
+    weekday: int  # Monday 0
+    nth: int  # 1-5, or -1 for the last
+    month: int | None = None  # a named month: the next one, or in ``year``
+    year: int | None = None
+    months_from_now: int | None = None  # "of next month", "下个月的"
+
+
+@dataclass(frozen=True)
 class Offset:
     amount: float
     unit: str  # minutes, hours, days, weeks, fortnights
@@ -74,6 +91,8 @@ class Facts:
     parts: list[str] = field(default_factory=list)
     weekdays: list[Weekday] = field(default_factory=list)
     dates: list[CalendarDate] = field(default_factory=list)
+    holidays: list[Holiday] = field(default_factory=list)
+    nth_weekdays: list[NthWeekday] = field(default_factory=list)
     month_days: list[tuple[int, int]] = field(default_factory=list)  # (months from now, day)
     days_of_month: list[int] = field(default_factory=list)
     years: list[int] = field(default_factory=list)
@@ -118,24 +137,47 @@ _TOKENS: list[tuple[str, re.Pattern[str]]] = [
         ),
         (
             "offset_from",
-            rf"{_NUMBER}\s*(?P<unit>minute|min|hour|hr|day|week|fortnight)s?"
+            rf"{_NUMBER}\s*(?P<unit>minute|min|hour|hr|day|week|fortnight|month|year)s?"
             r"\s+(?:from|after)\s+(?P<base>(?:right )?now|today|tomorrow)" + _END,
         ),
         (
             "offset_en",
             rf"(?:in\s+(?:about\s+)?{_NUMBER}\s*(?P<unit>minute|min|hour|hr|h"
-            r"|day|week|wk|fortnight)s?"
+            r"|day|week|wk|fortnight|month|year|yr)s?"
             + _END
             + rf"|(?P<count2>{_NUMBER_PATTERN})\s*(?P<unit2>minute|min|hour|hr|day"
-            r"|week|wk|fortnight)s?\s+(?P<direction>later|hence|ago|back)" + _END + ")",
+            r"|week|wk|fortnight|month|year|yr)s?\s+(?P<direction>later|hence|ago|back)"
+            + _END
+            + ")",
         ),
-        ("half_hour_en", r"in\s+(?:about\s+)?half an? hour" + _END),
+        (
+            "part_hour_en",
+            r"in\s+(?:about\s+)?(?P<part>half an?|a quarter of an?|three-quarters of an?|1/2|1/4"
+            r"|3/4)\s*(?:hour|h)" + _END,
+        ),
         (
             "offset_zh",
             r"(?P<count>\d+(?:\.\d+)?|半)(?:个)?(?P<half>半)?(?P<unit>分钟|小时|钟头|天|日"
-            r"|周|星期|礼拜)(?P<direction>以后|之后|过后|后|以前|之前|前)",
+            r"|周|星期|礼拜|个月|年)(?P<direction>以后|之后|过后|后|以前|之前|前)",
         ),
-        ("holiday", _alternatives(FIXED_HOLIDAYS)),
+        (
+            "nth_weekday_en",  # the first monday of march, last friday of this month
+            r"(?:the\s+)?(?P<nth>first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+"
+            rf"(?P<day>{_alternatives(WEEKDAYS_EN)})\.?\s+(?:of|in)\s+(?:{_MONTH}"
+            r"|(?:the\s+)?(?P<which>this|current|next|coming|following|last|previous)?\s*month)"
+            r"(?:,?\s*(?P<year>\d{4}))?" + _END,
+        ),
+        (
+            "nth_weekday_zh",  # 10月第一个星期一, 下个月的最后一个周五
+            r"(?:(?P<month>\d{1,2})月|(?P<which>下个|下|这个|这|本|上个|上)月)(?:的)?"
+            r"(?:第(?P<nth>[1-5])个|(?P<last>最后1个))(?:周|星期|礼拜)(?P<day>[一二三四五六日天])",
+        ),
+        (
+            "holiday",
+            r"(?:(?P<which>this|next|last|coming|upcoming)\s+)?(?P<name>"
+            + _alternatives(HOLIDAY_NAMES)
+            + r")(?![a-z])",
+        ),
         ("day_and_part", _alternatives(DAY_AND_PART) + r"(?![a-z])"),
         ("day", _alternatives(DAY_WORDS) + r"(?![a-z])"),
         ("year_relative", r"(?P<word>明年|去年|今年|后年|前年|(?:next|last|this) year)" + _END),
@@ -144,7 +186,7 @@ _TOKENS: list[tuple[str, re.Pattern[str]]] = [
             r"(?:(?P<year>\d{4})年|(?P<yword>明年|去年|今年|后年|前年))?(?P<month>\d{1,2})"
             r"月(?:份)?(?P<day>\d{1,2})(?:日|号)",
         ),
-        ("month_day_zh", r"(?P<which>下个|下|这个|本|上个|上)月(?P<day>\d{1,2})(?:日|号)"),
+        ("month_day_zh", r"(?P<which>下个|下|这个|这|本|上个|上)月(?P<day>\d{1,2})(?:日|号)"),
         (
             "month_day_en",
             r"(?P<day>\d{1,2})(?:st|nd|rd|th)?(?: day)? of (?:the )?(?P<which>next"
@@ -154,6 +196,14 @@ _TOKENS: list[tuple[str, re.Pattern[str]]] = [
         (
             "weekday_zh",
             r"(?P<which>下下|下|上上|上|这|本|今)?(?:个)?(?:周|星期|礼拜)(?P<day>[一二三四五六日天七1-7])",
+        ),
+        (
+            "weekday_week_en",  # wednesday of next week, monday this week, last week's sunday
+            rf"(?P<day>{_alternatives(WEEKDAYS_EN)})\.?\s+(?:of\s+|from\s+)?(?P<which>next|this"
+            r"|last|the previous|previous) week" + _END
+            + r"|(?P<which2>next|this|last|previous) week's\s+"
+            + rf"(?P<day2>{_alternatives(WEEKDAYS_EN)})"
+            + _END,
         ),
         (
             "weekday_en",
@@ -187,10 +237,12 @@ _TOKENS: list[tuple[str, re.Pattern[str]]] = [
         ),
         (
             "clock_meridiem",
-            r"(?P<hour>\d{1,2})(?::(?P<minute>\d{2}))?\s*(?:o'?clock\s*)?"
+            r"(?P<hour>\d{1,2})(?::(?P<minute>\d{2})(?::\d{2})?)?\s*(?:o'?clock\s*)?"
             r"(?P<meridiem>am|pm)"
             + _END
             + r"|(?P<hour2>\d{1,2}):(?P<minute2>\d{2})(?P<meridiem2>a|p)"
+            + _END
+            + r"|(?P<hour3>\d{1,2})(?P<minute3>[0-5]\d)\s*(?P<meridiem3>am|pm)"  # 330 pm
             + _END,
         ),
         (
@@ -200,26 +252,15 @@ _TOKENS: list[tuple[str, re.Pattern[str]]] = [
         ),
         ("clock", r"(?P<hour>\d{1,2}):(?P<minute>\d{2})(?::\d{2})?(?![\d])"),
         (
-            "half_past",
-            r"half past (?P<hour>\d{1,2}|"
+            "minutes_past",  # half past 3, a quarter to noon, 20 minutes past 3pm, twenty after 3
+            r"(?:at |@ ?|for )?(?P<minutes>half|(?:a )?quarter|\d{1,2}|"
+            + _alternatives(MINUTE_WORDS)
+            + r")(?: minutes?)? (?P<relation>past|after|to) (?P<hour>\d{1,2}|noon|"
             + _alternatives(NUMBER_WORDS)
-            + ")"
-            + _END
-            + r"(?:\s*(?P<meridiem>am|pm)"
-            + _END
-            + ")?",
+            + r")(?:\s*(?P<meridiem>am|pm))?"
+            + _END,
         ),
-        (
-            "quarter",
-            r"(?:a )?quarter (?P<relation>past|after|to) (?P<hour>\d{1,2}|noon|"
-            + _alternatives(NUMBER_WORDS)
-            + ")"
-            + _END
-            + r"(?:\s*(?P<meridiem>am|pm)"
-            + _END
-            + ")?",
-        ),
-        ("noon", r"(?:12\s*)?(?:noon|midday)" + _END),
+        ("noon", r"(?:12\s*)?(?:noon|midday|mid day)" + _END),
         (
             "part_en",
             r"(?:in the |this |at )?(?:early )?(?P<part>morning|afternoon|evening|night)" + _END,
@@ -230,7 +271,7 @@ _TOKENS: list[tuple[str, re.Pattern[str]]] = [
             "bare_hour",
             r"(?P<at>at |@ ?)?(?P<hour>\d{1,2}|"
             + _alternatives(NUMBER_WORDS)
-            + r")(?P<oclock>\s*o'?clock)?(?![\d:./a-z])",
+            + r")(?P<oclock>\s*o'?clock)?(?![\d:./a-z])(?!\s*(?:am|pm)\b)",
         ),
         ("zone", r"(?P<zone>" + _alternatives(ZONES) + ")" + _END),
         (
@@ -300,16 +341,22 @@ def _record(name: str, match: re.Match[str], facts: Facts) -> None:
         sign = -1 if groups.get("direction") in ("ago", "back") else 1
         count = groups["count"] or groups["count2"]
         facts.offsets.append(Offset(sign * _number(count), OFFSET_UNITS[unit]))
-    elif name == "half_hour_en":
-        facts.offsets.append(Offset(30, "minutes"))
+    elif name == "part_hour_en":
+        part = groups["part"].split()[0]
+        minutes = {"half": 30, "1/2": 30, "a": 15, "1/4": 15, "three-quarters": 45, "3/4": 45}
+        facts.offsets.append(Offset(minutes[part], "minutes"))
     elif name == "offset_zh":
         count = 0.5 if groups["count"] == "半" else float(groups["count"])
         count += 0.5 if groups["half"] else 0
         sign = -1 if groups["direction"] in ("以前", "之前", "前") else 1
         facts.offsets.append(Offset(sign * count, OFFSET_UNITS[groups["unit"]]))
+    elif name in ("nth_weekday_en", "nth_weekday_zh"):
+        facts.nth_weekdays.append(_nth_weekday(name, groups))
     elif name == "holiday":
-        month, day = FIXED_HOLIDAYS[match[0]]
-        facts.dates.append(CalendarDate(month, day))
+        qualifier = groups["which"]
+        facts.holidays.append(
+            Holiday(groups["name"], -1 if qualifier == "last" else 0 if qualifier else None)
+        )
     elif name == "day_and_part":
         offset, part = DAY_AND_PART[match[0]]
         facts.day_offsets.append(offset)
@@ -328,11 +375,11 @@ def _record(name: str, match: re.Match[str], facts: Facts) -> None:
             )
         )
     elif name == "month_day_zh":
-        months = {"下个": 1, "下": 1, "这个": 0, "本": 0, "上个": -1, "上": -1}[groups["which"]]
+        months = {"下个": 1, "下": 1, "上个": -1, "上": -1}.get(groups["which"], 0)
         facts.month_days.append((months, int(groups["day"])))
     elif name == "month_day_en":
-        which = groups["which"]
-        months = {"next": 1, "coming": 1, "following": 1, "previous": -1, "last": -1}.get(which, 0)
+        relative = {"next": 1, "coming": 1, "following": 1, "previous": -1, "last": -1}
+        months = relative.get(groups["which"], 0)
         facts.month_days.append((months, int(groups["day"])))
     elif name in ("day_zh", "day_of_month_en"):
         facts.days_of_month.append(int(groups["day"]) if "day" in groups else _ordinal(match))
@@ -341,6 +388,10 @@ def _record(name: str, match: re.Match[str], facts: Facts) -> None:
         weekday = int(name_of_day) - 1 if name_of_day.isdigit() else WEEKDAYS_ZH[name_of_day]
         week = WEEK_QUALIFIERS_ZH[groups["which"]] if groups["which"] else None
         facts.weekdays.append(Weekday(weekday, week))
+    elif name == "weekday_week_en":
+        which = (groups["which"] or groups["which2"]).removeprefix("the ")
+        week = {"next": 1, "this": 0, "last": -1, "previous": -1}[which]
+        facts.weekdays.append(Weekday(WEEKDAYS_EN[groups["day"] or groups["day2"]], week))
     elif name == "weekday_en":
         week = WEEK_QUALIFIERS_EN.get(groups["which"] or "")
         facts.weekdays.append(Weekday(WEEKDAYS_EN[groups["day"]], week, most_recent_too=week == -1))
@@ -363,9 +414,10 @@ def _record(name: str, match: re.Match[str], facts: Facts) -> None:
             minute = int(groups["minute"])
         facts.clocks.append(Clock(int(groups["hour"]), minute, twenty_four_hour=True))
     elif name in ("clock_meridiem", "clock_word_meridiem"):
-        hour_text = groups["hour"] or groups.get("hour2") or ""
-        minute_text = groups.get("minute") or groups.get("minute2") or "0"
-        meridiem = (groups["meridiem"] or groups.get("meridiem2") or "")[0] + "m"
+        hour_text = groups["hour"] or groups.get("hour2") or groups.get("hour3") or ""
+        minute_text = groups.get("minute") or groups.get("minute2") or groups.get("minute3") or "0"
+        written = groups["meridiem"] or groups.get("meridiem2") or groups.get("meridiem3") or ""
+        meridiem = written[0] + "m"
         facts.clocks.append(Clock(int(_number(hour_text)), int(minute_text), meridiem=meridiem))
     elif name == "clock":
         hour = groups["hour"]
@@ -377,16 +429,8 @@ def _record(name: str, match: re.Match[str], facts: Facts) -> None:
                 explicit=hour.startswith("0") or int(hour) >= 13,
             )
         )
-    elif name == "half_past":
-        facts.clocks.append(Clock(int(_number(groups["hour"])), 30, meridiem=groups["meridiem"]))
-    elif name == "quarter":
-        noon = groups["hour"] == "noon"
-        hour = 12 if noon else int(_number(groups["hour"]))
-        meridiem = groups["meridiem"]
-        if groups["relation"] == "to":
-            facts.clocks.append(Clock(hour - 1, 45, meridiem=meridiem, twenty_four_hour=noon))
-        else:
-            facts.clocks.append(Clock(hour, 15, meridiem=meridiem, twenty_four_hour=noon))
+    elif name == "minutes_past":
+        facts.clocks.append(_minutes_past(groups))
     elif name == "noon":
         facts.clocks.append(Clock(12, 0, twenty_four_hour=True))
     elif name == "part_en":
@@ -401,6 +445,39 @@ def _record(name: str, match: re.Match[str], facts: Facts) -> None:
         facts.clocks.append(Clock(int(_number(groups["hour"])), 0, lone=lone))
     elif name == "zone":
         facts.zones.append(timezone(timedelta(minutes=ZONES[groups["zone"]])))
+
+
+_NTH = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4,
+        "4th": 4, "fifth": 5, "5th": 5, "last": -1}
+_MONTHS_FROM_NOW = {"next": 1, "coming": 1, "following": 1, "last": -1, "previous": -1,
+                    "下个": 1, "下": 1, "上个": -1, "上": -1}
+
+
+def _nth_weekday(name: str, groups: dict[str, str]) -> NthWeekday:
+    """Return "the first monday of march" / "10月第1个星期一" as facts."""
+    if name == "nth_weekday_en":
+        weekday, nth = WEEKDAYS_EN[groups["day"]], _NTH[groups["nth"]]
+        month = MONTHS[groups["month"]] if groups["month"] else None
+    else:
+        weekday = WEEKDAYS_ZH[groups["day"]]
+        nth = -1 if groups["last"] else int(groups["nth"])
+        month = int(groups["month"]) if groups["month"] else None
+    year = int(groups["year"]) if groups.get("year") else None
+    relative = None if month else _MONTHS_FROM_NOW.get(groups["which"] or "", 0)
+    return NthWeekday(weekday, nth, month=month, year=year, months_from_now=relative)
+
+
+def _minutes_past(groups: dict[str, str]) -> Clock:
+    """Return the clock of "half past 3", "a quarter to noon", "20 minutes past 3pm"."""
+    words = groups["minutes"].removeprefix("a ")
+    minutes = {"half": 30, "quarter": 15}.get(words) or MINUTE_WORDS.get(words) or int(words)
+    noon = groups["hour"] == "noon"
+    hour = 12 if noon else int(_number(groups["hour"]))
+    if groups["relation"] == "to":
+        hour, minutes = (hour - 1) or 12, 60 - minutes
+    if not 0 < minutes < 60:
+        minutes = 60  # no such clock time: refused by the rules
+    return Clock(hour, minutes, meridiem=groups["meridiem"], twenty_four_hour=noon, explicit=noon)
 
 
 def _relative_year(word: str) -> int:

@@ -6,7 +6,9 @@
   (today counts). ``next <weekday>`` = ``下周X``: that weekday in the next Monday-start week.
 - A day without a clock time is due 23:59 that day; a part of the day without one is vague.
 - A clock time without a day: its next occurrence (today, or tomorrow when it has passed).
-- An hour of 1-12 with no am/pm, part of the day or day is ambiguous (9 a.m. or 9 p.m.?).
+- An hour of 1-11 with no am/pm or part of the day is ambiguous (9 a.m. or 9 p.m.?) unless
+  a day is named and its morning reading is not already past while the evening one is not
+  (``明天9点`` is 09:00 tomorrow; ``今天8点`` said at 14:00 is refused, not read as 08:00).
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from __future__ import annotations
 import calendar
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
-from agent.timeparse.grammar import Clock, Facts, Weekday
+from agent.timeparse.grammar import Clock, Facts, Holiday, NthWeekday, Offset, Weekday
+from agent.timeparse.holidays import holiday_in, nth_weekday
 from agent.timeparse.words import PARTS_OF_DAY
 
 END_OF_DAY = time(23, 59)
@@ -24,7 +27,7 @@ class Unreadable(Exception):
     """The facts do not make one instant; the message says why (for logs and tests)."""
 
 
-def resolve(facts: Facts, *, local_now: datetime, zone: tzinfo) -> datetime:
+def resolve(facts: Facts, *, now: datetime, zone: tzinfo) -> datetime:
     """Return the aware instant ``facts`` state, in ``zone`` unless a zone was written."""
     if not facts.complete:
         raise Unreadable(f"unknown words: {facts.leftover}")
@@ -32,17 +35,14 @@ def resolve(facts: Facts, *, local_now: datetime, zone: tzinfo) -> datetime:
         raise Unreadable("; ".join(facts.ambiguous))
     if len(facts.zones) > 1:
         raise Unreadable("two zones")
-    written_zone = facts.zones[0] if facts.zones else None
-    if written_zone is not None:
-        local_now = local_now.replace(tzinfo=zone).astimezone(written_zone).replace(tzinfo=None)
-    clock_zone = written_zone or zone
+    clock_zone = facts.zones[0] if facts.zones else zone
+    local_now = now.astimezone(clock_zone).replace(tzinfo=None)
 
     span = _span_offset(facts)
     if span is not None:
         if _any_day_fact(facts) or facts.clocks or facts.parts:
             raise Unreadable("an offset in hours or minutes with another time")
-        moment = local_now + span
-        return _localise(moment, clock_zone)
+        return (now.astimezone(UTC) + span).astimezone(clock_zone)  # elapsed time, not wall
 
     day = _day(facts, today=local_now.date())
     part = _part(facts)
@@ -54,12 +54,26 @@ def resolve(facts: Facts, *, local_now: datetime, zone: tzinfo) -> datetime:
         return _localise(datetime.combine(day, END_OF_DAY), clock_zone)
     if len(facts.clocks) > 1:
         raise Unreadable("two clock times")
-    clock_time = _clock_time(facts.clocks[0], part=part, has_day=day is not None)
+    clock = facts.clocks[0]
+    clock_time = _clock_time(clock, part=part, has_day=day is not None)
+    minute_now = local_now.replace(second=0, microsecond=0)
     if day is None:
         day = local_now.date()
-        if clock_time < local_now.time().replace(second=0, microsecond=0):
+        if clock_time < minute_now.time():
             day += timedelta(days=1)
+    elif _morning_or_evening(clock, part) and (
+        datetime.combine(day, clock_time) < minute_now
+        <= datetime.combine(day, clock_time.replace(hour=clock_time.hour + 12))
+    ):
+        raise Unreadable("a bare hour whose morning has passed: a.m. or p.m.?")  # 今天8点 at 14:00
     return _localise(datetime.combine(day, clock_time), clock_zone)
+
+
+def _morning_or_evening(clock: Clock, part: str | None) -> bool:
+    """Say whether a clock reading could be a.m. or p.m. (``9点``, ``9:30``, not ``09:30``)."""
+    return (
+        clock.meridiem is None and part is None and not clock.explicit and 1 <= clock.hour <= 11
+    )
 
 
 def _any_day_fact(facts: Facts) -> bool:
@@ -71,6 +85,8 @@ def _any_day_fact(facts: Facts) -> bool:
         or facts.days_of_month
         or facts.years
         or facts.years_from_now
+        or facts.holidays
+        or facts.nth_weekdays
     )
 
 
@@ -92,17 +108,16 @@ def _day(facts: Facts, *, today: date) -> date | None:
     """Return the one day the facts name, or None when they name no day."""
     candidates: list[date] = []
     candidates += [today + timedelta(days=offset) for offset in facts.day_offsets]
-    for offset in facts.offsets:  # only days and weeks are left here
-        days = offset.amount * {"days": 1, "weeks": 7, "fortnights": 14}[offset.unit]
-        if days != int(days):
-            raise Unreadable("a fraction of a day")
-        candidates.append(today + timedelta(days=offset.base_days + int(days)))
+    for offset in facts.offsets:  # only days, weeks, months and years are left here
+        candidates.append(_offset_day(offset, today))
     candidates += [_month_day(months, day, today) for months, day in facts.month_days]
     candidates += [_next_day_of_month(day, today) for day in facts.days_of_month]
     candidates += _dates(facts, today)
-    if len(candidates) > 1:
-        raise Unreadable("two days")  # "明天 12月5日", even when equal: one way to say a day
-    if (facts.years or facts.years_from_now) and not facts.dates:
+    candidates += [_holiday_date(holiday, facts, today) for holiday in facts.holidays]
+    candidates += [_nth_weekday_date(stated, today) for stated in facts.nth_weekdays]
+    if len(set(candidates)) > 1:
+        raise Unreadable("two different days")  # "明天 12月5日" said on Dec 2
+    if (facts.years or facts.years_from_now) and not (facts.dates or facts.holidays):
         raise Unreadable("a year without a calendar date")
     if len(facts.weekdays) > 1:
         raise Unreadable("two weekdays")
@@ -115,6 +130,18 @@ def _day(facts: Facts, *, today: date) -> date | None:
         if weekday.week is not None and candidates[0] != _weekday_date(weekday, today):
             raise Unreadable("the week does not match the date")
     return candidates[0] if candidates else None
+
+
+def _offset_day(offset: Offset, today: date) -> date:
+    """Return the day an offset names ("3天后", "in 2 weeks", "3个月后", "a year from today")."""
+    base = today + timedelta(days=offset.base_days)
+    if offset.amount != int(offset.amount):
+        raise Unreadable("a fraction of a day, month or year")
+    if offset.unit in ("months", "years"):
+        months = int(offset.amount) * (12 if offset.unit == "years" else 1)
+        return _month_day(months, base.day, base)  # 31 March + 1 month: no such day, refused
+    days = int(offset.amount) * {"days": 1, "weeks": 7, "fortnights": 14}[offset.unit]
+    return base + timedelta(days=days)
 
 
 def _dates(facts: Facts, today: date) -> list[date]:
@@ -140,6 +167,46 @@ def _dates(facts: Facts, today: date) -> list[date]:
                 raise Unreadable("no such day next year")
             result.append(following)
     return result
+
+
+def _holiday_date(holiday: Holiday, facts: Facts, today: date) -> date:
+    """Return a holiday's day: in the stated year, else the next one (or the last one)."""
+    years = [*facts.years, *(today.year + n for n in facts.years_from_now)]
+    if len(years) > 1:
+        raise Unreadable("two years")
+    if years:
+        if holiday.which is not None:
+            raise Unreadable("a year and this/next/last on one holiday")
+        found = holiday_in(holiday.name, years[0])
+    elif holiday.which == -1:
+        found = holiday_in(holiday.name, today.year)
+        if found is None or found >= today:
+            found = holiday_in(holiday.name, today.year - 1)
+    else:
+        found = holiday_in(holiday.name, today.year)
+        if found is None or found < today:
+            found = holiday_in(holiday.name, today.year + 1)
+    if found is None:
+        raise Unreadable("no such holiday that year")
+    return found
+
+
+def _nth_weekday_date(stated: NthWeekday, today: date) -> date:
+    """Return "the first monday of march": in the stated year or month, else the next one."""
+    if stated.months_from_now is not None:
+        index = today.year * 12 + today.month - 1 + stated.months_from_now
+        found = nth_weekday(index // 12, index % 12 + 1, stated.weekday, stated.nth)
+    elif stated.month is None or not 1 <= stated.month <= 12:
+        raise Unreadable("no such month")
+    elif stated.year is not None:
+        found = nth_weekday(stated.year, stated.month, stated.weekday, stated.nth)
+    else:
+        found = nth_weekday(today.year, stated.month, stated.weekday, stated.nth)
+        if found is None or found < today:
+            found = nth_weekday(today.year + 1, stated.month, stated.weekday, stated.nth)
+    if found is None:
+        raise Unreadable("no such weekday in that month")
+    return found
 
 
 def _valid_date(year: int, month: int, day: int) -> date:
@@ -200,7 +267,7 @@ def _clock_time(clock: Clock, *, part: str | None, has_day: bool) -> time:
         raise Unreadable("no such clock time")
     if clock.lone and part is None and clock.meridiem is None:
         raise Unreadable("a number alone is not an hour")  # "in 15", "25"
-    if hour == 12 and clock.meridiem is None and part not in (None, "noon"):
+    if hour == 12 and clock.meridiem is None and part not in (None, "noon", "afternoon"):
         raise Unreadable("12 in the morning or evening: noon or midnight?")
     if clock.meridiem is not None:
         if not 1 <= hour <= 12 or (hour == 12 and clock.meridiem == "am"):

@@ -80,6 +80,10 @@ ORDINAL_UNITS = [
     "eighteenth",
     "nineteenth",
 ]
+# Minutes said in words before "past" / "to" ("twenty past 3", "twenty-five to 4").
+MINUTE_WORDS = {
+    "five": 5, "ten": 10, "twenty": 20, "twenty-five": 25, "twenty five": 25,
+}
 ORDINAL_WORDS = {word: number for number, word in enumerate(ORDINAL_UNITS, start=1)}
 ORDINAL_WORDS |= {"twentieth": 20, "thirtieth": 30}
 ORDINAL_WORDS |= {f"twenty-{word}": 20 + n for word, n in list(ORDINAL_WORDS.items())[:9]}
@@ -103,6 +107,10 @@ FIXED_HOLIDAYS = {
     "4th of july": (7, 4),
     "fourth of july": (7, 4),
     "st patrick's day": (3, 17),
+    "st paddy's day": (3, 17),
+    "saint paddy's day": (3, 17),
+    "saint patricks day": (3, 17),
+    "st patricks day": (3, 17),
     "st. patrick's day": (3, 17),
     "saint patrick's day": (3, 17),
     "元旦节": (1, 1),
@@ -121,6 +129,7 @@ FIXED_HOLIDAYS = {
     "国庆": (10, 1),
     "平安夜": (12, 24),
     "圣诞节": (12, 25),
+    "万圣节": (10, 31),
     "圣诞": (12, 25),
 }
 ZONES = {
@@ -213,4 +222,9 @@ OFFSET_UNITS = {
     "week": "weeks",
     "wk": "weeks",
     "fortnight": "fortnights",
+    "个月": "months",
+    "年": "years",
+    "month": "months",
+    "year": "years",
+    "yr": "years",
 }
