@@ -30,6 +30,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
 from agent import continuations, conversation, execution, sessions
+from agent.guard.provenance import provenance_line
 from agent.models import AgentSession, Message
 from agent.tools import format_local_time
 from lightnote.context import ActorContext, actor_context
@@ -110,6 +111,7 @@ PAGE_TEXTS: dict[str, tuple[str, str]] = {
     "CHAT_NOTICE_PLANNED": ("暂不支持", "Not available yet"),
     "CHAT_NOTICE_FORBIDDEN": ("不允许", "Not allowed"),
     "CHAT_NOTICE_REJECTED": ("未生成确认卡", "No card"),
+    "CHAT_NOTICE_GUARDED": ("服务端提示", "From the server"),
     "CHAT_ADMIN_BANNER": (
         "管理员只读模式：{actor} 正在查看 {subject} 的数据，任何写操作都会被拒绝（至 {expires}）。",
         "Admin read-only mode: {actor} is viewing {subject}'s data; every write is refused "
@@ -258,9 +260,13 @@ def _card_view(
     if risk not in {"low", "medium", "high"}:
         risk = "low"
     live = bool(card.get("token"))
+    origin = card.get("provenance") or {}
     view: dict[str, Any] = {
         "dom_id": dom_id,
         "live": live,
+        # The server's line when the model had read stored content (issue 9), re-rendered in
+        # the viewer's language from the stored sources.
+        "provenance": provenance_line(origin.get("sources") or [], locale) if origin else "",
         "capability": card.get("capability", ""),
         "title": preview.get("title", ""),
         "target": preview.get("target", ""),
@@ -649,11 +655,19 @@ def chat_reply(request: HttpRequest) -> HttpResponse:
             session_id=data["session_id"],
             locale=locale,
         )
+        notices = [_notice_view(notice, locale) for notice in answer.body.get("notices", [])]
+        shown = {notice["message"] for notice in notices}
+        reply = answer.body.get("reply", "")
         return Fragment(
             "agent/reply.html",
             {
                 "state": answer.body.get("state"),
-                "reply": answer.body.get("reply", ""),
+                # The guard's fixed text is the server's words: shown as its notice, not as
+                # the assistant's text.
+                "reply": "\n".join(
+                    line for line in reply.split("\n") if line.strip() not in shown
+                ).strip(),
+                "notices": notices,
                 "fields": fields,
             },
             status=answer.status,
