@@ -194,6 +194,11 @@ class HistoryCardSerializer(serializers.Serializer):
     expires_at = serializers.DateTimeField()
     args = serializers.DictField()
     preview = CardPreviewSerializer()
+    provenance = CardProvenanceSerializer(
+        allow_null=True,
+        help_text="As when issued (re-rendered in the request's language): set when the "
+        "model had read stored content",
+    )
     outcome = OutcomeSerializer(required=False, help_text="When settled")
     settled_at = serializers.DateTimeField(required=False, allow_null=True)
     rejected_at = serializers.DateTimeField(required=False, allow_null=True)

@@ -131,3 +131,19 @@ def test_the_chat_card_shows_the_line(
     assert f'<p class="card-provenance" role="note">{line}</p>' in html
     history = page.get("/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
     assert f'<p class="card-provenance" role="note">{line}</p>' in history
+
+
+def test_history_shows_the_provenance_in_the_readers_language(
+    alice_api, fake_openai, injected_note
+) -> None:
+    _model_follows_the_note(fake_openai)
+    session_id = new_session(alice_api)
+    [card] = say(alice_api, session_id, "总结一下我的周会笔记")["cards"]
+
+    history = alice_api.get(
+        f"/api/v1/agent/sessions/{session_id}/messages/", headers={"Accept-Language": "en"}
+    ).json()
+
+    [shown] = [item for message in history["results"] for item in message["cards"]]
+    assert shown["card_id"] == card["card_id"]
+    assert shown["provenance"] == {"sources": card["provenance"]["sources"], "message": LINE_EN}
