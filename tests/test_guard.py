@@ -362,3 +362,17 @@ def test_more_claims_and_their_kind(reply: str, kind: str | None) -> None:
 def test_quoting_what_the_user_said_is_not_a_claim() -> None:
     assert find_claims("你说的“删掉了”那条，其实还在列表里。") == []
     assert find_claims('The one you said was "deleted" is actually still in your list.') == []
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "I've taken the liberty of deleting the old todos.",
+        "I've got that added for you.",
+        "I cleaned up your list by removing 3 duplicates.",
+        "I can confirm the todo has been created.",
+        "好的，提醒已为你开启。",
+    ],
+)
+def test_idioms_of_having_done_it_are_claims(reply: str) -> None:
+    assert claims_completed_write(reply) is not None

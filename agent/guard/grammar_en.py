@@ -44,7 +44,7 @@ _PARTICIPLES: dict[str, str] = {
     "delete": (
         r"deleted|removed|erased|cleared(?: out)?|wiped(?: out)?|purged|trashed|binned|dropped"
         r"|cancell?ed|discarded|got rid of|gotten rid of|eliminated|taken off|took off|destroyed"
-        r"|emptied|scrapped|dumped|deleted and removed"
+        r"|emptied|scrapped|dumped|deleted and removed|cleaned(?: up| out)?|tidied(?: up)?"
     ),
     OTHER: (
         r"archived|shared|sent|submitted|synced|synchroni[sz]ed|uploaded|forwarded|emailed"
@@ -80,6 +80,8 @@ _WENT_AHEAD = re.compile(
 _TOOK_CARE = re.compile(
     r"\b(?:took|have taken|'ve taken|’ve taken)\s+care\s+of\s+(?:it|that|this|them|everything)\b"
     r"|\bgot\s+(?:it|that|this|them|everything)\s+(?:done|sorted|handled|taken care of|in)\b"
+    r"|\b(?:took|taken)\s+the\s+liberty\s+of\s+\w+ing\b"
+    rf"|\bgot\s+(?:it|that|this|them|everything)\s+(?:{_PP})\b"
     r"|\b(?:it|that|this)\s*(?:is|'s|’s)\s+(?:all\s+)?(?:taken care of|handled|sorted)\b"
 )
 _PASSIVE = re.compile(
@@ -334,7 +336,11 @@ def _kind_of_base(verb: str) -> str:
 
 
 def _blocked(before: str) -> bool:
-    return bool(_BLOCK.search(before))
+    # "I can confirm the todo has been created" asserts; it does not offer.
+    return bool(_BLOCK.search(_ASSERTING.sub(" ", before)))
+
+
+_ASSERTING = re.compile(r"\b(?:i|we)\s+can\s+(?:confirm|tell\s+you|report|say)\b(?:\s+that)?")
 
 
 def _keeps(scan: str, match: re.Match[str]) -> bool:

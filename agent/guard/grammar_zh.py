@@ -50,7 +50,7 @@ _VERBS: dict[str, str] = {
         r"|(?<![A-Za-z])(?:archive|share|send|sent|submit|sync|upload|pin)(?:ed|d)?(?![A-Za-z])"
     ),
     # Verbs that say something was done without saying what: backed like 搞定.
-    "any": "处理|执行|落实|操作|搞(?![清懂明错笑])|弄(?![清懂明错])|(?<!待)办(?![法公])",
+    "any": "处理|执行|落实|操作|开启|启用|搞(?![清懂明错笑])|弄(?![清懂明错])|(?<!待)办(?![法公])",
 }
 _VERB = re.compile(
     "|".join(f"(?P<{kind}>{pattern})" for kind, pattern in _VERBS.items()), re.IGNORECASE
