@@ -168,7 +168,7 @@ def reply(
     # item, another kind) is checked against this session's receipts like on any turn.
     verdict = guard_reply(
         text,
-        backings=session_backings(session_id),
+        backings=lambda: session_backings(session_id),
         focus=receipt_backing(receipt),
         locale=locale,
     )

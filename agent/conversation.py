@@ -367,7 +367,7 @@ def handle_message(
     # one of this session's succeeded receipts backs it (no write executes during a turn).
     verdict = guard_reply(
         reply,
-        backings=session_backings(session.id),
+        backings=lambda: session_backings(session.id),
         locale=locale,
         titles=tuple(source["title"] for source in turn.reads() if source.get("title")),
     )

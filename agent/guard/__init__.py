@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -146,7 +147,7 @@ def claims_completed_write(text: str) -> str | None:
 def guard_reply(
     reply: str,
     *,
-    backings: list[Backing],
+    backings: list[Backing] | Callable[[], list[Backing]],
     locale: str,
     focus: Backing | None = None,
     titles: tuple[str, ...] = (),
@@ -158,6 +159,10 @@ def guard_reply(
     stored items read on this turn, which the reply may name without quotes.
     """
     found = find_claims(reply, titles=titles)
+    if not found:
+        return GuardVerdict(text=reply, replaced=False, matched=None)
+    if callable(backings):
+        backings = backings()  # loaded only when there is a claim to check
     unbacked = [
         entry
         for entry in found

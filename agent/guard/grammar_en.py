@@ -222,6 +222,7 @@ _DONE_LEAD = re.compile(r"^(?:all\s+)?done\s*[!.—–-]|^(?:all\s+)?done\s*$")
 _TO_STATUS = re.compile(
     r"^(?:\s+\S+){0,4}?\s+(?:to|as)\s+(?:done|complete[d]?|finished|not\s+done|open|incomplete)\b"
 )
+_CHANGES = re.compile(r"\b(?:changes?|edits?|updates?|modifications?)\b")
 _STATUS_LABEL = re.compile(r"(?:\bstatus|\bstate|状态)\s*$", re.IGNORECASE)
 _DID_IT = re.compile(r"\b(?:i|we)\s+(?:just\s+|already\s+)?did\s+(?:it|that|this|them|so)\b")
 
@@ -280,6 +281,8 @@ def find(clause: Clause) -> list[Claim]:
         spans.append((begin, match.end()))
         if kind in ("update", None, OTHER) and _TO_STATUS.match(scan[match.end() :]):
             kind = "status"  # set it to done / changed the status to complete
+        elif kind in ("create", None, OTHER) and _CHANGES.search(scan):
+            kind = "update"  # made the change / changes saved
         found.append(_claim(scan, clause.scan[begin : match.end()].strip(), kind))
 
     for match in _WENT_AHEAD.finditer(scan):
