@@ -290,7 +290,8 @@ def find(clause: Clause) -> list[Claim]:
             add(match, _kind_of_base(match.group("verb")))
     for match in [*_TOOK_CARE.finditer(scan), *_DID_IT.finditer(scan)]:
         if not _blocked(scan[: match.start()]):
-            add(match, None)
+            gerund = re.search(r"liberty\s+of\s+(\w+?)ing\b", match.group(0))
+            add(match, _kind_of_base(gerund.group(1)) if gerund else None)
     for pattern in (_FIRST_PERSON, _SUCCESSFULLY):
         for match in pattern.finditer(scan):
             if _keeps(scan, match):
