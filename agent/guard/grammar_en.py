@@ -291,7 +291,9 @@ def find(clause: Clause) -> list[Claim]:
     for match in [*_TOOK_CARE.finditer(scan), *_DID_IT.finditer(scan)]:
         if not _blocked(scan[: match.start()]):
             gerund = re.search(r"liberty\s+of\s+(\w+?)ing\b", match.group(0))
-            add(match, _kind_of_base(gerund.group(1)) if gerund else None)
+            stem = gerund.group(1) if gerund else ""
+            kinds = [_kind_of_base(base) for base in (stem, stem + "e") if stem]
+            add(match, next((kind for kind in kinds if kind != OTHER), OTHER) if stem else None)
     for pattern in (_FIRST_PERSON, _SUCCESSFULLY):
         for match in pattern.finditer(scan):
             if _keeps(scan, match):
