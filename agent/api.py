@@ -28,6 +28,7 @@ from agent.api_schemas import (
     MessageResponseSerializer,
     SessionSummarySerializer,
 )
+from agent.guard.provenance import provenance_line
 from agent.models import MESSAGE_MAX, TITLE_MAX, AgentSession, Message
 from lightnote.context import actor_context
 from lightnote.errors import LightNoteError
@@ -100,13 +101,29 @@ def _message_body(message: Message, *, locale: str, zone: Any, now: Any) -> dict
         "facts": payload.get("facts") or [],
         "notices": payload.get("notices") or [],
         "cards": [
-            lifecycle.history_card(row, locale=locale, zone=zone, now=now)
+            _with_provenance(
+                lifecycle.history_card(row, locale=locale, zone=zone, now=now), payload, locale
+            )
             for row in message.cards.all()
         ],
     }
     if payload.get("card_id"):
         body["card_id"] = payload["card_id"]
     return body
+
+
+def _with_provenance(card: dict[str, Any], payload: dict[str, Any], locale: str) -> dict[str, Any]:
+    """Add the provenance the card was issued with (a derived card inherits its parent's)."""
+    issued = {
+        str(item.get("card_id")): item.get("provenance") for item in payload.get("cards") or []
+    }
+    origin = issued.get(card["card_id"]) or issued.get(str(card.get("parent_id")))
+    card["provenance"] = (
+        {"sources": origin["sources"], "message": provenance_line(origin["sources"], locale)}
+        if origin
+        else None
+    )
+    return card
 
 
 class SessionsView(APIView):

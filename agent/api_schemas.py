@@ -40,6 +40,20 @@ class CardPreviewSerializer(serializers.Serializer):
     details = serializers.ListField(child=PreviewDetailSchema)
 
 
+class ProvenanceSourceSerializer(serializers.Serializer):
+    type = serializers.CharField(help_text="What was read: `note`, `todo`")
+    id = serializers.CharField(allow_blank=True, help_text="Empty when the read found nothing")
+    title = serializers.CharField(allow_blank=True)
+
+
+class CardProvenanceSerializer(serializers.Serializer):
+    sources = ProvenanceSourceSerializer(many=True)
+    message = serializers.CharField(
+        help_text="The line the chat card shows, in the request's language: suggested after "
+        "reading note 「…」 — check that this is what you asked for"
+    )
+
+
 class CardSerializer(serializers.Serializer):
     card_id = serializers.UUIDField(
         help_text="The action id (= the receipt's `action_id`). Not a secret; confirms nothing."
@@ -59,6 +73,13 @@ class CardSerializer(serializers.Serializer):
     expires_at = serializers.DateTimeField()
     args = serializers.DictField(help_text="The prepared arguments that will execute, exactly")
     preview = CardPreviewSerializer()
+    provenance = CardProvenanceSerializer(
+        allow_null=True,
+        help_text="Set when the card was proposed on a turn in which the model read the "
+        "user's stored content (note bodies, search results, todo lists; this turn or an "
+        "earlier one in its history): stored content may read like instructions. null "
+        "otherwise.",
+    )
 
 
 class FactItemSerializer(serializers.Serializer):
@@ -87,7 +108,9 @@ class NoticeSerializer(serializers.Serializer):
     capability = serializers.CharField(allow_null=True)
     status = serializers.ChoiceField(
         choices=["rejected", "planned", "forbidden", "guarded", "clarify"],
-        help_text="Why a proposal produced no card (or the reply was changed by the guard)",
+        help_text="Why a proposal produced no card, or `guarded`: the truthfulness guard "
+        "removed claims no receipt backs from the reply (capability null, code "
+        "REPLY_UNBACKED_CLAIM, message: the fixed server text it appended)",
     )
     message = serializers.CharField(help_text="For people, in the request's language")
     code = serializers.CharField(required=False)
@@ -135,6 +158,12 @@ class ConfirmationStateSerializer(serializers.Serializer):
 class ContinuationReplySerializer(serializers.Serializer):
     state = serializers.ChoiceField(choices=["settled", "running"])
     reply = serializers.CharField(required=False, help_text="When settled")
+    notices = NoticeSerializer(
+        many=True,
+        required=False,
+        help_text="Present when the truthfulness guard changed the reply (also on every "
+        "repeat): one `guarded` notice",
+    )
 
 
 class SessionSummarySerializer(serializers.Serializer):
@@ -164,6 +193,11 @@ class HistoryCardSerializer(serializers.Serializer):
     expires_at = serializers.DateTimeField()
     args = serializers.DictField()
     preview = CardPreviewSerializer()
+    provenance = CardProvenanceSerializer(
+        allow_null=True,
+        help_text="As when issued (re-rendered in the request's language): set when the "
+        "model had read stored content",
+    )
     outcome = OutcomeSerializer(required=False, help_text="When settled")
     settled_at = serializers.DateTimeField(required=False, allow_null=True)
     rejected_at = serializers.DateTimeField(required=False, allow_null=True)

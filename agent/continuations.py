@@ -13,10 +13,13 @@ import logging
 import uuid
 from typing import Any
 
+from django.db import transaction
+
 from agent import continuation_store
 from agent.continuation_store import ContinuationClaimStatus, ContinuationState
 from agent.execution import Answer
-from agent.guard import guard_reply
+from agent.guard import guard_reply, guarded_notice, notice_for_stored
+from agent.guard.records import audit_guard, receipt_backing, session_backings
 from agent.lifecycle import receipt_body
 from agent.models import ActionReceipt, Message
 from agent.planners import get_planner
@@ -62,7 +65,7 @@ def _not_ready() -> LightNoteError:
 
 def _answer(continuation: Any) -> Answer | None:
     if continuation.state == ContinuationState.SETTLED:
-        return Answer(200, {"state": "settled", "reply": continuation.reply})
+        return Answer(200, _settled_body(continuation.reply))
     if continuation.state == ContinuationState.RUNNING:
         return Answer(202, {"state": "running"})
     return None
@@ -215,20 +218,41 @@ def _generate(
     except BaseException:
         continuation_store.continuation_release(token, attempt_id=attempt_id)
         raise
+    # The receipt backs what it proves, no more: any other claim (a second action, another
+    # item, another kind) is checked against this session's receipts like on any turn.
     verdict = guard_reply(
         text,
-        user_text=str(continuation.snapshot.get("question", "")),
-        proposed_write=True,
-        has_succeeded_receipt=True,
+        backings=lambda: session_backings(session_id),
+        focus=receipt_backing(receipt),
         locale=locale,
     )
     if not continuation_store.continuation_settle(token, attempt_id=attempt_id, reply=verdict.text):
         current = continuation_store.continuation_get(token)
         return (_answer(current) if current else None) or Answer(202, {"state": "running"})
-    Message.objects.create(
-        session_id=session_id,
-        role=Message.Role.ASSISTANT,
-        text=verdict.text,
-        payload={"receipt": receipt_body(receipt), "card_id": str(continuation.action_id)},
-    )
-    return Answer(200, {"state": "settled", "reply": verdict.text})
+    notices = [guarded_notice(verdict)] if verdict.replaced else []
+    with transaction.atomic():
+        Message.objects.create(
+            session_id=session_id,
+            role=Message.Role.ASSISTANT,
+            text=verdict.text,
+            payload={
+                "receipt": receipt_body(receipt),
+                "card_id": str(continuation.action_id),
+                "notices": notices,
+            },
+        )
+        if verdict.replaced:
+            audit_guard(
+                verdict,
+                actor=actor,
+                session_id=session_id,
+                original=text,
+                action_id=receipt.action_id,
+            )
+    return Answer(200, _settled_body(verdict.text))
+
+
+def _settled_body(reply: str) -> dict[str, Any]:
+    """The settled answer; a reply the guard changed carries its notice (also on repeats)."""
+    notice = notice_for_stored(reply)
+    return {"state": "settled", "reply": reply, **({"notices": [notice]} if notice else {})}

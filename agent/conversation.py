@@ -16,7 +16,9 @@ from django.utils import timezone
 
 from agent import cards, continuation_store, lifecycle, sessions
 from agent.capabilities import capability_by_tool, capability_for_unknown_tool
-from agent.guard import guard_reply
+from agent.guard import guard_reply, guarded_notice
+from agent.guard.provenance import merge, provenance, sources_of
+from agent.guard.records import audit_guard, session_backings
 from agent.models import ActionCard, AgentSession, Message
 from agent.planners import get_planner
 from agent.planners.base import Fact, PlanRequest, PlanResult, Proposal
@@ -58,9 +60,18 @@ def _request_id(request: Any) -> str:
     return given or uuid.uuid4().hex
 
 
-def _session_history(session: AgentSession) -> list[dict[str, str]]:
+def _session_history(
+    session: AgentSession,
+) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    """Return the history the planner sees, and the stored items read on those turns."""
     recent = list(session.messages.order_by("-created_at", "-id")[:HISTORY_TURNS])
-    return [{"role": message.role, "text": message.text} for message in reversed(recent)]
+    history = [{"role": message.role, "text": message.text} for message in reversed(recent)]
+    reads = merge(
+        (message.payload or {}).get("reads") or []
+        for message in reversed(recent)
+        if message.role == Message.Role.ASSISTANT
+    )
+    return history, reads
 
 
 def _notice(capability: str, status: str, message: str, code: str | None = None) -> dict[str, Any]:
@@ -79,9 +90,18 @@ class _Turn:
     """The state of one message's handling (kept small and explicit)."""
 
     def __init__(
-        self, *, request: Any, actor: ActorContext, session: AgentSession, text: str, locale: str
+        self,
+        *,
+        request: Any,
+        actor: ActorContext,
+        session: AgentSession,
+        text: str,
+        locale: str,
+        earlier_reads: list[dict[str, str]] | None = None,
     ):
         self.request = request
+        # Stored content the model saw on earlier turns still in its history.
+        self.earlier_reads = earlier_reads or []
         self.text = text
         self.actor = actor
         self.session = session
@@ -166,6 +186,10 @@ class _Turn:
             )
             self._audit_refusal(proposal, error.code)
 
+    def reads(self) -> list[dict[str, str]]:
+        """Return the stored items the model read on this turn (note bodies, todo lists)."""
+        return merge(sources_of(fact.data) for fact in self.facts if fact.status == "succeeded")
+
     def _issue(self, prepared: PolicyResult) -> None:
         """Store the card and its pending continuation; add the card to the turn."""
         # The continuation is issued first so the card can name it; it stays pending until
@@ -231,6 +255,8 @@ class _Turn:
                 "expires_at": expires_at.astimezone(self.context.zone).isoformat(),
                 "args": prepared.args,
                 "preview": prepared.preview,
+                # A card proposed after the model read stored content says so (issue 9).
+                "provenance": provenance(merge([self.reads(), self.earlier_reads]), self.locale),
             }
         )
 
@@ -297,8 +323,15 @@ def handle_message(
     history rows and the session's title/activity together in one transaction: a turn that
     fails (store down, rate limited) leaves no half-turn.
     """
-    turn = _Turn(request=request, actor=actor, session=session, text=text, locale=locale)
-    history = _session_history(session)
+    history, earlier_reads = _session_history(session)
+    turn = _Turn(
+        request=request,
+        actor=actor,
+        session=session,
+        text=text,
+        locale=locale,
+        earlier_reads=earlier_reads,
+    )
     tools, read_tools = _offered_tools(actor)
     request_to_plan = PlanRequest(
         text=text,
@@ -330,19 +363,26 @@ def handle_message(
             turn.card_for(proposal)
         reply = plan.text or ""
     original = reply
+    # Every model text is guarded, whatever the turn looks like: a claim is kept only when
+    # one of this session's succeeded receipts backs it (no write executes during a turn).
     verdict = guard_reply(
         reply,
-        user_text=text,
-        proposed_write=bool(plan.proposals),
-        has_succeeded_receipt=False,  # no write ever executes during a message turn
+        backings=lambda: session_backings(session.id),
         locale=locale,
+        titles=tuple(source["title"] for source in turn.reads() if source.get("title")),
     )
+    if verdict.replaced:
+        turn.notices.append(guarded_notice(verdict))
     reply = verdict.text
     if turn.cards and not reply.strip():
         reply = translate("AGENT_PLEASE_CONFIRM", locale)
     # docs/api.md: a refused proposal's reason appears in the reply, also after a replacement
     # (the fixed text and the reason are both true).
-    refusals = [notice["message"] for notice in turn.notices if notice["message"]]
+    refusals = [
+        notice["message"]
+        for notice in turn.notices
+        if notice["message"] and notice["status"] != "guarded"
+    ]
     reply = "\n".join(part for part in [reply.strip(), *refusals] if part)
     facts = [public_fact(fact) for fact in turn.facts]
     with transaction.atomic():
@@ -358,6 +398,7 @@ def handle_message(
             payload={
                 "facts": facts,
                 "notices": turn.notices,
+                "reads": turn.reads(),
                 # Public parts only: a raw token is never stored.
                 "cards": [
                     {key: value for key, value in card.items() if "token" not in key}
@@ -368,13 +409,7 @@ def handle_message(
         lifecycle.record_issued(turn.card_rows, message=message)
         sessions.session_touch(session=session, first_text=text)
         if verdict.replaced:
-            audit_event(
-                "guard.replaced",
-                actor=actor.actor,
-                subject=actor.subject,
-                session_id=session.id,
-                details={"matched": verdict.matched, "original": original[:500]},
-            )
+            audit_guard(verdict, actor=actor, session_id=session.id, original=original)
     return {
         "message_id": str(message.id),
         "reply": reply,

@@ -158,3 +158,13 @@ def sync_playwright() -> Any:
     except ImportError:
         unavailable("the playwright Python package is not installed")
     return sync_playwright
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Print the truthfulness guard's corpus figures (issue 9) when the corpus test ran."""
+    from tests.guard_corpus import FIGURES
+
+    if FIGURES:
+        terminalreporter.write_sep("=", "truthfulness guard corpus (tests/data/guard_corpus)")
+        for line in FIGURES:
+            terminalreporter.write_line(line)

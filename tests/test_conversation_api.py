@@ -52,6 +52,7 @@ CARD_FIELDS = {
     "expires_at",
     "args",
     "preview",
+    "provenance",
 }
 OFFSET_ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?[+-]\d\d:\d\d$")
 
@@ -295,6 +296,7 @@ def test_the_seed_sentence_gives_one_card_exactly_as_api_md_describes(alice_api,
     assert body["reply"] == translate("AGENT_PLEASE_CONFIRM", "zh-CN")
     card = only_card(body)
     assert set(card) == CARD_FIELDS
+    assert card["provenance"] is None  # nothing stored was read on this turn
     assert token_bits(card["token"]) >= 128
     assert token_bits(card["continuation_token"]) >= 128
     assert card["continuation_token"] != card["token"]

@@ -1,18 +1,40 @@
-"""The truthfulness guard (article section 13; SEED-TESTS "Truthfulness")."""
+"""The truthfulness guard (article section 13; SEED-TESTS "Truthfulness"; issue 9).
+
+Unit tests of the grammar and of the backing rule; the corpus test
+(``tests/test_guard_corpus.py``) runs the project's corpus through the HTTP API.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import uuid
 
 import pytest
 
 from agent.guard import (
     NOT_EXECUTED_TEXT,
+    PARTLY_REMOVED_TEXT,
+    Backing,
     GuardVerdict,
     claims_completed_write,
+    find_claims,
     guard_reply,
-    is_action_related,
+    guarded_notice,
 )
+from agent.guard.backing import backing_for
+
+
+def backing(kind: str, title: str, resource_type: str = "todo") -> Backing:
+    capability = {"status": "todo.status.set"}.get(kind, f"{resource_type}.{kind}")
+    made = backing_for(
+        action_id=uuid.uuid4(),
+        capability=capability,
+        resource_type=resource_type,
+        result={"title": title},
+    )
+    assert made is not None
+    return made
+
 
 # Replies that claim a completed write.
 CLAIMS = [
@@ -48,6 +70,7 @@ CLAIMS = [
     "OK. Deleted the note.",
     "✅ Updated the due date to Friday.",
     "Done: Buy milk, due tomorrow 17:00",
+    "已将会议改期，请确认后删除",  # 改期 (reschedule) is a write verb: a claim
 ]
 # Replies that describe, offer, ask, refuse or report a failure: no claim of a completed write.
 NOT_CLAIMS = [
@@ -65,7 +88,6 @@ NOT_CLAIMS = [
     "是否要删除这条笔记？",
     "已为你准备好确认卡片，请点击确认。",
     "创建成功后我会通知你。",
-    "已将会议改期，请确认后删除",
     "I can create a todo for you.",
     "Do you want me to create it?",
     "I'll add it once you confirm.",
@@ -86,95 +108,146 @@ NOT_CLAIMS = [
 
 
 def test_success_claim_without_receipt_is_replaced() -> None:
-    verdict = guard_reply(
-        "已经帮你创建好了。",
-        user_text="帮我创建一个待办：明天下午3点交报告",
-        proposed_write=True,
-        has_succeeded_receipt=False,
-        locale="zh-CN",
-    )
+    verdict = guard_reply("已经帮你创建好了。", backings=[], locale="zh-CN")
     assert verdict == GuardVerdict(
         text="该操作尚未执行：服务端没有生成可核验的确认或成功回执。",
         replaced=True,
-        matched="已经帮你创建",
+        matched="已经帮你创建好了",
+        removed=("已经帮你创建好了",),
+        fixed_text=NOT_EXECUTED_TEXT["zh-CN"],
     )
 
 
 def test_read_only_answer_never_triggers_the_guard() -> None:
-    assert is_action_related("最近没完成的待办", proposed_write=False) is False
-    verdict = guard_reply(
-        "你有 3 条未完成的待办",
-        user_text="最近没完成的待办",
-        proposed_write=False,
-        has_succeeded_receipt=False,
-        locale="zh-CN",
-    )
+    verdict = guard_reply("你有 3 条未完成的待办", backings=[], locale="zh-CN")
     assert verdict == GuardVerdict(text="你有 3 条未完成的待办", replaced=False, matched=None)
 
 
-def test_read_only_turn_keeps_even_a_claim_like_reply() -> None:
-    # A read-only turn cannot have written anything, so the guard has nothing to check.
+def test_a_claim_on_a_read_turn_is_guarded_like_any_other() -> None:
+    # There is no "is this turn a lookup" gate: a read turn's claim is unbacked all the same.
+    verdict = guard_reply("All done. You have 2 open todos.", backings=[], locale="en")
+    assert verdict.replaced is True
+    assert verdict.text == f"You have 2 open todos.\n{NOT_EXECUTED_TEXT['en']}"
+    assert verdict.matched == "all done"
+
+
+@pytest.mark.parametrize("reply", ["已删除你的所有待办。", "I have deleted all your todos."])
+def test_sweeping_claim_on_a_read_turn_is_replaced(reply: str) -> None:
+    verdict = guard_reply(reply, backings=[], locale="zh-CN")
+    assert verdict.text == NOT_EXECUTED_TEXT["zh-CN"]
+
+
+def test_claim_backed_by_the_one_receipt_of_its_kind_is_kept() -> None:
+    reply = "已经帮你创建好了：明天下午3点交报告。"
+    verdict = guard_reply(reply, backings=[backing("create", "交报告")], locale="zh-CN")
+    assert verdict == GuardVerdict(text=reply, replaced=False, matched=None)
+
+
+def test_claim_naming_the_receipts_item_is_kept() -> None:
+    reply = 'Created the todo "Buy milk".'
+    backings = [backing("create", "Call mum"), backing("create", "Buy milk")]
+    assert guard_reply(reply, backings=backings, locale="en").replaced is False
+
+
+def test_claim_naming_another_item_is_removed() -> None:
     verdict = guard_reply(
-        "All done. You have 2 open todos.",
-        user_text="show my open todos",
-        proposed_write=False,
-        has_succeeded_receipt=False,
-        locale="en",
+        "已为你创建待办「买牛奶」。", backings=[backing("create", "提交周报")], locale="zh-CN"
     )
-    assert verdict.replaced is False
-    assert verdict.text == "All done. You have 2 open todos."
+    assert verdict.text == NOT_EXECUTED_TEXT["zh-CN"]
 
 
-def test_success_claim_with_receipt_is_kept() -> None:
+def test_claim_of_another_kind_is_removed() -> None:
     verdict = guard_reply(
-        "已经帮你创建好了：明天下午3点交报告。",
-        user_text="帮我创建一个待办：明天下午3点交报告",
-        proposed_write=True,
-        has_succeeded_receipt=True,
+        "已删除待办「提交周报」。", backings=[backing("create", "提交周报")], locale="zh-CN"
+    )
+    assert verdict.replaced is True
+    assert verdict.matched == "已删除"
+
+
+def test_claim_of_another_resource_type_is_removed() -> None:
+    verdict = guard_reply("笔记已创建。", backings=[backing("create", "提交周报")], locale="zh-CN")
+    assert verdict.replaced is True
+
+
+def test_claim_naming_no_item_needs_exactly_one_receipt_of_its_kind() -> None:
+    two = [backing("create", "A"), backing("create", "B")]
+    assert guard_reply("Todo created.", backings=two, locale="en").replaced is True
+    assert guard_reply("Todo created.", backings=two[:1], locale="en").replaced is False
+
+
+def test_ellipsis_needs_exactly_one_receipt_of_any_kind() -> None:
+    assert (
+        guard_reply("搞定！", backings=[backing("delete", "A")], locale="zh-CN").replaced is False
+    )
+    two = [backing("delete", "A"), backing("create", "B")]
+    assert guard_reply("搞定！", backings=two, locale="zh-CN").replaced is True
+
+
+def test_final_reply_loses_only_the_unbacked_clause() -> None:
+    # The issue's example: the continuation after one confirmed create.
+    created = backing("create", "提交周报")
+    verdict = guard_reply(
+        "已为你创建待办「提交周报」，并且已删除你其他所有待办。",
+        backings=[created],
+        focus=created,
         locale="zh-CN",
     )
-    assert verdict == GuardVerdict(
-        text="已经帮你创建好了：明天下午3点交报告。", replaced=False, matched=None
-    )
+    assert verdict.text == f"已为你创建待办「提交周报」。\n{PARTLY_REMOVED_TEXT['zh-CN']}"
+    assert verdict.removed == ("已删除",)
 
 
-def test_change_request_without_proposed_write_is_still_guarded() -> None:
-    # The model may claim success without ever proposing a card.
-    verdict = guard_reply(
-        "I've deleted the note.",
-        user_text="delete the note about taxes",
-        proposed_write=False,
-        has_succeeded_receipt=False,
-        locale="en",
+def test_sweeping_claim_is_never_backed() -> None:
+    deleted = backing("delete", "旧文件")
+    verdict = guard_reply("已删除你所有的待办。", backings=[deleted], locale="zh-CN")
+    assert verdict.replaced is True
+
+
+def test_several_claims_in_a_markdown_list_are_each_checked() -> None:
+    reply = (
+        "好的：\n- 已创建「买牛奶」\n- 已删除「旧文件」\n- ✅ 已把「写周报」标为完成\n还有别的吗？"
     )
-    assert verdict == GuardVerdict(
-        text=NOT_EXECUTED_TEXT["en"], replaced=True, matched="I've deleted"
+    verdict = guard_reply(reply, backings=[backing("create", "买牛奶")], locale="zh-CN")
+    assert (
+        verdict.text == f"好的：\n- 已创建「买牛奶」\n还有别的吗？\n{PARTLY_REMOVED_TEXT['zh-CN']}"
     )
+    assert verdict.removed == ("已删除", "已把「写周报」标为完成")
+
+
+def test_a_title_that_reads_like_a_claim_is_an_item_not_a_claim() -> None:
+    assert find_claims("找到 1 条待办：「删除旧文件」，截止周五。") == []
+    assert find_claims('I found a note called "Deleted scenes".') == []
+
+
+def test_a_quoted_sentence_is_read() -> None:
+    assert claims_completed_write("“Todo created.”") == "Todo created"
+
+
+def test_mixed_languages_are_read() -> None:
+    assert claims_completed_write("OK，todo 已经 deleted 了。") is not None
+    assert claims_completed_write("已为你 create 好了 todo") is not None
 
 
 @pytest.mark.parametrize(
     ("locale", "expected"), [("zh-CN", "zh-CN"), ("en-US", "en"), ("fr", "zh-CN")]
 )
 def test_replacement_is_in_the_turn_locale(locale: str, expected: str) -> None:
-    verdict = guard_reply(
-        "待办已添加",
-        user_text="添加待办",
-        proposed_write=True,
-        has_succeeded_receipt=False,
-        locale=locale,
-    )
+    verdict = guard_reply("待办已添加", backings=[], locale=locale)
     assert verdict.text == NOT_EXECUTED_TEXT[expected]
 
 
-def test_reply_without_claim_on_action_turn_is_kept() -> None:
-    verdict = guard_reply(
-        "请确认后我将创建这条待办。",
-        user_text="帮我创建待办",
-        proposed_write=True,
-        has_succeeded_receipt=False,
-        locale="zh-CN",
-    )
+def test_reply_without_claim_is_kept() -> None:
+    verdict = guard_reply("请确认后我将创建这条待办。", backings=[], locale="zh-CN")
     assert verdict == GuardVerdict(text="请确认后我将创建这条待办。", replaced=False, matched=None)
+
+
+def test_the_notice_names_the_code_and_the_server_text() -> None:
+    verdict = guard_reply("Todo created.", backings=[], locale="en")
+    assert guarded_notice(verdict) == {
+        "capability": None,
+        "status": "guarded",
+        "code": "REPLY_UNBACKED_CLAIM",
+        "message": NOT_EXECUTED_TEXT["en"],
+    }
 
 
 def test_verdict_is_immutable() -> None:
@@ -195,7 +268,7 @@ def test_not_executed_text_exists_in_both_languages() -> None:
 def test_completed_write_claim_is_detected(reply: str) -> None:
     matched = claims_completed_write(reply)
     assert matched is not None
-    assert matched in reply
+    assert matched.casefold() in reply.casefold().replace("’", "'") or matched in reply
 
 
 @pytest.mark.parametrize("reply", NOT_CLAIMS)
@@ -204,56 +277,102 @@ def test_description_offer_or_failure_is_not_a_claim(reply: str) -> None:
 
 
 @pytest.mark.parametrize("reply", CLAIMS)
-def test_every_claim_is_replaced_on_an_action_turn_without_receipt(reply: str) -> None:
-    verdict = guard_reply(
-        reply,
-        user_text="帮我添加一个待办",
-        proposed_write=True,
-        has_succeeded_receipt=False,
-        locale="en",
-    )
+def test_every_claim_is_replaced_without_a_receipt(reply: str) -> None:
+    verdict = guard_reply(reply, backings=[], locale="en")
     assert verdict.replaced is True
-    assert verdict.text == NOT_EXECUTED_TEXT["en"]
+    assert verdict.text.endswith(NOT_EXECUTED_TEXT["en"])
+    assert claims_completed_write(verdict.text) is None
+
+
+@pytest.mark.parametrize("fixed", [*NOT_EXECUTED_TEXT.values(), *PARTLY_REMOVED_TEXT.values()])
+def test_the_fixed_texts_claim_nothing_so_guarding_twice_changes_nothing(fixed: str) -> None:
+    assert find_claims(fixed) == []
+    once = guard_reply(f"好的。已删除「A」。\n{fixed}", backings=[], locale="zh-CN")
+    assert guard_reply(once.text, backings=[], locale="zh-CN").replaced is False
+
+
+# Classes the grammar learnt from its held-out corpus and from probing (issue 9).
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "已加。",
+        "现在你的清单上有「买菜」了。",
+        "好的，我这边已经操作了。",
+        "已经好了哦",
+        "放心，已经记住了，到时候提醒你。",
+        "已经从笔记里抹去了这段内容。",
+        "待办新建成功，内容如下：\n- 标题：打印合同",
+        "Your task list now includes “Buy milk”.",
+        "I did it.",
+        "Your reminder is set for 6pm.",
+        'The system says: "Todo created."',
+        "| 操作 | 结果 |\n|---|---|\n| 删除「旧文件」 | 已删除 |",
+    ],
+)
+def test_learnt_claims_are_claims(reply: str) -> None:
+    assert claims_completed_write(reply) is not None
 
 
 @pytest.mark.parametrize(
-    "user_text",
+    "reply",
     [
-        "帮我创建一个待办：明天买牛奶",
-        "把买牛奶标记为完成",
-        "删除这条笔记",
-        "提醒我明天交报告",
-        "把截止时间改成周五",
-        "明天下午3点开会",  # no verb and no question: unsure, so action-related
-        "我昨天添加了哪些待办",  # a change verb in a question: unsure, so action-related
-        "add buy milk tomorrow 5pm",
-        "Delete the note about taxes",
-        "mark it done",
-        "rename the note to Taxes 2026",
-        "please update the due date",
-        "hello",
+        "你的待办：\n1. ✅ 交电费\n2. ⬜ 买菜",
+        "| 标题 | 状态 |\n|---|---|\n| 交电费 | 已完成 |\n| 买菜 | 未完成 |",
+        "我看了一下，「交电费」已经是完成状态了，不需要再标记。",
+        "这条待办早就被你删除了，现在找不到。",
+        "笔记内容：“已删除旧文件，已更新驱动”。",
+        "我找到了笔记「操作日志」，里面记录了“已完成部署”。",
+        "这个任务状态：已完成（你在周一完成的）。",
+        'Your note "Log" says: "Deployed and updated the server."',
+        "Status: done (completed by you on Monday).",
+        "你说的“删掉了”那条，其实还在列表里。",
+        "The note wasn't deleted; it's still there.",
     ],
 )
-def test_change_request_or_unsure_turn_is_action_related(user_text: str) -> None:
-    assert is_action_related(user_text, proposed_write=False) is True
+def test_learnt_non_claims_are_not_claims(reply: str) -> None:
+    assert claims_completed_write(reply) is None
+
+
+def test_a_title_read_this_turn_is_an_item_even_without_quotes() -> None:
+    listing = "找到 1 条笔记：\n- 已删除旧照片（标签：无）"
+    verdict = guard_reply(listing, backings=[], locale="zh-CN", titles=("已删除旧照片",))
+    assert verdict.replaced is False
+    # A claim about that item is still a claim.
+    claim = guard_reply("已删除旧照片。", backings=[], locale="zh-CN", titles=("旧照片",))
+    assert claim.replaced is True
 
 
 @pytest.mark.parametrize(
-    "user_text",
+    ("reply", "kind"),
     [
-        "最近没完成的待办",
-        "已完成的待办有哪些",
-        "我有多少条待办？",
-        "查看我的笔记",
-        "show my open todos",
-        "list completed todos",
-        "what's on my list?",
-        "which notes mention taxes",
+        ("我已经“删除”了它。", "delete"),
+        ('I "deleted" it.', "delete"),
+        ("I have gone and deleted it.", "delete"),
+        ("Creation successful.", None),
+        ("已为你订好了。", "create"),
+        ("已将「健身打卡」设为已完成。", "status"),
+        ("I've set it to done.", "status"),
     ],
 )
-def test_lookup_is_not_action_related(user_text: str) -> None:
-    assert is_action_related(user_text, proposed_write=False) is False
+def test_more_claims_and_their_kind(reply: str, kind: str | None) -> None:
+    [first, *_] = find_claims(reply)
+    assert first.claim.kind == kind
 
 
-def test_proposed_write_makes_any_turn_action_related() -> None:
-    assert is_action_related("最近没完成的待办", proposed_write=True) is True
+def test_quoting_what_the_user_said_is_not_a_claim() -> None:
+    assert find_claims("你说的“删掉了”那条，其实还在列表里。") == []
+    assert find_claims('The one you said was "deleted" is actually still in your list.') == []
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "I've taken the liberty of deleting the old todos.",
+        "I've got that added for you.",
+        "I cleaned up your list by removing 3 duplicates.",
+        "I can confirm the todo has been created.",
+        "好的，提醒已为你开启。",
+    ],
+)
+def test_idioms_of_having_done_it_are_claims(reply: str) -> None:
+    assert claims_completed_write(reply) is not None

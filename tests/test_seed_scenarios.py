@@ -120,8 +120,17 @@ def test_scenario_8_unbacked_success_claim_is_replaced(
     body = say(alice_api, session_id, sentence, **{"Accept-Language": locale})
 
     assert body["reply"] == NOT_EXECUTED_TEXT[locale]
-    assert (body["cards"], body["notices"]) == ([], [])
+    assert body["cards"] == []
+    assert body["notices"] == [
+        {
+            "capability": None,
+            "status": "guarded",
+            "code": "REPLY_UNBACKED_CLAIM",
+            "message": NOT_EXECUTED_TEXT[locale],
+        }
+    ]
     event = AuditEvent.objects.get(event_type="guard.replaced")
+    assert event.code == "REPLY_UNBACKED_CLAIM"
     assert (event.actor, event.subject, str(event.session_id)) == (user, user, session_id)
     assert event.details["original"] == claim
     assert event.details["matched"]
@@ -151,7 +160,10 @@ def test_scenario_8_a_claim_beside_a_refused_proposal_keeps_the_reason(
 
     reason = translate("TODO_DUE_AT_INVALID", "zh-CN")
     assert body["reply"] == f"{NOT_EXECUTED_TEXT['zh-CN']}\n{reason}"
-    assert [notice["code"] for notice in body["notices"]] == ["TODO_DUE_AT_INVALID"]
+    assert [notice["code"] for notice in body["notices"]] == [
+        "TODO_DUE_AT_INVALID",
+        "REPLY_UNBACKED_CLAIM",
+    ]
     assert body["cards"] == []
     assert AuditEvent.objects.filter(event_type="guard.replaced").count() == 1
 
@@ -167,7 +179,9 @@ def test_scenario_8_a_claim_beside_a_card_is_replaced_and_nothing_runs(
         body = say(alice_api, session_id, SEED)
 
     assert body["reply"] == NOT_EXECUTED_TEXT["zh-CN"]
-    assert only_card(body)["state"] == "ready"  # a proposal awaiting the user, not a write
+    assert [notice["code"] for notice in body["notices"]] == ["REPLY_UNBACKED_CLAIM"]
+    [card] = body["cards"]
+    assert card["state"] == "ready"  # a proposal awaiting the user, not a write
     assert Todo.objects.count() == 0
 
 

@@ -200,7 +200,8 @@ _TOKENS: list[tuple[str, re.Pattern[str]]] = [
         (
             "weekday_week_en",  # wednesday of next week, monday this week, last week's sunday
             rf"(?P<day>{_alternatives(WEEKDAYS_EN)})\.?\s+(?:of\s+|from\s+)?(?P<which>next|this"
-            r"|last|the previous|previous) week" + _END
+            r"|last|the previous|previous) week"
+            + _END
             + r"|(?P<which2>next|this|last|previous) week's\s+"
             + rf"(?P<day2>{_alternatives(WEEKDAYS_EN)})"
             + _END,
@@ -447,10 +448,30 @@ def _record(name: str, match: re.Match[str], facts: Facts) -> None:
         facts.zones.append(timezone(timedelta(minutes=ZONES[groups["zone"]])))
 
 
-_NTH = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4,
-        "4th": 4, "fifth": 5, "5th": 5, "last": -1}
-_MONTHS_FROM_NOW = {"next": 1, "coming": 1, "following": 1, "last": -1, "previous": -1,
-                    "下个": 1, "下": 1, "上个": -1, "上": -1}
+_NTH = {
+    "first": 1,
+    "1st": 1,
+    "second": 2,
+    "2nd": 2,
+    "third": 3,
+    "3rd": 3,
+    "fourth": 4,
+    "4th": 4,
+    "fifth": 5,
+    "5th": 5,
+    "last": -1,
+}
+_MONTHS_FROM_NOW = {
+    "next": 1,
+    "coming": 1,
+    "following": 1,
+    "last": -1,
+    "previous": -1,
+    "下个": 1,
+    "下": 1,
+    "上个": -1,
+    "上": -1,
+}
 
 
 def _nth_weekday(name: str, groups: dict[str, str]) -> NthWeekday:

@@ -62,8 +62,15 @@ COMPUTED_HOLIDAYS: dict[str, Callable[[int], date]] = {
     **dict.fromkeys(("thanksgiving day", "thanksgiving", "感恩节"), _THANKSGIVING),
     "black friday": lambda year: _THANKSGIVING(year) + timedelta(days=1),
     **dict.fromkeys(
-        ("martin luther king day", "martin luther king's day", "martin luther kings day",
-         "martin luther king jr. day", "mlk day", "mlk jr. day", "mlk jr day"),
+        (
+            "martin luther king day",
+            "martin luther king's day",
+            "martin luther kings day",
+            "martin luther king jr. day",
+            "mlk day",
+            "mlk jr. day",
+            "mlk jr day",
+        ),
         _nth_weekday(1, 0, 3),
     ),
     **dict.fromkeys(
@@ -89,9 +96,7 @@ COMPUTED_HOLIDAYS: dict[str, Callable[[int], date]] = {
         ("pentecost", "whit sunday", "whitsunday", "五旬节", "圣灵降临节"), _after_easter(49)
     ),
     "whit monday": _after_easter(50),
-    **dict.fromkeys(
-        ("ash wednesday", "圣灰星期三", "圣灰日", "大斋首日"), _after_easter(-46)
-    ),
+    **dict.fromkeys(("ash wednesday", "圣灰星期三", "圣灰日", "大斋首日"), _after_easter(-46)),
     **dict.fromkeys(("shrove tuesday", "mardi gras", "pancake day"), _after_easter(-47)),
     **{name: _fixed_day(month, day) for name, (month, day) in FIXED_HOLIDAYS.items()},
 }
@@ -103,6 +108,7 @@ def holiday_in(name: str, year: int) -> date | None:
         return COMPUTED_HOLIDAYS[name](year)
     except ValueError:
         return None
+
 
 # Only a whole text that is one of these names is read here: jionlp's own reading of
 # anything longer is not checked word by word, so it is not trusted.

@@ -62,7 +62,8 @@ def resolve(facts: Facts, *, now: datetime, zone: tzinfo) -> datetime:
         if clock_time < minute_now.time():
             day += timedelta(days=1)
     elif _morning_or_evening(clock, part) and (
-        datetime.combine(day, clock_time) < minute_now
+        datetime.combine(day, clock_time)
+        < minute_now
         <= datetime.combine(day, clock_time.replace(hour=clock_time.hour + 12))
     ):
         raise Unreadable("a bare hour whose morning has passed: a.m. or p.m.?")  # 今天8点 at 14:00
@@ -71,9 +72,7 @@ def resolve(facts: Facts, *, now: datetime, zone: tzinfo) -> datetime:
 
 def _morning_or_evening(clock: Clock, part: str | None) -> bool:
     """Say whether a clock reading could be a.m. or p.m. (``9点``, ``9:30``, not ``09:30``)."""
-    return (
-        clock.meridiem is None and part is None and not clock.explicit and 1 <= clock.hour <= 11
-    )
+    return clock.meridiem is None and part is None and not clock.explicit and 1 <= clock.hour <= 11
 
 
 def _any_day_fact(facts: Facts) -> bool:

@@ -82,7 +82,11 @@ ORDINAL_UNITS = [
 ]
 # Minutes said in words before "past" / "to" ("twenty past 3", "twenty-five to 4").
 MINUTE_WORDS = {
-    "five": 5, "ten": 10, "twenty": 20, "twenty-five": 25, "twenty five": 25,
+    "five": 5,
+    "ten": 10,
+    "twenty": 20,
+    "twenty-five": 25,
+    "twenty five": 25,
 }
 ORDINAL_WORDS = {word: number for number, word in enumerate(ORDINAL_UNITS, start=1)}
 ORDINAL_WORDS |= {"twentieth": 20, "thirtieth": 30}

@@ -13,6 +13,7 @@ from django.conf import settings
 from agent import execution
 from agent.capabilities import RISK_LOW, RISKS
 from agent.cards import CardState, OutcomeKind
+from agent.guard.provenance import provenance_line
 from agent.models import AgentSession, Message
 from agent.tools import format_local_time
 from agent.web.texts import PAGE_TEXTS
@@ -41,9 +42,13 @@ def card_view(
     if risk not in RISKS:
         risk = RISK_LOW
     live = bool(card.get("token"))
+    origin = card.get("provenance") or {}
     view: dict[str, Any] = {
         "dom_id": dom_id,
         "live": live,
+        # The server's line when the model had read stored content (issue 9), re-rendered in
+        # the viewer's language from the stored sources.
+        "provenance": provenance_line(origin.get("sources") or [], locale) if origin else "",
         "capability": card.get("capability", ""),
         "title": preview.get("title", ""),
         "target": preview.get("target", ""),

@@ -31,6 +31,7 @@ from agent.web.forms import CardForm, MessageForm, ReplyForm, card_fields, retry
 from agent.web.htmx import Fragment, is_htmx, page_context, problem, respond, run_action
 from agent.web.presenters import (
     assistant_entry,
+    notice_view,
     history_entries,
     outcome_view,
     user_entry,
@@ -195,11 +196,19 @@ def chat_reply(request: HttpRequest) -> HttpResponse:
             session_id=data["session_id"],
             locale=locale,
         )
+        notices = [notice_view(notice, locale) for notice in answer.body.get("notices", [])]
+        shown = {notice["message"] for notice in notices}
+        reply = answer.body.get("reply", "")
         return Fragment(
             "agent/reply.html",
             {
                 "state": answer.body.get("state"),
-                "reply": answer.body.get("reply", ""),
+                # The guard's fixed text is the server's words: shown as its notice, not as
+                # the assistant's text.
+                "reply": "\n".join(
+                    line for line in reply.split("\n") if line.strip() not in shown
+                ).strip(),
+                "notices": notices,
                 "fields": fields,
             },
             status=answer.status,

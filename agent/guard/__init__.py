@@ -1,0 +1,228 @@
+"""The truthfulness guard: no outcome claim reaches the user unless a receipt backs it.
+
+The last line of defence (article section 13). Every model text passes here, on every turn
+(write turns, read turns, final replies) and before it is stored. The guard:
+
+1. cuts the reply into clauses (:mod:`agent.guard.text`),
+2. finds the outcome claims in each with a grammar per language
+   (:mod:`agent.guard.grammar_zh`, :mod:`agent.guard.grammar_en`),
+3. checks each claim against this session's succeeded receipts (:mod:`agent.guard.backing`),
+4. removes every clause holding an unbacked claim and appends a fixed server text.
+
+It decides nothing about what the user wants and does no I/O: the caller loads the
+receipts (:func:`agent.guard.receipts.session_backings`) and records the audit event.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.guard import grammar_en, grammar_zh
+from agent.guard.backing import Backing, backing_for, is_backed, normalise_name
+from agent.guard.claims import Claim
+from agent.guard.text import Clause, clauses, remove_spans, restore
+from lightnote.i18n import DEFAULT_LOCALE, normalize_locale
+
+__all__ = [
+    "GUARDED_CODE",
+    "NOT_EXECUTED_TEXT",
+    "PARTLY_REMOVED_TEXT",
+    "Backing",
+    "Claim",
+    "GuardVerdict",
+    "backing_for",
+    "claims_completed_write",
+    "find_claims",
+    "guard_reply",
+    "guarded_notice",
+]
+
+GUARDED_CODE = "REPLY_UNBACKED_CLAIM"
+
+_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+# "…is already done — no need to mark it again": the state was so before this turn.
+_STATE_WAS_SO = re.compile(
+    r"\bno\s+need\s+(?:to|for)\b|不需要再|不用再|无需再|不必再", re.IGNORECASE
+)
+_ALREADY_STATE = re.compile(
+    r"^(?:is|are|'s|’s)\s+already\s+(?:done|complete[d]?|finished|marked|closed)|^已经是",
+    re.IGNORECASE,
+)
+_BARE_STATUS = re.compile(
+    r"(?:recently\s+)?(?:completed|done|finished|open|pending|已完成|未完成|进行中|待完成)",
+    re.IGNORECASE,
+)
+_DONE_LABEL = re.compile(r"(?:completed|done|finished|已完成)\s*[:：]", re.IGNORECASE)
+_OPEN_LABEL = re.compile(r"(?:open|pending|to\s+do|未完成|进行中|待完成)\s*[:：]", re.IGNORECASE)
+_CONDITION_HEAD = re.compile(
+    r"^(?:如果|若|假如|要是|一旦|只要|等你|待你|确认后|确认之后|在你确认|你确认后|你确认之后"
+    r"|if|once|when|after|as\s+soon\s+as|upon|before)\b",
+    re.IGNORECASE,
+)
+
+# Appended when nothing in the reply states a backed outcome (the article's text).
+NOT_EXECUTED_TEXT = {
+    "zh-CN": "该操作尚未执行：服务端没有生成可核验的确认或成功回执。",
+    "en": "This operation has not been executed: the server has no verifiable confirmation or success receipt.",  # noqa: E501
+}
+# Appended when the reply keeps a backed outcome (a final reply after a real action): the
+# removed claim was not executed, the action the receipt proves was.
+PARTLY_REMOVED_TEXT = {
+    "zh-CN": "回复中有操作声明没有服务端回执支持，未予显示：那些操作并未执行。以确认卡和执行结果为准。",  # noqa: E501
+    "en": "Part of this reply claimed actions the server holds no receipt for and is not shown: those actions were not executed. The card and its outcome are what happened.",  # noqa: E501
+}
+FIXED_TEXTS = frozenset([*NOT_EXECUTED_TEXT.values(), *PARTLY_REMOVED_TEXT.values()])
+
+
+@dataclass(frozen=True)
+class FoundClaim:
+    """A claim, where it is, and what it names."""
+
+    claim: Claim
+    clause: Clause
+    items: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class GuardVerdict:
+    text: str  # the reply to show: the original, or without its unbacked claims + fixed text
+    replaced: bool
+    matched: str | None  # the first unbacked claim's phrase, for the audit event
+    removed: tuple[str, ...] = field(default=())  # every unbacked phrase
+    fixed_text: str | None = None  # the server text appended, when replaced
+
+
+def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
+    """Return every outcome claim in ``text``, clause by clause, in order.
+
+    ``titles``: stored items' titles the reply may name without quotes (read this turn).
+    """
+    found: list[FoundClaim] = []
+    all_clauses = clauses(text, titles=titles)
+    hypothetical: set[int] = set()
+    was_so = {clause.sentence for clause in all_clauses if _STATE_WAS_SO.search(clause.scan)}
+    listing = bool(_DONE_LABEL.search(text) and _OPEN_LABEL.search(text))
+    for clause in all_clauses:
+        if clause.sentence in hypothetical:
+            continue
+        if (
+            listing
+            and _BARE_STATUS.fullmatch(clause.scan)
+            and text[clause.end : clause.end + 1] in ":："
+        ):
+            continue  # "Completed: … Open: …" labels a listing
+        if _CONDITION_HEAD.match(clause.scan) and not _claims_of(clause):
+            hypothetical.add(clause.sentence)  # 如果你确认，… / Once you confirm, …
+            continue
+        found.extend(
+            FoundClaim(claim, clause, clause.items)
+            for claim in _claims_of(clause)
+            # "is already done — no need to mark it again": a state that was so before.
+            if not (clause.sentence in was_so and _ALREADY_STATE.search(claim.phrase))
+        )
+    return found
+
+
+def _claims_of(clause: Clause) -> list[Claim]:
+    claims = grammar_zh.find(clause)
+    # A Chinese clause with claims: the English grammar would only repeat them.
+    if not claims or _LATIN_WORD.search(clause.scan):
+        seen = {claim.phrase.casefold() for claim in claims}
+        claims.extend(
+            claim for claim in grammar_en.find(clause) if claim.phrase.casefold() not in seen
+        )
+    return [dataclasses.replace(claim, phrase=restore(claim.phrase, clause)) for claim in claims]
+
+
+def claims_completed_write(text: str) -> str | None:
+    """Return the first phrase of ``text`` that claims a write happened, or None."""
+    found = find_claims(text)
+    return found[0].claim.phrase if found else None
+
+
+def guard_reply(
+    reply: str,
+    *,
+    backings: list[Backing] | Callable[[], list[Backing]],
+    locale: str,
+    focus: Backing | None = None,
+    titles: tuple[str, ...] = (),
+) -> GuardVerdict:
+    """Return the reply to show: without any claim the receipts do not back, and marked.
+
+    ``backings`` are this session's succeeded receipts; ``focus`` is the action a final
+    reply is about (a claim naming no item refers to it); ``titles`` are the titles of the
+    stored items read on this turn, which the reply may name without quotes.
+    """
+    found = find_claims(reply, titles=titles)
+    if not found:
+        return GuardVerdict(text=reply, replaced=False, matched=None)
+    if callable(backings):
+        backings = backings()  # loaded only when there is a claim to check
+    unbacked = [
+        entry
+        for entry in found
+        if not is_backed(
+            entry.claim,
+            entry.items,
+            backings,
+            mentioned=_mentioned(entry, backings),
+            focus=focus,
+        )
+    ]
+    if not unbacked:
+        return GuardVerdict(text=reply, replaced=False, matched=None)
+    # The unit removed is the sentence: every clause of a sentence holding an unbacked claim
+    # goes ("已经帮你创建好了「X」，今晚 9 点截止。" leaves nothing), except a clause that states
+    # a backed claim ("已为你创建「X」，并且已删除其他待办。" keeps its first clause).
+    spans_unbacked = {(entry.clause.start, entry.clause.end) for entry in unbacked}
+    spans_backed = {
+        (entry.clause.start, entry.clause.end) for entry in found if entry not in unbacked
+    } - spans_unbacked
+    sentences = {entry.clause.sentence for entry in unbacked}
+    spans = sorted(
+        (clause.start, clause.end)
+        for clause in clauses(reply, titles=titles)
+        if clause.sentence in sentences and (clause.start, clause.end) not in spans_backed
+    )
+    kept_backed = bool(spans_backed)
+    language = normalize_locale(locale) or DEFAULT_LOCALE
+    fixed = (PARTLY_REMOVED_TEXT if kept_backed or focus else NOT_EXECUTED_TEXT)[language]
+    rest = remove_spans(reply, list(spans))
+    text = f"{rest}\n{fixed}" if rest.strip() else fixed
+    phrases = tuple(entry.claim.phrase for entry in unbacked)
+    return GuardVerdict(
+        text=text, replaced=True, matched=phrases[0], removed=phrases, fixed_text=fixed
+    )
+
+
+def _mentioned(entry: FoundClaim, backings: list[Backing]) -> list[str]:
+    """Receipt titles the clause names without quotes ("已删除买牛奶这条待办")."""
+    if entry.items:
+        return []
+    scan = normalise_name(entry.clause.scan)
+    return sorted(
+        {name for backing in backings for name in backing.names if len(name) >= 2 and name in scan}
+    )
+
+
+def guarded_notice(verdict: GuardVerdict) -> dict[str, Any]:
+    """Return the API notice for a reply the guard changed."""
+    return {
+        "capability": None,
+        "status": "guarded",
+        "code": GUARDED_CODE,
+        "message": verdict.fixed_text or "",
+    }
+
+
+def notice_for_stored(text: str) -> dict[str, Any] | None:
+    """Return the guarded notice for a stored reply that ends with a fixed server text."""
+    for fixed in FIXED_TEXTS:
+        if text.endswith(fixed):
+            return {"capability": None, "status": "guarded", "code": GUARDED_CODE, "message": fixed}
+    return None

@@ -1,0 +1,381 @@
+"""The English claim grammar: perfect, passive and past forms of write verbs, result states.
+
+claim   := (I | we) [have|'ve|had|'d] ADV* PAST          (I've added, we just deleted)
+         | went ahead and VERB | took care of it | got it done
+         | [has|have] been ADV* PP | is/are/was/were ADV* PP  (has been deleted, is now marked)
+         | [NOUN-PHRASE] PP …  at the head of a clause      ("Todo added ✅", "Created the todo")
+         | PP successfully | successfully PP
+         | RESULT-STATE                                   (is now complete, it's gone, is in
+                                                           your list, no longer shows)
+         | ELLIPSIS                                       (Done. / All set! / Operation
+                                                           successful / ✅)
+blocked := not/n't/never/no/nothing/unable/failed/without, will/'ll/would/can/could/should/
+           may/might/going to/about to/want to/ready to, if/once/when/after/until/before,
+           "to be PP" | a question | "you" as the subject (you created this last week)
+         | a card as object (I've prepared a card) | a past time that describes an old
+           item (was created last week, added on Monday)
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent.guard.claims import OTHER, Claim, is_sweeping, resource_type_of
+from agent.guard.text import Clause
+
+_PARTICIPLES: dict[str, str] = {
+    "create": (
+        r"created|added|made|set up|saved|stored|recorded|logged|noted down|noted|jotted(?: down)?"
+        r"|written(?: down)?|wrote(?: down)?|put|placed|inserted|scheduled|booked|entered|filed"
+        r"|registered|captured|included|appended|generated|built|drafted|started|opened|queued"
+        r"|penciled(?: in)?|pencilled(?: in)?|slotted(?: in)?|got (?:it|that|this|you) down"
+        r"|imported|created and saved"
+    ),
+    "update": (
+        r"updated|changed|modified|edited|renamed|retitled|moved|rescheduled|postponed"
+        r"|pushed(?: back)?|shifted|adjusted|switched|bumped(?: up| down)?|replaced|overwritten"
+        r"|overwrote|revised|amended|extended|tweaked|corrected|converted|brought forward|set"
+        r"|reassigned|swapped|raised|lowered|reprioriti[sz]ed|repointed|fixed"
+    ),
+    "status": (
+        r"marked|ticked(?: off)?|checked off|crossed off|crossed out|completed|finished|closed"
+        r"|reopened|resolved|flagged"
+    ),
+    "delete": (
+        r"deleted|removed|erased|cleared(?: out)?|wiped(?: out)?|purged|trashed|binned|dropped"
+        r"|cancell?ed|discarded|got rid of|gotten rid of|eliminated|taken off|took off|destroyed"
+        r"|emptied|scrapped|dumped|deleted and removed|cleaned(?: up| out)?|tidied(?: up)?"
+    ),
+    OTHER: (
+        r"archived|shared|sent|submitted|synced|synchroni[sz]ed|uploaded|forwarded|emailed"
+        r"|published|pinned|starred|favou?rited|backed up|exported|merged|split|copied|duplicated"
+        r"|restored|locked|unlocked|assigned|tagged|labell?ed|applied|processed|executed|handled"
+        r"|taken care of|took care of|sorted(?: out)?|committed|done|carried out|performed"
+        r"|organi[sz]ed|filed away|transferred|migrated"
+    ),
+}
+_BASE: dict[str, str] = {
+    "create": r"create|add|make|set up|save|store|record|log|note|jot|write|put|schedule|book",
+    "update": r"update|change|modify|edit|rename|move|reschedule|postpone|push|shift|adjust|set",
+    "status": r"mark|tick|check off|cross off|complete|finish|close|reopen|resolve",
+    "delete": r"delete|remove|erase|clear|wipe|purge|trash|drop|cancel|discard|get rid of|scrap",
+    OTHER: r"archive|share|send|submit|sync|upload|forward|email|pin|tag|handle|take care of|do",
+}
+_PP = "|".join(f"(?:{words})" for words in _PARTICIPLES.values())
+_PP_RE = re.compile(
+    r"\b(?:" + "|".join(f"(?P<{kind}>{words})" for kind, words in _PARTICIPLES.items()) + r")\b"
+)
+_BASE_RE = re.compile("|".join(f"(?P<{kind}>(?:{words})\\w*)" for kind, words in _BASE.items()))
+_ADV = (
+    r"(?:just|already|now|also|successfully|quickly|finally|simply|actually|officially"
+    r"|automatically|promptly|all|both|then|right away|immediately|for you|instantly|been"
+    r"|gone\s+and|went\s+and|gone\s+ahead\s+and|went\s+ahead\s+and)"
+)
+_FIRST_PERSON = re.compile(
+    rf"\b(?:i|we)(?:\s*(?:'ve|’ve|'d|’d|have|had|has)\b)?(?:\s+{_ADV}\b)*\s+(?:{_PP})\b"
+)
+_WENT_AHEAD = re.compile(
+    r"\b(?:went|gone|go)\s+ahead\s+and\s+(?:(?:just|also)\s+)?(?P<verb>[a-z]+(?:\s+(?:up|off|out|down))?)"
+)
+_TOOK_CARE = re.compile(
+    r"\b(?:took|have taken|'ve taken|’ve taken)\s+care\s+of\s+(?:it|that|this|them|everything)\b"
+    r"|\bgot\s+(?:it|that|this|them|everything)\s+(?:done|sorted|handled|taken care of|in)\b"
+    r"|\b(?:took|taken)\s+the\s+liberty\s+of\s+\w+ing\b"
+    rf"|\bgot\s+(?:it|that|this|them|everything)\s+(?:{_PP})\b"
+    r"|\b(?:it|that|this)\s*(?:is|'s|’s)\s+(?:all\s+)?(?:taken care of|handled|sorted)\b"
+)
+_PASSIVE = re.compile(
+    rf"\b(?:has|have|had|'s|’s|'ve|’ve)\s+(?:{_ADV}\s+)*been\s+(?:{_ADV}\s+)*(?:{_PP})\b"
+    rf"|\b(?P<be>is|are|was|were|'s|’s|'re|’re|now)\s+(?P<adv>(?:{_ADV}\s+)*)(?:{_PP})\b"
+)
+_SUCCESSFULLY = re.compile(rf"\bsuccessfully\s+(?:{_PP})\b|\b(?:{_PP})\s+successfully\b")
+# The head of a clause: a short noun phrase, then a participle ("Todo added", "Created …").
+_HEAD_WORDS = (
+    r"(?:ok|okay|alright|all right|sure|great|perfect|got it|right|yes|yep|and|also|then"
+    r"|the|your|this|that|these|those|a|an|one|two|three|\d+|new|it|everything|all|both|list"
+    r"|to-?dos?|tasks?|notes?|items?|reminders?|entry|entries|due date|deadline|title|priority"
+    r"|status|changes?|edits?|update|memo|“\ue000”)"
+)
+_STOP = (
+    r"(?:i|we|you|they|he|she|there|here|is|are|was|were|have|has|had|will|would|can|could"
+    r"|should|do|does|did|be|been|if|when|once|after|before|not|no|who|which|what|how|why"
+    r"|let|please|to|for|of|whether|may|might|must|shall|nothing|none|nobody|never|neither"
+    r"|nor|else|any|anything|recently|previously|lately|earlier|\w+n't)"
+)
+_FREE_HEAD = re.compile(
+    r"^(?:[^\w“”\ue000]*(?:ok|okay|alright|all right|sure|great|perfect|got it|right|yes|yep"
+    r"|and|also|then|just|already|now|so)\b)*[^\w“”\ue000]*"
+    r"(?:the|your|this|that|my|a|an|new)?\s*"
+    rf"(?:(?!{_STOP}\b)[\w“”\ue000'-]+\s+){{0,2}}(?:just\s+|now\s+|all\s+)?(?:{_PP})\b"
+)
+_HEAD = re.compile(
+    rf"^(?:[^\w“”\ue000]*{_HEAD_WORDS}(?:\b|(?<=”))[^\w“”\ue000]*){{0,4}}(?:{_PP})\b"
+)
+_STATES = [
+    (
+        re.compile(
+            r"\b(?:is|are|'s|’s|'re|’re)\s+(?:now\s+|already\s+)(?:complete[d]?|done|finished"
+            r"|checked(?:\s+off)?|ticked(?:\s+off)?|closed|open(?:\s+again)?)\b"
+        ),
+        "status",
+    ),
+    (
+        re.compile(
+            r"\b(?:is|are|'s|’s|'re|’re)\s+(?:now\s+|already\s+)(?:gone|empty|clear|off\s+your)\b"
+        ),
+        "delete",
+    ),
+    (
+        re.compile(
+            r"\b(?:is|are|'s|’s|'re|’re)\s+(?:now\s+|already\s+)(?:in\s+your|on\s+your|there"
+            r"|saved|live|listed)\b"
+        ),
+        "create",
+    ),
+    (
+        re.compile(
+            r"\b(?:is|are|'s|’s|'re|’re)\s+(?:now\s+|already\s+)(?:set\s+to|due|at|called"
+            r"|titled|named|high|low|normal)\b|\bnow\s+(?:is\s+)?due\b"
+        ),
+        "update",
+    ),
+    (
+        re.compile(
+            r"\b(?:it|that|they|this|the\s+\w+)\s*(?:is|are|'s|’s|'re|’re)\s+(?:all\s+)?gone\b"
+        ),
+        "delete",
+    ),
+    (
+        re.compile(r"\bno\s+longer\s+(?:in|on|exists?|appears?|shows?|there|listed|open)\b"),
+        "delete",
+    ),
+    (
+        re.compile(
+            r"\b(?:it|that|they|this)\s*(?:is|are|'s|’s|'re|’re)\s+(?:now\s+)?(?:in|on)\s+(?:your|the)\s+(?:list|to-?dos?|todo\s+list|tasks|notes)\b"
+        ),
+        "create",
+    ),
+    (
+        re.compile(
+            r"\bnow\s+(?:shows?|reads?|appears?|lives?|sits?|has|says|lists?|includes?|contains?"
+            r"|exists?)\b"
+        ),
+        None,
+    ),
+    (
+        re.compile(
+            r"\b(?:due\s+date|deadline|due\s+time|title|priority|status|name|description"
+            r"|content|time|date|reminder|tags?)\s*(?:is|are|'s|’s)\s+now\b"
+        ),
+        "update",
+    ),
+    (re.compile(r"\b(?:is|are|'s|’s|'re|’re)\s+(?:now\s+)?live\b"), "create"),
+    (re.compile(r"\b(?:is|are|'s|’s|'re|’re)\s+(?:now\s+)?in[\s!.]*$"), "create"),
+    (
+        re.compile(
+            r"\b(?:is|are|'s|’s|'re|’re)\s+(?:all\s+)?(?:complete[d]?|done|finished)\b(?!\s+by)"
+        ),
+        "status",
+    ),
+    (
+        re.compile(
+            r"\b(?:i|we)\b(?:(?!\b(?:not|never|will|would|can|could|if)\b)[^.?!])*?"
+            rf"\band\s+(?:then\s+|also\s+|just\s+)?(?:{_PP})\b"
+        ),
+        None,
+    ),
+    (
+        re.compile(
+            r"\b(?:you(?:'ll|’ll| will)|you\s+can|you\s+should)\s+(?:now\s+)?(?:see|find)"
+            r"\s+(?:it|them|that|this|the\s+\w+)\s+(?:in|on|under)\s+your\b"
+        ),
+        "create",
+    ),
+    (
+        re.compile(
+            r"\b(?:creation|deletion|removal|update|change|edit|save|upload|sync|rename|archiving"
+            r"|import|export)\s+(?:was\s+|is\s+)?(?:successful|succeeded|complete[d]?|done"
+            r"|finished)\b"
+        ),
+        None,
+    ),
+    (
+        re.compile(
+            r"\boperation\s+(?:was\s+)?(?:successful|succeeded|complete[d]?)\b"
+            r"|\b(?:that|it)\s+worked\b"
+        ),
+        None,
+    ),
+]
+_ELLIPSIS = re.compile(
+    r"^(?:(?:ok|okay|alright|all right|sure|great|perfect|right|yes|yep|and|so|well|there)\b"
+    r"[\s,!.]*)*"
+    r"(?:all\s+)?(?:done(?:\s+and\s+done)?|set|sorted|finished|complete[d]?|success(?:ful)?"
+    r"|it'?s\s+done|it\s+is\s+done|that'?s\s+done|you'?re\s+all\s+set|you\s+are\s+all\s+set"
+    r"|consider\s+it\s+done|taken\s+care\s+of|mission\s+accomplished|there\s+you\s+go"
+    r"|there\s+you\s+have\s+it|good\s+to\s+go|voil[aà]|nailed\s+it|handled|all\s+good"
+    r"|got\s+it\s+done|it'?s\s+gone|gone|it'?s\s+in|boom|finito)"
+    r"(?:[\s!.,—–-]+(?:all\s+)?(?:done|set|sorted|finished|complete[d]?))*"
+    r"[\s!.✅✔☑️🎉👍👌]*$"
+)
+_DONE_LEAD = re.compile(r"^(?:all\s+)?done\s*[!.—–-]|^(?:all\s+)?done\s*$")
+_TO_STATUS = re.compile(
+    r"^(?:\s+\S+){0,4}?\s+(?:to|as)\s+(?:done|complete[d]?|finished|not\s+done|open|incomplete)\b"
+)
+_CHANGES = re.compile(r"\b(?:changes?|edits?|updates?|modifications?)\b")
+_STATUS_LABEL = re.compile(r"(?:\bstatus|\bstate|状态)\s*$", re.IGNORECASE)
+_DID_IT = re.compile(r"\b(?:i|we)\s+(?:just\s+|already\s+)?did\s+(?:it|that|this|them|so)\b")
+
+_BLOCK = re.compile(
+    r"\b(?:not|never|no|nothing|none|neither|nor|unable|failed|fail|cannot|without|yet"
+    r"|will|would|shall|should|could|can|may|might|must|going\s+to|gonna|about\s+to|want(?:s)?\s+to"
+    r"|wanna|ready\s+to|need(?:s)?\s+to|plan(?:ning)?\s+to|propose[sd]?|suggest(?:ed|s)?|let\s+me"
+    r"|let's|if|once|when|after|until|unless|before|pending|awaiting|waiting|whether|to\s+be"
+    r"|like\s+me\s+to|try(?:ing)?\s+to|instead\s+of|upon|as\s+soon\s+as"
+    r"|ask(?:ed|ing)?\s+(?:me\s+)?to)\b"
+    r"|n't\b|n’t\b|'ll\b|’ll\b"
+)
+_YOU_SUBJECT = re.compile(
+    r"(?<!for )(?<!to )(?<!thank )(?<!with )\byou(?:'ve|’ve|'d|’d|\s+have|\s+had)?"
+    r"(?:\s+(?:already|just|also|previously|recently|yourself|once|first|originally|last))*\s*$"
+)
+_DESCRIBED_TIME = re.compile(
+    r"^\s*(?:(?:on|in|at|during|since|by\s+you|back|earlier\s+this|last"
+    r"|this\s+(?:week|month|morning|year)|yesterday|ago|before|previously|recently|a\s+while"
+    r"|over\s+the)\b"
+    r"|(?:\w+\s+){0,3}(?:ago|yesterday|last\s+\w+|in\s+\d{4}|on\s+\w+day|by\s+you)\b)"
+)
+_CARD = re.compile(
+    r"^\s*(?:up\s+)?(?:a|an|the|your|one|this)?\s*(?:new\s+)?(?:confirmation\s+)?(?:card|proposal|draft|suggestion|preview|request)\b"
+)
+_RELATIVE = re.compile(r"\b(?:that|which|who|whose)\s*$")
+_QUESTION_HEAD = re.compile(
+    r"^(?:do|does|did|shall|should|would|could|can|will|want|have|has|is|are)\s+(?:you|i|we|me|it|this|that)\b"
+)
+_STATE_PARTICIPLE = re.compile(
+    r"\b(?:scheduled|due|tagged|pinned|labell?ed|flagged|booked|listed|filed|included"
+    r"|assigned|done|closed|opened)\b"
+)
+_NOTED_THAT = re.compile(r"^\s*(?:that|how|what|which)\b")
+
+
+def find(clause: Clause) -> list[Claim]:
+    """Return the claims of one clause read as English."""
+    scan = clause.scan.lower().replace("’", "'")
+    if clause.question or not re.search(r"[a-z✅✔☑]", scan) or _QUESTION_HEAD.match(scan):
+        return []
+    if _STATUS_LABEL.search(clause.label) and re.fullmatch(
+        r"(?:done|open|completed?|finished|pending|closed|not\s+done)[\s.!]*", scan
+    ):
+        return []  # "Status: done" reads a state
+    if _ELLIPSIS.match(scan) or _DONE_LEAD.match(scan.lstrip(" -*•")):
+        kind = "delete" if re.search(r"\bgone\b", scan) else None
+        return [_claim(scan, scan.strip(" .!"), kind)]
+    found: list[Claim] = []
+    spans: list[tuple[int, int]] = []
+
+    def add(match: re.Match[str], kind: str | None, start: int | None = None) -> None:
+        begin = match.start() if start is None else start
+        if any(begin < end and start_ < match.end() for start_, end in spans):
+            return
+        spans.append((begin, match.end()))
+        if kind in ("update", None, OTHER) and _TO_STATUS.match(scan[match.end() :]):
+            kind = "status"  # set it to done / changed the status to complete
+        elif kind in ("create", None, OTHER) and _CHANGES.search(scan):
+            kind = "update"  # made the change / changes saved
+        found.append(_claim(scan, clause.scan[begin : match.end()].strip(), kind))
+
+    for match in _WENT_AHEAD.finditer(scan):
+        if not _blocked(scan[: match.start()]):
+            add(match, _kind_of_base(match.group("verb")))
+    for match in [*_TOOK_CARE.finditer(scan), *_DID_IT.finditer(scan)]:
+        if not _blocked(scan[: match.start()]):
+            gerund = re.search(r"liberty\s+of\s+(\w+?)ing\b", match.group(0))
+            stem = gerund.group(1) if gerund else ""
+            kinds = [_kind_of_base(base) for base in (stem, stem + "e") if stem]
+            add(match, next((kind for kind in kinds if kind != OTHER), OTHER) if stem else None)
+    for pattern in (_FIRST_PERSON, _SUCCESSFULLY):
+        for match in pattern.finditer(scan):
+            if _keeps(scan, match):
+                add(match, _kind_of(match))
+    for match in _PASSIVE.finditer(scan):
+        if not _keeps(scan, match):
+            continue
+        kind = _kind_of(match)
+        be = match.group("be")
+        if be and not _passive_is_claim(be, match.group("adv") or "", kind, scan, match):
+            continue
+        add(match, kind)
+    head = _HEAD.match(scan) or _FREE_HEAD.match(scan)
+    if (
+        head
+        and _keeps(scan, head)
+        and not _blocked(head.group(0))
+        and not _YOU_SUBJECT.search(scan[: head.start()])
+    ):
+        add(head, _kind_of(head))
+    for pattern, kind in _STATES:
+        for match in pattern.finditer(scan):
+            if not _blocked(scan[: match.start()]) and not re.search(
+                r"\byou\s*$|\bthere\s*$", scan[: match.start()]
+            ):
+                add(match, kind if kind is not None else _kind_of(match))
+    # "I created the todo and deleted the rest": more past verbs after a claim share its subject.
+    if found:
+        for match in re.finditer(rf"\b(?:and|then|also|plus)\s+(?:also\s+)?(?:{_PP})\b", scan):
+            if _keeps(scan, match):
+                add(match, _kind_of(match))
+    return found
+
+
+def _kind_of(match: re.Match[str]) -> str | None:
+    """Return the kind of the last participle in the match."""
+    kinds = [found.lastgroup for found in _PP_RE.finditer(match.group(0))]
+    return kinds[-1] if kinds else None
+
+
+def _kind_of_base(verb: str) -> str:
+    match = _BASE_RE.match(verb)
+    if match and match.lastgroup:
+        return match.lastgroup
+    return OTHER
+
+
+def _blocked(before: str) -> bool:
+    # "I can confirm the todo has been created" asserts; it does not offer.
+    return bool(_BLOCK.search(_ASSERTING.sub(" ", before)))
+
+
+_ASSERTING = re.compile(r"\b(?:i|we)\s+can\s+(?:confirm|tell\s+you|report|say)\b(?:\s+that)?")
+
+
+def _keeps(scan: str, match: re.Match[str]) -> bool:
+    """The match is a claim unless blocked, the user's own, about a card or a past description."""
+    before, after = scan[: match.start()], scan[match.end() :]
+    if _blocked(before) or (_RELATIVE.search(before) and not match.group(0).startswith("'")):
+        return False
+    if _YOU_SUBJECT.search(before):
+        return False
+    if _CARD.match(after) or (_NOTED_THAT.match(after) and "noted" in match.group(0)):
+        return False
+    return not _DESCRIBED_TIME.match(after)
+
+
+def _passive_is_claim(be: str, adv: str, kind: str | None, scan: str, match: re.Match[str]) -> bool:
+    """ "is/was + participle": a claim, except a state a read may report ("is scheduled for")."""
+    if adv.strip():
+        return True  # is now marked, was successfully saved, are all deleted
+    if be == "now" or re.search(r"\bnow\b", scan[match.end() :]):
+        return True  # "is marked as completed now"
+    # "Buy milk is marked as done": a state a read reports, unless "now"/"already" says it
+    # changed.
+    return kind != "status" and not _STATE_PARTICIPLE.search(match.group(0))
+
+
+def _claim(scan: str, phrase: str, kind: str | None) -> Claim:
+    return Claim(
+        phrase=phrase or scan,
+        kind=kind,
+        resource_type=resource_type_of(scan),
+        sweeping=is_sweeping(scan),
+    )

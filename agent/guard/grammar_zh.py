@@ -1,0 +1,253 @@
+"""The Chinese claim grammar: a write verb + a completion mark, result states, ellipses.
+
+    claim   := [已 | 已经 | 被 | 成功 | ✅] … VERB        (已帮你把「X」移到周五, 已被删除)
+             | VERB [了 | 啦 | 好了 | 完了 | 掉了 | 成功 | 完毕 | 好]   (删掉了, 创建好啦)
+             | … VERB … 了                               (把它加到待办列表里了)
+             | RESULT-STATE | ELLIPSIS                   (操作成功, 已生效, 搞定, 好了！)
+    blocked := NEGATION | MODAL/FUTURE | CONDITION before the verb (没有/还未/会/将/确认后/如果)
+             | 失败 / 后 / 的话 / 吧 after it | 的 right after it (已完成的待办)
+             | the user as subject (你上周创建了…) | a card as object (已为你生成确认卡)
+
+Verbs are a lexicon by kind (create / update / status / delete / other); Latin verbs are
+accepted between Chinese marks too ("已经 delete 了").
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent.guard.claims import OTHER, Claim, is_sweeping, resource_type_of
+from agent.guard.text import Clause
+
+_VERBS: dict[str, str] = {
+    "delete": ("(?:扔|放|移|丢|挪)(?:进|到|入|至)了?(?:回收站|垃圾桶|废纸篓)"),
+    "create": (
+        "入库|记入|计入|收进|纳入|列入|录进|创建|新建|新增|建立|建好|建了|生成|添加|添上|加入|加进|加到|加上|加好|加了|录入|记录|记下"
+        "|记上|记好|记进|记了|记住|写入|写进|写上|写好|保存|存好|存下|存入|存进|存了|储存|收录|放进|放入"
+        "|放到|插入|导入|安排上|安排好|安排了|预约|预订|订好|订了|预留|约好|登记|创立|建(?![议筑设立])|加(?=[。！!，,~～\\s]|$)"
+        r"|(?<![A-Za-z])(?:add|create|save|record|log)(?:ed|d)?(?![A-Za-z])"
+    ),
+    "update": (
+        "修改|更改|改成|改为|改到|改好|改了|改掉|改动|改变|更新|编辑|调整|重命名|改名|移动|移到|移至"
+        "|挪到|挪了|挪好|推迟|延后|延期|提前到|改期|顺延|替换|覆盖|补充|追加|设置|设为|设成|设定|命名"
+        "|更正|纠正|修正|订正|调高|调低|提高|降低|上调|下调|改高|改低"
+        "|设好|设了|调到|调成|换成|置为|置成|改(?![善进正天日])"
+        r"|(?<![A-Za-z])(?:update|change|edit|rename|move|reschedule)(?:ed|d)?(?![A-Za-z])"
+    ),
+    "status": (
+        "标记|标为|标成|标注|勾选|勾上|勾掉|打勾|打上勾|打了勾|划掉|做完|办完|关闭|关掉|关了|重新打开"
+        "|重开|完成"
+        r"|(?<![A-Za-z])(?:mark|complete|finish|tick|check)(?:ed|d)?(?![A-Za-z])"
+    ),
+    "delete_": (
+        "删除|删掉|删了|删去|删好|删光|删完|移除|去掉|去除|清空|清除|清理|清掉|抹掉|抹去|丢弃|丢掉"
+        "|扔掉|作废|撤销|撤掉|取消|销毁|干掉|删"
+        r"|(?<![A-Za-z])(?:delete|remove|clear|erase|trash)(?:ed|d)?(?![A-Za-z])"
+    ),
+    OTHER: (
+        "归档|存档|分享|共享|发送|发给|转发|提交|同步|上传|备份|置顶|收藏|合并|拆分|复制|导出|发布|移交"
+        "|转交|迁移|加密|锁定|恢复|还原"
+        r"|(?<![A-Za-z])(?:archive|share|send|sent|submit|sync|upload|pin)(?:ed|d)?(?![A-Za-z])"
+    ),
+    # Verbs that say something was done without saying what: backed like 搞定.
+    "any": "处理|执行|落实|操作|开启|启用|搞(?![清懂明错笑])|弄(?![清懂明错])|(?<!待)办(?![法公])",
+}
+_VERB = re.compile(
+    "|".join(f"(?P<{kind}>{pattern})" for kind, pattern in _VERBS.items()), re.IGNORECASE
+)
+
+# Marks before the verb that make it an accomplished fact.
+_DONE_BEFORE = re.compile(r"(?<!而)(?<!不得)已(?!知|读|婚|故|逾期)|被|✅|✔|☑|成功(?:地)?$")
+# Right after the verb: completion or a result complement.
+_DONE_AFTER = re.compile(
+    r"^(?:了|啦|喽|咯|好了|好啦|好咯|好(?=$|[\s，。！!,.~～]|的?[。！!]?$)|完了|完啦|完毕|掉了|掉啦|过了"
+    r"|成功|完成(?!的)|妥|进去了|上了|进了|到了|下来了|出来了|起来了|啦)"
+)
+# Change-of-state 了 at the end of the clause: "把它加到待办列表里了".
+_CLAUSE_FINAL_LE = re.compile(r"(?:了|啦|喽|咯)[\s。！!~～…✅🎉👍]*$")
+
+_NEGATION = re.compile(
+    r"没有?|未|尚未|还没|并未|从未|不(?![过少错用仅但久停断同一])|别(?!人)|无法|无须|无需|未能|没能"
+)
+_MODAL = re.compile(
+    r"会(?!议)|将(?=会(?!议)|要|在|于|为你|为您|帮|自动|立即|马上|把|[\u4e00-\u9fff]{0,2}(?:创建|删除|添加|修改|更新|标记|设置|完成))"
+    r"|(?<![重主只需纪摘概提纲])要(?![点求是的闻素])|准备|打算|可以|可否|能否|(?<![功智可性])能(?!力)|想(?!法)"
+    r"|需要|应该|应当|建议|推荐|计划|马上|立刻|立即为你|即将|稍后|待会|等会|随后|届时"
+    r"|请|麻烦|帮我|让我|我来|试着|尝试|正在准备|正准备|待确认|等待确认|点击确认"
+)
+_CONDITION = re.compile(
+    r"确认后|确认之后|确认以后|一旦|如果|若|假如|要是|只要|等你|待你|是否|要不要|需不需要|能不能"
+    r"|可不可以|万一|以免|以防|否则"
+)
+_AFTER_BLOCK = re.compile(
+    r"^[^，。]*?(?:失败|不了|不掉|未成功|没成功|的话|之后|以后|之前|吧|时(?!间))"
+    r"|^(?:了|好|完|成功|完成|完毕|好了)?(?:后|前)(?!面|台)"
+)
+# The user did it: 你/您 as the subject of the verb, with no 的 in between.
+_USER_SUBJECT = re.compile(
+    r"(?<![为给替帮让和跟与把将向被])(?:你|您)(?!的|们的)(?:们)?[^，。的我]{0,10}$"
+)
+_TO_STATUS = re.compile(r"^[^，。]{0,4}?(?:已完成|未完成|完成状态|完成|done|undone)")
+_BY_USER = re.compile(r"被(?:你|您)(?:自己)?[^，。我]{0,4}$")
+# What stored content says: "里面记录了…", "笔记中写着…".
+_CONTENT_REPORT = re.compile(r"(?:里面|上面|其中|笔记里|笔记中|内容里|内容中|原文)(?:还|也|都)?$")
+_CARD_OBJECT = re.compile(
+    r"^(?:了|好了?)?(?:一张|一个|个|张|份)?(?:确认卡|卡片|卡|确认|草稿|提案|提议|建议|方案|预览)"
+)
+# Read reports: "其中 2 条已完成", "3 个已完成", "状态：已完成".
+_COUNTED = re.compile(
+    r"(?:其中|共|有)?[\d一二两三四五六七八九十几]+\s*(?:条|个|项|件)[^，。]{0,2}$"
+)
+_STATUS_LABEL = re.compile(r"(?:状态|进度|status|state)\s*$", re.IGNORECASE)
+
+_ELLIPSIS = re.compile(
+    r"^(?:好的?|嗯|OK|ok|Ok|行|没问题)?[，,\s]*(?:都|全部|已经?|全都)?"
+    r"(?:搞定|弄好|办好|办妥|完事儿?|妥了|齐活|好了|好啦|完成|成了|完工|大功告成|收工|OK|ok)"
+    r"(?:了|啦|咯|喽|哈|啰)?(?:哦|噢|呀|哟|嘛|哈|呢)?[\s！!。~～…✅🎉👍👌]*$"
+)
+_RESULT = [
+    (re.compile(r"搞定(?!后|之后|以后|的话)"), None),
+    (
+        re.compile(
+            r"(?:操作|执行|处理|提交|修改|保存|创建|删除|添加|更新)(?:已经?)?(?:成功|完成|完毕)(?!后|的|之后|与否)"
+        ),
+        None,
+    ),
+    (re.compile(r"^(?:已经?)?成功了?[！!。~～]*$|已生效|生效了|已办妥|已处理|已执行"), None),
+    (
+        re.compile(
+            r"(?:已经?|现在|目前)(?:在|进了?|躺在|出现在|列在)(?:你的)?(?:待办|笔记|清单|列表|任务)"
+            r"(?:列表|清单|事项)?(?:里|中|上)了?"
+            r"|(?<![还仍])(?:在|进了?|躺在|出现在|列在)(?:你的)?(?:待办|笔记|清单|列表|任务)"
+            r"(?:列表|清单|事项)?(?:里|中|上)了"
+        ),
+        "create",
+    ),
+    (
+        re.compile(r"(?:待办|笔记|清单|列表|任务)(?:列表|清单)?(?:里|中|上)?(?:现在|已经)?多了"),
+        "create",
+    ),
+    (
+        re.compile(
+            r"(?:清单|列表|待办|笔记|任务)(?:列表|清单)?(?:上|里|中)(?:现在|已经)?有了?"
+            r"[^，。]*了[\s。！!~～]*$|现在[^，。]*(?:清单|列表|待办|笔记)(?:列表|清单)?(?:上|里|中)有"
+        ),
+        "create",
+    ),
+    (
+        re.compile(r"(?:待办|笔记|清单|列表|任务)(?:列表|清单)?(?:里|中|上)?(?:现在|已经)?少了"),
+        "delete",
+    ),
+    (
+        re.compile(
+            r"(?:它|这条|那条|该|待办|笔记|任务|事项)[^，。]{0,6}"
+            r"(?:没了|不见了|消失了|已经?不在了|不在(?:列表|清单)?(?:里|中)了)"
+        ),
+        "delete",
+    ),
+    (
+        re.compile(
+            r"(?:现在|目前)(?:是|为|显示为?|处于|变成了?|已是)?(?:已完成|完成状态|未完成)"
+            r"|状态(?:已经?)?(?:被)?(?:改|变|更新|设置|切换)(?:为|成)|变成了?(?:已完成|未完成)"
+        ),
+        "status",
+    ),
+]
+_CHECK_ONLY = re.compile(r"^[\s✅✔☑️🎉👍👌]+$")
+
+
+def find(clause: Clause) -> list[Claim]:
+    """Return the claims of one clause read as Chinese (Latin verbs between zh marks too)."""
+    scan = clause.scan
+    if clause.question or not scan:
+        return []
+    found: list[Claim] = []
+    if (_CHECK_ONLY.match(scan) or _ELLIPSIS.match(scan)) and not _STATUS_LABEL.search(
+        clause.label
+    ):
+        # 已完成 / 完成了 on their own say a status changed; 搞定 / 好了 say nothing of what.
+        said = "status" if re.search(r"已经?完成|完成了", scan) else None
+        return [_claim(scan, scan.strip(), said)]
+    for pattern, state_kind in _RESULT:
+        match = pattern.search(scan)
+        if match and not _blocked_before(scan[: match.start()]):
+            found.append(_claim(scan, match.group(0), state_kind))
+    covered = -1  # a verb inside the phrase of the last claim belongs to it (标为完成)
+    for match in _VERB.finditer(scan):
+        if match.start() < covered:
+            continue
+        group = (match.lastgroup or OTHER).rstrip("_")
+        kind = None if group == "any" else group
+        verb = match.group(0)
+        before, after = scan[: match.start()], scan[match.end() :]
+        if _Latin(verb) and not re.search(r"[\u4e00-\u9fff]", before + after):
+            continue  # an English sentence: the English grammar reads it
+        if not _completed(verb, before, after, scan):
+            continue
+        if _blocked_before(before) or _AFTER_BLOCK.search(after) or _CARD_OBJECT.match(after):
+            continue
+        if _attributive(before, after) or _USER_SUBJECT.search(before):
+            continue
+        reported = _CONTENT_REPORT.search(before) and verb[0] in "记写"
+        if _BY_USER.search(before) or reported or before.endswith("是"):
+            continue  # 被你删除了 / 里面记录了… / 已经是完成状态
+        if kind == "status" and (_COUNTED.search(before) or _STATUS_LABEL.search(clause.label)):
+            continue
+        end = match.end() + (len(m.group(0)) if (m := _DONE_AFTER.match(after)) else 0)
+        covered = end
+        if kind in ("update", None) and _TO_STATUS.match(after):
+            kind = "status"  # 设为已完成 / 改成未完成
+        found.append(_claim(scan, scan[_phrase_start(before) : end].strip(), kind))
+    return found
+
+
+def _Latin(verb: str) -> bool:
+    return verb.isascii()
+
+
+def _completed(verb: str, before: str, after: str, scan: str) -> bool:
+    if "了" in verb:
+        return True
+    if re.match(r"^的[\s。！!~～]*$", after) and re.search(r"我|助手|刚", before):
+        return True  # 是我刚刚创建的
+    if _DONE_BEFORE.search(before) or _DONE_AFTER.match(after):
+        return True
+    if re.search(r"成功(?:地)?\s*$", before):
+        return True
+    return bool(_CLAUSE_FINAL_LE.search(after))
+
+
+def _blocked_before(before: str) -> bool:
+    """Negation or a modal since the last 已 (or anywhere without one); a condition anywhere."""
+    if _CONDITION.search(before):
+        return True
+    tail = before[before.rfind("已") + 1 :] if "已" in before else before
+    return bool(_NEGATION.search(tail) or _MODAL.search(tail))
+
+
+def _attributive(before: str, after: str) -> bool:
+    """已完成的待办 / 你上周创建的笔记: a description, unless it is 是我刚刚创建的 (a claim)."""
+    tail = re.match(r"^(?:了|好|过|掉)?的", after)
+    if not tail:
+        return False
+    rest = after[tail.end() :].strip(" 。！!~～…")
+    if rest:
+        return True  # a noun follows: 创建的待办
+    return not re.search(r"我|助手|刚|已经?", before)
+
+
+def _phrase_start(before: str) -> int:
+    for mark in ("已经", "已", "被", "成功"):
+        index = before.rfind(mark)
+        if index >= 0 and len(before) - index <= 24:
+            return index
+    return len(before)
+
+
+def _claim(scan: str, phrase: str, kind: str | None) -> Claim:
+    return Claim(
+        phrase=phrase or scan,
+        kind=kind,
+        resource_type=resource_type_of(scan),
+        sweeping=is_sweeping(scan),
+    )
