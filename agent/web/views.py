@@ -31,8 +31,8 @@ from agent.web.forms import CardForm, MessageForm, ReplyForm, card_fields, retry
 from agent.web.htmx import Fragment, is_htmx, page_context, problem, respond, run_action
 from agent.web.presenters import (
     assistant_entry,
-    notice_view,
     history_entries,
+    notice_view,
     outcome_view,
     user_entry,
     zone_of,
