@@ -17,6 +17,7 @@ from agent.planners import (
 )
 from agent.planners.openai import OpenAIPlanner
 from agent.planners.rules import RulesPlanner
+from agent.tools import registry
 from lightnote.errors import LightNoteError
 from lightnote.i18n import translate
 
@@ -424,7 +425,10 @@ def test_a_multi_line_summary_is_shown_as_the_tool_wrote_it() -> None:
 
 
 def receipt(tool: str, result: dict[str, Any], summary: str = "ok") -> dict[str, Any]:
+    """The receipt the continuation passes: the API's Receipt, the result, the tool's reply code."""
+    code = registry.get(tool).reply_code(result) if registry.get(tool) else None
     return {
+        **({"reply_code": code} if code else {}),
         "action_id": "3f1c2c7e-0000-4000-8000-000000000001",
         "tool": tool,
         "capability": "todo.create",
