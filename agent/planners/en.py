@@ -174,12 +174,13 @@ _OPEN = (
     r"\b(?:open|pending|unfinished|incomplete|outstanding|remaining|not\s+done|undone|active"
     r"|left)\b"
 )
-_DONE = r"\b(?:done|completed|finished|closed|checked\s+off)\b"
+_DONE = r"\b(?:done|completed?|finish(?:ed)?|closed|checked\s+off)\b"
 _FILLER = re.compile(
     rf"\b(?:show|list|display|view|see|give|get|me|my|all|the|a|an|of|what|what's|whats|is|are|do|does|"
     rf"did|have|has|i|which|how|many|there|any|find|search|look|up|for|through|at|pull|check|open|"
     rf"browse|tell|in|on|with|about|mentioning|containing|matching|regarding|that|mention|current|"
-    rf"currently|still|right|now|again|please|everything|stuff|items?|things?|to\s+do|left|got)\b|"
+    rf"currently|still|right|now|again|please|everything|stuff|items?|things?|to\s+do|left|got|need|"
+    rf"needs|gotta|should|must|anything|something|due|overdue|doing|this|week|from|by)\b|"
     rf"{_OPEN}|{_DONE}|{_TODO_WORD}|{_NOTE_WORD}|'s\b|’s\b|[?.!,:;]",
     re.IGNORECASE,
 )
@@ -320,9 +321,22 @@ _UPDATE_TODO = [
         rf"(?:(?:todo|to-do|task)\s+)?{_TITLE}\s*(?::|saying)\s*(?P<value>.+?){_END}"
     ),
 ]
-_UPDATE_NO_VALUE = _en(
-    rf"^(?:change|update|edit|modify)\s+(?:the\s+)?(?:(?P<field>{_FIELD})\s+(?:of|for|on)\s+)?"
-    rf"(?:the\s+|my\s+)?(?P<kind>note|todo|to-do|task)\s+{_TITLE}{_END}"
+_UPDATE_NO_VALUE = [
+    _en(
+        rf"^(?:change|update|edit|modify|set)\s+(?:the\s+)?(?P<field>{_FIELD})\s+(?:of|for|on)\s+"
+        rf"(?:the\s+|my\s+)?(?:(?P<kind>note|todo|to-do|task)\s+)?{_TITLE}{_END}"
+    ),
+    _en(
+        rf"^(?:change|update|edit|modify)\s+(?:the\s+|my\s+)?(?P<kind>note|todo|to-do|task)\s+"
+        rf"(?:called\s+|titled\s+|named\s+)?{_TITLE}{_END}"
+    ),
+    _en(
+        r"^(?P<verb>lower|raise|bump|increase|decrease|reduce|change)\s+(?:the\s+)?(?P<field>priority)"
+        rf"\s+(?:of|for|on)\s+(?:the\s+|my\s+)?(?:(?P<kind>todo|to-do|task)\s+)?{_TITLE}{_END}"
+    ),
+]
+_UPDATE_WHICH = _en(
+    r"^(?:change|update|edit|modify)\s+(?:a\s+|the\s+|my\s+)?(?P<kind>note|todo|task)$"
 )
 _CREATE_NOTE = [
     _en(
@@ -330,6 +344,10 @@ _CREATE_NOTE = [
         r"(?:new\s+|quick\s+)?note\b\s*(?:[:\-–—]\s*)?(?P<body>.*?)\s*[.!]?\s*$"
     ),
     _en(r"^note\s*:\s*(?P<body>.+?)\s*$"),
+    _en(
+        r"^(?:save|put|write|jot|add)\s+(?:this|that|it)\s+(?:down\s+)?(?:as|in|to|into)\s+(?:a\s+)?"
+        r"(?:new\s+)?(?:my\s+)?notes?\s*[:\-–—]\s*(?P<body>.+?)\s*$"
+    ),
     _en(
         r"^(?:save|put|add|write|jot)\s+(?P<body>.+?)\s+(?:as|to|in|into)\s+(?:a\s+)?(?:new\s+)?"
         r"(?:my\s+)?notes?\s*[.!]?\s*$"
@@ -346,7 +364,7 @@ _CREATE_TODO = [
     _en(
         r"^(?:add|put|stick|throw)\s+(?P<body>.+?)\s+(?:to|on|in|onto)\s+(?:my\s+|the\s+)?"
         r"(?:todos?|to-dos?|todo\s+list|to-do\s+list|to\s+do\s+list|tasks?|task\s+list|list|agenda)"
-        r"\s*[.!]?\s*$"
+        r"(?P<tail>\s+(?:for|by|on|at|due)\s+.+?)?\s*[.!]?\s*$"
     ),
     _en(
         r"^(?:remind\s+me|don'?t\s+let\s+me\s+forget|i\s+need\s+a\s+reminder|set\s+a\s+reminder)"
@@ -487,7 +505,7 @@ def _writes(text: str) -> Intent | None:
     for pattern in _STATUS:
         match = pattern.match(text)
         if match and unquote(match.group("title")):
-            title = unquote(match.group("title"))
+            title = unquote(re.sub(r"\s+(?:todo|task|item)$", "", match.group("title"), flags=re.I))
             if re.match(r"^(?:all|every|everything)\b", title, re.I):
                 return HELP
             state = match.group("state").lower()
@@ -501,10 +519,15 @@ def _writes(text: str) -> Intent | None:
         match = pattern.match(text)
         if match:
             return _update_todo(match)
-    match = _UPDATE_NO_VALUE.match(text)
+    match = _UPDATE_WHICH.match(text)
     if match:
-        field_name = (match.group("field") or "").lower()
-        kind = match.group("kind").lower()
+        return ask(
+            "update_note" if match.group("kind").lower() == "note" else "update_todo", SLOT_TARGET
+        )
+    match = next((m for m in (p.match(text) for p in _UPDATE_NO_VALUE) if m), None)
+    if match:
+        field_name = (match.groupdict().get("field") or "").lower()
+        kind = (match.groupdict().get("kind") or "todo").lower()
         title = unquote(match.group("title"))
         if kind == "note":
             return ask("update_note", SLOT_CHANGE, note_title=title)
@@ -528,12 +551,31 @@ def _writes(text: str) -> Intent | None:
         match = pattern.match(text)
         if match:
             given = match.groupdict().get("priority")
-            return todo_fields(match.group("body"), priority=priority_of(given) if given else None)
+            body = match.group("body") + (match.groupdict().get("tail") or "")
+            return todo_fields(body, priority=priority_of(given) if given else None)
     return None
 
 
+# Explicit lookups read whatever follows; a question must be about the user's items.
+_SEARCH_HEAD = re.compile(
+    r"^(?:show|list|display|view|give\s+me|get\s+me|get\s+my|find|search|look\s+up|look\s+for|"
+    r"look\s+through|pull\s+up|check(?!\s+off)|open\s+my|browse)\b",
+    re.IGNORECASE,
+)
+_TOPIC = re.compile(
+    rf"{_TODO_WORD}|{_NOTE_WORD}|{_OPEN}|{_DONE}|\b(?:due|overdue|deadline|priority|to\s+do|plans?|"
+    r"schedule|need\s+to|have\s+to|on\s+my\s+plate|up\s+next|busy)\b|[\"“‘「]",
+    re.IGNORECASE,
+)
 _QUESTION = re.compile(
     r"\?\s*$|^(?:what|which|how|when|where|who|do|does|did|is|are|have|has)\b", re.I
+)
+
+
+_GREETING = re.compile(
+    r"(?:good\s+(?:morning|afternoon|evening|night|day)|morning|evening|hi|hello|hey|yo|thanks|"
+    r"thank\s+you|ok|okay|cool|great|nice)(?:\s+there)?[!.]*",
+    re.IGNORECASE,
 )
 
 
@@ -542,12 +584,12 @@ def interpret(text: str) -> Intent:
     if _DELETE_ACCOUNT.search(text):
         return Intent("delete_account", {})
     body = strip_polite(text)
-    if not body:
+    if not body or _GREETING.fullmatch(body):
         return HELP
-    if _READ_HEAD.match(body) and not _WRITE_HEAD.match(body):
+    if _SEARCH_HEAD.match(body) and not _WRITE_HEAD.match(body):
         return read_intent(body)
-    if _QUESTION.search(text) and not _WRITE_HEAD.match(body):
-        return read_intent(body)
+    if (_READ_HEAD.match(body) or _QUESTION.search(text)) and not _WRITE_HEAD.match(body):
+        return read_intent(body) if _TOPIC.search(body) else HELP
     write = _writes(body)
     if write is not None:
         return write
@@ -558,6 +600,12 @@ def interpret(text: str) -> Intent:
     title = clean_title(rest)
     if due and title and not _WRITE_WORDS.search(title) and len(title.split()) <= 12:
         return ask("create_todo", SLOT_INTENT, title=title, due_at=due)
+    need = re.match(
+        r"^i\s+(?:need|have|must|gotta|got|should)\s+(?:to\s+)?(?P<title>.+)$", body, re.I
+    )
+    if need and not _WRITE_WORDS.search(need.group("title")):
+        # "I need to buy milk": probably a todo, but nothing asked for one: ask.
+        return ask("create_todo", SLOT_INTENT, title=clean_title(need.group("title")))
     return HELP
 
 

@@ -9,6 +9,7 @@ caller asks and keeps it pending); its final reply is a template filled from the
 
 from __future__ import annotations
 
+import re
 from types import ModuleType
 from typing import Any
 
@@ -37,7 +38,11 @@ def interpret(text: str) -> Intent:
     text = normalise(text)
     if not text:
         return Intent(None)
-    return grammar_for(text).interpret(text)
+    intent = grammar_for(text).interpret(text)
+    if intent.tool is None and grammar_for(text) is zh and re.search(r"[A-Za-z]{3,}", text):
+        # Mixed Chinese and English ("remind me to 交房租 tomorrow 9am"): the English form.
+        return en.interpret(text)
+    return intent
 
 
 class RulesPlanner:

@@ -81,22 +81,22 @@ def is_time(value: str) -> bool:
     return due is not None and not rest.strip(STRIP + "的")
 
 
+_PART_OF_DAY = re.compile(
+    r"凌晨|清晨|早上|早晨|上午|中午|正午|午后|下午|傍晚|晚上|夜里|夜间|半夜|晚间"
+)
+
+
 def merge_time(prior: str, answer: str) -> str:
     """Complete a vague time with an answer: "下周一上午" + "10点" -> "下周一上午10点".
 
-    An answer that names its own day replaces the prior time; a clock time keeps the prior day.
+    An answer that names its own day replaces the prior time; a clock time keeps the prior
+    day, and the prior part of the day unless the answer names its own ("下午3点").
     """
     if _DAY.search(answer) or not prior:
         return answer
     day = "".join(match.group() for match in _DAY.finditer(prior))
-    if not day:
-        return answer
-    if not re.search(
-        r"凌晨|清晨|早上|早晨|上午|中午|正午|午后|下午|傍晚|晚上|夜里|夜间|半夜|晚间", answer
-    ):
-        part = re.search(
-            r"凌晨|清晨|早上|早晨|上午|中午|正午|午后|下午|傍晚|晚上|夜里|夜间|半夜|晚间", prior
-        )
+    if not _PART_OF_DAY.search(answer):
+        part = _PART_OF_DAY.search(prior)
         if part and not day.startswith(("今晚", "明晚", "昨晚", "今早", "明早")):
             day += part.group()
     return day + answer
@@ -148,6 +148,8 @@ _POLITE_TAIL = re.compile(
 def strip_polite(text: str) -> str:
     """Drop polite openings and closing particles: "请帮我列出我的待办吧" -> "列出我的待办"."""
     body = _POLITE_TAIL.sub("", text.strip())
+    # "创建个待办吧：整理桌面": a particle before a colon or comma closes a phrase only.
+    body = re.sub(r"(?:吧|呢|啊|呀|哈)\s*(?=[：:，,])", "", body)
     # "能帮我新建一个待办吗，明天交房租": the question particle closes the polite part only.
     body = re.sub(r"(?:好吗|好不好|可以吗|行吗|吗|么)\s*[，,]\s*", "：", body, count=1)
     stripped = _POLITE_HEAD.sub("", body)
@@ -169,7 +171,7 @@ _READ_HEAD = re.compile(
 _READ_TAIL = re.compile(r"(?:列出来|列一下|看看|看一下|显示出来|给我看看?|调出来|找出来|翻出来)$")
 _QUESTION = re.compile(
     r"有哪些|有什么|有没有|有几[个条项件]|多少[个条项件]?|哪些|哪几|什么|几个|几条|啥|怎么样|"
-    r"还剩|剩下|剩几|是否|列表|清单|[吗么][？?]?$|[？?]$"
+    r"还剩|剩下|剩几|是否|[吗么][？?]?$|[？?]$"
 )
 _OPEN = (
     r"未完成|没完成|没有完成|未做完|没做完|还没做|还没完成|待完成|待处理|进行中|没搞定|未结束|没弄完"
@@ -179,7 +181,7 @@ _DONE = r"已完成|已经完成|完成了的|完成的|做完的|做完了的|�
 _READ_FILLER = re.compile(
     rf"我的|我|所有的?|全部的?|一下|一眼|最近的?|现在的?|目前的?|当前的?|还|都|吧|呢|有哪些|有什么|"
     rf"有没有|哪些|什么|多少|几个|几条|是|的|里面?|中|列表|清单|(?:{_OPEN})|(?:{_DONE})|"
-    rf"完成了|做完了|搞定了|完成|做完|搞定|相关|关于|有关|包含|含有|提到|要做|要干|要处理|安排|事情|事儿|日程|[:：，,。？?！!、\s]"
+    rf"高优先级|低优先级|普通优先级|优先级|重要的|紧急的|完成了|做完了|搞定了|完成|做完|搞定|相关|关于|有关|包含|含有|提到|要做|要干|要处理|安排|事情|事儿|日程|[:：，,。？?！!、\s]"
 )
 
 
@@ -283,7 +285,7 @@ _TITLE = rf"(?P<title>{QUOTED}|.+?)"
 _DONE_STATE = r"完成|已完成|做完|搞定|结束|完结|done"
 _OPEN_STATE = r"未完成|没完成|待完成|未做完|没做完|进行中|重新打开|打开|未开始|待办|open"
 _WRITE_HEAD = re.compile(
-    rf"^(?:{_CREATE}|删除|删掉|删了|删|移除|去掉|清除|把|将|给|完成|做完|勾掉|勾选|重新打开|重开|"
+    rf"^(?:{_CREATE}|写|删除|删掉|删了|删|移除|去掉|清除|把|将|给|完成|做完|勾掉|勾选|重新打开|重开|"
     r"修改|更改|调整|更新|改|重命名|推迟|延后|提前|标记|提醒)"
 )
 _KINDS = {"笔记": "note", "备忘": "note", "备忘录": "note", "note": "note"}
@@ -336,6 +338,10 @@ _STATUS = [
         rf"(?P<state>完成了|做完了|搞定了|弄完了|办完了|处理完了|完成|做完|搞定)(?:啦|了)?{_END}"
     ),
     _zh(rf"^我(?:已经|已)?(?P<state>做完|完成|搞定|弄完|办完)了\s*(?:{_TODO})?\s*{_TITLE}{_END}"),
+    _zh(
+        rf"^(?:把|将)\s*(?:{_TODO})?\s*{_TITLE}\s*(?P<state>勾掉|勾选|划掉|打勾|完成|做完|搞定)(?:了)?"
+        + _END
+    ),
 ]
 _FIELD = (
     r"截止时间|截止日期|到期时间|到期日|截止|期限|deadline|时间|日期|标题|名称|名字|优先级|描述|备注|说明|"
@@ -489,7 +495,8 @@ def _update(match: re.Match[str]) -> Intent:
     groups = match.groupdict()
     kind = _kind(groups.get("kind") or groups.get("kind2"))
     title = unquote(groups.get("title") or "")
-    intent = _field_args(kind, groups.get("field") or "", groups.get("verb") or "", groups["value"])
+    value = groups["value"].strip().lstrip("：:，,")
+    intent = _field_args(kind, groups.get("field") or "", groups.get("verb") or "", value)
     key = "note_title" if intent.tool == "update_note" else "todo_title"
     if not title:
         return ask(intent.tool or "update_todo", SLOT_TARGET, **intent.args)
@@ -503,6 +510,7 @@ def todo_fields(body: str, *, priority: str | None = None) -> Intent:
     if match:
         description = match.group("text").strip().strip(STRIP)
         body = body[: match.start()]
+    body = re.sub(r"^(?:内容|标题|名字|名称)?\s*(?:是|为|叫做?|：|:)\s*", "", body.strip())
     quoted = re.search(QUOTED, body)
     rest, found_priority = take_priority(body)
     priority = priority or found_priority
@@ -567,7 +575,10 @@ def note_fields(body: str) -> Intent:
 
 
 def _status(match: re.Match[str]) -> Intent | None:
-    title = unquote(match.group("title"))
+    title = re.sub(
+        rf"\s*(?:这个|这条|那个|那条)?\s*(?:{_TODO})?$", "", unquote(match.group("title"))
+    )
+    title = unquote(title)
     if not title or re.fullmatch(r"(?:这个|这条|它|那个|待办|任务|了)", title):
         state = match.group("state")
         opened = re.fullmatch(rf"{_OPEN_STATE}|重开|恢复|取消完成|撤销完成|取消勾选", state, re.I)
@@ -589,7 +600,9 @@ def _writes(text: str) -> Intent | None:
             if re.search(r"^(?:所有|全部|已完成的?|未完成的?|这些|那些)", title):
                 return HELP  # bulk deletes are not offered
             tool = "delete_note" if kind == "note" else "delete_todo"
-            if not title or title in {"它", "这个", "那个"}:
+            if not title or re.fullmatch(
+                rf"(?:它|这个|那个|这条|那条|一下)?(?:{_TODO}|{_NOTE})?", title
+            ):
                 return ask(tool, SLOT_TARGET)
             return Intent(tool, {_ref_key(kind): title})
     match = _DESCRIBE.match(text)
@@ -619,6 +632,10 @@ def _writes(text: str) -> Intent | None:
             intent = _status(match)
             if intent is not None:
                 return intent
+    match = _UPDATE_HEAD_ONLY.match(text)
+    if match and not (match.group("title") or "").strip():
+        tool = "update_note" if _kind(match.group("kind")) == "note" else "update_todo"
+        return ask(tool, SLOT_TARGET)
     match = _UPDATE_NO_VALUE.match(text) or _UPDATE_HEAD_ONLY.match(text)
     if match and (match.groupdict().get("title") or "").strip():
         kind = _kind(match.groupdict().get("kind") or match.groupdict().get("kind2"))
@@ -661,12 +678,19 @@ def _writes(text: str) -> Intent | None:
     return None
 
 
+_GREETING = re.compile(
+    r"(?:早上好|早安|上午好|中午好|下午好|晚上好|晚安|你好|您好|嗨|哈喽|在吗|在不在|谢谢|多谢|好的|嗯|ok)"
+    r"[！!。.~～]*",
+    re.IGNORECASE,
+)
+
+
 def interpret(text: str) -> Intent:
     """Return what one Chinese sentence asks for; reads first, writes only when explicit."""
     if _DELETE_ACCOUNT.search(text):
         return Intent("delete_account", {})
     body = strip_polite(text)
-    if not body:
+    if not body or _GREETING.fullmatch(body):
         return HELP
     if _READ_HEAD.match(body) or _READ_TAIL.search(body) or _READ_IN.match(body):
         return read_intent(body)
@@ -686,7 +710,9 @@ def interpret(text: str) -> Intent:
         if intent.tool == "create_todo" and not intent.slot and "due_at" in intent.args:
             return intent  # 下周一上午 10 点开会的待办: the todo and its time are both named
         return read_intent(body)
-    rest, due = take_zh_time(body)
+    rest, due = take_zh_time(
+        re.sub(r"^(?:记一下|记下来|记下|记录一下|记一笔|记着|记住)\s*", "", body)
+    )
     title = clean_title(rest)
     if due and title and not question and not _WRITE_WORDS.search(title):
         # 下周一上午开会: probably a todo, but nothing asked for one: ask, never guess.
@@ -700,7 +726,11 @@ _YES = re.compile(
     r"^(?:是|是的|对|对的|好|好的|好啊|行|可以|没错|嗯|嗯嗯|确定|要|需要|创建吧|就这样|ok|okay|yes)$",
     re.I,
 )
-_NO = re.compile(r"^(?:不|不是|不用|不用了|不要|不要了|算了|取消|别|没有|否|no|cancel)$", re.I)
+_NO = re.compile(
+    r"^(?:不|不是|不对|不用|不要|算|算了|取消|别|别了|没有|否|先不|先不用|先不要|不创建|不记|不改|不删|"
+    r"不需要|没事|no|cancel)$",
+    re.I,
+)
 _ORDINALS = {
     "一": 1,
     "二": 2,
@@ -721,7 +751,7 @@ def is_yes(text: str) -> bool:
 
 
 def is_no(text: str) -> bool:
-    return bool(_NO.match(text.strip().strip(STRIP + "吧了啊")))
+    return bool(_NO.match(re.sub(r"(?:吧|啊|呀|哈|了)+$", "", text.strip().strip(STRIP))))
 
 
 def ordinal(text: str) -> int | None:
