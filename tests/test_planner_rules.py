@@ -616,3 +616,24 @@ def test_polite_forms_particles_and_quotes_do_not_change_the_proposal(
 def test_full_width_digits_and_punctuation_read_like_ascii() -> None:
     [proposal] = plan("添加待办：明天下午３点　交报告").proposals
     assert proposal.args == {"title": "交报告", "due_at": "明天下午3点"}
+
+
+NOT_A_WRITE = [
+    # negations
+    "不要删除买菜", "别删买菜", "先别完成周报", "不用提醒我开会", "don't delete Pay rent",
+    "do not mark Pay rent as done", "never mind, don't add it",
+    # questions about the items or about the assistant
+    "我昨天添加了哪些待办", "哪些待办已经删除了", "怎么创建待办", "创建的待办在哪里看",
+    "如何把待办标记为完成？", "周报完成了吗？", "交房租什么时候到期", "what did I add yesterday?",
+    "how do I create a todo?", "did I mark Pay rent as done?", "is there a todo to call mom?",
+    "when is Pay rent due?", "should I delete Pay rent?",
+    # bare words
+    "删除", "删掉", "完成", "明天", "开会", "delete", "create", "remind me", "今天天气怎么样",
+    "早上好", "good morning", "thanks!",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("text", NOT_A_WRITE)
+def test_negations_questions_and_bare_words_never_propose_a_write(text: str) -> None:
+    result = plan(text)
+    assert [p for p in result.proposals if p.tool not in READ_TOOLS] == []

@@ -256,8 +256,9 @@ _DELETE_ACCOUNT = _en(
 )
 _DELETE = _en(
     r"^(?:delete|remove|erase|drop|trash|get\s+rid\s+of|clear)\s+(?:the\s+|my\s+|this\s+|that\s+)?"
-    rf"(?:(?P<kind>note|todo|to-do|task|reminder)\s*)?(?:titled|called|named)?\s*:?\s*{_TITLE}"
-    rf"(?:\s+(?P<kind2>note|todo|task))?(?:\s+from\s+my\s+(?:list|todos|tasks|notes))?{_END}"
+    rf"(?:(?P<kind>notes?|todos?|to-dos?|tasks?|reminders?)\b\s*)?(?:titled|called|named)?\s*:?\s*"
+    rf"(?P<title>{QUOTED}|.*?)(?:\s+(?P<kind2>note|todo|task))?"
+    rf"(?:\s+from\s+my\s+(?:list|todos|tasks|notes))?{_END}"
 )
 _STATUS = [
     _en(
@@ -480,12 +481,12 @@ def _update_todo(match: re.Match[str]) -> Intent:
 def _writes(text: str) -> Intent | None:
     match = _DELETE.match(text)
     if match:
-        kind = (match.group("kind") or match.group("kind2") or "todo").lower()
+        kind = (match.group("kind") or match.group("kind2") or "todo").lower().rstrip("s")
         title = unquote(match.group("title"))
         if re.match(r"^(?:all|every|completed|done|finished)\b", title, re.I):
             return HELP  # bulk deletes are not offered
         if kind == "note":
-            return Intent("delete_note", {"note_title": title})
+            return Intent("delete_note", {"note_title": title} if title else {})
         if not title or title.lower() in {"it", "this", "that", "this one", "that one"}:
             return ask("delete_todo", SLOT_TARGET)
         return Intent("delete_todo", {"todo_title": title})
@@ -510,7 +511,7 @@ def _writes(text: str) -> Intent | None:
                 return HELP
             state = match.group("state").lower()
             opened = re.fullmatch(rf"{_OPEN_STATE}|reopen|re-open|uncheck|unmark|undo", state)
-            if title.lower() in {"it", "this", "that", "this one", "that one"}:
+            if title.lower() in {"it", "this", "that", "this one", "that one", "as", "it as"}:
                 return ask("set_todo_status", SLOT_TARGET, status="open" if opened else "done")
             return Intent(
                 "set_todo_status", {"todo_title": title, "status": "open" if opened else "done"}
@@ -572,6 +573,7 @@ _QUESTION = re.compile(
 )
 
 
+_NEGATED = re.compile(r"^(?:don'?t|do\s+not|never|no\s+need\s+to|not\s+now)\b", re.IGNORECASE)
 _GREETING = re.compile(
     r"(?:good\s+(?:morning|afternoon|evening|night|day)|morning|evening|hi|hello|hey|yo|thanks|"
     r"thank\s+you|ok|okay|cool|great|nice)(?:\s+there)?[!.]*",
@@ -584,8 +586,8 @@ def interpret(text: str) -> Intent:
     if _DELETE_ACCOUNT.search(text):
         return Intent("delete_account", {})
     body = strip_polite(text)
-    if not body or _GREETING.fullmatch(body):
-        return HELP
+    if not body or _GREETING.fullmatch(body) or _NEGATED.match(body):
+        return HELP  # "don't delete Pay rent": a request NOT to write is no write
     if _SEARCH_HEAD.match(body) and not _WRITE_HEAD.match(body):
         return read_intent(body)
     if (_READ_HEAD.match(body) or _QUESTION.search(text)) and not _WRITE_HEAD.match(body):

@@ -171,7 +171,7 @@ _READ_HEAD = re.compile(
 _READ_TAIL = re.compile(r"(?:列出来|列一下|看看|看一下|显示出来|给我看看?|调出来|找出来|翻出来)$")
 _QUESTION = re.compile(
     r"有哪些|有什么|有没有|有几[个条项件]|多少[个条项件]?|哪些|哪几|什么|几个|几条|啥|怎么样|"
-    r"还剩|剩下|剩几|是否|[吗么][？?]?$|[？?]$"
+    r"还剩|剩下|剩几|是否|哪里|哪儿|在哪|怎么|如何|为什么|为啥|[吗么][？?]?$|[？?]$"
 )
 _OPEN = (
     r"未完成|没完成|没有完成|未做完|没做完|还没做|还没完成|待完成|待处理|进行中|没搞定|未结束|没弄完"
@@ -286,7 +286,7 @@ _DONE_STATE = r"完成|已完成|做完|搞定|结束|完结|done"
 _OPEN_STATE = r"未完成|没完成|待完成|未做完|没做完|进行中|重新打开|打开|未开始|待办|open"
 _WRITE_HEAD = re.compile(
     rf"^(?:{_CREATE}|写|删除|删掉|删了|删|移除|去掉|清除|把|将|给|完成|做完|勾掉|勾选|重新打开|重开|"
-    r"修改|更改|调整|更新|改|重命名|推迟|延后|提前|标记|提醒)"
+    r"修改|更改|调整|更新|改|重命名|推迟|延后|提前|标记|提醒)(?!的|过的|了的)"
 )
 _KINDS = {"笔记": "note", "备忘": "note", "备忘录": "note", "note": "note"}
 
@@ -306,7 +306,7 @@ def _zh(pattern: str) -> re.Pattern[str]:
 _DELETE_ACCOUNT = _zh(
     r"(?:注销|删除|删掉|销毁|关闭|停用|注销掉)\s*(?:我的|这个)?\s*(?:账号|账户|帐号|帐户|用户)"
 )
-_DELETE_VERB = r"(?:删除|删掉|删了|删|移除|去掉|清除|清掉|干掉)"
+_DELETE_VERB = r"(?:删除|删掉|删了|删(?![除掉了])|移除|去掉|清除|清掉|干掉)"
 _DELETE = [
     _zh(
         rf"^{_DELETE_VERB}\s*(?:一下)?\s*(?:这条|这个|那条|那个|我的)?\s*(?P<kind>{_NOTE}|{_TODO})?"
@@ -600,9 +600,14 @@ def _writes(text: str) -> Intent | None:
             if re.search(r"^(?:所有|全部|已完成的?|未完成的?|这些|那些)", title):
                 return HELP  # bulk deletes are not offered
             tool = "delete_note" if kind == "note" else "delete_todo"
-            if not title or re.fullmatch(
+            if re.fullmatch(rf"(?:这条|这个|那条|那个|我的)?{_NOTE}", title):
+                tool = "delete_note"
+            vague = not title or re.fullmatch(
                 rf"(?:它|这个|那个|这条|那条|一下)?(?:{_TODO}|{_NOTE})?", title
-            ):
+            )
+            if tool == "delete_note":  # planned: the registry's guidance answers, whatever the note
+                return Intent(tool, {} if vague else {"note_title": title})
+            if vague:
                 return ask(tool, SLOT_TARGET)
             return Intent(tool, {_ref_key(kind): title})
     match = _DESCRIBE.match(text)
@@ -678,6 +683,9 @@ def _writes(text: str) -> Intent | None:
     return None
 
 
+_NEGATED = re.compile(
+    r"^(?:不要|不用|别|先别|先不要|不必|无需|不需要|千万别|没必要|暂时不要|暂时别|不想)"
+)
 _GREETING = re.compile(
     r"(?:早上好|早安|上午好|中午好|下午好|晚上好|晚安|你好|您好|嗨|哈喽|在吗|在不在|谢谢|多谢|好的|嗯|ok)"
     r"[！!。.~～]*",
@@ -690,8 +698,8 @@ def interpret(text: str) -> Intent:
     if _DELETE_ACCOUNT.search(text):
         return Intent("delete_account", {})
     body = strip_polite(text)
-    if not body or _GREETING.fullmatch(body):
-        return HELP
+    if not body or _GREETING.fullmatch(body) or _NEGATED.match(body):
+        return HELP  # "不要删除买菜", "不用提醒我开会": a request NOT to write is no write
     if _READ_HEAD.match(body) or _READ_TAIL.search(body) or _READ_IN.match(body):
         return read_intent(body)
     # A question is a read unless it is a polite wrapper around an explicit write
