@@ -19,7 +19,14 @@ from agent.capabilities import capability_by_tool, capability_for_unknown_tool
 from agent.guard import guard_reply
 from agent.models import ActionCard, AgentSession, Message
 from agent.planners import get_planner
-from agent.planners.base import Clarification, Fact, PlanRequest, PlanResult, Proposal
+from agent.planners.base import (
+    Clarification,
+    Fact,
+    PlanRequest,
+    PlanResult,
+    Proposal,
+    reply_locale,
+)
 from agent.planners.lexicon import SLOT_TARGET
 from agent.planners.questions import question
 from agent.planners.replies import describe_facts
@@ -189,7 +196,9 @@ class _Turn:
             return
         if candidates is None and clarification.slot == SLOT_TARGET:
             candidates = self._candidates(clarification.tool, clarification.args)
-        message = question(clarification, self.locale, candidates=candidates, not_found=not_found)
+        # The planner's own words: in the language of the sentence, like every planner text.
+        language = reply_locale(self.text, self.locale)
+        message = question(clarification, language, candidates=candidates, not_found=not_found)
         notice = {
             "capability": _capability_id(clarification.tool),
             "status": "clarify",
@@ -207,7 +216,7 @@ class _Turn:
                 {key: item.get(key) for key in ("id", "title", "due_at", "status")}
                 for item in (candidates or [])[: followups.MAX_CANDIDATES]
             ],
-            locale=self.locale,
+            locale=language,
         )
 
     def _ask_about(self, proposal: Proposal, error: LightNoteError) -> bool:
@@ -432,7 +441,12 @@ def handle_message(
     waiting = _pending_request(actor, session_id)
     resumed = followups.resume(waiting, text) if waiting is not None else None
     if resumed is not None and resumed.cancelled:
-        plan = PlanResult(text=translate("PLANNER_CLARIFY_CANCELLED", locale))
+        plan = PlanResult(
+            text=translate(
+                "PLANNER_CLARIFY_CANCELLED",
+                reply_locale(text, waiting.locale if waiting else locale),
+            )
+        )
     elif resumed is not None and resumed.again is not None:
         plan = PlanResult(text="", clarify=resumed.again)
     elif resumed is not None and resumed.proposal is not None:

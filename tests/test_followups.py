@@ -345,3 +345,31 @@ def test_a_model_proposal_with_a_vague_time_is_asked_about_and_completed(api, fa
     assert card["args"]["title"] == "开会"
     assert card["args"]["due_at"] == "2026-12-07T10:00:00+08:00"
     assert len(fake_openai.requests) == 1
+
+
+@pytest.mark.parametrize(
+    ("first", "answer"),
+    [("把 提交周报 的优先级改一下", "高优先级"), ("change the priority of 提交周报", "high")],
+)
+def test_a_missing_priority_is_asked_for_and_the_answer_fills_it(
+    api, weekly_report, first, answer
+) -> None:
+    session_id = session_of(api)
+    notice = clarify_notice(say(api, session_id, first))
+    assert (notice["capability"], notice["slot"]) == ("todo.update", "priority")
+    [card] = say(api, session_id, answer)["cards"]
+    assert (card["tool"], card["args"]["priority"]) == ("update_todo", 2)
+    assert card["args"]["todo_id"] == str(weekly_report.id)
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "word"),
+    [
+        ("add a todo", "zh-CN", "What should the todo say"),
+        ("帮我创建一个待办", "en", "要创建什么待办"),
+    ],
+)
+def test_a_question_speaks_the_language_of_the_sentence(client_for, user, text, language, word):
+    api = client_for(user, **{"Accept-Language": language})
+    notice = clarify_notice(say(api, session_of(api), text))
+    assert word in notice["message"]
