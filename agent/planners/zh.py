@@ -127,7 +127,6 @@ def take_priority(text: str) -> tuple[str, str | None]:
 def clean_title(text: str) -> str:
     title = text.strip().strip(STRIP).strip("的").strip(STRIP)
     title = re.sub(r"^(?:我)?(?:需要|要|得|该|必须)(?=..)", "", title)
-    title = re.sub(r"^(?:去|来)(?=..)(?!年)", "", title) if title.startswith("去做") else title
     title = re.sub(r"(?:这件事|这事|这个事)$", "", title)
     return unquote(title).strip(STRIP)
 
@@ -222,7 +221,6 @@ _TOPIC = re.compile(
     r"过期|逾期|优先级|完成|记过|写过",
     re.IGNORECASE,
 )
-_DAY_FILTER = re.compile(r"今天|今日|明天|后天|本周|这周|this week|today|tomorrow")
 
 
 def read_intent(text: str) -> Intent:
