@@ -5,12 +5,13 @@ users type them — varied words, politeness, particles, quotes, typos, mixed la
 with what must happen: the write it asks for (tool and key args), a read, a clarifying
 question, a planned/forbidden notice, or help. Multi-turn cases separate their messages with
 `` || ``; the expectation is about the last message (every earlier one must ask a question
-and make no card). Rows marked ``held`` were written with the rest but never used to tune the
-grammar: they measure it.
+and make no card). Rows marked ``held`` were written after the grammar was tuned on the
+others and are not used to tune it: they measure it (docs/conversation.md lists the few
+disclosed exceptions).
 
-Every case runs through the HTTP messages endpoint in a fresh session, with the clock frozen
-on Wednesday 2026-12-02 14:00 in Asia/Shanghai, against a fixed set of the user's todos and
-notes. Outcomes per language:
+Every message runs through the HTTP messages endpoint, each case in a fresh session, with
+the clock frozen on Wednesday 2026-12-02 14:00 in Asia/Shanghai, against a fixed set of the
+user's todos and notes. Outcomes per language:
 
 - **correct**: exactly what was expected;
 - **clarified**: no card, a ``clarify`` notice (a question that leads there);
@@ -36,6 +37,7 @@ from zoneinfo import ZoneInfo
 import pytest
 import time_machine
 
+from agent.sessions import session_create
 from notes import services as note_services
 from notes.models import Note
 from todos import services as todo_services
@@ -220,7 +222,9 @@ def test_intent_corpus_over_http(corpus_user, client_for, settings, capsys) -> N
         for case in cases:
             language = "zh-CN" if case.language == "zh" else "en"
             api = client_for(corpus_user, **{"Accept-Language": language})
-            session = api.post("/api/v1/agent/sessions/", {}, format="json").json()["id"]
+            # A fresh conversation per case (no pending question carried over); the
+            # messages themselves go through HTTP.
+            session = str(session_create(owner=corpus_user).id)
             bodies = []
             for turn in case.turns:
                 response = api.post(
