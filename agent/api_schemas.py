@@ -114,7 +114,15 @@ class NoticeSerializer(serializers.Serializer):
     )
     message = serializers.CharField(help_text="For people, in the request's language")
     code = serializers.CharField(required=False)
-    slot = serializers.CharField(required=False, help_text="For `clarify`: what is missing")
+    slot = serializers.ChoiceField(
+        choices=["title", "due_at", "target", "priority", "keyword", "intent", "change"],
+        required=False,
+        help_text=(
+            "For `clarify`: what the question asks for. There is no card; the session keeps the "
+            "request pending, and the next message may answer it (a time, a priority, "
+            "'the second one')."
+        ),
+    )
 
 
 class MessageResponseSerializer(serializers.Serializer):

@@ -24,8 +24,10 @@ from agent.lifecycle import receipt_body
 from agent.models import ActionReceipt, Message
 from agent.planners import get_planner
 from agent.planners.base import PlannerError
+from agent.planners.replies import REPLY_CODE_KEY
 from agent.ratelimit import limit_new_claim
 from agent.sessions import SessionAccess, session_access
+from agent.tools import registry
 from lightnote.audit import audit_event
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
@@ -193,6 +195,10 @@ def _generate(
 ) -> Answer:
     """Generate, guard and settle the reply under the claim ``attempt_id``; store it once."""
     receipt_data = {**receipt_body(receipt), "result": receipt.result}
+    tool = registry.get(receipt.tool)
+    reply_code = tool.reply_code(receipt.result or {}) if tool is not None else None
+    if reply_code:
+        receipt_data[REPLY_CODE_KEY] = reply_code
     try:
         text = get_planner().final_reply(
             snapshot=continuation.snapshot, receipt=receipt_data, locale=locale

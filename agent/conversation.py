@@ -14,14 +14,24 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from agent import cards, continuation_store, lifecycle, sessions
+from agent import cards, continuation_store, followups, lifecycle, pending, sessions
 from agent.capabilities import capability_by_tool, capability_for_unknown_tool
 from agent.guard import guard_reply, guarded_notice
 from agent.guard.provenance import merge, provenance, sources_of
 from agent.guard.records import audit_guard, session_backings
 from agent.models import ActionCard, AgentSession, Message
 from agent.planners import get_planner
-from agent.planners.base import Fact, PlanRequest, PlanResult, Proposal
+from agent.planners.base import (
+    Clarification,
+    Fact,
+    PlanRequest,
+    PlanResult,
+    Proposal,
+    reply_locale,
+)
+from agent.planners.lexicon import SLOT_TARGET
+from agent.planners.questions import question
+from agent.planners.replies import describe_facts
 from agent.policy import PolicyResult, enforce_tool_policy
 from agent.ratelimit import limit_new_card
 from agent.tools import ToolContext, registry, user_roles
@@ -117,6 +127,8 @@ class _Turn:
         self.cards: list[dict[str, Any]] = []
         self.card_rows: list[ActionCard] = []
         self.notices: list[dict[str, Any]] = []
+        # The one request this turn asks about (kept for the next message), if any.
+        self.asked: pending.PendingRequest | None = None
 
     def run_read_tool(self, name: str, args: dict[str, Any]) -> Fact:
         """Run a read tool through the policy; a refusal becomes a failed fact."""
@@ -161,6 +173,8 @@ class _Turn:
                 tool_name=proposal.tool, args=proposal.args, context=self.context, phase="prepare"
             )
         except LightNoteError as error:
+            if self._ask_about(proposal, error):
+                return
             self.notices.append(
                 _notice(
                     _capability_id(proposal.tool),
@@ -189,6 +203,89 @@ class _Turn:
     def reads(self) -> list[dict[str, str]]:
         """Return the stored items the model read on this turn (note bodies, todo lists)."""
         return merge(sources_of(fact.data) for fact in self.facts if fact.status == "succeeded")
+
+    def ask(
+        self,
+        clarification: Clarification,
+        *,
+        candidates: list[dict[str, Any]] | None = None,
+        not_found: bool = False,
+        code: str | None = None,
+    ) -> None:
+        """Ask for the clarification's slot: a ``clarify`` notice, no card, a pending request.
+
+        One question per turn (one pending request per session): later ones are dropped.
+        """
+        if self.asked is not None:
+            return
+        if candidates is None and clarification.slot == SLOT_TARGET:
+            candidates = self._candidates(clarification.tool, clarification.args)
+        # The planner's own words: in the language of the sentence, like every planner text.
+        language = reply_locale(self.text, self.locale)
+        message = question(clarification, language, candidates=candidates, not_found=not_found)
+        notice = {
+            "capability": _capability_id(clarification.tool),
+            "status": "clarify",
+            "slot": clarification.slot,
+            "message": message,
+        }
+        if code:
+            notice["code"] = code
+        self.notices.append(notice)
+        self.asked = pending.PendingRequest(
+            tool=clarification.tool,
+            args=dict(clarification.args),
+            slot=clarification.slot,
+            candidates=[
+                {key: item.get(key) for key in ("id", "title", "due_at", "status")}
+                for item in (candidates or [])[: followups.MAX_CANDIDATES]
+            ],
+            locale=language,
+        )
+
+    def _ask_about(self, proposal: Proposal, error: LightNoteError) -> bool:
+        """Turn a refusal for a missing or vague slot into a question; True when asked."""
+        slot = followups.slot_for_error(error, proposal.args)
+        if slot is None or self.asked is not None:
+            return False
+        candidates = None
+        not_found = error.code.endswith("NOT_FOUND")
+        if slot == SLOT_TARGET:
+            extra = getattr(error, "extra", None) or {}
+            candidates = list(extra.get("candidates") or []) or self._candidates(
+                proposal.tool, proposal.args
+            )
+            if not candidates:
+                return False  # nothing to choose from: the refusal says it best
+        clarification = Clarification(tool=proposal.tool, args=dict(proposal.args), slot=slot)
+        self.ask(clarification, candidates=candidates, not_found=not_found, code=error.code)
+        self._audit_refusal(proposal, error.code)
+        return True
+
+    def _candidates(self, tool_name: str, args: dict[str, Any]) -> list[dict[str, Any]]:
+        """Return the user's items a vague reference may mean (a read through the policy)."""
+        note = "note" in tool_name
+        read_tool = "search_notes" if note else "query_todos"
+        named = str(args.get("note_title" if note else "todo_title") or "").strip()
+        keywords = followups.search_words(named)
+        queries: list[dict[str, Any]] = [{"keyword": word} for word in keywords]
+        if not note and not named:
+            status = args.get("status")
+            queries = [{"status": "done" if status == "open" else "open"}] if status else [{}]
+        found: dict[str, dict[str, Any]] = {}
+        for read_args in queries:
+            try:
+                result = enforce_tool_policy(
+                    tool_name=read_tool, args=read_args, context=self.context, phase="prepare"
+                )
+                data = result.tool.run(result.args, self.context).data
+            except LightNoteError:
+                continue
+            for item in data.get("notes" if note else "todos") or []:
+                found.setdefault(str(item["id"]), item)
+            if len(found) >= followups.MAX_CANDIDATES:
+                break
+        return list(found.values())[: followups.MAX_CANDIDATES]
 
     def _issue(self, prepared: PolicyResult) -> None:
         """Store the card and its pending continuation; add the card to the turn."""
@@ -313,6 +410,48 @@ def _offered_tools(actor: ActorContext) -> tuple[list[dict[str, Any]], frozenset
     return specs, reads
 
 
+def _pending_request(actor: ActorContext, session_id: str) -> pending.PendingRequest | None:
+    """Return the session's pending request; an unreachable store reads as none.
+
+    Reading it is a convenience (completing a question): without it the message is planned
+    as a new request, which can only be less helpful, never write anything.
+    """
+    try:
+        return pending.pending_get(owner_id=actor.subject.pk, session_id=session_id)
+    except LightNoteError as error:
+        if error.status < 500:
+            raise
+        logger.warning("pending request unavailable for session %s", session_id)
+        return None
+
+
+def _plan(
+    turn: _Turn, history: list[dict[str, str]], text: str, locale: str, actor: ActorContext
+) -> PlanResult:
+    """Run the configured planner for one new request."""
+    tools, read_tools = _offered_tools(actor)
+    request_to_plan = PlanRequest(
+        text=text,
+        history=history,
+        locale=locale,
+        zone=turn.context.zone,
+        now=turn.context.now,
+        tools=tools,
+        read_tools=read_tools,
+        run_read_tool=turn.run_read_tool,
+    )
+    try:
+        return get_planner().plan(request_to_plan)
+    except LightNoteError:
+        raise  # the store is down or similar: the API's own error
+    except Exception:
+        # A response the planner could not read (e.g. a malformed completion) is a failed
+        # turn with a clear reply, never a 500; only read tools can have run, so nothing
+        # was written.
+        logger.exception("planner failed on session %s", turn.session.id)
+        return PlanResult(text="", error="PLANNER_UNAVAILABLE")
+
+
 def handle_message(
     *, request: Any, actor: ActorContext, session: AgentSession, text: str, locale: str
 ) -> dict[str, Any]:
@@ -332,36 +471,48 @@ def handle_message(
         locale=locale,
         earlier_reads=earlier_reads,
     )
-    tools, read_tools = _offered_tools(actor)
-    request_to_plan = PlanRequest(
-        text=text,
-        history=history,
-        locale=locale,
-        zone=turn.context.zone,
-        now=turn.context.now,
-        tools=tools,
-        read_tools=read_tools,
-        run_read_tool=turn.run_read_tool,
-    )
-    try:
-        plan = get_planner().plan(request_to_plan)
-    except LightNoteError:
-        raise  # the store is down or similar: the API's own error
-    except Exception:
-        # A response the planner could not read (e.g. a malformed completion) is a failed
-        # turn with a clear reply, never a 500; only read tools can have run, so nothing
-        # was written.
-        logger.exception("planner failed on session %s", session.id)
-        plan = PlanResult(text="", error="PLANNER_UNAVAILABLE")
+    session_id = str(session.id)
+    waiting = _pending_request(actor, session_id)
+    resumed = followups.resume(waiting, text) if waiting is not None else None
+    if resumed is not None and resumed.cancelled:
+        plan = PlanResult(
+            text=translate(
+                "PLANNER_CLARIFY_CANCELLED",
+                reply_locale(text, waiting.locale if waiting else locale),
+            )
+        )
+    elif resumed is not None and resumed.again is not None:
+        plan = PlanResult(text="", clarify=resumed.again)
+    elif resumed is not None and resumed.proposal is not None:
+        # The question's answer completed the request: it is proposed like any other, so
+        # the policy, preparation and the card decide exactly as for a one-line request.
+        proposal = resumed.proposal
+        resumed_tool = registry.get(proposal.tool)
+        if resumed_tool is not None and not resumed_tool.is_write:
+            fact = turn.run_read_tool(proposal.tool, proposal.args)
+            plan = PlanResult(text=describe_facts([fact], locale), facts=[fact])
+        else:
+            plan = PlanResult(text="", proposals=[proposal])
+    else:
+        plan = _plan(turn, history, text, locale, actor)
     if plan.error:
         reply = plan.text or translate("AGENT_PLANNER_FAILED", locale)
     else:
         for fact in plan.facts:
             if fact not in turn.facts:
                 turn.facts.append(fact)
+        if plan.clarify is not None:
+            turn.ask(plan.clarify)
+            plan.text = ""  # the notice carries the question (worded with its candidates)
         for proposal in plan.proposals:
             turn.card_for(proposal)
         reply = plan.text or ""
+    # One pending request per session: this turn's question replaces any older one, and a
+    # turn that asked nothing ends the wait (answered, cancelled, or a new request).
+    if turn.asked is not None:
+        pending.pending_save(owner_id=actor.subject.pk, session_id=session_id, request=turn.asked)
+    elif waiting is not None:
+        pending.pending_clear(session_id=session_id)
     original = reply
     # Every model text is guarded, whatever the turn looks like: a claim is kept only when
     # one of this session's succeeded receipts backs it (no write executes during a turn).

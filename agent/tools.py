@@ -465,6 +465,14 @@ class Tool:
         """Return a read's result: ``data`` and its summary in the context's language."""
         return ReadResult(summary=self.summarize(data, context.locale), data=data)
 
+    def reply_code(self, data: dict[str, Any]) -> str | None:
+        """Return the text code of the offline final reply for a success with ``data``.
+
+        The text may use ``{title}``, ``{due}`` (the due time in the user's zone) and
+        ``{summary}``; None means the generic "Done: {summary}".
+        """
+        return None
+
     def transform(self, result: ExecutionResult | ReadResult, locale: str) -> str:
         """Return the text the conversation shows for a result, in ``locale``."""
         return self.summarize(result.data, normalize_locale(locale) or DEFAULT_LOCALE)

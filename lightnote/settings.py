@@ -316,6 +316,8 @@ LIGHTNOTE_CONFIRMATION_TTL = env_int("LIGHTNOTE_CONFIRMATION_TTL", 300, minimum=
 LIGHTNOTE_EXECUTION_LEASE = env_int("LIGHTNOTE_EXECUTION_LEASE", 30, minimum=1)
 LIGHTNOTE_SETTLED_TTL = env_int("LIGHTNOTE_SETTLED_TTL", 86_400, minimum=60)
 LIGHTNOTE_IDEMPOTENCY_TTL = env_int("LIGHTNOTE_IDEMPOTENCY_TTL", 86_400, minimum=60)
+# How long a clarifying question waits for its answer (the session's pending request).
+LIGHTNOTE_PENDING_TTL = env_int("LIGHTNOTE_PENDING_TTL", 900, minimum=10)
 # A running record must outlive its lease, or it could vanish mid-run (answering 410); and a
 # card must not outlive its continuation, which expires one hour after it is issued.
 for _name in ("LIGHTNOTE_SETTLED_TTL", "LIGHTNOTE_IDEMPOTENCY_TTL"):

@@ -298,3 +298,22 @@ def index_due(index_key: str, *, now_ms: int, limit: int = 100) -> list[str]:
     with store_call():
         members = get_redis().zrangebyscore(index_key, "-inf", now_ms, start=0, num=limit)
     return [m.decode("utf-8") if isinstance(m, bytes) else str(m) for m in members]
+
+
+# Plain values with a lifetime (the pending-request records of ``agent.pending``): one
+# string per key, replaced whole, gone after ``ttl_ms``.
+
+
+def value_put(key: str, value: str, *, ttl_ms: int) -> None:
+    """Store ``value`` under ``key`` for ``ttl_ms`` milliseconds, replacing any older one."""
+    with store_call():
+        get_redis().set(key, value, px=ttl_ms)
+
+
+def value_get(key: str) -> str | None:
+    """Return the value under ``key``, or None when there is none (or it expired)."""
+    with store_call():
+        raw = get_redis().get(key)
+    if raw is None:
+        return None
+    return raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)

@@ -43,6 +43,8 @@ from notes.models import Note
 
 define_messages(
     {
+        "REPLY_NOTE_CREATED": ("已为你创建笔记「{title}」。", 'Created the note "{title}".'),
+        "REPLY_NOTE_UPDATED": ("已更新笔记「{title}」。", 'Updated the note "{title}".'),
         "NOTE_TITLE_AMBIGUOUS": (
             "有 {count} 条笔记的标题都是“{title}”，请说明是哪一条。",
             "{count} notes are titled “{title}”; say which one.",
@@ -307,6 +309,9 @@ class CreateNoteTool(NoteWriteTool):
             return self.write_result({**note_data(existing), "already_existed": True}, context)
         return self.write_result({**note_data(note), "already_existed": False}, context)
 
+    def reply_code(self, data: dict[str, Any]) -> str:
+        return "REPLY_NOTE_CREATED"
+
     def summarize(self, data: dict[str, Any], locale: str) -> str:
         code = (
             "NOTE_RESULT_ALREADY_EXISTED" if data.get("already_existed") else "NOTE_RESULT_CREATED"
@@ -418,6 +423,9 @@ class UpdateNoteTool(NoteWriteTool):
             **{field: prepared[field] for field in CHANGE_FIELDS if field in prepared},
         )
         return self.write_result(note_data(note), context)
+
+    def reply_code(self, data: dict[str, Any]) -> str:
+        return "REPLY_NOTE_UPDATED"
 
     def summarize(self, data: dict[str, Any], locale: str) -> str:
         return text("NOTE_RESULT_UPDATED", locale, title=data["title"])

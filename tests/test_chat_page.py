@@ -549,3 +549,19 @@ def test_admin_site_names_the_impersonated_user(impersonating: Client, user: Any
     assert re.search(rf"<strong>{user.username}</strong>", with_context)
     assert "(Asia/Shanghai)" in with_context
     assert 'class="lightnote-admin-banner"' not in without_context
+
+
+def test_a_clarifying_question_shows_once_with_its_choices_and_the_answer_makes_the_card(
+    page: Client, user: Any
+) -> None:
+    from todos import services as todo_services
+
+    todo_services.todo_create(owner=user, title="提交周报")
+    todo_services.todo_create(owner=user, title="周报模板整理")
+    html = send(page, "完成 周报").content.decode()
+    assert "需要补充" in html  # the clarify notice's label
+    assert html.count("1. 「") == 1  # the numbered choices, shown once
+    assert html.count("2. 「") == 1
+    assert "card-actions" not in html  # a question, never a card
+    answered = send(page, "第一个").content.decode()
+    assert "card-actions" in answered

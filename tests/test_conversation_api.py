@@ -330,25 +330,38 @@ def test_the_seed_sentence_gives_one_card_exactly_as_api_md_describes(alice_api,
     assert AuditEvent.objects.filter(event_type="card.issued", action_id=stored.id).count() == 1
 
 
-def test_a_vague_time_gives_a_rejected_notice_and_no_card(alice_api) -> None:
+def test_a_vague_time_asks_for_the_time_and_makes_no_card(alice_api) -> None:
     session_id = new_session(alice_api)
 
     body = say(alice_api, session_id, "帮我创建一条今晚提交周报的待办")
 
-    message = translate("TODO_DUE_AT_INVALID", "zh-CN")
+    [notice] = body["notices"]
     assert body["cards"] == []
-    assert body["notices"] == [
-        {
-            "capability": "todo.create",
-            "status": "rejected",
-            "code": "TODO_DUE_AT_INVALID",
-            "message": message,
-        }
-    ]
-    assert message in body["reply"]
+    assert (notice["capability"], notice["status"], notice["slot"], notice["code"]) == (
+        "todo.create",
+        "clarify",
+        "due_at",
+        "TODO_DUE_AT_INVALID",
+    )
+    assert "提交周报" in notice["message"]
+    assert "今晚" in notice["message"]
+    assert notice["message"] in body["reply"]
     assert card_keys() == []
     refusal = AuditEvent.objects.get(event_type="card.refused")
     assert (refusal.code, refusal.tool) == ("TODO_DUE_AT_INVALID", "create_todo")
+
+
+def test_the_answer_to_a_time_question_completes_the_card(alice_api) -> None:
+    with time_machine.travel(FROZEN_NOW, tick=False):
+        session_id = new_session(alice_api)
+        say(alice_api, session_id, "帮我创建一条今晚提交周报的待办")
+        body = say(alice_api, session_id, "9点")
+
+    [card] = body["cards"]
+    assert card["args"]["title"] == "提交周报"
+    assert card["args"]["due_at"] == TONIGHT_NINE
+    assert body["notices"] == []
+    assert Todo.objects.count() == 0
 
 
 def test_a_due_time_in_2099_is_rejected_as_suspicious_before_any_card(alice_api) -> None:

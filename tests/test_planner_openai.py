@@ -448,8 +448,11 @@ def test_an_empty_final_reply_falls_back_to_the_receipt_template(
     fake_openai: FakeOpenAI,
 ) -> None:
     fake_openai.reply_text("   ")
-    reply = OpenAIPlanner().final_reply(snapshot=SNAPSHOT, receipt=RECEIPT, locale="zh-CN")
+    # The continuation passes the tool's reply code beside the receipt; the model never sees it.
+    receipt = {**RECEIPT, "reply_code": "REPLY_TODO_CREATED_DUE"}
+    reply = OpenAIPlanner().final_reply(snapshot=SNAPSHOT, receipt=receipt, locale="zh-CN")
     assert reply == "已为你创建待办「提交周报」，截止 2026-12-02 21:00（Asia/Shanghai）。"
+    assert "reply_code" not in fake_openai.requests[0]["messages"][1]["content"]
 
 
 def test_final_reply_refuses_a_receipt_that_did_not_succeed(fake_openai: FakeOpenAI) -> None:

@@ -16,7 +16,8 @@ from agent.planners import (
     get_planner,
 )
 from agent.planners.openai import OpenAIPlanner
-from agent.planners.rules import RulesPlanner
+from agent.planners.rules import RulesPlanner, interpret
+from agent.tools import registry
 from lightnote.errors import LightNoteError
 from lightnote.i18n import translate
 
@@ -424,7 +425,10 @@ def test_a_multi_line_summary_is_shown_as_the_tool_wrote_it() -> None:
 
 
 def receipt(tool: str, result: dict[str, Any], summary: str = "ok") -> dict[str, Any]:
+    """The receipt the continuation passes: the API's Receipt, the result, the tool's reply code."""
+    code = registry.get(tool).reply_code(result) if registry.get(tool) else None
     return {
+        **({"reply_code": code} if code else {}),
         "action_id": "3f1c2c7e-0000-4000-8000-000000000001",
         "tool": tool,
         "capability": "todo.create",
@@ -530,3 +534,106 @@ def test_get_planner_follows_the_planner_setting(settings: Any) -> None:
     settings.OPENAI_BASE_URL = "http://127.0.0.1:9/v1"  # never called: nothing is planned here
     settings.LIGHTNOTE_PLANNER = "openai"
     assert isinstance(get_planner(), OpenAIPlanner)
+
+
+# --- the cardinal rule: a read request never becomes a write ---------------------------------
+
+READ_HEADS_ZH = [
+    "列出",
+    "查看",
+    "看看",
+    "显示",
+    "搜索",
+    "找一下",
+    "查一下",
+    "给我看看",
+    "请帮我列出",
+]
+READ_HEADS_EN = ["show", "list", "display", "find", "search", "look up", "please show me"]
+WRITE_LOOKING_TAILS_ZH = [
+    "我的待办",
+    "创建待办的方法",
+    "删除周报的记录",
+    "明天下午3点开会",
+    "完成了的任务",
+]
+WRITE_LOOKING_TAILS_EN = ["my todos", "how to create a todo", "delete requests", "meeting at 5pm"]
+
+
+@pytest.mark.parametrize("head", READ_HEADS_ZH)
+@pytest.mark.parametrize("tail", WRITE_LOOKING_TAILS_ZH)
+def test_a_chinese_read_verb_makes_a_read_whatever_follows(head: str, tail: str) -> None:
+    intent = interpret(f"{head}{tail}")
+    assert intent.tool in {"query_todos", "search_notes"}, (head, tail, intent)
+
+
+@pytest.mark.parametrize("head", READ_HEADS_EN)
+@pytest.mark.parametrize("tail", WRITE_LOOKING_TAILS_EN)
+def test_an_english_read_verb_makes_a_read_whatever_follows(head: str, tail: str) -> None:
+    intent = interpret(f"{head} {tail}")
+    assert intent.tool in {"query_todos", "search_notes"}, (head, tail, intent)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["下周一上午开会", "明天下午三点开会", "call mom tomorrow at 5pm", "dentist friday afternoon"],
+)
+def test_an_event_with_a_time_but_no_request_is_asked_about_not_proposed(text: str) -> None:
+    result = plan(text)
+    assert result.proposals == []
+    assert result.clarify is not None
+    assert (result.clarify.tool, result.clarify.slot) == ("create_todo", "intent")
+    assert result.text  # the question, naming what was understood
+    assert result.clarify.args["title"].lower() in result.text.lower()
+
+
+@pytest.mark.parametrize(
+    ("text", "locale"),
+    [("帮我创建一个待办", "zh-CN"), ("create a todo", "en"), ("记一条笔记", "zh-CN")],
+)
+def test_a_write_without_its_title_asks_for_the_title(text: str, locale: str) -> None:
+    result = plan(text, locale=locale)
+    assert result.proposals == []
+    assert result.clarify is not None
+    assert result.clarify.slot == "title"
+
+
+@pytest.mark.parametrize(
+    ("text", "args"),
+    [
+        ("「提交周报」标记为完成", {"todo_title": "提交周报", "status": "done"}),
+        ("请帮我把“交房租”标记为已完成吧", {"todo_title": "交房租", "status": "done"}),
+        ("麻烦完成一下待办：交房租", {"todo_title": "交房租", "status": "done"}),
+        ("Could you please mark “Pay rent” as done?", {"todo_title": "Pay rent", "status": "done"}),
+    ],
+)
+def test_polite_forms_particles_and_quotes_do_not_change_the_proposal(
+    text: str, args: dict[str, Any]
+) -> None:
+    assert plan(text).proposals == [Proposal(tool="set_todo_status", args=args, call_id="rules-1")]
+
+
+def test_full_width_digits_and_punctuation_read_like_ascii() -> None:
+    [proposal] = plan("添加待办：明天下午３点　交报告").proposals
+    assert proposal.args == {"title": "交报告", "due_at": "明天下午3点"}
+
+
+NOT_A_WRITE = [
+    # negations
+    "不要删除买菜", "别删买菜", "先别完成周报", "不用提醒我开会", "don't delete Pay rent",
+    "do not mark Pay rent as done", "never mind, don't add it",
+    # questions about the items or about the assistant
+    "我昨天添加了哪些待办", "哪些待办已经删除了", "怎么创建待办", "创建的待办在哪里看",
+    "如何把待办标记为完成？", "周报完成了吗？", "交房租什么时候到期", "what did I add yesterday?",
+    "how do I create a todo?", "did I mark Pay rent as done?", "is there a todo to call mom?",
+    "when is Pay rent due?", "should I delete Pay rent?",
+    # bare words
+    "删除", "删掉", "完成", "明天", "开会", "delete", "create", "remind me", "今天天气怎么样",
+    "早上好", "good morning", "thanks!",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("text", NOT_A_WRITE)
+def test_negations_questions_and_bare_words_never_propose_a_write(text: str) -> None:
+    result = plan(text)
+    assert [p for p in result.proposals if p.tool not in READ_TOOLS] == []

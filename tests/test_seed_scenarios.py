@@ -158,12 +158,17 @@ def test_scenario_8_a_claim_beside_a_refused_proposal_keeps_the_reason(
 
     body = say(alice_api, session_id, "帮我创建一条今晚提交周报的待办")
 
-    reason = translate("TODO_DUE_AT_INVALID", "zh-CN")
-    assert body["reply"] == f"{NOT_EXECUTED_TEXT['zh-CN']}\n{reason}"
-    assert [notice["code"] for notice in body["notices"]] == [
+    # The refused proposal's reason is a question about its vague time (a clarify notice);
+    # the model's unbacked claim is replaced, with the guarded notice after it.
+    notice, guarded = body["notices"]
+    assert (notice["status"], notice["slot"], notice["code"]) == (
+        "clarify",
+        "due_at",
         "TODO_DUE_AT_INVALID",
-        "REPLY_UNBACKED_CLAIM",
-    ]
+    )
+    assert "今晚" in notice["message"]
+    assert (guarded["status"], guarded["code"]) == ("guarded", "REPLY_UNBACKED_CLAIM")
+    assert body["reply"] == f"{NOT_EXECUTED_TEXT['zh-CN']}\n{notice['message']}"
     assert body["cards"] == []
     assert AuditEvent.objects.filter(event_type="guard.replaced").count() == 1
 

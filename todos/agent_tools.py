@@ -35,6 +35,13 @@ from agent.tools import (
     text,
     update_preview,
 )
+from agent.vocabulary import (
+    PRIORITY_HIGH,
+    PRIORITY_LOW,
+    PRIORITY_NORMAL,
+    PRIORITY_WORDS,
+    STATUS_WORDS,
+)
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
 from todos import selectors as todo_selectors
@@ -117,6 +124,25 @@ define_messages(
         "TODO_RESULT_UPDATED": ("已更新待办「{title}」。", "Updated the todo “{title}”."),
         "TODO_RESULT_DELETED": ("已删除待办「{title}」。", "Deleted the todo “{title}”."),
         "TODO_RESULT_QUERY": ("找到 {count} 条待办：", "Found {count} todo(s):"),
+        "REPLY_TODO_CREATED": ("已为你创建待办「{title}」。", 'Created the todo "{title}".'),
+        "REPLY_TODO_CREATED_DUE": (
+            "已为你创建待办「{title}」，截止 {due}。",
+            'Created the todo "{title}", due {due}.',
+        ),
+        "REPLY_TODO_DONE": (
+            "已将待办「{title}」标记为完成。",
+            'Marked the todo "{title}" as done.',
+        ),
+        "REPLY_TODO_REOPENED": (
+            "已将待办「{title}」标记为未完成。",
+            'Marked the todo "{title}" as open again.',
+        ),
+        "REPLY_TODO_UPDATED": ("已更新待办「{title}」。", 'Updated the todo "{title}".'),
+        "REPLY_TODO_UPDATED_DUE": (
+            "已更新待办「{title}」，截止 {due}。",
+            'Updated the todo "{title}"; it is now due {due}.',
+        ),
+        "REPLY_TODO_DELETED": ("已删除待办「{title}」。", 'Deleted the todo "{title}".'),
         "TODO_RESULT_QUERY_EMPTY": ("没有找到符合条件的待办。", "No todo matches."),
         "TODO_RESULT_QUERY_LINE": (
             "- {title}（{status}，优先级{priority}，截止 {due_at}）",
@@ -129,30 +155,12 @@ STATUSES = [Todo.Status.OPEN.value, Todo.Status.DONE.value]
 QUERY_LIMIT_DEFAULT = 10
 QUERY_LIMIT_MAX = 50
 
-# Words a model or a user may use for a priority or a status (compared lower-cased, trimmed).
-PRIORITY_WORDS: dict[str, int] = {
-    **dict.fromkeys(("high", "urgent", "important", "highest", "critical", "top", "p0", "p1"), 2),
-    **dict.fromkeys(("高", "紧急", "重要", "急", "很急", "高优先级", "优先级高", "最高"), 2),
-    **dict.fromkeys(("normal", "medium", "default", "mid", "moderate", "regular", "p2"), 1),
-    **dict.fromkeys(("普通", "中", "一般", "中等", "正常", "中优先级", "优先级中"), 1),
-    **dict.fromkeys(("low", "minor", "lowest", "trivial", "p3"), 0),
-    **dict.fromkeys(("低", "不急", "不重要", "低优先级", "优先级低", "最低"), 0),
-}
-STATUS_WORDS: dict[str, str] = {
-    **dict.fromkeys(
-        ("done", "finished", "finish", "complete", "completed", "closed", "resolved", "true"),
-        "done",
-    ),
-    **dict.fromkeys(
-        ("完成", "已完成", "做完", "做完了", "完成了", "已做完", "搞定", "结束"), "done"
-    ),
-    **dict.fromkeys(
-        ("open", "reopen", "reopened", "todo", "pending", "undone", "not done", "false"),
-        "open",
-    ),
-    **dict.fromkeys(
-        ("incomplete", "未完成", "没完成", "待办", "进行中", "重新打开", "打开", "未做"), "open"
-    ),
+# A priority word's canonical name -> the stored level (the words live in agent.vocabulary,
+# shared with the offline planner's grammar).
+PRIORITY_LEVELS: dict[str, int] = {
+    PRIORITY_LOW: Todo.Priority.LOW.value,
+    PRIORITY_NORMAL: Todo.Priority.NORMAL.value,
+    PRIORITY_HIGH: Todo.Priority.HIGH.value,
 }
 
 _ID_ALIASES = {"id": "todo_id", "taskId": "todo_id", "task_id": "todo_id"}
@@ -252,7 +260,8 @@ def normalize_priority(value: Any) -> Any:
             return DROP
         if word.isdigit():
             return int(word)
-        return PRIORITY_WORDS.get(word, value)
+        name = PRIORITY_WORDS.get(word)
+        return PRIORITY_LEVELS[name] if name else value
     return value
 
 
@@ -608,6 +617,9 @@ class CreateTodoTool(TodoWriteTool):
         )
         return self.write_result(todo_data(todo, context), context)
 
+    def reply_code(self, data: dict[str, Any]) -> str:
+        return "REPLY_TODO_CREATED_DUE" if data.get("due_at") else "REPLY_TODO_CREATED"
+
     def summarize(self, data: dict[str, Any], locale: str) -> str:
         return text("TODO_RESULT_CREATED", locale, title=data["title"])
 
@@ -689,6 +701,9 @@ class SetTodoStatusTool(TodoWriteTool):
             expected_version=prepared["expected_version"],
         )
         return self.write_result(todo_data(todo, context), context)
+
+    def reply_code(self, data: dict[str, Any]) -> str:
+        return "REPLY_TODO_REOPENED" if data.get("status") == "open" else "REPLY_TODO_DONE"
 
     def summarize(self, data: dict[str, Any], locale: str) -> str:
         return text(
@@ -816,6 +831,9 @@ class UpdateTodoTool(TodoWriteTool):
         )
         return self.write_result(todo_data(todo, context), context)
 
+    def reply_code(self, data: dict[str, Any]) -> str:
+        return "REPLY_TODO_UPDATED_DUE" if data.get("due_at") else "REPLY_TODO_UPDATED"
+
     def summarize(self, data: dict[str, Any], locale: str) -> str:
         return text("TODO_RESULT_UPDATED", locale, title=data["title"])
 
@@ -868,6 +886,9 @@ class DeleteTodoTool(TodoWriteTool):
         )
         data = {"id": str(deleted_id), **prepared["current"], "deleted": True}
         return self.write_result(data, context)
+
+    def reply_code(self, data: dict[str, Any]) -> str:
+        return "REPLY_TODO_DELETED"
 
     def summarize(self, data: dict[str, Any], locale: str) -> str:
         return text("TODO_RESULT_DELETED", locale, title=data["title"])

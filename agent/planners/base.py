@@ -16,8 +16,6 @@ from datetime import datetime
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
-from django.conf import settings
-
 from lightnote.errors import LightNoteError
 from lightnote.i18n import normalize_locale
 
@@ -52,6 +50,19 @@ class Fact:
     data: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Clarification:
+    """A request understood in part: ``tool`` with ``args`` so far, and the missing ``slot``.
+
+    The caller asks the user for the slot (a ``clarify`` notice, no card) and keeps the
+    request pending for the session, so the next message can complete it.
+    """
+
+    tool: str
+    args: dict[str, Any]
+    slot: str  # see agent.planners.lexicon SLOT_*: title, due_at, target, priority, ...
+
+
 @dataclass
 class PlanResult:
     """What one turn produced; the caller guards ``text`` and cards ``proposals``."""
@@ -60,6 +71,7 @@ class PlanResult:
     proposals: list[Proposal] = field(default_factory=list)
     facts: list[Fact] = field(default_factory=list)
     error: str | None = None  # PLANNER_UNAVAILABLE | PLANNER_TIMEOUT: nothing proposed
+    clarify: Clarification | None = None  # set: ask this instead of proposing anything
 
 
 ReadToolRunner = Callable[[str, dict[str, Any]], Fact]
@@ -101,17 +113,6 @@ class Planner(Protocol):
         Raises :class:`PlannerError` when the model fails or times out.
         """
         ...
-
-
-def get_planner() -> Planner:
-    """Return the planner that ``settings.LIGHTNOTE_PLANNER`` selects."""
-    if settings.LIGHTNOTE_PLANNER == "openai":
-        from agent.planners.openai import OpenAIPlanner
-
-        return OpenAIPlanner()
-    from agent.planners.rules import RulesPlanner
-
-    return RulesPlanner()
 
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")

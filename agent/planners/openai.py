@@ -31,7 +31,7 @@ from agent.planners.base import (
     run_read,
 )
 from agent.planners.prompts import as_data, final_reply_prompt, system_prompt
-from agent.planners.rules import template_reply
+from agent.planners.replies import REPLY_CODE_KEY, template_reply
 from lightnote.i18n import translate
 
 logger = logging.getLogger(__name__)
@@ -193,7 +193,8 @@ class OpenAIPlanner:
                     "action_receipt",
                     question=snapshot.get("question", ""),
                     facts=snapshot.get("facts", []),
-                    receipt=receipt,
+                    # The reply code is the offline template's; the model needs the receipt only.
+                    receipt={k: v for k, v in receipt.items() if k != REPLY_CODE_KEY},
                 ),
             },
         ]

@@ -38,46 +38,6 @@ define_messages(
             "search your notes (e.g. “search notes for weekly report”). Every change first shows a "
             "confirmation card and runs only after you confirm it.",
         ),
-        "PLANNER_ASK_TODO": (
-            "要创建什么待办？请告诉我内容，例如：帮我创建一条明天下午三点开会的待办。",
-            "What should the todo say? For example: create a todo to call the bank tomorrow 5pm.",
-        ),
-        "PLANNER_ASK_NOTE": (
-            "这条笔记的标题是什么？例如：记一条笔记：标题 周会，内容 讨论下季度计划。",
-            "What is the note's title? "
-            "For example: create a note titled Standup: discuss the plan.",
-        ),
-        "PLANNER_ASK_KEYWORD": (
-            "要搜索什么？例如：搜索笔记 周报。",
-            "What should I search for? For example: search notes for weekly report.",
-        ),
-        "PLANNER_FACT_FAILED": ("查询没有成功：{summary}", "The lookup did not succeed: {summary}"),
-        "PLANNER_ITEM": ("「{title}」", '"{title}"'),
-        "PLANNER_ITEM_DUE": ("「{title}」，截止 {due}", '"{title}", due {due}'),
-        "PLANNER_MORE_ITEMS": ("……另有 {count} 条。", "…and {count} more."),
-        "REPLY_DUE": ("{when}（{zone}）", "{when} ({zone})"),
-        "REPLY_TODO_CREATED": ("已为你创建待办「{title}」。", 'Created the todo "{title}".'),
-        "REPLY_TODO_CREATED_DUE": (
-            "已为你创建待办「{title}」，截止 {due}。",
-            'Created the todo "{title}", due {due}.',
-        ),
-        "REPLY_TODO_DONE": (
-            "已将待办「{title}」标记为完成。",
-            'Marked the todo "{title}" as done.',
-        ),
-        "REPLY_TODO_REOPENED": (
-            "已将待办「{title}」标记为未完成。",
-            'Marked the todo "{title}" as open again.',
-        ),
-        "REPLY_TODO_UPDATED": ("已更新待办「{title}」。", 'Updated the todo "{title}".'),
-        "REPLY_TODO_UPDATED_DUE": (
-            "已更新待办「{title}」，截止 {due}。",
-            'Updated the todo "{title}"; it is now due {due}.',
-        ),
-        "REPLY_TODO_DELETED": ("已删除待办「{title}」。", 'Deleted the todo "{title}".'),
-        "REPLY_NOTE_CREATED": ("已为你创建笔记「{title}」。", 'Created the note "{title}".'),
-        "REPLY_NOTE_UPDATED": ("已更新笔记「{title}」。", 'Updated the note "{title}".'),
-        "REPLY_ACTION_DONE": ("操作已完成：{summary}", "Done: {summary}"),
     }
 )
 

@@ -92,8 +92,12 @@ def assistant_entry(
     """Return an assistant turn: its text, notices, facts and cards (live or read-only)."""
     notices = [notice_view(notice, locale) for notice in payload.get("notices") or []]
     # The conversation appends each refusal to the reply; the notice already shows it.
-    shown = {notice["message"] for notice in notices}
-    text = "\n".join(line for line in reply.split("\n") if line.strip() not in shown).strip()
+    # A clarifying question may span lines (its numbered choices): remove whole messages.
+    text = reply
+    shown = sorted({notice["message"] for notice in notices if notice["message"]}, key=len)
+    for message in reversed(shown):
+        text = text.replace(message, "")
+    text = "\n".join(line for line in text.split("\n") if line.strip()).strip()
     facts = [
         fact
         for fact in payload.get("facts") or []

@@ -79,6 +79,7 @@ PAGE_TEXTS: dict[str, tuple[str, str]] = {
     "CHAT_NOTICE_FORBIDDEN": ("不允许", "Not allowed"),
     "CHAT_NOTICE_REJECTED": ("未生成确认卡", "No card"),
     "CHAT_NOTICE_GUARDED": ("服务端提示", "From the server"),
+    "CHAT_NOTICE_CLARIFY": ("需要补充", "Question"),
     "CHAT_ADMIN_BANNER": (
         "管理员只读模式：{actor} 正在查看 {subject} 的数据，任何写操作都会被拒绝（至 {expires}）。",
         "Admin read-only mode: {actor} is viewing {subject}'s data; every write is refused "

@@ -1,0 +1,220 @@
+"""Follow-ups: complete a pending request with the user's next message.
+
+The conversation keeps at most one pending request per session (``agent.pending``): a
+request understood in part, waiting for one slot. Whichever planner produced it — the rules
+grammar's clarification, or a model proposal whose preparation failed for a slot (a vague
+time, no title, an unknown or ambiguous item) — the next message is read here, with the
+rules grammar of that message's language:
+
+- a cancel ("算了", "never mind") drops it;
+- an answer to the slot ("10点", "高优先级", "the second one", "明天下午", "好") completes it
+  into an ordinary proposal, which then goes through the policy, ``prepare`` and a card;
+- anything that reads as a new request of its own (a read, or a complete write) replaces it.
+
+Nothing here writes: the result is at most a proposal.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from agent.pending import PendingRequest
+from agent.planners import en, zh
+from agent.planners.base import Clarification, Proposal
+from agent.planners.lexicon import (
+    SLOT_CHANGE,
+    SLOT_DUE,
+    SLOT_INTENT,
+    SLOT_KEYWORD,
+    SLOT_PRIORITY,
+    SLOT_TARGET,
+    SLOT_TITLE,
+    normalise,
+    unquote,
+)
+from agent.planners.rules import grammar_for, interpret
+from lightnote.errors import LightNoteError
+
+# A proposal refused for one of these codes is asked about instead (slot), not just refused.
+SLOT_ERRORS = {
+    "TODO_DUE_AT_INVALID": SLOT_DUE,
+    "TODO_TITLE_REQUIRED": SLOT_TITLE,
+    "NOTE_TITLE_REQUIRED": SLOT_TITLE,
+    "TODO_NOT_FOUND": SLOT_TARGET,
+    "NOTE_NOT_FOUND": SLOT_TARGET,
+    "TODO_TITLE_AMBIGUOUS": SLOT_TARGET,
+    "NOTE_TITLE_AMBIGUOUS": SLOT_TARGET,
+}
+MAX_CANDIDATES = 5
+_ID_KEYS = {"todo": ("todo_id", "todo_title"), "note": ("note_id", "note_title")}
+
+
+@dataclass(frozen=True)
+class Resumption:
+    """What the next message did to the pending request."""
+
+    proposal: Proposal | None = None  # completed: propose (or, for a read tool, run) it
+    cancelled: bool = False
+    again: Clarification | None = None  # understood, but the slot is still missing
+
+
+def slot_for_error(error: LightNoteError, args: dict[str, Any]) -> str | None:
+    """Return the slot a preparation error asks about, or None to refuse as before."""
+    slot = SLOT_ERRORS.get(error.code)
+    if slot == SLOT_TARGET and not ({"todo_title", "note_title"} & set(args)):
+        return None  # an id that does not exist: nothing to ask about
+    return slot
+
+
+def search_words(named: str) -> list[str]:
+    """Return the keywords to look for items a title that matched nothing may mean.
+
+    The whole title first, then its pieces: two-character windows of a Chinese title,
+    the longer words of an English one (so "周报那个" finds "提交周报").
+    """
+    named = named.strip()
+    if not named:
+        return []
+    words = [named]
+    core = re.sub(r"那个|这个|那条|这条|待办|任务|笔记|的|一下", "", named)
+    if re.search(r"[\u3400-\u9fff]", core):
+        words += [core[i : i + 2] for i in range(0, max(len(core) - 1, 0))][:6]
+    else:
+        words += [
+            w
+            for w in re.findall(r"[A-Za-z0-9']{4,}", core)
+            if w.lower() not in {"that", "this", "with", "todo", "task", "note"}
+        ][:4]
+    return list(dict.fromkeys(word for word in words if word.strip()))
+
+
+def _grammar(text: str, locale: str) -> ModuleType:
+    if re.search(r"[\u3400-\u9fff]", text):
+        return zh
+    if re.search(r"[A-Za-z]", text):
+        return en
+    return zh if locale.startswith("zh") else en
+
+
+def _is_new_request(text: str, pending: PendingRequest) -> bool:
+    intent = interpret(text)
+    if intent.tool is None:
+        return False
+    if intent.slot is None:
+        return True
+    # A partial request of the same kind is an answer ("明天下午开会" to "what todo?").
+    return intent.tool != pending.tool
+
+
+def _kind(tool: str) -> str:
+    return "note" if "note" in tool else "todo"
+
+
+def _pick(pending: PendingRequest, text: str, grammar: ModuleType) -> dict[str, Any] | None:
+    """Return the candidate an answer names (by number, "yes" to a single one, or title)."""
+    candidates = pending.candidates
+    if not candidates:
+        return None
+    number = grammar.ordinal(text)
+    if number is not None:
+        index = number - 1 if number > 0 else len(candidates) - 1
+        return candidates[index] if 0 <= index < len(candidates) else None
+    if len(candidates) == 1 and grammar.is_yes(text):
+        return candidates[0]
+    wanted = unquote(grammar.strip_polite(text)).lower()
+    exact = [item for item in candidates if str(item.get("title", "")).lower() == wanted]
+    if len(exact) == 1:
+        return exact[0]
+    partial = [
+        item for item in candidates if wanted and wanted in str(item.get("title", "")).lower()
+    ]
+    return partial[0] if len(partial) == 1 else None
+
+
+def _fill(pending: PendingRequest, text: str) -> dict[str, Any] | Clarification | None:
+    """Return the completed args, a repeated clarification, or None (not an answer)."""
+    grammar = _grammar(text, pending.locale)
+    args = dict(pending.args)
+    slot = pending.slot
+    if slot in (SLOT_DUE, SLOT_INTENT):
+        answer = grammar.time_answer(text)
+        if answer is not None:
+            prior = str(args.get("due_at") or "")
+            args["due_at"] = grammar.merge_time(prior, answer) if prior else answer
+            return args
+        if slot == SLOT_INTENT and grammar.is_yes(text):
+            return args
+        priority = grammar.priority_answer(text)
+        if slot == SLOT_INTENT and priority:
+            return {**args, "priority": priority}
+        return None
+    if slot == SLOT_PRIORITY:
+        priority = grammar.priority_answer(text)
+        return {**args, "priority": priority} if priority else None
+    if slot == SLOT_KEYWORD:
+        keyword = unquote(grammar.strip_polite(text))
+        return {**args, "keyword": keyword} if keyword else None
+    if slot == SLOT_TITLE:
+        body = grammar.strip_polite(text)
+        intent = (
+            grammar.note_fields(body)
+            if pending.tool == "create_note"
+            else grammar.todo_fields(body)
+        )
+        merged = {**args, **intent.args}
+        if intent.slot is not None:
+            return Clarification(tool=pending.tool, args=merged, slot=intent.slot)
+        return merged
+    if slot == SLOT_TARGET:
+        id_key, title_key = _ID_KEYS[_kind(pending.tool)]
+        chosen = _pick(pending, text, grammar)
+        args.pop(id_key, None)
+        args.pop(title_key, None)
+        if chosen is not None:
+            return {**args, id_key: str(chosen["id"])}
+        if grammar.ordinal(text) is not None or grammar.is_yes(text):
+            return None  # a number with nothing to point at: not an answer
+        title = unquote(grammar.strip_polite(text))
+        return {**args, title_key: title} if title else None
+    if slot == SLOT_CHANGE:
+        answer = grammar.time_answer(text)
+        if answer is not None:
+            return {**args, "due_at": answer}
+        priority = grammar.priority_answer(text)
+        if priority:
+            return {**args, "priority": priority}
+        named = str(args.get("todo_title") or args.get("note_title") or "")
+        sentence = (
+            f"把「{named}」{grammar.strip_polite(text)}"
+            if grammar is zh
+            else f"change {'note ' if pending.tool == 'update_note' else ''}'{named}' "
+            f"{grammar.strip_polite(text)}"
+        )
+        intent = interpret(sentence)
+        if intent.tool == pending.tool and intent.slot is None:
+            return intent.args
+        return None
+    return None
+
+
+def resume(pending: PendingRequest, text: str) -> Resumption | None:
+    """Read the next message against the pending request; None: it is a new request."""
+    text = normalise(text)
+    grammar = _grammar(text, pending.locale)
+    if grammar.is_no(text):
+        return Resumption(cancelled=True)
+    names_a_choice = pending.slot == SLOT_TARGET and (grammar.ordinal(text) or grammar.is_yes(text))
+    if not names_a_choice and _is_new_request(text, pending):
+        return None
+    filled = _fill(pending, text)
+    if filled is None:
+        return None
+    if isinstance(filled, Clarification):
+        return Resumption(again=filled)
+    return Resumption(proposal=Proposal(tool=pending.tool, args=filled, call_id="followup-1"))
+
+
+__all__ = ["SLOT_ERRORS", "Resumption", "grammar_for", "resume", "slot_for_error"]

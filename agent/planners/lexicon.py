@@ -1,0 +1,114 @@
+"""What both grammars of the rules planner share: the intent they return and text helpers.
+
+A grammar (``zh.py``, ``en.py``) reads one sentence and returns an :class:`Intent`:
+
+- a **read** (``query_todos`` / ``search_notes``, plus ``also`` reads): run at once;
+- a **write** (a tool name and raw args): only when the sentence clearly asks for it;
+- a **clarification** (``slot`` set): the request was understood in part and one thing is
+  missing or vague; the caller asks for it and keeps the request pending;
+- **help** (no tool): nothing was understood.
+
+Grammars try read forms before any write form, so a read request can never become a card.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.vocabulary import priority_name
+
+# A title in quotes: 「」『』“”‘’《》 or ASCII quotes.
+QUOTED = r"[「『“\"‘'《][^」』”\"’'》]+[」』”\"’'》]"
+QUOTES = "「」『』“”‘’《》\"'"
+STRIP = " \t，,。.!！?？、；;：:～~"
+ISO = r"\d{4}-\d{1,2}-\d{1,2}(?:[ T]\d{1,2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?"
+
+# Slots a clarification may ask for (the notice's ``slot``).
+SLOT_TITLE = "title"  # the new item's title
+SLOT_DUE = "due_at"  # a time that is missing or too vague
+SLOT_TARGET = "target"  # which existing item
+SLOT_PRIORITY = "priority"
+SLOT_KEYWORD = "keyword"  # what to search for
+SLOT_INTENT = "intent"  # "did you mean: create this todo?"
+SLOT_CHANGE = "change"  # what to change on an item
+
+
+@dataclass(frozen=True)
+class Intent:
+    """What a sentence asks for: a tool call, a clarification, or help (no tool)."""
+
+    tool: str | None
+    args: dict[str, Any] = field(default_factory=dict)
+    message: str = "PLANNER_HELP"
+    slot: str | None = None  # set: ask for this slot before proposing ``tool``
+    also: tuple[tuple[str, dict[str, Any]], ...] = ()  # further reads of the same request
+
+    @property
+    def is_clarification(self) -> bool:
+        return self.slot is not None
+
+
+HELP = Intent(None)
+
+
+def ask(tool: str, slot: str, **args: Any) -> Intent:
+    """Return a clarification: ``tool`` is understood, ``slot`` is missing."""
+    return Intent(tool, {key: value for key, value in args.items() if value}, slot=slot)
+
+
+def normalise(text: str) -> str:
+    """Fold full-width letters, digits and spaces; keep punctuation and words as typed."""
+    folded = "".join(
+        unicodedata.normalize("NFKC", char) if char.isalnum() and ord(char) >= 0xFF00 else char
+        for char in text.replace("\u3000", " ")
+    )
+    return re.sub(r"\s+", " ", folded).strip()
+
+
+def unquote(text: str) -> str:
+    """Trim punctuation and one pair of surrounding quotes."""
+    text = text.strip().strip(STRIP)
+    if len(text) >= 2 and text[0] in QUOTES and text[-1] in QUOTES:
+        text = text[1:-1]
+    return text.strip()
+
+
+def split_tags(text: str) -> list[str]:
+    return [tag for tag in re.split(r"[、,，;；\s#]+", unquote(text)) if tag.strip(STRIP)]
+
+
+def priority_of(value: str) -> str | None:
+    """Return the priority a bare value names ("高", "high priority"), or None."""
+    return priority_name(value.strip().strip(STRIP))
+
+
+def take_time(
+    text: str,
+    pattern: re.Pattern[str],
+    *,
+    prefer_last: bool,
+    before: re.Pattern[str],
+    after: re.Pattern[str] | None = None,
+    glue: str = "",
+    tail: str = "",
+) -> tuple[str, str | None]:
+    """Cut the longest time expression out of ``text``; return the rest and the time as typed.
+
+    ``before`` / ``after`` remove the connectors around it (在, 截止, 前; at, by, on); on a
+    tie the expression nearer the end (``prefer_last``) or the start wins.
+    """
+    matches = [m for m in pattern.finditer(text) if m.group().strip()]
+    if not matches:
+        return text, None
+    match = max(matches, key=lambda m: (len(m.group()), m.start() if prefer_last else -m.start()))
+    left, right = text[: match.start()], text[match.end() :]
+    left = before.sub("", left if not glue else " " + left)
+    if after is not None:
+        right = after.sub("", right)
+    left = left.rstrip(STRIP + tail) if not glue else left.strip()
+    right = right.lstrip(STRIP) if not glue else right.strip()
+    rest = (left + (glue if left and right else "") + right).strip()
+    return rest, match.group().strip()

@@ -1,0 +1,208 @@
+"""Clarifying questions: short, in the user's language, naming what was understood.
+
+Both engines' clarifications are worded here (the rules grammar's, and those the
+conversation derives from a model proposal that failed preparation), so the same request
+gets the same question whichever planner runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.planners.base import Clarification
+from agent.planners.lexicon import (
+    SLOT_CHANGE,
+    SLOT_DUE,
+    SLOT_INTENT,
+    SLOT_KEYWORD,
+    SLOT_PRIORITY,
+    SLOT_TARGET,
+    SLOT_TITLE,
+)
+from lightnote.i18n import define_messages, translate
+
+MAX_CANDIDATES_SHOWN = 5
+
+define_messages(
+    {
+        "PLANNER_ASK_TODO": (
+            "要创建什么待办？请告诉我内容，例如：帮我创建一条明天下午三点开会的待办。",
+            "What should the todo say? For example: create a todo to call the bank tomorrow 5pm.",
+        ),
+        "PLANNER_ASK_NOTE": (
+            "这条笔记的标题是什么？例如：记一条笔记：标题 周会，内容 讨论下季度计划。",
+            "What is the note's title? "
+            "For example: create a note titled Standup: discuss the plan.",
+        ),
+        "PLANNER_ASK_KEYWORD": (
+            "要搜索什么？例如：搜索笔记 周报。",
+            "What should I search for? For example: search notes for weekly report.",
+        ),
+        "PLANNER_ASK_TODO_TITLE_DUE": (
+            "好的，截止 {due}。这条待办要叫什么？",
+            "OK, due {due}. What should the todo say?",
+        ),
+        "PLANNER_ASK_NOTE_TITLE_CONTENT": (
+            "这条笔记的标题是什么？内容我已记下：{content}",
+            "What is the note's title? I have its content: {content}",
+        ),
+        "PLANNER_ASK_DUE_VAGUE": (
+            "要创建待办「{title}」，但“{due}”还不够具体：具体几点？例如“{example}”。",
+            'To create the todo "{title}" I need an exact time, "{due}" is too vague: '
+            'what time? For example "{example}".',
+        ),
+        "PLANNER_ASK_DUE_UPDATE": (
+            "要把待办「{title}」的截止时间改到什么时候？请说一个具体时间，例如“明天下午3点”。",
+            'When should the todo "{title}" be due? Give an exact time, for example '
+            '"tomorrow 3pm".',
+        ),
+        "PLANNER_ASK_INTENT": (
+            "要为你创建待办「{title}」（{due}）吗？回复“好”确认，或告诉我具体时间。",
+            'Shall I create the todo "{title}" ({due})? Say "yes", or give the exact time.',
+        ),
+        "PLANNER_ASK_PRIORITY": (
+            "要把待办「{title}」的优先级改成什么？高、普通还是低？",
+            'Which priority should the todo "{title}" get: high, normal or low?',
+        ),
+        "PLANNER_ASK_CHANGE_TODO": (
+            "要修改待办「{title}」的什么？例如：截止时间改到明天下午3点、优先级改为高、标题改为……",
+            'What should change on the todo "{title}"? For example: due tomorrow 3pm, '
+            "high priority, or a new title.",
+        ),
+        "PLANNER_ASK_CHANGE_NOTE": (
+            "要把笔记「{title}」改成什么？例如：内容改为……、标题改为……",
+            'What should change in the note "{title}"? For example: content to …, title to ….',
+        ),
+        "PLANNER_ASK_TARGET": (
+            "要{action}哪一条{kind}？请告诉我它的标题。",
+            "Which {kind} should I {action}? Tell me its title.",
+        ),
+        "PLANNER_ASK_TARGET_CHOICES": (
+            "要{action}哪一条{kind}？回复序号或标题：\n{choices}",
+            "Which {kind} should I {action}? Reply with a number or the title:\n{choices}",
+        ),
+        "PLANNER_ASK_TARGET_NOT_FOUND": (
+            "没有找到标题为「{title}」的{kind}。你指的是哪一条？回复序号或标题：\n{choices}",
+            'No {kind} is titled "{title}". Which one did you mean? Reply with a number or '
+            "the title:\n{choices}",
+        ),
+        "PLANNER_CHOICE_LINE": ("{number}. 「{title}」", '{number}. "{title}"'),
+        "PLANNER_CHOICE_LINE_DUE": (
+            "{number}. 「{title}」（截止 {due}）",
+            '{number}. "{title}" (due {due})',
+        ),
+        "PLANNER_CLARIFY_CANCELLED": (
+            "好的，这次不做任何修改。",
+            "OK, nothing will be changed.",
+        ),
+        "PLANNER_KIND_TODO": ("待办", "todo"),
+        "PLANNER_KIND_NOTE": ("笔记", "note"),
+        "PLANNER_ACTION_DONE": ("标记为完成", "mark as done"),
+        "PLANNER_ACTION_REOPEN": ("重新打开", "reopen"),
+        "PLANNER_ACTION_UPDATE": ("修改", "change"),
+        "PLANNER_ACTION_DELETE": ("删除", "delete"),
+    }
+)
+
+_TARGET_ACTIONS = {
+    "update_todo": "PLANNER_ACTION_UPDATE",
+    "update_note": "PLANNER_ACTION_UPDATE",
+    "delete_todo": "PLANNER_ACTION_DELETE",
+    "delete_note": "PLANNER_ACTION_DELETE",
+}
+
+
+def _kind(tool: str, locale: str) -> str:
+    return translate("PLANNER_KIND_NOTE" if "note" in tool else "PLANNER_KIND_TODO", locale)
+
+
+def _action(clarification: Clarification, locale: str) -> str:
+    if clarification.tool == "set_todo_status":
+        opened = clarification.args.get("status") == "open"
+        return translate("PLANNER_ACTION_REOPEN" if opened else "PLANNER_ACTION_DONE", locale)
+    return translate(_TARGET_ACTIONS.get(clarification.tool, "PLANNER_ACTION_UPDATE"), locale)
+
+
+def _named(args: dict[str, Any]) -> str:
+    return str(args.get("todo_title") or args.get("note_title") or args.get("title") or "")
+
+
+def choice_lines(candidates: list[dict[str, Any]], locale: str) -> str:
+    """Number the candidates the way an answer ("第二个", "the second one") refers to them."""
+    lines = []
+    for number, item in enumerate(candidates[:MAX_CANDIDATES_SHOWN], start=1):
+        due = str(item.get("due_at") or "")[:16].replace("T", " ")
+        code = "PLANNER_CHOICE_LINE_DUE" if due else "PLANNER_CHOICE_LINE"
+        lines.append(translate(code, locale, number=number, title=item.get("title", ""), due=due))
+    return "\n".join(lines)
+
+
+def question(
+    clarification: Clarification,
+    locale: str,
+    *,
+    candidates: list[dict[str, Any]] | None = None,
+    not_found: bool = False,
+) -> str:
+    """Return the clarifying question for ``clarification`` in ``locale``."""
+    args, slot, tool = clarification.args, clarification.slot, clarification.tool
+    chinese = locale.startswith("zh")
+    if slot == SLOT_TITLE and tool == "create_note":
+        content = str(args.get("content") or "")
+        if content:
+            return translate("PLANNER_ASK_NOTE_TITLE_CONTENT", locale, content=content[:80])
+        return translate("PLANNER_ASK_NOTE", locale)
+    if slot == SLOT_TITLE:
+        if args.get("due_at"):
+            return translate("PLANNER_ASK_TODO_TITLE_DUE", locale, due=args["due_at"])
+        return translate("PLANNER_ASK_TODO", locale)
+    if slot == SLOT_KEYWORD:
+        return translate("PLANNER_ASK_KEYWORD", locale)
+    if slot == SLOT_INTENT:
+        return translate(
+            "PLANNER_ASK_INTENT", locale, title=args.get("title", ""), due=args.get("due_at", "")
+        )
+    if slot == SLOT_DUE and tool == "create_todo":
+        due = str(args.get("due_at") or "")
+        example = f"{due}10点" if chinese else f"{due} 10am"
+        if not due:
+            example = "明天下午3点" if chinese else "tomorrow 3pm"
+        return translate(
+            "PLANNER_ASK_DUE_VAGUE", locale, title=args.get("title", ""), due=due, example=example
+        )
+    if slot == SLOT_DUE:
+        return translate("PLANNER_ASK_DUE_UPDATE", locale, title=_named(args))
+    if slot == SLOT_PRIORITY:
+        return translate("PLANNER_ASK_PRIORITY", locale, title=_named(args))
+    if slot == SLOT_CHANGE:
+        code = "PLANNER_ASK_CHANGE_NOTE" if tool == "update_note" else "PLANNER_ASK_CHANGE_TODO"
+        return translate(code, locale, title=_named(args))
+    # SLOT_TARGET
+    kind, action = _kind(tool, locale), _action(clarification, locale)
+    if candidates:
+        choices = choice_lines(candidates, locale)
+        if not_found and _named(args):
+            return translate(
+                "PLANNER_ASK_TARGET_NOT_FOUND",
+                locale,
+                title=_named(args),
+                kind=kind,
+                choices=choices,
+            )
+        return translate(
+            "PLANNER_ASK_TARGET_CHOICES", locale, action=action, kind=kind, choices=choices
+        )
+    return translate("PLANNER_ASK_TARGET", locale, action=action, kind=kind)
+
+
+__all__ = [
+    "SLOT_CHANGE",
+    "SLOT_DUE",
+    "SLOT_INTENT",
+    "SLOT_KEYWORD",
+    "SLOT_PRIORITY",
+    "SLOT_TARGET",
+    "SLOT_TITLE",
+    "choice_lines",
+    "question",
+]

@@ -1,0 +1,375 @@
+"""Issue 13 over HTTP: reads never card, unsure requests are asked about, answers complete them.
+
+The examples of the issue, in Chinese and in English, through the messages endpoint; the
+pending-request store (one sealed, expiring record per session); and the OpenAI path going
+through the same follow-up code. The clock is Wednesday 2026-12-02 14:00 Asia/Shanghai.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import time_machine
+from django.test import override_settings
+
+from agent import pending
+from lightnote.models import AuditEvent
+from lightnote.redis import get_redis
+from notes.models import Note
+from tests.fake_openai import FakeOpenAI, tool_call
+from todos import services as todo_services
+from todos.models import Todo
+
+pytestmark = pytest.mark.django_db
+
+NOW = "2026-12-02T14:00:00+08:00"
+SESSIONS = "/api/v1/agent/sessions/"
+
+
+def session_of(api: Any) -> str:
+    return api.post(SESSIONS, {}, format="json").json()["id"]
+
+
+@pytest.fixture(autouse=True)
+def _frozen_clock() -> Iterator[None]:
+    # The whole test at one instant: record lifetimes (TTLs) count from the same clock.
+    with time_machine.travel(NOW, tick=False):
+        yield
+
+
+def say(api: Any, session_id: str, text: str) -> dict[str, Any]:
+    response = api.post(f"{SESSIONS}{session_id}/messages/", {"text": text}, format="json")
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def clarify_notice(body: dict[str, Any]) -> dict[str, Any]:
+    [notice] = [notice for notice in body["notices"] if notice["status"] == "clarify"]
+    assert body["cards"] == []
+    assert notice["message"] in body["reply"]
+    return notice
+
+
+@pytest.fixture
+def api(client_for, user):
+    user.time_zone = "Asia/Shanghai"
+    user.save()
+    return client_for(user)
+
+
+@pytest.fixture
+def fake_openai(settings: Any) -> Iterator[FakeOpenAI]:
+    """Select the OpenAI planner, pointed at a fresh fake server."""
+    with FakeOpenAI() as server:
+        server.apply_to(settings, timeout=1)
+        settings.LIGHTNOTE_PLANNER = "openai"
+        yield server
+
+
+@pytest.fixture
+def weekly_report(user):
+    return todo_services.todo_create(owner=user, title="提交周报")
+
+
+# --- reads never become cards --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "tools"),
+    [
+        ("列出我的待办", {"query_todos"}),
+        ("查看我的待办", {"query_todos"}),
+        ("看看还有哪些没完成的任务", {"query_todos"}),
+        ("搜索 周报", {"search_notes", "query_todos"}),
+        ("list my todos", {"query_todos"}),
+        ("show my open tasks", {"query_todos"}),
+        ("search for report", {"search_notes", "query_todos"}),
+        ("what are my completed tasks?", {"query_todos"}),
+    ],
+)
+def test_a_read_request_reads_and_never_cards(api, weekly_report, text, tools) -> None:
+    body = say(api, session_of(api), text)
+    assert body["cards"] == []
+    assert {fact["tool"] for fact in body["facts"]} == tools
+    assert all(notice["status"] != "clarify" for notice in body["notices"])
+
+
+def test_listing_todos_names_them_and_creates_nothing(api, weekly_report) -> None:
+    body = say(api, session_of(api), "列出我的待办")
+    assert "提交周报" in body["reply"]
+    assert Todo.objects.count() == 1
+
+
+@pytest.mark.parametrize("text", ["查看我的笔记", "show my notes"])
+def test_notes_without_a_keyword_ask_for_one(api, text) -> None:
+    notice = clarify_notice(say(api, session_of(api), text))
+    assert (notice["capability"], notice["slot"]) == ("note.search", "keyword")
+
+
+def test_the_keyword_answer_runs_the_search(api, user) -> None:
+    Note.objects.create(owner=user, title="周会", content="讨论计划")
+    session_id = session_of(api)
+    say(api, session_id, "查看我的笔记")
+    body = say(api, session_id, "周会")
+    assert body["cards"] == []
+    assert [fact["tool"] for fact in body["facts"]] == ["search_notes"]
+    assert "周会" in body["reply"]
+
+
+# --- writes only when asked; unsure requests are asked about -------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "due"),
+    [
+        ("下周一上午 10 点开会的待办", "开会", "2026-12-07T10:00:00+08:00"),
+        ("remind me to call mom next Monday 10am", "Call mom", "2026-12-07T10:00:00+08:00"),
+    ],
+)
+def test_a_named_todo_with_its_time_gets_its_card(api, text, title, due) -> None:
+    [card] = say(api, session_of(api), text)["cards"]
+    assert card["tool"] == "create_todo"
+    assert (card["args"]["title"], card["args"]["due_at"]) == (title, due)
+
+
+@pytest.mark.parametrize(
+    ("first", "answer", "title"),
+    [
+        ("下周一上午开会", "好", "开会"),
+        ("meeting with Anna next Monday morning", "yes", "Meeting with Anna"),
+    ],
+)
+def test_a_bare_event_is_asked_about_and_a_yes_then_the_time_completes_it(
+    api, first, answer, title
+) -> None:
+    session_id = session_of(api)
+    notice = clarify_notice(say(api, session_id, first))
+    assert (notice["capability"], notice["slot"]) == ("todo.create", "intent")
+    assert title in notice["message"]
+    # "Yes" confirms the todo; its time ("上午" / "morning") is still vague: asked next.
+    notice = clarify_notice(say(api, session_id, answer))
+    assert notice["slot"] == "due_at"
+    [card] = say(api, session_id, "10点" if first.startswith("下") else "10am")["cards"]
+    assert card["args"]["title"] == title
+    assert card["args"]["due_at"] == "2026-12-07T10:00:00+08:00"
+
+
+@pytest.mark.parametrize(
+    ("first", "answer"),
+    [("提醒我下周一上午开会", "10点"), ("remind me about the standup next Monday morning", "10am")],
+)
+def test_a_vague_time_is_asked_for_and_the_answer_keeps_the_day(api, first, answer) -> None:
+    session_id = session_of(api)
+    notice = clarify_notice(say(api, session_id, first))
+    assert (notice["slot"], notice["code"]) == ("due_at", "TODO_DUE_AT_INVALID")
+    body = say(api, session_id, answer)
+    [card] = body["cards"]
+    assert card["args"]["due_at"] == "2026-12-07T10:00:00+08:00"
+    assert body["notices"] == []
+    assert Todo.objects.count() == 0  # a card, never a write
+
+
+def test_an_answer_with_its_own_day_replaces_the_vague_time(api) -> None:
+    session_id = session_of(api)
+    say(api, session_id, "提醒我下周一上午开会")
+    [card] = say(api, session_id, "明天下午3点")["cards"]
+    assert card["args"]["due_at"] == "2026-12-03T15:00:00+08:00"
+
+
+@pytest.mark.parametrize(
+    ("text", "args"),
+    [
+        ("把 提交周报 的截止时间改为明天下午 5 点", {"due_at": "2026-12-03T17:00:00+08:00"}),
+        ("把 提交周报 的优先级改为高", {"priority": 2}),
+        (
+            "change the due date of 提交周报 to tomorrow 5pm",
+            {"due_at": "2026-12-03T17:00:00+08:00"},
+        ),
+        ("set the priority of 提交周报 to high", {"priority": 2}),
+    ],
+)
+def test_chinese_and_english_edits_get_their_cards(api, weekly_report, text, args) -> None:
+    [card] = say(api, session_of(api), text)["cards"]
+    assert card["tool"] == "update_todo"
+    assert card["args"]["todo_id"] == str(weekly_report.id)
+    assert {key: card["args"][key] for key in args} == args
+
+
+@pytest.mark.parametrize("text", ["完成 提交周报", "complete 提交周报", "提交周报做完了"])
+def test_completing_by_title_gets_its_card(api, weekly_report, text) -> None:
+    [card] = say(api, session_of(api), text)["cards"]
+    assert (card["tool"], card["args"]["status"]) == ("set_todo_status", "done")
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "content"),
+    [
+        ("记一条笔记：周会要点 — 讨论了预算和招聘", "周会要点", "讨论了预算和招聘"),
+        ("new note: Standup notes — we agreed on the launch date", "Standup notes", "we agreed"),
+    ],
+)
+def test_a_note_keeps_its_content_after_a_dash(api, text, title, content) -> None:
+    [card] = say(api, session_of(api), text)["cards"]
+    assert card["args"]["title"] == title
+    assert content in card["args"]["content"]
+
+
+# --- which item: "the second one" ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "answer"), [("完成 周报", "第二个"), ("finish 周报", "the second one")]
+)
+def test_a_vague_item_is_asked_about_and_a_position_picks_it(api, user, text, answer) -> None:
+    first = todo_services.todo_create(owner=user, title="提交周报")
+    second = todo_services.todo_create(owner=user, title="周报模板整理")
+    session_id = session_of(api)
+    notice = clarify_notice(say(api, session_id, text))
+    assert (notice["slot"], notice["code"]) == ("target", "TODO_NOT_FOUND")
+    second_line = next(line for line in notice["message"].splitlines() if line.startswith("2. "))
+    assert first.title in notice["message"]
+    assert second.title in notice["message"]
+    [card] = say(api, session_id, answer)["cards"]
+    stored = card["args"]
+    # "The second one" is the item on the question's second line.
+    assert Todo.objects.get(id=stored["todo_id"]).title in second_line
+    assert stored["status"] == "done"
+
+
+def test_an_ambiguous_title_lists_only_the_users_own_items(api, user, other_user) -> None:
+    for _ in range(2):
+        todo_services.todo_create(owner=user, title="交报告")
+    todo_services.todo_create(owner=other_user, title="交报告")
+    session_id = session_of(api)
+    notice = clarify_notice(say(api, session_id, "完成待办「交报告」"))
+    assert notice["code"] == "TODO_TITLE_AMBIGUOUS"
+    assert "2. " in notice["message"]
+    assert "3. " not in notice["message"]
+    [card] = say(api, session_id, "1")["cards"]
+    assert Todo.objects.get(id=card["args"]["todo_id"]).owner == user
+
+
+# --- the pending request: cancel, replace, seal, expiry ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("first", "cancel"), [("帮我创建一个待办", "算了"), ("add a todo", "never mind")]
+)
+def test_a_cancel_ends_the_question_and_writes_nothing(api, first, cancel) -> None:
+    session_id = session_of(api)
+    clarify_notice(say(api, session_id, first))
+    body = say(api, session_id, cancel)
+    assert body["cards"] == []
+    assert body["notices"] == []
+    assert pending_record(session_id) is None
+    # The next message is a new request, not the answer to a forgotten question.
+    assert say(api, session_id, "10点")["cards"] == []
+
+
+def test_a_new_request_replaces_the_question(api, weekly_report) -> None:
+    session_id = session_of(api)
+    clarify_notice(say(api, session_id, "提醒我下周一上午开会"))
+    body = say(api, session_id, "列出我的待办")
+    assert body["cards"] == []
+    assert [fact["tool"] for fact in body["facts"]] == ["query_todos"]
+    assert pending_record(session_id) is None
+
+
+def pending_record(session_id: str) -> Any:
+    keys = get_redis().keys("ln:pending:*")
+    return keys[0] if keys else None
+
+
+def test_the_pending_request_is_one_sealed_expiring_record_per_session(api, user) -> None:
+    session_id = session_of(api)
+    say(api, session_id, "提醒我下周一上午开会")
+    say(api, session_id, "帮我创建一个待办")  # a second question replaces the first
+    [key] = get_redis().keys("ln:pending:*")
+    assert 0 < get_redis().pttl(key) <= 900_000
+    stored = pending.pending_get(owner_id=user.pk, session_id=session_id)
+    assert stored is not None
+    assert (stored.tool, stored.slot) == ("create_todo", "title")
+    # Another user (or session) never reads it.
+    assert pending.pending_get(owner_id=user.pk + 1, session_id=session_id) is None
+
+
+def test_an_altered_pending_record_is_ignored_and_dropped(api, user) -> None:
+    session_id = session_of(api)
+    say(api, session_id, "提醒我下周一上午开会")
+    [key] = get_redis().keys("ln:pending:*")
+    payload = json.loads(get_redis().get(key))
+    payload["record"]["tool"] = "delete_todo"  # a party that can write Redis, not the secret
+    get_redis().set(key, json.dumps(payload), px=60_000)
+    body = say(api, session_id, "10点")
+    assert body["cards"] == []
+    assert get_redis().keys("ln:pending:*") == []
+
+
+@override_settings(LIGHTNOTE_PENDING_TTL=10)
+def test_an_expired_question_is_not_answered(api) -> None:
+    session_id = session_of(api)
+    say(api, session_id, "提醒我下周一上午开会")
+    [key] = get_redis().keys("ln:pending:*")
+    assert get_redis().pttl(key) <= 10_000
+    get_redis().delete(key)  # what the TTL does
+    assert say(api, session_id, "10点")["cards"] == []
+
+
+def test_an_unreachable_store_only_loses_the_follow_up(api, weekly_report, monkeypatch) -> None:
+    from lightnote import store
+
+    def down(*args: Any, **kwargs: Any) -> Any:
+        raise store.StoreUnavailable("down")
+
+    monkeypatch.setattr(store, "value_get", down)
+    body = say(api, session_of(api), "列出我的待办")
+    assert [fact["tool"] for fact in body["facts"]] == ["query_todos"]
+
+
+# --- the OpenAI planner goes through the same follow-up code -------------------------------
+
+
+def test_a_model_proposal_with_a_vague_time_is_asked_about_and_completed(api, fake_openai) -> None:
+    fake_openai.reply_tool_calls(
+        tool_call("create_todo", {"title": "开会", "due_at": "下周一上午"})
+    )
+    session_id = session_of(api)
+    notice = clarify_notice(say(api, session_id, "提醒我下周一上午开会"))
+    assert (notice["slot"], notice["code"]) == ("due_at", "TODO_DUE_AT_INVALID")
+    assert AuditEvent.objects.filter(event_type="card.refused").count() == 1
+    # The answer completes the pending request without another model call.
+    [card] = say(api, session_id, "10点")["cards"]
+    assert card["args"]["title"] == "开会"
+    assert card["args"]["due_at"] == "2026-12-07T10:00:00+08:00"
+    assert len(fake_openai.requests) == 1
+
+
+@pytest.mark.parametrize(
+    ("first", "answer"),
+    [("把 提交周报 的优先级改一下", "高优先级"), ("change the priority of 提交周报", "high")],
+)
+def test_a_missing_priority_is_asked_for_and_the_answer_fills_it(
+    api, weekly_report, first, answer
+) -> None:
+    session_id = session_of(api)
+    notice = clarify_notice(say(api, session_id, first))
+    assert (notice["capability"], notice["slot"]) == ("todo.update", "priority")
+    [card] = say(api, session_id, answer)["cards"]
+    assert (card["tool"], card["args"]["priority"]) == ("update_todo", 2)
+    assert card["args"]["todo_id"] == str(weekly_report.id)
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "word"),
+    [
+        ("add a todo", "zh-CN", "What should the todo say"),
+        ("帮我创建一个待办", "en", "要创建什么待办"),
+    ],
+)
+def test_a_question_speaks_the_language_of_the_sentence(client_for, user, text, language, word):
+    api = client_for(user, **{"Accept-Language": language})
+    notice = clarify_notice(say(api, session_of(api), text))
+    assert word in notice["message"]
