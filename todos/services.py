@@ -9,10 +9,10 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from django.db import transaction
 from django.utils import timezone
 
 from lightnote.errors import LightNoteError
+from lightnote.transactions import service_atomic
 from lightnote.versioning import release_idempotency_key, versioned_delete, versioned_update
 from todos.models import DESCRIPTION_MAX, PRIORITIES, TITLE_MAX, Todo
 
@@ -69,7 +69,7 @@ def check_due_at(due_at: Any) -> datetime | None:
     return due_at
 
 
-@transaction.atomic
+@service_atomic
 def todo_create(
     *,
     owner: Any,
@@ -97,7 +97,7 @@ def todo_create(
     )
 
 
-@transaction.atomic
+@service_atomic
 def todo_forget_idempotency_key(*, owner: Any, todo_id: uuid.UUID | str, key: str) -> bool:
     """Release ``key`` from the owner's todo it created, so the key may create anew.
 
@@ -107,7 +107,7 @@ def todo_forget_idempotency_key(*, owner: Any, todo_id: uuid.UUID | str, key: st
     return release_idempotency_key(Todo, owner=owner, obj_id=todo_id, key=key)
 
 
-@transaction.atomic
+@service_atomic
 def todo_update(
     *,
     owner: Any,
@@ -141,7 +141,7 @@ def todo_update(
     )
 
 
-@transaction.atomic
+@service_atomic
 def todo_set_status(
     *, owner: Any, todo_id: uuid.UUID | str, status: str, expected_version: int | None = None
 ) -> Todo:
@@ -156,7 +156,7 @@ def todo_set_status(
     )
 
 
-@transaction.atomic
+@service_atomic
 def todo_delete(
     *, owner: Any, todo_id: uuid.UUID | str, expected_version: int | None = None
 ) -> uuid.UUID:
