@@ -287,7 +287,7 @@ class _TokenEndpoint(APIView):
 
     def token_query_annotations(self) -> dict[str, Any]:
         """Ask the token query whether the body's session is the token user's (one query
-        for both; ``execution.session_owned_by`` reads the answer)."""
+        for both; ``execution.session_access_for`` reads the answer)."""
         payload = getattr(self, "payload", None) or {}
         if "session_id" not in payload:
             return {}
