@@ -29,6 +29,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
+from redis.cluster import RedisCluster
 from redis.commands.core import Script
 from redis.exceptions import NoScriptError
 
@@ -148,6 +149,12 @@ def _run_script(
         if index is None:
             # ``client=`` matters: settings may point at another server (tests, a cluster).
             return script(keys=[key], args=args, client=client)
+        if isinstance(client, RedisCluster):
+            # redis-py refuses scripts in a cluster pipeline, and the index lives in another
+            # slot anyway: the script, then the index update (two round trips on Cluster).
+            reply = script(keys=[key], args=args, client=client)
+            _update_index(client, index)
+            return reply
         pipe = client.pipeline(transaction=False)
         # EVALSHA by hand: a redis-py Script in a pipeline costs a SCRIPT EXISTS round trip
         # on every execute. A server that lacks the script answers NOSCRIPT without running
@@ -165,6 +172,17 @@ def _run_script(
         if isinstance(reply, Exception):
             raise reply
         return reply
+
+
+def _update_index(client: Any, index: IndexUpdate) -> None:
+    """Apply ``index`` on its own (best effort: the index is a hint)."""
+    try:
+        if index.score_ms is None:
+            client.zrem(index.index_key, index.member)
+        else:
+            client.zadd(index.index_key, {index.member: index.score_ms})
+    except UNAVAILABLE_ERRORS as exc:
+        logger.warning("index %s not updated: %s", index.index_key, exc)
 
 
 def _decode_fields(flat: list[Any]) -> dict[str, str]:
