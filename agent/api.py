@@ -302,6 +302,14 @@ class _TokenEndpoint(APIView):
     permission_classes = [IsAuthenticated]
     operation: Callable[..., execution.Answer]
 
+    def token_query_annotations(self) -> dict[str, Any]:
+        """Ask the token query whether the body's session is the token user's (one query
+        for both; ``execution.session_access_for`` reads the answer)."""
+        payload = getattr(self, "payload", None) or {}
+        if "session_id" not in payload:
+            return {}
+        return execution.session_check_annotation(payload["session_id"])
+
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         if request.method == "POST":  # any other method is a plain 405 from DRF's dispatch
             try:
