@@ -59,6 +59,13 @@ class CardSerializer(serializers.Serializer):
     expires_at = serializers.DateTimeField()
     args = serializers.DictField(help_text="The prepared arguments that will execute, exactly")
     preview = CardPreviewSerializer()
+    parent_id = serializers.UUIDField(
+        required=False, help_text="Only on a re-issued card: the card it replaces (now voided)"
+    )
+
+
+class ReissueResponseSerializer(serializers.Serializer):
+    card = CardSerializer(help_text="The new card; its `parent_id` names the voided one")
 
 
 class FactItemSerializer(serializers.Serializer):
