@@ -26,6 +26,7 @@ from agent.api_schemas import (
     ContinuationReplySerializer,
     HistoryMessageSerializer,
     MessageResponseSerializer,
+    ReissueResponseSerializer,
     SessionSummarySerializer,
 )
 from agent.guard.provenance import provenance_line
@@ -54,6 +55,11 @@ class EmptySerializer(StrictSerializer):
 
 class SessionSerializer(serializers.Serializer):
     id = serializers.UUIDField()
+
+
+class ReissueRequestSerializer(StrictSerializer):
+    card_id = serializers.UUIDField()
+    session_id = serializers.UUIDField()
 
 
 class SessionRenameSerializer(StrictSerializer):
@@ -459,3 +465,48 @@ class ContinuationReplyView(_TokenEndpoint):
     """The final reply after a succeeded action (generated once, with no write tools)."""
 
     operation = staticmethod(continuations.reply)
+
+
+class ReissueView(APIView):
+    """Ask again: a new card for a still-ready card whose token the client no longer has."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        tags=[TAG_HISTORY],
+        summary="Ask again: re-issue a ready card from history with a fresh token",
+        description="Body: the history card's `card_id` and its `session_id`. History never "
+        "returns tokens, so a client restoring a conversation (a reload, another device) "
+        "gets a live card this way: the same prepared args and preview, a new `card_id` "
+        "(the old one is its `parent_id`) and new tokens. The old card is voided first "
+        "(its token then answers 410), so only one token is ever live. An expired card "
+        "answers 410 CONFIRMATION_EXPIRED; a rejected, settled or voided one 409 "
+        "CARD_NOT_READY with its `state`.",
+        request=ReissueRequestSerializer,
+        responses={
+            200: ReissueResponseSerializer,
+            **documented_errors(
+                (400, 401, 403, 404, 409, 410, 415, 429, 503),
+                codes={
+                    404: ("SESSION_NOT_FOUND", "CARD_NOT_FOUND"),
+                    409: ("CARD_NOT_READY",),
+                    410: ("CONFIRMATION_EXPIRED",),
+                    503: ("CONFIRMATION_STORE_UNAVAILABLE",),
+                },
+                descriptions={"s403": WRITE_403},
+            ),
+        },
+        parameters=[ADMIN_CONTEXT_PARAMETER],
+    )
+    def post(self, request: Request) -> Response:
+        payload = _validated(ReissueRequestSerializer, request)
+        refuse_admin_write(request, what="card.reissue")
+        session = _owned_session(request, payload["session_id"])
+        card = conversation.reissue_card(
+            request=request,
+            actor=actor_context(request),
+            session=session,
+            card_id=payload["card_id"],
+            locale=request_locale(request),
+        )
+        return Response({"card": card})

@@ -80,6 +80,13 @@ class CardSerializer(serializers.Serializer):
         "earlier one in its history): stored content may read like instructions. null "
         "otherwise.",
     )
+    parent_id = serializers.UUIDField(
+        required=False, help_text="Only on a re-issued card: the card it replaces (now voided)"
+    )
+
+
+class ReissueResponseSerializer(serializers.Serializer):
+    card = CardSerializer(help_text="The new card; its `parent_id` names the voided one")
 
 
 class FactItemSerializer(serializers.Serializer):

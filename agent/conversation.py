@@ -11,6 +11,7 @@ import uuid
 from datetime import timedelta
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
@@ -289,6 +290,36 @@ class _Turn:
 
     def _issue(self, prepared: PolicyResult) -> None:
         """Store the card and its pending continuation; add the card to the turn."""
+        card = self.issue_prepared(
+            tool=prepared.tool.name,
+            capability=prepared.capability.id,
+            risk=prepared.capability.risk or "low",
+            args=prepared.args,
+            preview=prepared.preview or {},
+        )
+        audit_event(
+            "card.issued",
+            actor=self.actor.actor,
+            subject=self.actor.subject,
+            session_id=self.session.id,
+            capability=card["capability"],
+            tool=card["tool"],
+            action_id=card["card_id"],
+        )
+
+    def issue_prepared(
+        self,
+        *,
+        tool: str,
+        capability: str,
+        risk: str,
+        args: dict[str, Any],
+        preview: dict[str, Any],
+    ) -> dict[str, Any]:
+        """Issue a card (and its pending continuation) for prepared args; return the API card.
+
+        The card's history row is queued in ``card_rows`` for the caller's transaction.
+        """
         # The continuation is issued first so the card can name it; it stays pending until
         # a succeeded receipt for this card's action exists.
         action_id = str(uuid.uuid4())
@@ -309,24 +340,15 @@ class _Turn:
             session_id=str(self.session.id),
             subject_id=self.actor.subject.pk,
             actor_id=self.actor.actor.pk,
-            tool=prepared.tool.name,
-            capability=prepared.capability.id,
-            risk=prepared.capability.risk or "low",
-            args=prepared.args,
-            preview=prepared.preview or {},
+            tool=tool,
+            capability=capability,
+            risk=risk,
+            args=args,
+            preview=preview,
             admin_context_id=self.actor.admin_context_id,
             admin_mode=self.actor.admin_mode,
             request_id=self.context.request_id,
             continuation_digest=store.token_digest(continuation_token),
-        )
-        audit_event(
-            "card.issued",
-            actor=self.actor.actor,
-            subject=self.actor.subject,
-            session_id=self.session.id,
-            capability=prepared.capability.id,
-            tool=prepared.tool.name,
-            action_id=issued.card.id,
         )
         expires_at = issued.card.expires_at
         if expires_at is None:  # pragma: no cover - a card just issued always has one
@@ -340,22 +362,22 @@ class _Turn:
                 continuation_digest=store.token_digest(continuation_token),
             )
         )
-        self.cards.append(
-            {
-                "card_id": issued.card.id,
-                "token": issued.token,
-                "continuation_token": continuation_token,
-                "capability": prepared.capability.id,
-                "tool": prepared.tool.name,
-                "risk": prepared.capability.risk,
-                "state": "ready",
-                "expires_at": expires_at.astimezone(self.context.zone).isoformat(),
-                "args": prepared.args,
-                "preview": prepared.preview,
-                # A card proposed after the model read stored content says so (issue 9).
-                "provenance": provenance(merge([self.reads(), self.earlier_reads]), self.locale),
-            }
-        )
+        card = {
+            "card_id": issued.card.id,
+            "token": issued.token,
+            "continuation_token": continuation_token,
+            "capability": capability,
+            "tool": tool,
+            "risk": risk,
+            "state": "ready",
+            "expires_at": expires_at.astimezone(self.context.zone).isoformat(),
+            "args": args,
+            "preview": preview,
+            # A card proposed after the model read stored content says so (issue 9).
+            "provenance": provenance(merge([self.reads(), self.earlier_reads]), self.locale),
+        }
+        self.cards.append(card)
+        return card
 
     def _audit_refusal(self, proposal: Proposal, code: str) -> None:
         audit_event(
@@ -568,3 +590,91 @@ def handle_message(
         "cards": turn.cards,
         "notices": turn.notices,
     }
+
+
+define_messages(
+    {
+        "CARD_NOT_FOUND": ("确认卡不存在。", "The card does not exist."),
+        "CARD_NOT_READY": (
+            "这张确认卡已不在等待确认状态，不能再次发起。",
+            "This card is no longer waiting for confirmation; it cannot be asked again.",
+        ),
+    }
+)
+
+
+def reissue_card(
+    *, request: Any, actor: ActorContext, session: AgentSession, card_id: Any, locale: str
+) -> dict[str, Any]:
+    """Ask again: re-issue a still-ready card's prepared action as a new card; void the old.
+
+    For a client that lost the token (a reload, a second tab, a phone restoring history):
+    the new card carries the same prepared args and preview, ``parent_id`` = the old card,
+    and a fresh token. The old card is voided first with one compare-and-set in the store,
+    so at most one token is ever live for the action; a card claimed, rejected or expired
+    meanwhile is refused and nothing new is issued. Execution re-runs the tool policy and
+    version checks as for any card.
+
+    Needs: ``session`` belongs to the caller. Raises 404 ``CARD_NOT_FOUND``, 410
+    ``CONFIRMATION_EXPIRED`` (expired or gone), 409 ``CARD_NOT_READY``, 429, 503.
+    """
+    try:
+        old = (
+            ActionCard.objects.select_related("message")
+            .filter(id=card_id, session=session, owner=actor.subject)
+            .first()
+        )
+    except (ValueError, ValidationError):
+        old = None
+    if old is None:
+        raise LightNoteError("CARD_NOT_FOUND", status=404)
+    now = timezone.now()
+    if old.state == ActionCard.State.READY and old.expires_at <= now:
+        raise LightNoteError("CONFIRMATION_EXPIRED", status=410)
+    if old.state != ActionCard.State.READY:
+        raise LightNoteError("CARD_NOT_READY", status=409, outer={"state": old.state})
+    limit_new_card(request, user_id=actor.actor.pk)
+    if not cards.card_void(old.token_digest):
+        raise LightNoteError("CONFIRMATION_EXPIRED", status=410)  # claimed, rejected or gone
+    question = (
+        session.messages.filter(role=Message.Role.USER, created_at__lte=old.created_at)
+        .order_by("-created_at", "-id")
+        .values_list("text", flat=True)
+        .first()
+    )
+    payload = (old.message.payload if old.message else None) or {}
+    turn = _Turn(request=request, actor=actor, session=session, text=question or "", locale=locale)
+    turn.facts = [
+        Fact(
+            tool=str(fact.get("tool", "")),
+            status=str(fact.get("status", "")),
+            summary=str(fact.get("summary", "")),
+        )
+        for fact in payload.get("facts") or []
+    ]
+    try:
+        card = turn.issue_prepared(
+            tool=old.tool,
+            capability=old.capability,
+            risk=old.risk,
+            args=old.args,
+            preview=old.preview,
+        )
+    finally:
+        with transaction.atomic():
+            lifecycle.record_voided([str(old.id)], reason=ActionCard.VoidReason.SUPERSEDED)
+            for row in turn.card_rows:
+                row.parent_id = old.id
+            if old.message is not None:
+                lifecycle.record_issued(turn.card_rows, message=old.message)
+    audit_event(
+        "card.reissued",
+        actor=actor.actor,
+        subject=actor.subject,
+        session_id=session.id,
+        capability=old.capability,
+        tool=old.tool,
+        action_id=card["card_id"],
+        details={"parent_id": str(old.id)},
+    )
+    return {**card, "parent_id": str(old.id)}

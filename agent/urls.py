@@ -18,6 +18,7 @@ urlpatterns = [
         api.MessagesView.as_view(),
         name="agent-messages",
     ),
+    path("agent/confirmations/reissue/", api.ReissueView.as_view(), name="agent-reissue"),
     path("agent/confirmations/confirm/", api.ConfirmView.as_view(), name="agent-confirm"),
     path("agent/confirmations/reject/", api.RejectView.as_view(), name="agent-reject"),
     path("agent/confirmations/status/", api.StatusView.as_view(), name="agent-status"),

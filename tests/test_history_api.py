@@ -582,3 +582,135 @@ def test_deleting_a_session_while_confirming_never_loses_an_execution(user) -> N
         assert Todo.objects.filter().count() == len(
             ActionReceipt.objects.filter(status="succeeded")
         )
+
+
+# --- ask again: a live card for a ready card whose token is lost --------------------------
+
+REISSUE_URL = "/api/v1/agent/confirmations/reissue/"
+
+
+def reissue(client: Any, card_id: str, session_id: str) -> Any:
+    return client.post(REISSUE_URL, {"card_id": card_id, "session_id": session_id}, format="json")
+
+
+def test_asking_again_issues_the_same_action_as_a_new_card_and_voids_the_old(alice_api) -> None:
+    session_id = open_session(alice_api)
+    old = one_card(alice_api, session_id)
+
+    response = reissue(alice_api, old["card_id"], session_id)
+
+    assert response.status_code == 200, response.content
+    new = response.json()["card"]
+    assert new["parent_id"] == old["card_id"]
+    assert new["card_id"] != old["card_id"]
+    assert new["token"] != old["token"]
+    for field in ("tool", "capability", "risk", "args", "preview"):
+        assert new[field] == old[field], field
+    gone = confirm(alice_api, old["token"], session_id)
+    assert (gone.status_code, error_code(gone)) == (410, "CONFIRMATION_EXPIRED")
+    settled = confirm(alice_api, new["token"], session_id).json()
+    assert settled["outcome"]["ok"] is True
+    assert Todo.objects.count() == 1
+    [turn] = [m for m in history(alice_api, session_id)["results"] if m["cards"]]
+    shown = {card["card_id"]: card for card in turn["cards"]}
+    assert (shown[old["card_id"]]["state"], shown[old["card_id"]]["void_reason"]) == (
+        "voided",
+        "superseded",
+    )
+    assert shown[new["card_id"]]["state"] == "settled"
+    assert shown[new["card_id"]]["parent_id"] == old["card_id"]
+    reply = alice_api.post(
+        REPLY_URL, {"token": new["continuation_token"], "session_id": session_id}, format="json"
+    )
+    assert reply.status_code == 200, reply.content
+
+
+def test_asking_again_refuses_a_card_that_is_not_ready(alice_api, settings) -> None:
+    session_id = open_session(alice_api)
+    rejected = one_card(alice_api, session_id)
+    reject(alice_api, rejected["token"], session_id)
+    settled = one_card(alice_api, session_id)
+    confirm(alice_api, settled["token"], session_id)
+    superseded = one_card(alice_api, session_id)
+    reissue(alice_api, superseded["card_id"], session_id)
+    expiring = one_card(alice_api, session_id)
+
+    for card, state in (
+        (rejected, "rejected"),
+        (settled, "settled"),
+        (superseded, "voided"),
+    ):
+        response = reissue(alice_api, card["card_id"], session_id)
+        assert (response.status_code, error_code(response)) == (409, "CARD_NOT_READY")
+        assert response.json()["state"] == state
+    later = timezone.now() + timedelta(seconds=settings.LIGHTNOTE_CONFIRMATION_TTL + 1)
+    with time_machine.travel(later, tick=False):
+        response = reissue(alice_api, expiring["card_id"], session_id)
+    assert (response.status_code, error_code(response)) == (410, "CONFIRMATION_EXPIRED")
+    assert Todo.objects.count() == 1
+
+
+def test_asking_again_for_another_users_or_sessions_card_is_404(
+    alice_api, client_for, other_user
+) -> None:
+    bob = client_for(other_user)
+    bobs_session = open_session(bob)
+    bobs_card = one_card(bob, bobs_session)
+    mine = open_session(alice_api)
+    my_other = open_session(alice_api)
+    my_card = one_card(alice_api, my_other)
+
+    theirs = reissue(alice_api, bobs_card["card_id"], mine)
+    elsewhere = reissue(alice_api, my_card["card_id"], mine)
+    their_session = reissue(alice_api, bobs_card["card_id"], bobs_session)
+
+    assert (theirs.status_code, error_code(theirs)) == (404, "CARD_NOT_FOUND")
+    assert (elsewhere.status_code, error_code(elsewhere)) == (404, "CARD_NOT_FOUND")
+    assert (their_session.status_code, error_code(their_session)) == (404, "SESSION_NOT_FOUND")
+    assert confirm(bob, bobs_card["token"], bobs_session).json()["outcome"]["ok"] is True
+
+
+@pytest.mark.parametrize("payload", [{}, {"card_id": "x", "session_id": "y"}, {"extra": 1}])
+def test_asking_again_refuses_a_bad_body(alice_api, payload) -> None:
+    response = alice_api.post(REISSUE_URL, payload, format="json")
+    assert (response.status_code, error_code(response)) == (400, "VALIDATION_ERROR")
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_asking_again_while_confirming_leaves_one_live_action(user) -> None:
+    """Reissue races confirm on the same card: the action runs at most once, and if the
+    reissue won, only the new card can run it."""
+    for _ in range(5):
+        client = token_client(user)
+        session_id = open_session(client)
+        card = one_card(client, session_id)
+        barrier = threading.Barrier(2)
+        results: dict[str, Any] = {}
+        calls = {
+            "confirm": lambda: confirm(token_client(user), card["token"], session_id),  # noqa: B023
+            "reissue": lambda: reissue(token_client(user), card["card_id"], session_id),  # noqa: B023
+        }
+
+        def run(name: str) -> None:
+            try:
+                barrier.wait()  # noqa: B023
+                results[name] = calls[name]()  # noqa: B023
+            finally:
+                connection.close()
+
+        threads = [threading.Thread(target=run, args=(name,)) for name in calls]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+
+        confirmed, reissued = results["confirm"], results["reissue"]
+        assert (confirmed.status_code == 200) != (reissued.status_code == 200)
+        if reissued.status_code == 200:
+            assert error_code(confirmed) == "CONFIRMATION_EXPIRED"
+            new = reissued.json()["card"]
+            assert confirm(client, new["token"], session_id).json()["outcome"]["ok"] is True
+        else:
+            assert reissued.status_code in {409, 410}
+    assert Todo.objects.count() == 5

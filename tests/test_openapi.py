@@ -44,6 +44,7 @@ EXPECTED: dict[str, dict[str, set[int]]] = {
         "get": {200, 401, 403, 404},
         "post": {200, 400, 401, 403, 404, 429, 503},
     },
+    "/api/v1/agent/confirmations/reissue/": {"post": {200, 400, 401, 403, 404, 409, 410, 429, 503}},
     "/api/v1/agent/confirmations/confirm/": {
         "post": {200, 202, 400, 401, 403, 404, 409, 410, 429, 503}
     },

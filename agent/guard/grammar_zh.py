@@ -102,8 +102,12 @@ _STATUS_LABEL = re.compile(r"(?:状态|进度|status|state)\s*$", re.IGNORECASE)
 
 _ELLIPSIS = re.compile(
     r"^(?:好的?|嗯|OK|ok|Ok|行|没问题)?[，,\s]*(?:都|全部|已经?|全都)?"
-    r"(?:搞定|弄好|办好|办妥|完事儿?|妥了|齐活|好了|好啦|完成|成了|完工|大功告成|收工|OK|ok)"
-    r"(?:了|啦|咯|喽|哈|啰)?(?:哦|噢|呀|哟|嘛|哈|呢)?[\s！!。~～…✅🎉👍👌]*$"
+    r"(?:(?:搞定|弄好|办好|办妥|完事儿?|妥了|齐活|好了|好啦|完成|成了|完工|大功告成|收工)"
+    r"(?:了|啦|咯|喽|哈|啰)?"
+    # A bare "OK" is an acknowledgement ("OK, nothing will be changed."); "OK了" / "OK ✅"
+    # report a result.
+    r"|(?:OK|ok|Ok)(?:[了啦咯喽]|\s*[✅🎉👍👌]))"
+    r"(?:哦|噢|呀|哟|嘛|哈|呢)?[\s！!。~～…✅🎉👍👌]*$"
 )
 _RESULT = [
     (re.compile(r"搞定(?!后|之后|以后|的话)"), None),
