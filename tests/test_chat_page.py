@@ -533,8 +533,17 @@ def test_history_tells_rejected_and_expired_cards_apart_in_english(page: Client)
 
 
 @pytest.mark.parametrize(
-    "url", ["/chat/confirm/", "/chat/reject/", "/chat/status/", "/chat/reply/",
-            "/chat/message/", "/chat/new/", "/chat/reissue/", "/chat/language/"]
+    "url",
+    [
+        "/chat/confirm/",
+        "/chat/reject/",
+        "/chat/status/",
+        "/chat/reply/",
+        "/chat/message/",
+        "/chat/new/",
+        "/chat/reissue/",
+        "/chat/language/",
+    ],
 )
 def test_a_form_url_opened_with_get_goes_back_to_the_chat(page: Client, url: str) -> None:
     response = page.get(url)
