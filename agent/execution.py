@@ -56,8 +56,9 @@ define_messages(
         ),
         "CONFIRMATION_REJECTED": ("此确认卡已被拒绝。", "This confirmation was rejected."),
         "CONFIRMATION_ALREADY_CLAIMED": (
-            "此确认卡已在执行或已完成，不能再拒绝。",
-            "This confirmation is already running or settled; it can no longer be rejected.",
+            "此确认卡已在执行或已完成，不能再拒绝或修改。",
+            "This confirmation is already running or settled; it can no longer be rejected "
+            "or edited.",
         ),
         "ACTION_OUTCOME_UNKNOWN": (
             "操作结果暂时无法核验，请稍后查看状态；系统不会重复执行。",
