@@ -15,7 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agent import card_edits, continuations, conversation, execution, lifecycle, sessions
+from agent import card_edits, card_undo, continuations, conversation, execution, lifecycle, sessions
 from agent.api_schemas import (
     TAG_CONFIRM,
     TAG_HISTORY,
@@ -74,6 +74,11 @@ class MessageRequestSerializer(StrictSerializer):
 
 class TokenRequestSerializer(StrictSerializer):
     token = serializers.CharField(max_length=512)
+    session_id = serializers.UUIDField()
+
+
+class UndoRequestSerializer(StrictSerializer):
+    card_id = serializers.UUIDField()
     session_id = serializers.UUIDField()
 
 
@@ -566,6 +571,60 @@ class EditView(_TokenEndpoint):
             token=self.payload["token"],
             session_id=self.payload["session_id"],
             edits=dict(self.payload["args"]),
+            locale=request_locale(request),
+        )
+        return Response({"card": card})
+
+
+class UndoView(APIView):
+    """Undo a succeeded card: an ordinary card for the compensating action."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        tags=[TAG_CONFIRM],
+        summary="Undo a succeeded card: a card for the compensating action",
+        description="Body: the succeeded card's `card_id` and its `session_id`. Within "
+        "`LIGHTNOTE_UNDO_WINDOW` seconds of the settle, answers a new ready card (its "
+        "`compensates_id` names the undone card) that, once confirmed like any card, takes "
+        "the action back: a created todo goes to the trash, an update's previous values "
+        "come back, a status change is reversed. Its execution is version-checked: if the "
+        "item changed meanwhile it fails with the tool's VERSION_CONFLICT and nothing is "
+        "overwritten. A card that did not succeed: 409 UNDO_NOT_SUCCEEDED; already undone: "
+        "409 UNDO_ALREADY_DONE; an action with no undo: 409 UNDO_NOT_AVAILABLE; the item "
+        "changed since: 409 UNDO_VERSION_CONFLICT; after the window: 410. An undo card issued "
+        "earlier and still ready is voided (one live undo per card).",
+        request=UndoRequestSerializer,
+        responses={
+            200: CardResponseSerializer,
+            **documented_errors(
+                (400, 401, 403, 404, 409, 410, 415, 429, 503),
+                codes={
+                    403: ("ADMIN_READONLY",),
+                    404: ("SESSION_NOT_FOUND", "CARD_NOT_FOUND", "TODO_NOT_FOUND"),
+                    409: (
+                        "UNDO_NOT_SUCCEEDED",
+                        "UNDO_ALREADY_DONE",
+                        "UNDO_NOT_AVAILABLE",
+                        "UNDO_VERSION_CONFLICT",
+                    ),
+                    410: ("CONFIRMATION_EXPIRED",),
+                    503: ("CONFIRMATION_STORE_UNAVAILABLE",),
+                },
+                descriptions={"s403": WRITE_403},
+            ),
+        },
+        parameters=[ADMIN_CONTEXT_PARAMETER],
+    )
+    def post(self, request: Request) -> Response:
+        payload = _validated(UndoRequestSerializer, request)
+        refuse_admin_write(request, what="card.undo")
+        session = _owned_session(request, payload["session_id"])
+        card = card_undo.undo(
+            request=request,
+            actor=actor_context(request),
+            session=session,
+            card_id=payload["card_id"],
             locale=request_locale(request),
         )
         return Response({"card": card})

@@ -86,6 +86,10 @@ class CardSerializer(serializers.Serializer):
         "replaces, now "
         "voided (its token answers 410)",
     )
+    compensates_id = serializers.UUIDField(
+        required=False,
+        help_text="Only on an undo card: the succeeded card whose action it takes back",
+    )
 
 
 class ReissueResponseSerializer(serializers.Serializer):

@@ -65,7 +65,7 @@ def _refusal_for_lost_void(digest: str) -> LightNoteError:
     )
 
 
-def _turn_for(
+def turn_for(
     *, request: Any, actor: ActorContext, row: ActionCard | None, session: Any, locale: str
 ) -> Any:
     """Return a message turn that issues the edited card with the old card's question/facts."""
@@ -126,7 +126,7 @@ def edit(
     raw = _raw_args(tool, card.args, edits)
     session = sessions.session_get(session_id=session_id, owner=actor.subject)
     row = ActionCard.objects.select_related("message").filter(id=card.id).first()
-    turn = _turn_for(request=request, actor=actor, row=row, session=session, locale=locale)
+    turn = turn_for(request=request, actor=actor, row=row, session=session, locale=locale)
     prepared = enforce_tool_policy(
         tool_name=card.tool, args=raw, context=turn.context, phase="prepare"
     )
