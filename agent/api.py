@@ -31,7 +31,7 @@ from agent.api_schemas import (
     ReissueResponseSerializer,
     SessionSummarySerializer,
 )
-from agent.guard.provenance import provenance_line
+from agent.guard.provenance import issued_provenance
 from agent.models import MESSAGE_MAX, TITLE_MAX, AgentSession, Message
 from lightnote.context import actor_context
 from lightnote.errors import LightNoteError
@@ -130,16 +130,7 @@ def _message_body(message: Message, *, locale: str, zone: Any, now: Any) -> dict
 
 
 def _with_provenance(card: dict[str, Any], payload: dict[str, Any], locale: str) -> dict[str, Any]:
-    """Add the provenance the card was issued with (a derived card inherits its parent's)."""
-    issued = {
-        str(item.get("card_id")): item.get("provenance") for item in payload.get("cards") or []
-    }
-    origin = issued.get(card["card_id"]) or issued.get(str(card.get("parent_id")))
-    card["provenance"] = (
-        {"sources": origin["sources"], "message": provenance_line(origin["sources"], locale)}
-        if origin
-        else None
-    )
+    card["provenance"] = issued_provenance(card, payload, locale)
     return card
 
 

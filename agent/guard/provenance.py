@@ -91,3 +91,19 @@ def provenance_line(sources: list[dict[str, str]], locale: str) -> str:
 def _source_code(source: dict[str, str]) -> str:
     kind = source.get("type", "").upper()
     return f"CARD_PROVENANCE_{kind}" if kind in ("NOTE", "TODO") else "CARD_PROVENANCE_ITEM"
+
+
+def issued_provenance(
+    card: dict[str, Any], payload: dict[str, Any], locale: str
+) -> dict[str, Any] | None:
+    """Return the provenance a history card was issued with, from its message's payload.
+
+    A derived card (asked again, edited) inherits its parent's. None when there was none.
+    """
+    issued = {
+        str(item.get("card_id")): item.get("provenance") for item in payload.get("cards") or []
+    }
+    origin = issued.get(str(card.get("card_id"))) or issued.get(str(card.get("parent_id")))
+    if not origin:
+        return None
+    return {"sources": origin["sources"], "message": provenance_line(origin["sources"], locale)}

@@ -16,7 +16,7 @@ from django.utils import timezone
 from agent import execution, lifecycle, sessions
 from agent.capabilities import RISK_LOW, RISKS
 from agent.cards import CardState, OutcomeKind
-from agent.guard.provenance import provenance_line
+from agent.guard.provenance import issued_provenance, provenance_line
 from agent.models import ActionCard, AgentSession, Message
 from agent.tools import format_local_time
 from agent.web.texts import PAGE_TEXTS
@@ -151,7 +151,13 @@ def item_link(resource: dict[str, Any] | None) -> str:
 
 
 def history_card_view(
-    row: ActionCard, *, dom_id: str, locale: str, zone: ZoneInfo, now: datetime
+    row: ActionCard,
+    *,
+    dom_id: str,
+    locale: str,
+    zone: ZoneInfo,
+    now: datetime,
+    payload: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Return a history card: as issued, with its real state from the lifecycle row.
 
@@ -160,6 +166,7 @@ def history_card_view(
     receipt's summary and a link to the item for a confirmed one.
     """
     body = lifecycle.history_card(row, locale=locale, zone=zone, now=now)
+    body["provenance"] = issued_provenance(body, payload or {}, locale)
     view = card_view(body, dom_id=dom_id, locale=locale, zone=zone)
     state = body["state"]
     outcome = body.get("outcome") or {}
@@ -215,7 +222,12 @@ def history_entries(
         )
         entry["cards"] = [
             history_card_view(
-                row, dom_id=f"{dom_id}-card-{index}", locale=locale, zone=zone, now=now
+                row,
+                dom_id=f"{dom_id}-card-{index}",
+                locale=locale,
+                zone=zone,
+                now=now,
+                payload=message.payload or {},
             )
             for index, row in enumerate(message.cards.all())
         ]

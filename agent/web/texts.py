@@ -51,8 +51,7 @@ PAGE_TEXTS: dict[str, tuple[str, str]] = {
     "CHAT_ASK_AGAIN": ("重新发起确认", "Ask again"),
     "CHAT_ASK_AGAIN_HINT": (
         "为安全起见，确认令牌不会保存；重新发起会生成一张新的确认卡，旧卡作废。",
-        "Confirmation tokens are never stored; asking again issues a new card and voids "
-        "this one.",
+        "Confirmation tokens are never stored; asking again issues a new card and voids this one.",
     ),
     "CHAT_HISTORY_READY": ("等待确认", "Waiting for confirmation"),
     "CHAT_HISTORY_EXPIRED": ("已过期，未执行", "Expired, not done"),
