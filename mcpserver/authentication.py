@@ -31,7 +31,7 @@ class McpTokenAuthentication(BaseAuthentication):
         if not looks_like_mcp_key(key):
             return None  # another kind of token: the next class decides
         if request.method not in SAFE_METHODS:
-            from agent.audit import audit_event
+            from lightnote.audit import audit_event
 
             audit_event(
                 "mcp.api_write_refused",

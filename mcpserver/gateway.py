@@ -23,13 +23,13 @@ from django.urls import reverse
 from django.utils import timezone
 
 from agent import cards
-from agent.audit import audit_event
 from agent.capabilities import CAPABILITIES, ENABLED, capability_for_unknown_tool
 from agent.execution import receipt_body
 from agent.models import ActionReceipt, AgentSession
 from agent.policy import capability_refusal, enforce_tool_policy
 from agent.ratelimit import limit_new_card
 from agent.tools import ToolContext, registry, user_roles
+from lightnote.audit import audit_event
 from lightnote.context import ADMIN_CONTEXT_HEADER, ActorContext, resolve_actor_context
 from lightnote.errors import LightNoteError
 from lightnote.i18n import DEFAULT_LOCALE, normalize_locale, translate

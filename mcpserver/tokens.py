@@ -40,7 +40,7 @@ def _clean_name(name: str) -> str:
 @transaction.atomic
 def mcp_token_create(*, owner: User, name: str) -> tuple[McpToken, str]:
     """Create a token for ``owner``; return it and its raw key (shown once, never stored)."""
-    from agent.audit import audit_event
+    from lightnote.audit import audit_event
 
     raw_key = KEY_PREFIX + secrets.token_urlsafe(32)
     token = McpToken.objects.create(
@@ -61,7 +61,7 @@ def mcp_token_create(*, owner: User, name: str) -> tuple[McpToken, str]:
 @transaction.atomic
 def mcp_token_revoke(*, owner: User, token_id: int) -> McpToken:
     """Revoke one of ``owner``'s tokens (a repeat is a no-op); 404 for anyone else's."""
-    from agent.audit import audit_event
+    from lightnote.audit import audit_event
 
     token = McpToken.objects.select_for_update().filter(pk=token_id, owner=owner).first()
     if token is None:

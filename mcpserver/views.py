@@ -17,9 +17,9 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from agent import cards, execution
-from agent.audit import audit_channel
 from agent.tools import format_local_time
 from agent.views import page_locale
+from lightnote.audit import audit_channel
 from lightnote.context import actor_context
 from lightnote.errors import LightNoteError
 from lightnote.i18n import translate

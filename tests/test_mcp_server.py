@@ -22,10 +22,10 @@ from mcp.shared.exceptions import MCPError
 
 from agent import cards
 from agent.capabilities import CAPABILITIES, capability_by_id
-from agent.models import ActionReceipt, AgentSession, AuditEvent
+from agent.models import ActionReceipt, AgentSession
 from agent.tools import registry
 from lightnote.errors import LightNoteError
-from lightnote.models import AdminContext
+from lightnote.models import AdminContext, AuditEvent
 from mcpserver import gateway
 from mcpserver.models import McpCard, McpSession, McpToken
 from mcpserver.tokens import mcp_token_authenticate, mcp_token_revoke

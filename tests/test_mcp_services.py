@@ -31,8 +31,9 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from agent.models import ActionReceipt, AuditEvent
+from agent.models import ActionReceipt
 from agent.tools import registry
+from lightnote.models import AuditEvent
 from mcpserver import gateway
 from mcpserver.models import McpSession
 from tests.mcp_helpers import (
