@@ -129,9 +129,11 @@ def test_stdio_server_lists_proposes_and_reports_the_receipt(user: Any) -> None:
             listed = {tool.name for tool in (await client.list_tools()).tools}
             result = await client.call_tool("create_todo", {"title": "From a desktop client"})
             card = result.structured_content
-            assert Todo.objects.count() == 0
+            assert await sync_to_async(Todo.objects.count)() == 0
             # The person confirms in LightNote while the client session stays open.
-            page = await sync_to_async(confirm_on_page)(page_client(user), card["card_id"])
+            page = await sync_to_async(
+                lambda: confirm_on_page(page_client(user), card["card_id"])
+            )()
             assert page.status_code == 200
             status = await client.call_tool(gateway.STATUS_TOOL, {"card_id": card["card_id"]})
             return listed, card, status.structured_content
@@ -178,8 +180,13 @@ def http_server() -> Iterator[str]:
     thread.join(timeout=20)
 
 
-def _raw_post(url: str, headers: dict[str, str]) -> int:
-    body = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
+def _raw_post(
+    url: str, headers: dict[str, str], body: bytes = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
+) -> int:
+    return _raw_exchange(url, headers, body)[0]
+
+
+def _raw_exchange(url: str, headers: dict[str, str], body: bytes) -> tuple[int, dict[str, str]]:
     request = urllib.request.Request(  # noqa: S310 - a local test server
         url,
         data=body,
@@ -192,9 +199,9 @@ def _raw_post(url: str, headers: dict[str, str]) -> int:
     )
     try:
         with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310
-            return int(response.status)
+            return int(response.status), {k.lower(): v for k, v in response.headers.items()}
     except urllib.error.HTTPError as error:
-        return int(error.code)
+        return int(error.code), {}
 
 
 def test_http_transport_requires_a_bearer_mcp_token_and_checks_host_and_origin(
@@ -239,3 +246,54 @@ def test_http_transport_proposes_and_reports_the_receipt(http_server: str, user:
     assert status["receipt"]["action_id"] == card["card_id"]
     assert Todo.objects.filter(title="Over HTTP").count() == 1
     assert McpSession.objects.filter(transport="http").exists()
+
+
+def test_an_http_session_answers_only_the_token_that_opened_it(
+    http_server: str, user: Any, other_user: Any
+) -> None:
+    initialize = (
+        b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":'
+        b'"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}'
+    )
+    alice = {"Authorization": f"Bearer {mcp_key(user, 'a')}"}
+    status, headers = _raw_exchange(http_server, alice, initialize)
+    assert status == 200
+    session = {"Mcp-Session-Id": headers["mcp-session-id"]}
+    assert _raw_post(http_server, {**alice, **session}) == 200
+    alices_second = {"Authorization": f"Bearer {mcp_key(user, 'b')}"}
+    bob = {"Authorization": f"Bearer {mcp_key(other_user)}"}
+    assert _raw_post(http_server, {**alices_second, **session}) == 404
+    assert _raw_post(http_server, {**bob, **session}) == 404
+
+
+def test_http_admin_context_header_reads_the_subject_and_refuses_writes(
+    http_server: str, user: Any, make_user: Any
+) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from lightnote.models import AdminContext
+    from mcpserver.models import McpCard
+
+    staff = make_user("staff", is_staff=True)
+    context = AdminContext.objects.create(
+        staff=staff, subject=user, expires_at=timezone.now() + timedelta(minutes=10)
+    )
+    todo_services.todo_create(owner=user, title="Alice's plan")
+    headers = {"Authorization": f"Bearer {mcp_key(staff)}", "X-Admin-Context": str(context.id)}
+
+    async def over_http() -> tuple[Any, Any]:
+        http_client = create_mcp_http_client(headers=headers)
+        async with (
+            http_client,
+            Client(streamable_http_client(http_server, http_client=http_client)) as client,
+        ):
+            read = await client.call_tool("query_todos", {})
+            write = await client.call_tool("create_todo", {"title": "sneaky"})
+            return read.structured_content, write.structured_content
+
+    read, write = async_to_sync(over_http)()
+    assert "Alice's plan" in str(read["data"])
+    assert write["error"]["code"] == "ADMIN_READONLY"
+    assert McpCard.objects.count() == 0
