@@ -22,10 +22,10 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils import timezone
 
-from agent import cards
+from agent import cards, lifecycle, sessions
 from agent.capabilities import CAPABILITIES, ENABLED, capability_for_unknown_tool
-from agent.execution import receipt_body
-from agent.models import ActionReceipt, AgentSession
+from agent.lifecycle import receipt_body
+from agent.models import TITLE_MAX, ActionCard, ActionReceipt
 from agent.policy import capability_refusal, enforce_tool_policy
 from agent.ratelimit import limit_new_card
 from agent.tools import ToolContext, registry, user_roles
@@ -105,7 +105,7 @@ def _session_for(token: McpToken, *, key: str, transport: str, client: ClientInf
     if session is None:
         try:
             with transaction.atomic():
-                agent_session = AgentSession.objects.create(owner=token.owner)
+                agent_session = _open_agent_session(token, client)
                 session = McpSession.objects.create(
                     key=key,
                     token=token,
@@ -132,11 +132,23 @@ def _session_for(token: McpToken, *, key: str, transport: str, client: ClientInf
             session = McpSession.objects.select_related("agent_session").get(key=key)
     if session.token_id != token.pk:
         raise LightNoteError("MCP_SESSION_FORBIDDEN", status=403)
+    if session.agent_session.deleted_at is not None:
+        # The owner deleted this conversation (voiding its cards): later proposals of the
+        # same MCP session go to a fresh one, so their cards stay confirmable.
+        session.agent_session = _open_agent_session(token, client)
+        McpSession.objects.filter(pk=session.pk).update(agent_session=session.agent_session)
     if client.name and not session.client_name:
         McpSession.objects.filter(pk=session.pk).update(
             client_name=client.name[:CLIENT_NAME_MAX], client_version=client.version[:100]
         )
     return session
+
+
+def _open_agent_session(token: McpToken, client: ClientInfo) -> Any:
+    """Open the agent session an MCP session's cards belong to, titled after its client."""
+    agent_session = sessions.session_create(owner=token.owner)
+    title = f"MCP · {client.name}" if client.name else "MCP"
+    return sessions.session_rename(session=agent_session, title=title[:TITLE_MAX])
 
 
 def authenticate_caller(
@@ -368,16 +380,30 @@ def _issue(caller: Caller, policy: Any, context: ToolContext) -> dict[str, Any]:
     expires_at = issued.card.expires_at
     if expires_at is None:  # pragma: no cover - a card just issued always has one
         raise RuntimeError("an issued card has no expiry")
-    McpCard.objects.create(
-        card_id=card_id,
-        owner=subject,
-        mcp_session=caller.session,
-        tool=policy.tool.name,
-        capability=policy.capability.id,
-        risk=policy.capability.risk or "low",
-        sealed_token=sealing.seal(issued.token, card_id=card_id),
-        expires_at=expires_at,
-    )
+    with transaction.atomic():
+        # The card's lifecycle row (what history shows, settled by the execution path like
+        # every card's) and its MCP row (the sealed token for the page) commit together.
+        lifecycle.record_issued(
+            [
+                lifecycle.card_row(
+                    issued,
+                    session=caller.session.agent_session,
+                    owner_id=subject.pk,
+                    actor_id=caller.actor.actor.pk,
+                )
+            ],
+            message=None,
+        )
+        McpCard.objects.create(
+            card_id=card_id,
+            owner=subject,
+            mcp_session=caller.session,
+            tool=policy.tool.name,
+            capability=policy.capability.id,
+            risk=policy.capability.risk or "low",
+            sealed_token=sealing.seal(issued.token, card_id=card_id),
+            expires_at=expires_at,
+        )
     _audit(
         caller,
         "card.issued",
@@ -476,10 +502,10 @@ def stored_card(row: McpCard) -> cards.Card | None:
 
 
 def card_state(row: McpCard, *, locale: str) -> dict[str, Any]:
-    """Return a card's state from the receipt table first, then the store. Never writes.
+    """Return a card's state: the receipt table first, then its lifecycle row, then the store.
 
-    ``confirmed`` only with a succeeded receipt for this very card: the store's cached
-    outcome alone never makes a claim of success.
+    Never writes. ``confirmed`` only with a succeeded receipt for this very card: neither
+    the lifecycle row nor the store's cached outcome alone makes a claim of success.
     """
     card_id = str(row.card_id)
     receipt = ActionReceipt.objects.select_related("subject").filter(action_id=card_id).first()
@@ -491,31 +517,52 @@ def card_state(row: McpCard, *, locale: str) -> dict[str, Any]:
             "message": translate("MCP_STATUS_CONFIRMED", locale, summary=body["summary"]),
         }
     if receipt is not None:  # voided: the lease passed and nothing ran
-        reason = translate("ACTION_NOT_EXECUTED", locale)
-        return {
-            "state": "failed",
-            "error": {"code": "ACTION_NOT_EXECUTED", "message": reason},
-            "message": translate("MCP_STATUS_FAILED", locale, reason=reason),
-        }
+        return _failed_state({"code": "ACTION_NOT_EXECUTED"}, locale)
+    history = ActionCard.objects.filter(id=card_id).first()
+    if history is not None and history.state != ActionCard.State.READY:
+        return _state_of_history(history, locale)
     card = stored_card(row)
-    if card is None:
+    if card is None:  # gone from the store (its TTL) or withdrawn, and no receipt
         return {"state": "expired", "message": translate("MCP_STATUS_EXPIRED", locale)}
     if not cards.card_binding_valid(card) or card.id != card_id or card.channel != CHANNEL:
         return {"state": "invalid", "message": translate("MCP_STATUS_INVALID", locale)}
     if card.state == cards.CardState.READY:
+        if card.expires_at is not None and card.expires_at <= timezone.now():
+            return {"state": "expired", "message": translate("MCP_STATUS_EXPIRED", locale)}
         return {"state": "pending", "message": translate("MCP_STATUS_PENDING", locale)}
     if card.state == cards.CardState.REJECTED:
         return {"state": "rejected", "message": translate("MCP_STATUS_REJECTED", locale)}
     if card.state == cards.CardState.SETTLED and card.outcome_kind == cards.OutcomeKind.FAILED:
-        error = (card.outcome or {}).get("error") or {}
-        return {
-            "state": "failed",
-            "error": error,
-            "message": translate("MCP_STATUS_FAILED", locale, reason=str(error.get("message", ""))),
-        }
+        return _failed_state((card.outcome or {}).get("error") or {}, locale)
     if card.state == cards.CardState.RUNNING:
         return {"state": "running", "message": translate("MCP_STATUS_RUNNING", locale)}
     # Settled "succeeded" without a receipt, or "unknown": not verified, so not claimed.
+    return {"state": "unknown", "message": translate("MCP_STATUS_UNKNOWN", locale)}
+
+
+def _failed_state(error: dict[str, Any], locale: str) -> dict[str, Any]:
+    code = str(error.get("code") or "ACTION_EXECUTION_FAILED")
+    message = str(error.get("message") or translate(code, locale))
+    return {
+        "state": "failed",
+        "error": {**error, "code": code, "message": message},
+        "message": translate("MCP_STATUS_FAILED", locale, reason=message),
+    }
+
+
+def _state_of_history(history: ActionCard, locale: str) -> dict[str, Any]:
+    """Answer from a lifecycle row that left ``ready`` (a success has its receipt: above)."""
+    if history.state == ActionCard.State.REJECTED:
+        return {"state": "rejected", "message": translate("MCP_STATUS_REJECTED", locale)}
+    if history.state == ActionCard.State.VOIDED:
+        return {
+            "state": "voided",
+            "reason": history.void_reason,
+            "message": translate("MCP_STATUS_VOIDED", locale),
+        }
+    if history.outcome_kind == ActionCard.OutcomeKind.FAILED:
+        outcome = lifecycle.history_outcome(history, locale=locale, zone=history.owner.zone)
+        return _failed_state((outcome or {}).get("error") or {}, locale)
     return {"state": "unknown", "message": translate("MCP_STATUS_UNKNOWN", locale)}
 
 

@@ -67,6 +67,10 @@ define_messages(
             "结果暂时无法核验，系统不会重复执行；请稍后再查询。",
             "The outcome cannot be verified yet; it will not run twice. Ask again later.",
         ),
+        "MCP_STATUS_VOIDED": (
+            "这张卡已被撤销（例如它所在的对话被删除），没有执行任何操作。",
+            "This card was withdrawn (e.g. its conversation was deleted); nothing was done.",
+        ),
         "MCP_STATUS_INVALID": (
             "这张卡未通过完整性校验，已作废，没有执行任何操作。",
             "This card failed its integrity check and is void; nothing was done.",

@@ -17,6 +17,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from agent import cards, execution
+from agent.models import ActionCard
 from agent.tools import format_local_time
 from agent.views import page_locale
 from lightnote.audit import audit_channel
@@ -84,7 +85,11 @@ def _card_view(row: McpCard, card: cards.Card | None, *, locale: str) -> dict[st
     zone = row.owner.zone
     state = gateway.card_state(row, locale=locale)
     live = card is not None and card.state == cards.CardState.READY and state["state"] == "pending"
-    preview = card.preview if card is not None else {}
+    if card is not None:
+        preview = card.preview
+    else:  # gone from the store: the lifecycle row keeps what was proposed
+        history = ActionCard.objects.filter(id=row.card_id).only("preview").first()
+        preview = history.preview if history is not None else {}
     risk = row.risk if row.risk in cards.RISKS else "low"
     receipt = state.get("receipt")
     return {

@@ -22,7 +22,7 @@ from mcp.shared.exceptions import MCPError
 
 from agent import cards
 from agent.capabilities import CAPABILITIES, capability_by_id
-from agent.models import ActionReceipt, AgentSession
+from agent.models import ActionCard, ActionReceipt, AgentSession
 from agent.tools import registry
 from lightnote.errors import LightNoteError
 from lightnote.models import AdminContext, AuditEvent
@@ -367,6 +367,50 @@ def test_a_stored_success_without_a_receipt_is_never_reported_confirmed(
         outcome={"ok": True, "receipt": {"action_id": card_id}},
     )
     assert _status(server, card_id)["state"] == "unknown"
+
+
+# --- the card lifecycle table -----------------------------------------------------------------
+
+
+def test_an_mcp_card_has_a_lifecycle_row_settled_by_the_execution_path(
+    server: Any, user: Any
+) -> None:
+    card_id = propose(server)["card_id"]
+    history = ActionCard.objects.get(id=card_id)
+    session = McpSession.objects.get()
+    assert (history.state, history.message_id) == ("ready", None)
+    assert history.session_id == session.agent_session_id
+    assert history.preview["title"]
+    assert session.agent_session.title == f"MCP · {CLIENT_NAME}"
+    confirm_on_page(page_client(user), card_id)
+    history.refresh_from_db()
+    assert (history.state, history.outcome_kind) == ("settled", "succeeded")
+    assert str(history.receipt.action_id) == card_id
+
+
+def test_deleting_the_mcp_conversation_voids_its_cards_and_opens_a_fresh_one(
+    server: Any, user: Any
+) -> None:
+    from agent import sessions
+    from lightnote.context import ActorContext
+
+    card_id = propose(server)["card_id"]
+    first = McpSession.objects.get().agent_session
+    sessions.session_delete(session=first, actor=ActorContext(actor=user, subject=user))
+    assert _status(server, card_id)["state"] == "voided"
+    assert confirm_on_page(page_client(user), card_id).status_code == 410  # withdrawn
+    fresh = propose(server)["card_id"]
+    assert McpSession.objects.get().agent_session_id != first.id
+    assert confirm_on_page(page_client(user), fresh).status_code == 200
+    assert _status(server, fresh)["state"] == "confirmed"
+    assert Todo.objects.count() == 1
+
+
+def test_an_expired_cards_page_still_shows_what_was_proposed(server: Any, user: Any) -> None:
+    card_id = propose(server, "create_todo", title="Remember the milk")["card_id"]
+    cards.card_destroy(sealed_token(card_id))
+    page = page_client(user).get(card_path(card_id))
+    assert b"Remember the milk" in page.content
 
 
 # --- audit, rate limits, admin contexts, tokens ---------------------------------------------
