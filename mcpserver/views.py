@@ -19,12 +19,12 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from agent import cards, execution
 from agent.models import ActionCard
 from agent.tools import format_local_time
-from agent.views import page_locale
 from lightnote.audit import audit_channel
 from lightnote.context import actor_context
 from lightnote.errors import LightNoteError
 from lightnote.i18n import translate
 from lightnote.permissions import refuse_admin_write
+from lightnote.web import page_locale
 from mcpserver import gateway, sealing
 from mcpserver.models import McpCard, McpToken
 from mcpserver.tokens import mcp_token_create, mcp_token_revoke

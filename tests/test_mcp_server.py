@@ -633,6 +633,12 @@ def test_the_settings_page_creates_shows_once_and_revokes_a_token(user: Any) -> 
         mcp_token_authenticate(key)
 
 
+def test_the_settings_page_links_to_the_mcp_tokens(user: Any) -> None:
+    page = page_client(user).get("/settings/")
+    assert page.status_code == 200
+    assert b'href="/settings/mcp/"' in page.content
+
+
 def test_the_settings_page_refuses_an_empty_name_and_others_tokens(
     user: Any, other_user: Any
 ) -> None:
