@@ -17,8 +17,10 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from agent import cards, execution
+from agent.capabilities import RISKS
 from agent.models import ActionCard
 from agent.tools import format_local_time
+from agent.web import texts as chat_texts  # noqa: F401  (the card texts the chat page shows)
 from lightnote.audit import audit_channel
 from lightnote.context import actor_context
 from lightnote.errors import LightNoteError
@@ -90,7 +92,7 @@ def _card_view(row: McpCard, card: cards.Card | None, *, locale: str) -> dict[st
     else:  # gone from the store: the lifecycle row keeps what was proposed
         history = ActionCard.objects.filter(id=row.card_id).only("preview").first()
         preview = history.preview if history is not None else {}
-    risk = row.risk if row.risk in cards.RISKS else "low"
+    risk = row.risk if row.risk in RISKS else "low"
     receipt = state.get("receipt")
     return {
         "card_id": str(row.card_id),
