@@ -682,3 +682,31 @@ def test_mcp_serve_refuses_a_malformed_bind() -> None:
 
     with pytest.raises(CommandError, match="host:port"):
         call_command("mcp_serve", "--transport", "http", "--bind", "nowhere")
+
+
+def test_asking_again_for_an_mcp_card_supersedes_it_and_the_new_card_has_its_history_row(
+    server: Any, user: Any, api_client: Any
+) -> None:
+    from tests.agent_helpers import confirm
+
+    old_id = propose(server)["card_id"]
+    session_id = str(McpSession.objects.get().agent_session_id)
+    api_client.force_authenticate(user)
+    response = api_client.post(
+        "/api/v1/agent/confirmations/reissue/",
+        {"card_id": old_id, "session_id": session_id},
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+    new = response.json()["card"]
+    assert new["parent_id"] == old_id
+    old_row = ActionCard.objects.get(id=old_id)
+    assert (old_row.state, old_row.void_reason) == ("voided", "superseded")
+    new_row = ActionCard.objects.get(id=new["card_id"])
+    assert (new_row.state, str(new_row.parent_id), new_row.message_id) == ("ready", old_id, None)
+    assert _status(server, old_id)["state"] == "voided"
+    assert confirm_on_page(page_client(user), old_id).status_code == 410
+    assert confirm(api_client, new["token"], session_id).json()["outcome"]["ok"] is True
+    new_row.refresh_from_db()
+    assert (new_row.state, new_row.outcome_kind) == ("settled", "succeeded")
+    assert Todo.objects.count() == 1
