@@ -136,6 +136,7 @@ def test_browser_shows_a_refused_confirm_inside_the_card_in_english(
             problem = card.locator(".card-problem [role=alert]")
             problem.wait_for()
             problem_text = problem.inner_text()
+            problem_code = problem.get_attribute("data-code")
             buttons_enabled = card.get_by_role("button", name="Confirm").is_enabled()
             successes = page.locator(".outcome-succeeded").count()
         finally:
@@ -143,7 +144,8 @@ def test_browser_shows_a_refused_confirm_inside_the_card_in_english(
 
     assert rejected.status == 200
     assert "This confirmation was rejected." in problem_text
-    assert "CONFIRMATION_REJECTED" in problem_text
+    assert "CONFIRMATION_REJECTED" not in problem_text  # a friendly message, not a raw code
+    assert problem_code == "CONFIRMATION_REJECTED"
     assert buttons_enabled  # the card stays; the server's answer is shown under it
     assert successes == 0
     assert Todo.objects.filter(owner=user).count() == 0

@@ -466,7 +466,7 @@ def test_language_switch_cookie_overrides_accept_language(page: Client) -> None:
     assert ">发送</button>" in page.get("/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
 
 
-def test_history_shows_cards_read_only_without_tokens(page: Client) -> None:
+def test_history_shows_a_ready_card_with_ask_again_and_no_token(page: Client) -> None:
     send(page)
 
     html = page.get("/").content.decode()
@@ -474,9 +474,88 @@ def test_history_shows_cards_read_only_without_tokens(page: Client) -> None:
     assert re.search(rf'<li class="msg msg-user"[^>]*>.*?{SEED}.*?</li>', html, re.DOTALL)
     assert "请检查下面的确认卡" in html
     assert "提交周报" in html
-    assert "历史记录中的确认卡（只读）" in html
+    assert "只读" not in html
+    assert "等待确认" in html
     assert 'name="token"' not in html
     assert forms_posting_to(html, "/chat/confirm/") == []
+    (ask,) = forms_posting_to(html, "/chat/reissue/")
+    assert ask.button("重新发起确认")["type"] == "submit"
+    assert ask.fields["session_id"] == conversation_id(page)
+    assert re.search(r'data-expires="[^"]+"', html)
+    assert re.search(r'<time class="msg-time" datetime="[^"]+">', html)
+
+
+def test_ask_again_issues_a_live_card_that_confirms_and_history_shows_the_receipt(
+    page: Client, user: Any
+) -> None:
+    send(page)
+    (ask,) = forms_posting_to(page.get("/").content.decode(), "/chat/reissue/")
+
+    reissued = page.post("/chat/reissue/", ask.fields, **HTMX)
+    live = card_form(reissued.content.decode())
+    confirmed = post_card(page, "/chat/confirm/", live)
+    again = page.post("/chat/reissue/", ask.fields, **HTMX)
+    html = page.get("/").content.decode()
+
+    assert reissued.status_code == 200
+    assert live.fields["token"]
+    assert confirmed.status_code == 200
+    todo = Todo.objects.get(owner=user)
+    assert Todo.objects.filter(owner=user).count() == 1
+    assert again.status_code == 409  # the old card was voided: no second live token
+    assert "不能再次发起" in again.content.decode()
+    assert f'href="/todos/{todo.id}/"' in confirmed.content.decode()
+    assert forms_posting_to(html, "/chat/reissue/") == []
+    assert "已确认并执行" in html
+    assert f'href="/todos/{todo.id}/"' in html
+    assert "已被一张新的确认卡取代" in html
+    assert 'name="token"' not in html
+
+
+def test_history_tells_rejected_and_expired_cards_apart_in_english(page: Client) -> None:
+    send(page)
+    send(page, "帮我创建一条明天提交月报的待办")
+    page.cookies["django_language"] = "en"
+    forms = forms_posting_to(page.get("/").content.decode(), "/chat/reissue/")
+    assert len(forms) == 2
+    live = card_form(page.post("/chat/reissue/", forms[0].fields, **HTMX).content.decode())
+    post_card(page, "/chat/reject/", live)
+    from agent.models import ActionCard
+
+    ActionCard.objects.filter(id=forms[1].fields["card_id"]).update(expires_at=timezone.now())
+
+    html = page.get("/").content.decode()
+
+    assert "Rejected, not done" in html
+    assert "Expired, not done" in html
+    assert forms_posting_to(html, "/chat/reissue/") == []
+    assert forms_posting_to(html, "/chat/confirm/") == []
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/chat/confirm/",
+        "/chat/reject/",
+        "/chat/status/",
+        "/chat/reply/",
+        "/chat/message/",
+        "/chat/new/",
+        "/chat/reissue/",
+        "/chat/language/",
+    ],
+)
+def test_a_form_url_opened_with_get_goes_back_to_the_chat(page: Client, url: str) -> None:
+    response = page.get(url)
+
+    assert response.status_code == 302
+    assert response["Location"] == "/"
+
+
+def test_problems_box_carries_the_login_text(page: Client) -> None:
+    html = page.get("/").content.decode()
+
+    assert 'data-login="登录已过期，请重新登录；你输入的内容仍保留在输入框中。"' in html
 
 
 def test_new_conversation_starts_empty(page: Client, user: Any) -> None:

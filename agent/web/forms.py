@@ -28,6 +28,11 @@ class CardForm(forms.Form):
     session_id = forms.UUIDField()
 
 
+class ReissueForm(forms.Form):
+    card_id = forms.UUIDField()
+    session_id = forms.UUIDField()
+
+
 class ReplyForm(forms.Form):
     continuation_token = forms.CharField(max_length=TOKEN_MAX)
     session_id = forms.UUIDField()

@@ -5,16 +5,19 @@ Nothing here writes; times are shown in the subject's zone, as the cards were pr
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
+from django.urls import reverse
+from django.utils import timezone
 
-from agent import execution
+from agent import execution, lifecycle, sessions
 from agent.capabilities import RISK_LOW, RISKS
 from agent.cards import CardState, OutcomeKind
 from agent.guard.provenance import provenance_line
-from agent.models import AgentSession, Message
+from agent.models import ActionCard, AgentSession, Message
 from agent.tools import format_local_time
 from agent.web.texts import PAGE_TEXTS
 from lightnote.context import ActorContext
@@ -59,6 +62,7 @@ def card_view(
             "CHAT_CARD_RISK", locale, risk=translate(f"CHAT_RISK_{risk.upper()}", locale)
         ),
         "expires": format_local_time(card["expires_at"], zone) if card.get("expires_at") else "",
+        "expires_iso": str(card.get("expires_at") or "") if live else "",
     }
     if live:
         view["fields"] = {
@@ -123,31 +127,109 @@ def assistant_entry(
     }
 
 
-def user_entry(*, dom_id: str, text: str) -> dict[str, Any]:
-    return {"role": "user", "dom_id": dom_id, "text": text}
+def user_entry(
+    *, dom_id: str, text: str, at: datetime | None = None, zone: ZoneInfo | None = None
+) -> dict[str, Any]:
+    entry: dict[str, Any] = {"role": "user", "dom_id": dom_id, "text": text}
+    if at is not None and zone is not None:
+        entry["time"] = time_view(at, zone)
+    return entry
+
+
+ITEM_PAGES = {"todo": "todo-detail-page", "note": "note-detail-page"}
+# What a history card says for each state it can be in (the lifecycle row's, read now).
+HISTORY_STATES = ("ready", "expired", "rejected", "succeeded", "failed", "unknown", "voided")
+
+
+def item_link(resource: dict[str, Any] | None) -> str:
+    """Return the page of the todo or note a receipt names, else ""."""
+    resource = resource or {}
+    name = ITEM_PAGES.get(str(resource.get("type", "")))
+    if not name or not resource.get("id"):
+        return ""
+    return reverse(name, args=[resource["id"]])
+
+
+def history_card_view(
+    row: ActionCard, *, dom_id: str, locale: str, zone: ZoneInfo, now: datetime
+) -> dict[str, Any]:
+    """Return a history card: as issued, with its real state from the lifecycle row.
+
+    A still-ready card carries no token (none is stored): it offers "ask again", which
+    re-issues it as a new live card. Every other state shows what happened, with the
+    receipt's summary and a link to the item for a confirmed one.
+    """
+    body = lifecycle.history_card(row, locale=locale, zone=zone, now=now)
+    view = card_view(body, dom_id=dom_id, locale=locale, zone=zone)
+    state = body["state"]
+    outcome = body.get("outcome") or {}
+    if state == ActionCard.State.SETTLED:
+        ok = outcome.get("ok")
+        state = "succeeded" if ok is True else "failed" if ok is False else "unknown"
+    view["state"] = state
+    view["state_label"] = translate(f"CHAT_HISTORY_{state.upper()}", locale)
+    receipt = outcome.get("receipt")
+    if receipt:
+        view["receipt_summary"] = receipt.get("summary", "")
+        view["item_link"] = item_link(receipt.get("resource"))
+        if receipt.get("settled_at"):
+            view["settled_label"] = format_local_time(receipt["settled_at"], zone)
+    error = outcome.get("error")
+    if error and state in ("failed", "unknown"):
+        view["error_message"] = error.get("message") or translate(str(error.get("code")), locale)
+    if state == "voided":
+        reason = body.get("void_reason") or ""
+        view["void_text"] = translate(
+            f"CHAT_VOIDED_{reason.upper()}" if reason else "CHAT_VOIDED_SUPERSEDED", locale
+        )
+    if state == "ready":
+        view["expires_iso"] = body["expires_at"]
+        view["reissue"] = {"card_id": str(row.id), "session_id": str(row.session_id)}
+    return view
 
 
 def history_entries(
     conversation_: AgentSession, *, locale: str, zone: ZoneInfo
 ) -> list[dict[str, Any]]:
-    """Return the conversation's last messages, oldest first; their cards are read-only."""
-    recent = list(conversation_.messages.order_by("-created_at", "-id")[:HISTORY_LIMIT])
+    """Return the conversation's last messages, oldest first; cards in their real state."""
+    recent = list(
+        sessions.session_messages(session=conversation_).order_by("-created_at", "-id")[
+            :HISTORY_LIMIT
+        ]
+    )
+    now = timezone.now()
     entries = []
     for message in reversed(recent):
         dom_id = f"m-{message.id}"
         if message.role == Message.Role.USER:
-            entries.append(user_entry(dom_id=dom_id, text=message.text))
-        else:
             entries.append(
-                assistant_entry(
-                    dom_id=dom_id,
-                    reply=message.text,
-                    payload=message.payload or {},
-                    locale=locale,
-                    zone=zone,
-                )
+                user_entry(dom_id=dom_id, text=message.text, at=message.created_at, zone=zone)
             )
+            continue
+        entry = assistant_entry(
+            dom_id=dom_id,
+            reply=message.text,
+            payload={**(message.payload or {}), "cards": []},
+            locale=locale,
+            zone=zone,
+        )
+        entry["cards"] = [
+            history_card_view(
+                row, dom_id=f"{dom_id}-card-{index}", locale=locale, zone=zone, now=now
+            )
+            for index, row in enumerate(message.cards.all())
+        ]
+        entry["time"] = time_view(message.created_at, zone)
+        entries.append(entry)
     return entries
+
+
+def time_view(at: datetime | None, zone: ZoneInfo) -> dict[str, str] | None:
+    """Return a message time: ISO for ``<time datetime>`` and the local label."""
+    if at is None:
+        return None
+    local = at.astimezone(zone)
+    return {"iso": local.isoformat(), "label": local.strftime("%Y-%m-%d %H:%M")}
 
 
 def outcome_view(answer: execution.Answer, *, locale: str, zone: ZoneInfo) -> dict[str, Any]:
@@ -176,6 +258,7 @@ def outcome_view(answer: execution.Answer, *, locale: str, zone: ZoneInfo) -> di
         "kind": kind,
         "heading": translate(f"CHAT_OUTCOME_{kind.upper()}", locale),
         "receipt": receipt,
+        "item_link": item_link(receipt.get("resource")) if receipt else "",
         "error": outcome.get("error"),
         "poll": kind in (CardState.RUNNING, OutcomeKind.UNKNOWN),
     }

@@ -43,9 +43,37 @@ PAGE_TEXTS: dict[str, tuple[str, str]] = {
     "CHAT_RISK_HIGH": ("高", "high"),
     "CHAT_CONFIRM": ("确认执行", "Confirm"),
     "CHAT_REJECT": ("拒绝", "Reject"),
-    "CHAT_CARD_HISTORY": (
-        "历史记录中的确认卡（只读）：令牌不会保存，因此无法在这里确认。",
-        "A card from history (read-only): tokens are never stored, so it cannot be confirmed here.",
+    "CHAT_CARD_REMAINING": ("剩余 {time}", "{time} left"),
+    "CHAT_CARD_EXPIRED_NOW": (
+        "这张确认卡已过期，没有执行任何操作。",
+        "This card has expired; nothing was done.",
+    ),
+    "CHAT_ASK_AGAIN": ("重新发起确认", "Ask again"),
+    "CHAT_ASK_AGAIN_HINT": (
+        "为安全起见，确认令牌不会保存；重新发起会生成一张新的确认卡，旧卡作废。",
+        "Confirmation tokens are never stored; asking again issues a new card and voids "
+        "this one.",
+    ),
+    "CHAT_HISTORY_READY": ("等待确认", "Waiting for confirmation"),
+    "CHAT_HISTORY_EXPIRED": ("已过期，未执行", "Expired, not done"),
+    "CHAT_HISTORY_REJECTED": ("已拒绝，未执行", "Rejected, not done"),
+    "CHAT_HISTORY_SUCCEEDED": ("已确认并执行", "Confirmed and done"),
+    "CHAT_HISTORY_FAILED": ("未执行成功", "Not done"),
+    "CHAT_HISTORY_UNKNOWN": ("结果暂时无法核验", "Outcome not verified yet"),
+    "CHAT_HISTORY_VOIDED": ("已作废，未执行", "Withdrawn, not done"),
+    "CHAT_VOIDED_SUPERSEDED": (
+        "已被一张新的确认卡取代。",
+        "A newer card replaced this one.",
+    ),
+    "CHAT_VOIDED_SESSION_DELETED": ("所在对话已删除。", "Its conversation was deleted."),
+    "CHAT_VOIDED_INVALID": (
+        "这张确认卡未通过完整性检查。",
+        "This card failed its integrity check.",
+    ),
+    "CHAT_OPEN_ITEM": ("打开", "Open"),
+    "CHAT_PROBLEM_LOGIN": (
+        "登录已过期，请重新登录；你输入的内容仍保留在输入框中。",
+        "Your login has expired: log in again. Your text is still in the box.",
     ),
     "CHAT_OUTCOME_SUCCEEDED": ("已执行", "Done"),
     "CHAT_OUTCOME_FAILED": ("未执行成功", "Not done"),

@@ -12,6 +12,7 @@ urlpatterns = [
     path("chat/confirm/", views.chat_confirm, name="chat-confirm"),
     path("chat/reject/", views.chat_reject, name="chat-reject"),
     path("chat/status/", views.chat_status, name="chat-status"),
+    path("chat/reissue/", views.chat_reissue, name="chat-reissue"),
     path("chat/reply/", views.chat_reply, name="chat-reply"),
     path("chat/new/", views.chat_new, name="chat-new"),
     path("chat/language/", views.chat_language, name="chat-language"),

@@ -12,6 +12,7 @@ show) and ``htmx`` (a fragment or the whole page; errors as notices).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -21,19 +22,30 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET
 
 from agent import continuations, conversation, execution
 from agent.models import MESSAGE_MAX
 from agent.web.conversations import open_conversation, posted_conversation
-from agent.web.forms import CardForm, MessageForm, ReplyForm, card_fields, retry_fields, valid_data
+from agent.web.forms import (
+    CardForm,
+    MessageForm,
+    ReissueForm,
+    ReplyForm,
+    card_fields,
+    retry_fields,
+    valid_data,
+)
 from agent.web.htmx import Fragment, is_htmx, page_context, problem, respond, run_action
 from agent.web.presenters import (
     assistant_entry,
+    card_view,
     history_entries,
     notice_view,
     outcome_view,
+    time_view,
     user_entry,
     zone_of,
 )
@@ -41,6 +53,23 @@ from agent.web.texts import COOKIE_VALUES, LANGUAGE_COOKIE_AGE, page_locale
 from lightnote.context import ActorContext, actor_context
 from lightnote.errors import LightNoteError
 from lightnote.i18n import normalize_locale
+from lightnote.permissions import refuse_admin_write
+
+
+def post_or_back(view: Callable[[HttpRequest], HttpResponse]) -> Callable[..., HttpResponse]:
+    """Accept POST; any other method (a reload, a bookmarked form URL) goes to the chat page.
+
+    A no-JS form posts to these URLs and the browser shows that URL: reloading it later, or
+    opening it from the history, must land on a page that renders, never on a 405.
+    """
+
+    @functools.wraps(view)
+    def wrapped(request: HttpRequest) -> HttpResponse:
+        if request.method != "POST":
+            return redirect("chat")
+        return view(request)
+
+    return wrapped
 
 
 def _with_actor(
@@ -68,7 +97,7 @@ def chat_page(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-@require_POST
+@post_or_back
 def chat_message(request: HttpRequest) -> HttpResponse:
     """Send one message through ``handle_message``; answer with the turn (cards included)."""
 
@@ -86,8 +115,9 @@ def chat_message(request: HttpRequest) -> HttpResponse:
             request=request, actor=actor, session=current, text=text, locale=locale
         )
         turn = f"m-{body['message_id']}"
+        now = timezone.now()
         entries = [
-            user_entry(dom_id=f"{turn}-user", text=text),
+            user_entry(dom_id=f"{turn}-user", text=text, at=now, zone=zone),
             assistant_entry(
                 dom_id=turn,
                 reply=body["reply"],
@@ -97,6 +127,7 @@ def chat_message(request: HttpRequest) -> HttpResponse:
                 session_id=current.id,
             ),
         ]
+        entries[1]["time"] = time_view(now, zone)
         return Fragment(
             "agent/turn.html",
             {"entries": entries},
@@ -142,7 +173,7 @@ def _card_action(
 
 
 @login_required
-@require_POST
+@post_or_back
 def chat_confirm(request: HttpRequest) -> HttpResponse:
     """Confirm a card (``execution.confirm``); the card is replaced by the server's outcome."""
     # An error keeps the card (and its buttons) and shows the reason under them.
@@ -152,7 +183,7 @@ def chat_confirm(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-@require_POST
+@post_or_back
 def chat_reject(request: HttpRequest) -> HttpResponse:
     """Reject a card (``execution.reject``)."""
     return run_action(
@@ -161,7 +192,7 @@ def chat_reject(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-@require_POST
+@post_or_back
 def chat_status(request: HttpRequest) -> HttpResponse:
     """Report a card's state (``execution.status``); polled while running or unknown."""
 
@@ -179,7 +210,7 @@ def chat_status(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-@require_POST
+@post_or_back
 def chat_reply(request: HttpRequest) -> HttpResponse:
     """Fetch the final reply after a succeeded action (``continuations.reply``)."""
 
@@ -223,7 +254,31 @@ def chat_reply(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-@require_POST
+@post_or_back
+def chat_reissue(request: HttpRequest) -> HttpResponse:
+    """Ask again: re-issue a still-ready history card as a new live card (the old is voided)."""
+
+    def reissue(actor: ActorContext, locale: str) -> Fragment:
+        data = valid_data(ReissueForm(request.POST))
+        refuse_admin_write(request, what="card.reissue")
+        current = posted_conversation(request, actor, data["session_id"])
+        card = conversation.reissue_card(
+            request=request, actor=actor, session=current, card_id=data["card_id"], locale=locale
+        )
+        view = card_view(
+            card,
+            dom_id=f"card-{card['card_id']}",
+            locale=locale,
+            zone=zone_of(actor),
+            session_id=current.id,
+        )
+        return Fragment("agent/card.html", {"card": view}, conversation=current)
+
+    return run_action(request, reissue, retarget="next .card-problem")
+
+
+@login_required
+@post_or_back
 def chat_new(request: HttpRequest) -> HttpResponse:
     """Open a new conversation for this browser session."""
 
@@ -234,7 +289,7 @@ def chat_new(request: HttpRequest) -> HttpResponse:
     return _with_actor(request, start)
 
 
-@require_POST
+@post_or_back
 def chat_language(request: HttpRequest) -> HttpResponse:
     """Remember this browser's page language in Django's language cookie."""
     target = request.POST.get("next") or reverse("chat")

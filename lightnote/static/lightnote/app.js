@@ -34,11 +34,16 @@
 
   document.addEventListener("htmx:afterRequest", function (event) {
     var form = event.detail.elt;
-    if (!form || form.id !== "composer") return;
     var xhr = event.detail.xhr;
-    if (xhr && xhr.responseURL && xhr.responseURL.indexOf("/accounts/login/") !== -1) {
-      // The login expired (in this tab or another): keep the text, ask to log in again.
+    var loggedOut = xhr && xhr.responseURL && xhr.responseURL.indexOf("/accounts/login/") !== -1;
+    if (loggedOut) {
+      // The login expired (in this tab or another): keep the text and the card, ask to log
+      // in again.
       showProblem("login");
+    }
+    if (!form || form.id !== "composer") return;
+    if (loggedOut) {
+      // nothing more: the text stays in the box
     } else if (event.detail.successful && xhr && xhr.getResponseHeader(FRAGMENT_HEADER) === "1") {
       form.reset();
       var problem = document.getElementById("composer-problem");
@@ -71,6 +76,46 @@
     var send = form && form.querySelector("button[type=submit]");
     if (!form || (send && send.disabled) || !target.value.trim()) return; // empty or in flight
     form.requestSubmit(send || undefined);
+  });
+
+  // A card's remaining time, live; at its expiry its buttons are disabled (the server
+  // refuses an expired token anyway: this only says so before the click).
+  function remainingText(ms) {
+    var total = Math.max(0, Math.floor(ms / 1000));
+    var minutes = Math.floor(total / 60);
+    var seconds = total % 60;
+    return minutes + ":" + (seconds < 10 ? "0" : "") + seconds;
+  }
+
+  function tickCards() {
+    var now = Date.now();
+    var cards = document.querySelectorAll("article.card[data-expires]");
+    Array.prototype.forEach.call(cards, function (card) {
+      var expires = Date.parse(card.dataset.expires);
+      if (isNaN(expires)) return;
+      var left = expires - now;
+      var label = card.querySelector(".card-remaining");
+      if (left > 0) {
+        if (label) label.textContent = (card.dataset.remaining || "{time}").replace("{time}", remainingText(left));
+        return;
+      }
+      card.removeAttribute("data-expires");
+      card.classList.add("card-expired");
+      Array.prototype.forEach.call(card.querySelectorAll("button"), function (button) {
+        button.disabled = true;
+      });
+      if (label) label.textContent = "";
+      var note = document.createElement("p");
+      note.className = "card-expired-note";
+      note.setAttribute("role", "status");
+      note.textContent = card.dataset.expired || "";
+      card.appendChild(note);
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    tickCards();
+    window.setInterval(tickCards, 1000);
   });
 
   // Settings page: offer the browser's own time zone when it differs from the saved one.
