@@ -15,15 +15,17 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agent import continuations, conversation, execution, lifecycle, sessions
+from agent import card_edits, card_undo, continuations, conversation, execution, lifecycle, sessions
 from agent.api_schemas import (
     TAG_CONFIRM,
     TAG_HISTORY,
     TAG_MESSAGES,
     TAG_REPLY,
     TAG_SESSIONS,
+    CardResponseSerializer,
     ConfirmationStateSerializer,
     ContinuationReplySerializer,
+    EditRequestSchema,
     HistoryMessageSerializer,
     MessageResponseSerializer,
     ReissueResponseSerializer,
@@ -73,6 +75,15 @@ class MessageRequestSerializer(StrictSerializer):
 class TokenRequestSerializer(StrictSerializer):
     token = serializers.CharField(max_length=512)
     session_id = serializers.UUIDField()
+
+
+class UndoRequestSerializer(StrictSerializer):
+    card_id = serializers.UUIDField()
+    session_id = serializers.UUIDField()
+
+
+class EditRequestSerializer(TokenRequestSerializer):
+    args = serializers.DictField(allow_empty=False)
 
 
 def _validated(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:
@@ -307,11 +318,20 @@ class _TokenEndpoint(APIView):
 
     permission_classes = [IsAuthenticated]
     operation: Callable[..., execution.Answer]
+    request_serializer: type[serializers.Serializer] = TokenRequestSerializer
+
+    def token_query_annotations(self) -> dict[str, Any]:
+        """Ask the token query whether the body's session is the token user's (one query
+        for both; ``execution.session_access_for`` reads the answer)."""
+        payload = getattr(self, "payload", None) or {}
+        if "session_id" not in payload:
+            return {}
+        return execution.session_check_annotation(payload["session_id"])
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         if request.method == "POST":  # any other method is a plain 405 from DRF's dispatch
             try:
-                self.payload = _validated(TokenRequestSerializer, request)
+                self.payload = _validated(self.request_serializer, request)
             except APIException:
                 _identify_for_locale(request)
                 raise
@@ -495,6 +515,112 @@ class ReissueView(APIView):
         refuse_admin_write(request, what="card.reissue")
         session = _owned_session(request, payload["session_id"])
         card = conversation.reissue_card(
+            request=request,
+            actor=actor_context(request),
+            session=session,
+            card_id=payload["card_id"],
+            locale=request_locale(request),
+        )
+        return Response({"card": card})
+
+
+_EDIT_ERRORS = {
+    **_CARD_ERRORS,
+    # Besides the protocol's codes, the tool's own (these are examples).
+    400: ("VALIDATION_ERROR", "TOOL_ARGS_INVALID", "TODO_DUE_AT_INVALID", "TODO_UPDATE_NOOP"),
+    404: ("SESSION_NOT_FOUND", "TODO_NOT_FOUND"),
+    409: (
+        "CONFIRMATION_ALREADY_CLAIMED",
+        "CONFIRMATION_REJECTED",
+        "CONFIRMATION_INVALID",
+    ),
+}
+
+
+@extend_schema_view(
+    post=extend_schema(
+        tags=[TAG_CONFIRM],
+        summary="Edit a ready card before confirming it",
+        description="Body: the card's `token`, its `session_id` and `args`: the new values "
+        "(title, description, content, tags, priority, due time in words or ISO; those the "
+        "card's tool takes), merged over the card's. Checks run in confirm's order (400, 401, "
+        "403 ADMIN_READONLY, 503, 410, 403 CONFIRMATION_FORBIDDEN, 409 CONFIRMATION_INVALID); "
+        "then a running or settled card answers 409 CONFIRMATION_ALREADY_CLAIMED (with its "
+        "`state`), a rejected one 409 CONFIRMATION_REJECTED. The merged args are prepared "
+        "again through the same tool policy as a proposal (invalid: the tool's own error "
+        "code), a new card is issued (its `parent_id` is the old card) and the old card is "
+        "voided: its token answers 410 from then on, and it never executes. If a confirm of "
+        "the old token won first, the edit answers 409 and issues nothing.",
+        request=EditRequestSchema,
+        responses={
+            200: CardResponseSerializer,
+            **documented_errors((400, 401, 403, 404, 409, 410, 415, 429, 503), codes=_EDIT_ERRORS),
+        },
+        parameters=[ADMIN_CONTEXT_PARAMETER],
+    )
+)
+class EditView(_TokenEndpoint):
+    """Edit a ready card: the new values prepared again, a new card, the old one voided."""
+
+    request_serializer = EditRequestSerializer
+
+    def post(self, request: Request) -> Response:
+        card = card_edits.edit(
+            request=request,
+            actor=actor_context(request),
+            token=self.payload["token"],
+            session_id=self.payload["session_id"],
+            edits=dict(self.payload["args"]),
+            locale=request_locale(request),
+        )
+        return Response({"card": card})
+
+
+class UndoView(APIView):
+    """Undo a succeeded card: an ordinary card for the compensating action."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        tags=[TAG_CONFIRM],
+        summary="Undo a succeeded card: a card for the compensating action",
+        description="Body: the succeeded card's `card_id` and its `session_id`. Within "
+        "`LIGHTNOTE_UNDO_WINDOW` seconds of the settle, answers a new ready card (its "
+        "`compensates_id` names the undone card) that, once confirmed like any card, takes "
+        "the action back: a created todo goes to the trash, an update's previous values "
+        "come back, a status change is reversed. Its execution is version-checked: if the "
+        "item changed meanwhile it fails with the tool's VERSION_CONFLICT and nothing is "
+        "overwritten. A card that did not succeed: 409 UNDO_NOT_SUCCEEDED; already undone: "
+        "409 UNDO_ALREADY_DONE; an action with no undo: 409 UNDO_NOT_AVAILABLE; the item "
+        "changed since: 409 UNDO_VERSION_CONFLICT; after the window: 410. An undo card issued "
+        "earlier and still ready is voided (one live undo per card).",
+        request=UndoRequestSerializer,
+        responses={
+            200: CardResponseSerializer,
+            **documented_errors(
+                (400, 401, 403, 404, 409, 410, 415, 429, 503),
+                codes={
+                    403: ("ADMIN_READONLY",),
+                    404: ("SESSION_NOT_FOUND", "CARD_NOT_FOUND", "TODO_NOT_FOUND"),
+                    409: (
+                        "UNDO_NOT_SUCCEEDED",
+                        "UNDO_ALREADY_DONE",
+                        "UNDO_NOT_AVAILABLE",
+                        "UNDO_VERSION_CONFLICT",
+                    ),
+                    410: ("CONFIRMATION_EXPIRED",),
+                    503: ("CONFIRMATION_STORE_UNAVAILABLE",),
+                },
+                descriptions={"s403": WRITE_403},
+            ),
+        },
+        parameters=[ADMIN_CONTEXT_PARAMETER],
+    )
+    def post(self, request: Request) -> Response:
+        payload = _validated(UndoRequestSerializer, request)
+        refuse_admin_write(request, what="card.undo")
+        session = _owned_session(request, payload["session_id"])
+        card = card_undo.undo(
             request=request,
             actor=actor_context(request),
             session=session,

@@ -81,7 +81,14 @@ class CardSerializer(serializers.Serializer):
         "otherwise.",
     )
     parent_id = serializers.UUIDField(
-        required=False, help_text="Only on a re-issued card: the card it replaces (now voided)"
+        required=False,
+        help_text='Only on a card derived from another (an edit, an "ask again"): the card it '
+        "replaces, now "
+        "voided (its token answers 410)",
+    )
+    compensates_id = serializers.UUIDField(
+        required=False,
+        help_text="Only on an undo card: the succeeded card whose action it takes back",
     )
 
 
@@ -238,3 +245,18 @@ class HistoryMessageSerializer(serializers.Serializer):
     card_id = serializers.UUIDField(
         required=False, help_text="For a final reply: the card whose success it reports"
     )
+
+
+class EditRequestSchema(serializers.Serializer):
+    token = serializers.CharField(help_text="The ready card's token")
+    session_id = serializers.UUIDField()
+    args = serializers.DictField(
+        help_text="The new values, in the tool's own words (merged over the card's): "
+        "`title`, `description`, `content`, `tags`, `priority`, `due_at` (words such as "
+        "'明天下午3点' or ISO 8601) — those the card's tool takes. Anything else: 400 "
+        "TOOL_ARGS_INVALID."
+    )
+
+
+class CardResponseSerializer(serializers.Serializer):
+    card = CardSerializer(help_text="The new ready card; its `parent_id` names the voided one")

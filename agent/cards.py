@@ -351,20 +351,23 @@ def card_claim(token: str, *, attempt_id: str) -> ClaimResult:
     """
     digest = store.token_digest(token)
     now = store.now_ms()
+    lease_ms = settings.LIGHTNOTE_EXECUTION_LEASE * 1000
+    # The running-cards index entry travels with the claim (one round trip). A loser's
+    # entry names a card that is running or settled under someone else: the index is a
+    # hint, and reconciliation re-reads every record it lists (and drops stale entries).
     result = store.record_transition(
         card_key(digest),
         from_states=(CardState.READY,),
         to_state=CardState.RUNNING,
         attempt=attempt_id,
-        lease_ms=settings.LIGHTNOTE_EXECUTION_LEASE * 1000,
+        lease_ms=lease_ms,
         ttl_ms=settings.LIGHTNOTE_SETTLED_TTL * 1000,
         now_ms=now,
+        index=store.IndexUpdate(RUNNING_INDEX_KEY, digest, score_ms=now + lease_ms),
     )
     if result.fields is None:
         return ClaimResult(status=ClaimStatus.GONE, card=None)
     card = _card_from_fields(digest, result.fields)
-    if result.status is store.TransitionStatus.TRANSITIONED:
-        _index_best_effort("add", digest, score_ms=int(result.fields["lease_until"]))
     if result.applied:
         return ClaimResult(status=ClaimStatus.CLAIMED, card=card)
     if card.state == CardState.RUNNING:
@@ -410,10 +413,36 @@ def card_settle(
         outcome_kind=outcome_kind,
         ttl_ms=settings.LIGHTNOTE_SETTLED_TTL * 1000,
         now_ms=store.now_ms(),
+        # Leaves the running-cards index in the same round trip. Should this attempt not
+        # hold the card any more, its holder's own settle or reconciliation settles it.
+        index=store.IndexUpdate(RUNNING_INDEX_KEY, digest),
     )
-    if result.status is store.TransitionStatus.TRANSITIONED:
-        _index_best_effort("remove", digest)
     return result.applied
+
+
+@confirmation_store()
+def card_release(token: str, *, attempt_id: str, expires_at: datetime | None) -> bool:
+    """Give back a claim that executed nothing: running -> ready, for ``attempt_id`` only.
+
+    For a claim that may not proceed after all (the claims rate limit refused it, or its
+    store failed): the card is confirmable again until its original ``expires_at``. True
+    when this call released it; False when the attempt no longer holds it.
+    """
+    digest = store.token_digest(token)
+    now = store.now_ms()
+    left_ms = int(expires_at.timestamp() * 1000) - now if expires_at else 0
+    result = store.record_transition(
+        card_key(digest),
+        from_states=(CardState.RUNNING,),
+        to_state=CardState.READY,
+        attempt=attempt_id,
+        require_attempt=True,
+        lease_ms=0,
+        ttl_ms=max(1, left_ms),
+        now_ms=now,
+        index=store.IndexUpdate(RUNNING_INDEX_KEY, digest),
+    )
+    return result.status is store.TransitionStatus.TRANSITIONED
 
 
 def _digest_of(token: str | None, digest: str | None) -> str:

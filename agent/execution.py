@@ -23,19 +23,23 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import DatabaseError, IntegrityError, connection, transaction
+from django.db.models import Exists, OuterRef, Value
 
 from agent import cards, lifecycle
 from agent.cards import CardState, OutcomeKind
 from agent.lifecycle import receipt_body
-from agent.models import ActionCard, ActionReceipt
+from agent.models import ActionCard, ActionReceipt, AgentSession
 from agent.ratelimit import limit_new_claim
 from agent.sessions import SessionAccess, session_access
-from lightnote.audit import audit_event
+from lightnote import store
+from lightnote.audit import audit_entry, audit_event, audit_events
+from lightnote.authentication import token_annotations
 from lightnote.binding import canonical_json
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages, translate
 from lightnote.permissions import refuse_admin_write
+from lightnote.transactions import durable_atomic
 
 logger = logging.getLogger(__name__)
 
@@ -52,8 +56,9 @@ define_messages(
         ),
         "CONFIRMATION_REJECTED": ("此确认卡已被拒绝。", "This confirmation was rejected."),
         "CONFIRMATION_ALREADY_CLAIMED": (
-            "此确认卡已在执行或已完成，不能再拒绝。",
-            "This confirmation is already running or settled; it can no longer be rejected.",
+            "此确认卡已在执行或已完成，不能再拒绝或修改。",
+            "This confirmation is already running or settled; it can no longer be rejected "
+            "or edited.",
         ),
         "ACTION_OUTCOME_UNKNOWN": (
             "操作结果暂时无法核验，请稍后查看状态；系统不会重复执行。",
@@ -113,11 +118,11 @@ def _settled(outcome: dict[str, Any]) -> Answer:
     return Answer(200, {"state": "settled", "outcome": outcome})
 
 
-def _audit_card(
+def _card_entry(
     event_type: str, card: cards.Card, actor: ActorContext | None, **fields: Any
-) -> None:
-    """Record a protocol event about ``card``: its id, tool and capability, never its token."""
-    audit_event(
+) -> Any:
+    """Build a protocol event about ``card``: its id, tool and capability, never its token."""
+    return audit_entry(
         event_type,
         actor=actor.actor if actor else None,
         subject=actor.subject if actor else None,
@@ -129,7 +134,130 @@ def _audit_card(
     )
 
 
+def _audit_card(
+    event_type: str, card: cards.Card, actor: ActorContext | None, **fields: Any
+) -> None:
+    """Record a protocol event about ``card``."""
+    audit_events([_card_entry(event_type, card, actor, **fields)])
+
+
+def _audit_claim_and(event_type: str, card: cards.Card, actor: ActorContext, **fields: Any) -> None:
+    """Record the claim together with what became of it (one INSERT).
+
+    On success both rows are written inside the execution's transaction instead; every other
+    path lands here, after that transaction rolled back (or never began).
+    """
+    audit_events(
+        [
+            _card_entry("confirm.claimed", card, actor),
+            _card_entry(event_type, card, actor, **fields),
+        ]
+    )
+
+
+# Repeated confirms of a running or settled card write nothing to the database: they are
+# tallied in the control store and moved into the audit log by ``flush_repeat_tallies``
+# (the ``reconcile_cards`` command runs it), one ``confirm.duplicate`` row per card, actor
+# and state with ``details.count``.
+REPEAT_TALLIES_KEY = "ln:audit:{repeats}"
+
+
+def _tally_repeat(card: cards.Card, actor: ActorContext) -> None:
+    """Count one repeated confirm of ``card`` (best effort: the answer never depends on it)."""
+    identity = {
+        "action_id": card.id,
+        "actor_id": actor.actor.pk,
+        "subject_id": actor.subject.pk,
+        "session_id": card.session_id,
+        "capability": card.capability,
+        "tool": card.tool,
+        "state": card.state,
+    }
+    try:
+        store.counter_add(REPEAT_TALLIES_KEY, canonical_json(identity))
+    except store.StoreUnavailable:
+        logger.warning("repeat confirm of %s not tallied: the store is unavailable", card.id)
+
+
+def flush_repeat_tallies() -> int:
+    """Move the repeated-confirm tallies into the audit log; return the number of rows.
+
+    The tallies are taken and cleared atomically, so each repeat is recorded once; if the
+    database refuses the rows, they are put back for the next run.
+    """
+    try:
+        tallies = store.counters_take_all(REPEAT_TALLIES_KEY)
+    except store.StoreUnavailable:
+        logger.warning("repeat tallies not flushed: the store is unavailable")
+        return 0
+    entries = []
+    for identity_json, count in tallies.items():
+        try:
+            identity = json.loads(identity_json)
+            entries.append(
+                audit_entry(
+                    "confirm.duplicate",
+                    actor=_user_ref(identity.get("actor_id")),
+                    subject=_user_ref(identity.get("subject_id")),
+                    session_id=identity.get("session_id") or None,
+                    capability=str(identity.get("capability", "")),
+                    tool=str(identity.get("tool", "")),
+                    action_id=identity.get("action_id") or None,
+                    details={"state": identity.get("state"), "count": count},
+                )
+            )
+        except (ValueError, TypeError, AttributeError):
+            logger.error("unreadable repeat tally %r dropped", identity_json[:200])
+    try:
+        audit_events(entries)
+    except DatabaseError:
+        logger.exception("repeat tallies not written; putting them back")
+        for identity_json, count in tallies.items():
+            store.counter_add(REPEAT_TALLIES_KEY, identity_json, count)
+        raise
+    return len(entries)
+
+
+def _user_ref(user_id: Any) -> Any:
+    """A user reference for an audit row, without a query (None when there is no id)."""
+    if user_id in (None, ""):
+        return None
+    from django.contrib.auth import get_user_model
+
+    return get_user_model()(pk=user_id)
+
+
 # --- Checks shared by confirm, reject and status -------------------------------------------
+
+
+SESSION_ID_ANNOTATION = "lightnote_session_id"
+SESSION_OWN_ANNOTATION = "lightnote_session_own"
+SESSION_DELETED_ANNOTATION = "lightnote_session_deleted"
+
+
+def session_check_annotation(session_id: uuid.UUID) -> dict[str, Any]:
+    """Expressions for the token query (``lightnote.authentication.TokenAuthentication``):
+    is ``session_id`` the token user's session, and is it deleted? The same answer as
+    ``agent.sessions.session_access``, without a query of its own."""
+    theirs = AgentSession.objects.filter(id=session_id, owner_id=OuterRef("user_id"))
+    return {
+        SESSION_ID_ANNOTATION: Value(str(session_id)),
+        SESSION_OWN_ANNOTATION: Exists(theirs.filter(deleted_at__isnull=True)),
+        SESSION_DELETED_ANNOTATION: Exists(theirs.filter(deleted_at__isnull=False)),
+    }
+
+
+def session_access_for(request: Any, *, session_id: uuid.UUID, owner: Any) -> SessionAccess:
+    """``session_access`` answered by this request's token query when it asked exactly this
+    (same session, same user); else with one query."""
+    known = token_annotations(request)
+    if known.get(SESSION_ID_ANNOTATION) == str(session_id) and known.get("user_id") == owner.pk:
+        if known[SESSION_OWN_ANNOTATION]:
+            return SessionAccess.OWN
+        if known[SESSION_DELETED_ANNOTATION]:
+            return SessionAccess.DELETED
+        return SessionAccess.NONE
+    return session_access(session_id=session_id, owner=owner)
 
 
 def load_card_for(
@@ -150,7 +278,7 @@ def load_card_for(
             details={"action": action},
         )
         raise LightNoteError("CONFIRMATION_EXPIRED", status=410)
-    access = session_access(session_id=session_id, owner=actor.subject)
+    access = session_access_for(request, session_id=session_id, owner=actor.subject)
     if access is SessionAccess.DELETED:
         # The caller's own conversation, deleted: 404 everywhere, as for its messages.
         raise LightNoteError("SESSION_NOT_FOUND", status=404)
@@ -368,8 +496,10 @@ def execute_claimed(
 
     Needs: the caller holds the claim (state ``running`` with its attempt id). Runs the tool
     policy again with ``phase="execute", confirmed=True``, then the tool's domain service,
-    the receipt row and the card's history row in one durable transaction. No Redis call
-    happens inside it. Any other outcome is written to the history row afterwards.
+    the receipt row, the card's history row and the audit rows of the claim and the
+    execution in one durable transaction (services open no savepoint inside it). No Redis
+    call happens inside it. Any other outcome is written to the history row afterwards, and
+    every path records ``confirm.claimed`` with what became of the claim.
     """
     kind, outcome = _execute(card, actor=actor, locale=locale)
     if kind != cards.OutcomeKind.SUCCEEDED:
@@ -386,16 +516,16 @@ def _execute(card: cards.Card, *, actor: ActorContext, locale: str) -> tuple[str
             tool_name=card.tool, args=card.args, context=context, phase="execute", confirmed=True
         )
     except LightNoteError as error:
-        _audit_card("action.failed", card, actor, code=error.code)
+        _audit_claim_and("action.failed", card, actor, code=error.code)
         return _failed(error, locale)
     except Exception:  # a bug in a tool's schema: nothing ran; settle, never leave it running
         logger.exception("tool policy crashed for %s", card.id)
-        _audit_card("action.failed", card, actor, code="ACTION_EXECUTION_FAILED")
+        _audit_claim_and("action.failed", card, actor, code="ACTION_EXECUTION_FAILED")
         return _failed(LightNoteError("ACTION_EXECUTION_FAILED"), locale)
 
     commit_sent = False
     try:
-        with transaction.atomic(durable=True):
+        with durable_atomic():
             result = policy.tool.execute(policy.args, context)
             receipt = _create_receipt(
                 card,
@@ -408,7 +538,14 @@ def _execute(card: cards.Card, *, actor: ActorContext, locale: str) -> tuple[str
                 result=result.data,
             )
             lifecycle.record_succeeded(card.id, receipt=receipt)
-            _audit_card("action.executed", card, actor, details={"summary": result.summary})
+            audit_events(
+                [
+                    _card_entry("confirm.claimed", card, actor),
+                    _card_entry(
+                        "action.executed", card, actor, details={"summary": result.summary}
+                    ),
+                ]
+            )
             # Everything after this line happens in COMMIT: an error from here on may come
             # after the database made the change durable.
             commit_sent = True
@@ -423,23 +560,23 @@ def _execute(card: cards.Card, *, actor: ActorContext, locale: str) -> tuple[str
             _drop_connection()
             return _unknown(locale)  # re-checked against the receipt table later
         if existing is not None:
-            _audit_card("confirm.duplicate_execution_fenced", card, actor, code=error.code)
+            _audit_claim_and("confirm.duplicate_execution_fenced", card, actor, code=error.code)
             return _outcome_from_receipt(existing, locale)
-        _audit_card("action.failed", card, actor, code=error.code)
+        _audit_claim_and("action.failed", card, actor, code=error.code)
         return _failed(error, locale)
     except IntegrityError:
         # The receipt slot is taken: an earlier execution (Redis lost the claim) or a void.
         existing = _find_receipt(card.id)
         if existing is None:
             logger.exception("integrity error executing %s", card.id)
-            _audit_card("action.failed", card, actor, code="ACTION_EXECUTION_FAILED")
+            _audit_claim_and("action.failed", card, actor, code="ACTION_EXECUTION_FAILED")
             return _failed(LightNoteError("ACTION_EXECUTION_FAILED"), locale)
-        _audit_card("confirm.duplicate_execution_fenced", card, actor)
+        _audit_claim_and("confirm.duplicate_execution_fenced", card, actor)
         return _outcome_from_receipt(existing, locale)
     except DatabaseError:
         if not commit_sent:
             logger.exception("database error executing %s (rolled back)", card.id)
-            _audit_card("action.failed", card, actor, code="ACTION_EXECUTION_FAILED")
+            _audit_claim_and("action.failed", card, actor, code="ACTION_EXECUTION_FAILED")
             return _failed(LightNoteError("ACTION_EXECUTION_FAILED"), locale)
         logger.exception("COMMIT of %s raised: outcome unknown, looking the receipt up", card.id)
         return _after_unknown_commit(card, actor=actor, locale=locale)
@@ -451,7 +588,7 @@ def _execute(card: cards.Card, *, actor: ActorContext, locale: str) -> tuple[str
             logger.exception("COMMIT of %s raised: outcome unknown", card.id)
             return _after_unknown_commit(card, actor=actor, locale=locale)
         logger.exception("executing %s crashed (rolled back)", card.id)
-        _audit_card("action.failed", card, actor, code="ACTION_EXECUTION_FAILED")
+        _audit_claim_and("action.failed", card, actor, code="ACTION_EXECUTION_FAILED")
         return _failed(LightNoteError("ACTION_EXECUTION_FAILED"), locale)
     return _succeeded(receipt)
 
@@ -459,7 +596,11 @@ def _execute(card: cards.Card, *, actor: ActorContext, locale: str) -> tuple[str
 def _after_unknown_commit(
     card: cards.Card, *, actor: ActorContext, locale: str
 ) -> tuple[str, dict[str, Any]]:
-    """Look the receipt up on a fresh connection; never re-run the action."""
+    """Look the receipt up on a fresh connection; never re-run the action.
+
+    A receipt means the COMMIT happened, and with it the claim's audit rows; without one,
+    the claim is recorded here with the unknown outcome.
+    """
     try:
         _drop_connection()
         existing = _find_receipt(card.id)
@@ -469,7 +610,7 @@ def _after_unknown_commit(
     if existing is not None:
         _audit_card("action.executed", card, actor, code="COMMIT_CONFIRMED_BY_RECEIPT")
         return _outcome_from_receipt(existing, locale)
-    _audit_card("action.outcome_unknown", card, actor, code="ACTION_OUTCOME_UNKNOWN")
+    _audit_claim_and("action.outcome_unknown", card, actor, code="ACTION_OUTCOME_UNKNOWN")
     return _unknown(locale)
 
 
@@ -479,15 +620,21 @@ def _after_unknown_commit(
 def confirm(
     *, request: Any, actor: ActorContext, token: str, session_id: uuid.UUID, locale: str
 ) -> Answer:
-    """Confirm a card: claim it and execute it once, or report what happened to it."""
+    """Confirm a card: claim it and execute it once, or report what happened to it.
+
+    Round trips to the control store on the way to an execution: read the card, claim it
+    (with its running-index entry), count the claim against the rate limit, settle it (and
+    leave the index). Only a request that won the claim is counted; one the limit refuses
+    gives the claim back untouched (running -> ready) and answers 429, so the card stays
+    confirmable.
+    """
     card = load_card_for(
         request=request, actor=actor, token=token, session_id=session_id, action="confirm"
     )
     answer = answer_for_state(card, locale=locale)
     if answer is not None:
-        _audit_card("confirm.duplicate", card, actor, details={"state": card.state})
+        _tally_repeat(card, actor)
         return answer
-    limit_new_claim(request, user_id=actor.actor.pk)
     attempt_id = uuid.uuid4().hex
     claim = cards.card_claim(token, attempt_id=attempt_id)
     if claim.status != cards.ClaimStatus.CLAIMED:
@@ -496,7 +643,11 @@ def confirm(
             raise LightNoteError("CONFIRMATION_EXPIRED", status=410)
         answer = answer_for_state(claim.card, locale=locale)
         return answer or Answer(202, {"state": "running"})
-    _audit_card("confirm.claimed", card, actor)
+    try:
+        limit_new_claim(request, user_id=actor.actor.pk)
+    except LightNoteError:
+        _give_back(token, attempt_id=attempt_id, card=card)
+        raise
     kind, outcome = execute_claimed(card, actor=actor, locale=locale)
     try:
         settled = cards.card_settle(
@@ -513,6 +664,15 @@ def confirm(
         if stored is not None:
             return _settled(stored)
     return _settled(outcome)
+
+
+def _give_back(token: str, *, attempt_id: str, card: cards.Card) -> None:
+    """Release a claim that will not execute (best effort: if the store cannot answer, the
+    lease runs out and reconciliation voids the card, which never executed)."""
+    try:
+        cards.card_release(token, attempt_id=attempt_id, expires_at=card.expires_at)
+    except LightNoteError:
+        logger.warning("claim on %s not given back: the store is unavailable", card.id)
 
 
 def _stored_final_outcome(digest: str) -> dict[str, Any] | None:

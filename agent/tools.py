@@ -108,6 +108,20 @@ class ReadResult:
     data: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class Compensation:
+    """How to take back a succeeded write: a proposal for ``tool``, version-checked.
+
+    ``args`` are raw proposal args (prepared through the tool policy like any proposal);
+    ``version`` is the item's version the write left behind: the undo is refused unless the
+    item is still at it when prepared, and its execution checks it again.
+    """
+
+    tool: str
+    args: dict[str, Any]
+    version: int
+
+
 # --- schema helpers ----------------------------------------------------------------------
 
 
@@ -452,6 +466,13 @@ class Tool:
     def execute(self, prepared: dict[str, Any], context: ToolContext) -> ExecutionResult:
         """Perform the write through the domain service, as ``context.subject``."""
         raise NotImplementedError
+
+    def compensation(self, prepared: dict[str, Any], result: dict[str, Any]) -> Compensation | None:
+        """Return how to undo this write, from its prepared args and its receipt's result.
+
+        None: this tool's writes cannot be undone (the default).
+        """
+        return None
 
     def run(self, args: dict[str, Any], context: ToolContext) -> ReadResult:
         """Answer a read through the selectors, for ``context.subject``."""

@@ -21,6 +21,8 @@ urlpatterns = [
     path("agent/confirmations/reissue/", api.ReissueView.as_view(), name="agent-reissue"),
     path("agent/confirmations/confirm/", api.ConfirmView.as_view(), name="agent-confirm"),
     path("agent/confirmations/reject/", api.RejectView.as_view(), name="agent-reject"),
+    path("agent/confirmations/edit/", api.EditView.as_view(), name="agent-edit"),
+    path("agent/confirmations/undo/", api.UndoView.as_view(), name="agent-undo"),
     path("agent/confirmations/status/", api.StatusView.as_view(), name="agent-status"),
     path(
         "agent/continuations/reply/",

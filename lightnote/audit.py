@@ -28,6 +28,39 @@ def audit_channel(**fields: Any) -> Iterator[None]:
         _channel_fields.reset(reset)
 
 
+def audit_entry(
+    event_type: str,
+    *,
+    actor: Any = None,
+    subject: Any = None,
+    session_id: uuid.UUID | str | None = None,
+    capability: str = "",
+    tool: str = "",
+    action_id: uuid.UUID | str | None = None,
+    code: str = "",
+    details: dict[str, Any] | None = None,
+) -> AuditEvent:
+    """Build one event, unsaved (see :func:`audit_events`)."""
+    return AuditEvent(
+        event_type=event_type,
+        actor=actor if getattr(actor, "pk", None) else None,
+        subject=subject if getattr(subject, "pk", None) else None,
+        session_id=session_id,
+        capability=capability,
+        tool=tool,
+        action_id=action_id,
+        code=code,
+        details={**(_channel_fields.get() or {}), **(details or {})},
+    )
+
+
+def audit_events(events: list[AuditEvent]) -> None:
+    """Record several events in one INSERT; ``details`` JSON-safe, never a raw token."""
+    AuditEvent.objects.bulk_create(events)
+    for event in events:
+        logger.info("audit %s code=%s action=%s", event.event_type, event.code, event.action_id)
+
+
 def audit_event(
     event_type: str,
     *,
@@ -41,16 +74,17 @@ def audit_event(
     details: dict[str, Any] | None = None,
 ) -> AuditEvent:
     """Record one event; ``details`` must be JSON-safe and never contain a raw token."""
-    event = AuditEvent.objects.create(
-        event_type=event_type,
-        actor=actor if getattr(actor, "pk", None) else None,
-        subject=subject if getattr(subject, "pk", None) else None,
+    event = audit_entry(
+        event_type,
+        actor=actor,
+        subject=subject,
         session_id=session_id,
         capability=capability,
         tool=tool,
         action_id=action_id,
         code=code,
-        details={**(_channel_fields.get() or {}), **(details or {})},
+        details=details,
     )
+    event.save(force_insert=True)
     logger.info("audit %s code=%s action=%s", event_type, code, action_id)
     return event

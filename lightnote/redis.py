@@ -68,11 +68,11 @@ class ConnectionFactory(DjangoRedisConnectionFactory):
         super().disconnect(connection)
 
 
-def get_redis() -> redis.Redis:
-    """Return the shared Redis client (raw, not the cache wrapper)."""
+def get_redis(alias: str = "default") -> redis.Redis:
+    """Return the shared Redis client of the cache ``alias`` (raw, not the cache wrapper)."""
     from django_redis import get_redis_connection
 
-    return get_redis_connection("default")
+    return get_redis_connection(alias)
 
 
 # Errors that mean "the store could not answer": callers turn them into a 503 and never

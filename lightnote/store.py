@@ -29,7 +29,9 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
+from redis.cluster import RedisCluster
 from redis.commands.core import Script
+from redis.exceptions import NoScriptError
 
 from lightnote.redis import STORE_ERRORS, get_redis
 from lightnote.redis_scripts import script_text
@@ -108,15 +110,79 @@ def store_call() -> Iterator[None]:
 _scripts: dict[str, Script] = {}
 
 
-def _run_script(name: str, *, key: str, args: list[str]) -> Any:
-    """Run the script ``name`` on ``key`` (loaded once; re-sent by SHA afterwards)."""
+@dataclass(frozen=True)
+class IndexUpdate:
+    """A change to a sorted-set index, sent in the same round trip as a record's script.
+
+    ``score_ms`` None removes ``member``; otherwise it is added (or moved) with that score.
+    It is applied whatever the script answers: an index is a hint that readers re-check
+    against each record (on Cluster it lives in another slot, so no script may touch it).
+    """
+
+    index_key: str
+    member: str
+    score_ms: int | None = None
+
+
+def _script(name: str, client: Any) -> Script:
+    script = _scripts.get(name)
+    if script is None:
+        script = _scripts[name] = client.register_script(script_text(name))
+    return script
+
+
+def _run_script(
+    name: str,
+    *,
+    key: str,
+    args: list[str],
+    index: IndexUpdate | None = None,
+    alias: str = "default",
+) -> Any:
+    """Run the script ``name`` on ``key`` (loaded once; re-sent by SHA afterwards).
+
+    With ``index``, the script and the index update travel in one pipeline: one round trip.
+    """
     with store_call():
-        client = get_redis()
-        script = _scripts.get(name)
-        if script is None:
-            script = _scripts[name] = client.register_script(script_text(name))
-        # ``client=`` matters: settings may point at another server (tests, a cluster).
-        return script(keys=[key], args=args, client=client)
+        client = get_redis(alias)
+        script = _script(name, client)
+        if index is None:
+            # ``client=`` matters: settings may point at another server (tests, a cluster).
+            return script(keys=[key], args=args, client=client)
+        if isinstance(client, RedisCluster):
+            # redis-py refuses scripts in a cluster pipeline, and the index lives in another
+            # slot anyway: the script, then the index update (two round trips on Cluster).
+            reply = script(keys=[key], args=args, client=client)
+            _update_index(client, index)
+            return reply
+        pipe = client.pipeline(transaction=False)
+        # EVALSHA by hand: a redis-py Script in a pipeline costs a SCRIPT EXISTS round trip
+        # on every execute. A server that lacks the script answers NOSCRIPT without running
+        # it; then it is loaded and run once more (rare: after a restart or SCRIPT FLUSH).
+        pipe.evalsha(script.sha, 1, key, *args)
+        if index.score_ms is None:
+            pipe.zrem(index.index_key, index.member)
+        else:
+            pipe.zadd(index.index_key, {index.member: index.score_ms})
+        reply, index_reply = pipe.execute(raise_on_error=False)
+        if isinstance(index_reply, Exception):
+            logger.warning("index %s not updated: %s", index.index_key, index_reply)
+        if isinstance(reply, NoScriptError):
+            return script(keys=[key], args=args, client=client)
+        if isinstance(reply, Exception):
+            raise reply
+        return reply
+
+
+def _update_index(client: Any, index: IndexUpdate) -> None:
+    """Apply ``index`` on its own (best effort: the index is a hint)."""
+    try:
+        if index.score_ms is None:
+            client.zrem(index.index_key, index.member)
+        else:
+            client.zadd(index.index_key, {index.member: index.score_ms})
+    except UNAVAILABLE_ERRORS as exc:
+        logger.warning("index %s not updated: %s", index.index_key, exc)
 
 
 def _decode_fields(flat: list[Any]) -> dict[str, str]:
@@ -224,6 +290,7 @@ def record_transition(
     outcome_kind: str | None = None,
     takeover_expired_lease: bool = False,
     now_ms: int,
+    index: IndexUpdate | None = None,
 ) -> TransitionResult:
     """Move the record from one of ``from_states`` to ``to_state`` in one compare-and-set.
 
@@ -237,6 +304,8 @@ def record_transition(
     A call whose record is already in ``to_state`` under the same ``attempt`` (and the same
     outcome, when one is given) answers ALREADY without writing: redis-py re-sends a command
     whose reply was lost, and that re-sent claim must not look like a second claimer.
+
+    ``index`` is sent in the same round trip (see :class:`IndexUpdate`).
     """
     states = list(from_states)
     if not states:
@@ -263,7 +332,7 @@ def record_transition(
         "1" if takeover_expired_lease else "0",
         str(now_ms),
     ]
-    reply = _run_script("record_transition", key=key, args=args)
+    reply = _run_script("record_transition", key=key, args=args, index=index)
     status = _TRANSITION_CODES[int(reply[0])]
     if status is TransitionStatus.MISSING:
         return TransitionResult(status=status, fields=None)
@@ -276,9 +345,9 @@ def record_delete(key: str) -> bool:
         return bool(get_redis().delete(key))
 
 
-# A sorted-set index (member -> a time in ms). Updated by separate commands after the
-# record's script, never inside it: on Cluster the index lives in another slot. Readers
-# must treat it as a hint and re-check each record.
+# A sorted-set index (member -> a time in ms). Updated beside the record's script (in its
+# pipeline, see IndexUpdate, or by these commands), never inside it: on Cluster the index
+# lives in another slot. Readers must treat it as a hint and re-check each record.
 
 
 def index_add(index_key: str, member: str, *, score_ms: int) -> None:
@@ -317,3 +386,46 @@ def value_get(key: str) -> str | None:
     if raw is None:
         return None
     return raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
+
+
+# Counters. A windowed counter is a rate limit's one atomic check-and-count; a counters hash
+# collects tallies (e.g. repeated confirms) that a periodic job moves to the database.
+
+
+@dataclass(frozen=True)
+class CounterTake:
+    """``taken`` False: the limit was reached and nothing was counted; ``retry_after_ms``
+    then says when the window ends."""
+
+    taken: bool
+    count: int
+    retry_after_ms: int
+
+
+def counter_take(key: str, *, limit: int, ttl_ms: int, alias: str = "default") -> CounterTake:
+    """Count one unit at ``key`` unless ``limit`` units were counted already (one round trip).
+
+    The key expires ``ttl_ms`` after its first unit. ``alias`` names the Redis connection
+    (a cache alias), so the limiter's store can be another server than the records'.
+    """
+    if limit < 0 or ttl_ms <= 0:
+        raise ValueError("limit must be >= 0 and ttl_ms > 0")
+    reply = _run_script("counter_take", key=key, args=[str(limit), str(ttl_ms)], alias=alias)
+    if int(reply[0]) == 1:
+        return CounterTake(taken=True, count=int(reply[1]), retry_after_ms=0)
+    remaining = int(reply[1])
+    return CounterTake(
+        taken=False, count=limit, retry_after_ms=remaining if remaining > 0 else ttl_ms
+    )
+
+
+def counter_add(hash_key: str, field: str, amount: int = 1) -> None:
+    """Add ``amount`` to the tally ``field`` of the counters hash (one round trip)."""
+    with store_call():
+        get_redis().hincrby(hash_key, field, amount)
+
+
+def counters_take_all(hash_key: str) -> dict[str, int]:
+    """Return every tally of the counters hash and delete it, atomically."""
+    flat = _run_script("counters_take_all", key=hash_key, args=[])
+    return {name: int(value) for name, value in _decode_fields(flat).items()}

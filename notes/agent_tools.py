@@ -11,6 +11,8 @@ import re
 import uuid
 from typing import Any, ClassVar
 
+from django.db import transaction
+
 from agent.tools import (
     KEYWORD_ALIASES,
     LIMIT_ALIASES,
@@ -288,17 +290,19 @@ class CreateNoteTool(NoteWriteTool):
         """Create the note with its derived id; if that id exists for this owner, return it.
 
         The second create of the same id fails on the primary key (``NOTE_ALREADY_EXISTS``)
-        inside the service's savepoint, so the caller's transaction stays usable.
+        inside this method's own savepoint, so the caller's transaction stays usable (inside
+        the durable execution block a service opens no savepoint of its own).
         """
         note_id = uuid.UUID(prepared["note_id"])
         try:
-            note = note_services.note_create(
-                owner=context.subject,
-                title=prepared["title"],
-                content=prepared["content"],
-                tags=prepared["tags"],
-                note_id=note_id,
-            )
+            with transaction.atomic():
+                note = note_services.note_create(
+                    owner=context.subject,
+                    title=prepared["title"],
+                    content=prepared["content"],
+                    tags=prepared["tags"],
+                    note_id=note_id,
+                )
         except LightNoteError as error:
             if error.code != "NOTE_ALREADY_EXISTS":
                 raise

@@ -9,6 +9,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from lightnote.errors import LightNoteError
+from lightnote.transactions import service_atomic
 from lightnote.versioning import (
     release_idempotency_key,
     versioned_delete,
@@ -50,7 +51,7 @@ def check_tags(tags: Any) -> list[str]:
     return cleaned
 
 
-@transaction.atomic
+@service_atomic
 def note_create(
     *,
     owner: Any,
@@ -86,7 +87,7 @@ def note_create(
         raise
 
 
-@transaction.atomic
+@service_atomic
 def note_forget_idempotency_key(*, owner: Any, note_id: uuid.UUID | str, key: str) -> bool:
     """Release ``key`` from the owner's note it created, so the key may create anew.
 
@@ -96,7 +97,7 @@ def note_forget_idempotency_key(*, owner: Any, note_id: uuid.UUID | str, key: st
     return release_idempotency_key(Note, owner=owner, obj_id=note_id, key=key)
 
 
-@transaction.atomic
+@service_atomic
 def note_update(
     *,
     owner: Any,
@@ -124,7 +125,7 @@ def note_update(
     )
 
 
-@transaction.atomic
+@service_atomic
 def note_delete(
     *, owner: Any, note_id: uuid.UUID | str, expected_version: int | None = None
 ) -> uuid.UUID:
@@ -134,7 +135,7 @@ def note_delete(
     )
 
 
-@transaction.atomic
+@service_atomic
 def note_restore(
     *, owner: Any, note_id: uuid.UUID | str, expected_version: int | None = None
 ) -> Note:

@@ -22,6 +22,7 @@ import pytest
 import time_machine
 
 from agent import cards
+from agent.execution import flush_repeat_tallies
 from agent.models import ActionReceipt
 from lightnote.models import AuditEvent
 from lightnote.redis import get_redis
@@ -101,10 +102,18 @@ def test_scenario_1_double_confirm_runs_the_service_once_and_replays_the_settled
     assert receipt["resource"] == {"type": "todo", "id": str(todo.id)}
     assert receipt["action_id"] == flow.card_id()
     assert ActionReceipt.objects.count() == 1
+    # The repeat wrote nothing to the database; its tally reaches the audit log when the
+    # periodic job (reconcile_cards) flushes it.
+    assert audit_types(event_type__startswith="confirm.") == ["confirm.claimed"]
+    assert flush_repeat_tallies() == 1
     assert audit_types(event_type__startswith="confirm.") == [
         "confirm.claimed",
         "confirm.duplicate",
     ]
+    duplicate = AuditEvent.objects.get(event_type="confirm.duplicate")
+    assert duplicate.details == {"state": "settled", "count": 1}
+    assert (duplicate.actor, duplicate.subject) == (user, user)
+    assert str(duplicate.action_id) == flow.card_id()
 
 
 def test_scenario_2_another_accounts_token_is_403_and_reveals_nothing(
@@ -647,6 +656,7 @@ def test_the_audit_trail_names_each_protocol_event_and_never_holds_a_raw_token(
     over = card()
     limited = confirm(client, over, session_id)  # 3rd new claim this hour: rate limited
     assert limited.status_code == 429
+    assert flush_repeat_tallies() == 1  # the periodic job writes the duplicate's tally
 
     types = set(audit_types())
     assert {

@@ -21,6 +21,7 @@ from tests.import_rules import (
 
 ROOT = Path(__file__).resolve().parent.parent
 
+
 def make_tree(root: Path, files: dict[str, str]) -> Path:
     """Write a minimal project: the four packages plus ``files`` (path -> source)."""
     for package in ("lightnote", "agent", "todos", "notes"):

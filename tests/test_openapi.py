@@ -51,6 +51,7 @@ EXPECTED: dict[str, dict[str, set[int]]] = {
     "/api/v1/agent/continuations/reply/": {
         "post": {200, 202, 400, 401, 403, 404, 409, 410, 429, 503}
     },
+    "/api/v1/agent/confirmations/edit/": {"post": {200, 400, 401, 403, 404, 409, 410, 429, 503}},
 }
 
 

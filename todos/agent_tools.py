@@ -16,6 +16,7 @@ from agent.tools import (
     KEYWORD_ALIASES,
     LIMIT_ALIASES,
     UUID_PATTERN,
+    Compensation,
     ExecutionResult,
     ReadResult,
     Tool,
@@ -623,6 +624,10 @@ class CreateTodoTool(TodoWriteTool):
     def summarize(self, data: dict[str, Any], locale: str) -> str:
         return text("TODO_RESULT_CREATED", locale, title=data["title"])
 
+    def compensation(self, prepared: dict[str, Any], result: dict[str, Any]) -> Compensation:
+        """Undo a create: delete (to the trash) the todo it made, as it was made."""
+        return Compensation("delete_todo", {"todo_id": result["id"]}, result["version"])
+
 
 @registry.register
 class SetTodoStatusTool(TodoWriteTool):
@@ -704,6 +709,14 @@ class SetTodoStatusTool(TodoWriteTool):
 
     def reply_code(self, data: dict[str, Any]) -> str:
         return "REPLY_TODO_REOPENED" if data.get("status") == "open" else "REPLY_TODO_DONE"
+
+    def compensation(self, prepared: dict[str, Any], result: dict[str, Any]) -> Compensation:
+        """Undo a status change: set the status it had before (reopen / mark done)."""
+        return Compensation(
+            "set_todo_status",
+            {"todo_id": prepared["todo_id"], "status": prepared["current"]["status"]},
+            result["version"],
+        )
 
     def summarize(self, data: dict[str, Any], locale: str) -> str:
         return text(
@@ -836,6 +849,19 @@ class UpdateTodoTool(TodoWriteTool):
 
     def summarize(self, data: dict[str, Any], locale: str) -> str:
         return text("TODO_RESULT_UPDATED", locale, title=data["title"])
+
+    def compensation(self, prepared: dict[str, Any], result: dict[str, Any]) -> Compensation:
+        """Undo an update: put back the values it changed, as the card's snapshot shows them.
+
+        The snapshot is exact: the update ran only at ``expected_version``, the version the
+        snapshot was read at.
+        """
+        previous = {
+            field: prepared["current"][field] for field in CHANGE_FIELDS if field in prepared
+        }
+        return Compensation(
+            "update_todo", {"todo_id": prepared["todo_id"], **previous}, result["version"]
+        )
 
 
 @registry.register

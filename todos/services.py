@@ -9,10 +9,10 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from django.db import transaction
 from django.utils import timezone
 
 from lightnote.errors import LightNoteError
+from lightnote.transactions import service_atomic
 from lightnote.versioning import (
     release_idempotency_key,
     versioned_delete,
@@ -74,7 +74,7 @@ def check_due_at(due_at: Any) -> datetime | None:
     return due_at
 
 
-@transaction.atomic
+@service_atomic
 def todo_create(
     *,
     owner: Any,
@@ -102,7 +102,7 @@ def todo_create(
     )
 
 
-@transaction.atomic
+@service_atomic
 def todo_forget_idempotency_key(*, owner: Any, todo_id: uuid.UUID | str, key: str) -> bool:
     """Release ``key`` from the owner's todo it created, so the key may create anew.
 
@@ -112,7 +112,7 @@ def todo_forget_idempotency_key(*, owner: Any, todo_id: uuid.UUID | str, key: st
     return release_idempotency_key(Todo, owner=owner, obj_id=todo_id, key=key)
 
 
-@transaction.atomic
+@service_atomic
 def todo_update(
     *,
     owner: Any,
@@ -146,7 +146,7 @@ def todo_update(
     )
 
 
-@transaction.atomic
+@service_atomic
 def todo_set_status(
     *, owner: Any, todo_id: uuid.UUID | str, status: str, expected_version: int | None = None
 ) -> Todo:
@@ -161,7 +161,7 @@ def todo_set_status(
     )
 
 
-@transaction.atomic
+@service_atomic
 def todo_delete(
     *, owner: Any, todo_id: uuid.UUID | str, expected_version: int | None = None
 ) -> uuid.UUID:
@@ -171,7 +171,7 @@ def todo_delete(
     )
 
 
-@transaction.atomic
+@service_atomic
 def todo_restore(
     *, owner: Any, todo_id: uuid.UUID | str, expected_version: int | None = None
 ) -> Todo:

@@ -1,4 +1,5 @@
-"""Resolve confirmation cards stuck in ``running`` or ``unknown``, from the receipt table."""
+"""Resolve confirmation cards stuck in ``running`` or ``unknown``, from the receipt table, and
+move the tallies of repeated confirms into the audit log."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from agent.execution import reconcile_expired
+from agent.execution import flush_repeat_tallies, reconcile_expired
 from agent.lifecycle import reconcile_unknown_rows
 
 
@@ -15,7 +16,9 @@ class Command(BaseCommand):
         "Settle running cards whose lease passed, from the receipt table (a receipt -> "
         "succeeded; none -> voided and ACTION_NOT_EXECUTED), then the card history rows "
         "whose outcome is still unknown, the same way without Redis. Never executes an "
-        "action. Safe to run from cron on any number of hosts at once."
+        "action. Also writes the tallies of repeated confirms to the audit log "
+        "(confirm.duplicate, details.count). Safe to run from cron on any number of hosts "
+        "at once."
     )
 
     def add_arguments(self, parser: Any) -> None:
@@ -27,3 +30,6 @@ class Command(BaseCommand):
         self.stdout.write(f"reconciled {resolved} card(s)")
         if rows:
             self.stdout.write(f"settled {rows} history row(s) with an unknown outcome")
+        tallies = flush_repeat_tallies()
+        if tallies:
+            self.stdout.write(f"audited {tallies} tally(ies) of repeated confirms")

@@ -1,0 +1,163 @@
+"""Undo (docs/api.md "Card ids, history, choices, edits, undo"): a card for the
+compensating action of a succeeded card, within LIGHTNOTE_UNDO_WINDOW, version-checked."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from agent.models import ActionCard, ActionReceipt
+from lightnote.models import AuditEvent
+from tests.agent_helpers import (
+    confirm,
+    error_code,
+    flow_with_card,
+    reject,
+    send_message,
+    token_client,
+)
+from todos import services as todo_services
+from todos.models import Todo
+
+UNDO_URL = "/api/v1/agent/confirmations/undo/"
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def undo(client: APIClient, card_id: str, session_id: str) -> Any:
+    return client.post(UNDO_URL, {"card_id": card_id, "session_id": session_id}, format="json")
+
+
+def confirmed_card(client: APIClient, session_id: str, text: str) -> dict[str, Any]:
+    [card] = send_message(client, session_id, text)["cards"]
+    answer = confirm(client, card["token"], session_id)
+    assert answer.json()["outcome"]["ok"] is True, answer.content
+    return card
+
+
+def test_undoing_a_create_issues_a_delete_card_that_moves_the_todo_to_the_trash(
+    user: Any,
+) -> None:
+    flow = flow_with_card(user)
+    assert flow.confirm().json()["outcome"]["ok"] is True
+    todo = Todo.objects.get()
+    response = undo(flow.client, flow.card["card_id"], flow.session_id)
+    assert response.status_code == 200, response.content
+    card = response.json()["card"]
+    assert (card["tool"], card["state"]) == ("delete_todo", "ready")
+    assert card["compensates_id"] == flow.card["card_id"]
+    assert card["args"]["todo_id"] == str(todo.id)
+    assert Todo.objects.count() == 1  # an undo card never executes by itself
+    row = ActionCard.objects.get(id=card["card_id"])
+    assert str(row.compensates_id) == flow.card["card_id"]
+    done = confirm(flow.client, card["token"], flow.session_id)
+    assert done.json()["outcome"]["ok"] is True, done.content
+    assert Todo.objects.count() == 0
+    assert Todo.all_objects.get(id=todo.id).deleted_at is not None
+    assert ActionReceipt.objects.count() == 2
+    event = AuditEvent.objects.get(event_type="card.undo_issued")
+    assert event.details["compensates_id"] == flow.card["card_id"]
+    again = undo(flow.client, flow.card["card_id"], flow.session_id)
+    assert (again.status_code, error_code(again)) == (409, "UNDO_ALREADY_DONE")
+
+
+def test_undoing_an_update_restores_the_previous_values_exactly(user: Any) -> None:
+    due = timezone.now().replace(microsecond=0) + timedelta(days=2)
+    todo = todo_services.todo_create(
+        owner=user, title="周报", description="写给老板", priority=0, due_at=due
+    )
+    client = token_client(user)
+    session_id = client.post("/api/v1/agent/sessions/", {}, format="json").json()["id"]
+    card = confirmed_card(client, session_id, "把待办「周报」的优先级改成高")
+    todo.refresh_from_db()
+    assert todo.priority == 2
+    response = undo(client, card["card_id"], session_id)
+    assert response.status_code == 200, response.content
+    undo_card = response.json()["card"]
+    assert undo_card["tool"] == "update_todo"
+    assert undo_card["args"]["priority"] == 0
+    assert confirm(client, undo_card["token"], session_id).json()["outcome"]["ok"] is True
+    todo.refresh_from_db()
+    assert (todo.title, todo.description, todo.priority, todo.due_at) == (
+        "周报",
+        "写给老板",
+        0,
+        due,
+    )
+
+
+def test_a_change_after_the_undo_card_fails_its_execution_with_a_version_conflict(
+    user: Any,
+) -> None:
+    todo = todo_services.todo_create(owner=user, title="周报", priority=0)
+    client = token_client(user)
+    session_id = client.post("/api/v1/agent/sessions/", {}, format="json").json()["id"]
+    card = confirmed_card(client, session_id, "把待办「周报」的优先级改成高")
+    undo_card = undo(client, card["card_id"], session_id).json()["card"]
+    todo.refresh_from_db()
+    todo_services.todo_update(
+        owner=user, todo_id=todo.id, expected_version=todo.version, title="周报（新）"
+    )
+    answer = confirm(client, undo_card["token"], session_id).json()["outcome"]
+    assert answer["ok"] is False
+    assert answer["error"]["code"] == "TODO_VERSION_CONFLICT"
+    todo.refresh_from_db()
+    assert (todo.title, todo.priority) == ("周报（新）", 2)  # nothing overwritten
+    # A change before the undo is asked for: refused at once, no card.
+    later = undo(client, card["card_id"], session_id)
+    assert (later.status_code, error_code(later)) == (409, "UNDO_VERSION_CONFLICT")
+
+
+def test_undoing_a_status_change_sets_the_opposite_status(user: Any) -> None:
+    todo_services.todo_create(owner=user, title="周报")
+    client = token_client(user)
+    session_id = client.post("/api/v1/agent/sessions/", {}, format="json").json()["id"]
+    card = confirmed_card(client, session_id, "完成待办「周报」")
+    assert Todo.objects.get().status == "done"
+    undo_card = undo(client, card["card_id"], session_id).json()["card"]
+    assert (undo_card["tool"], undo_card["args"]["status"]) == ("set_todo_status", "open")
+    assert confirm(client, undo_card["token"], session_id).json()["outcome"]["ok"] is True
+    assert Todo.objects.get().status == "open"
+
+
+def test_undo_refusals(user: Any, other_user: Any, settings: Any) -> None:
+    flow = flow_with_card(user)
+    pending = undo(flow.client, flow.card["card_id"], flow.session_id)
+    assert (pending.status_code, error_code(pending)) == (409, "UNDO_NOT_SUCCEEDED")
+    assert reject(flow.client, flow.token, flow.session_id).status_code == 200
+    rejected = undo(flow.client, flow.card["card_id"], flow.session_id)
+    assert (rejected.status_code, error_code(rejected)) == (409, "UNDO_NOT_SUCCEEDED")
+    assert rejected.json()["state"] == "rejected"
+
+    done = flow_with_card(user)
+    assert done.confirm().json()["outcome"]["ok"] is True
+    assert undo(APIClient(), done.card["card_id"], done.session_id).status_code == 401
+    assert undo(done.client, "not-a-uuid", done.session_id).status_code == 400
+    other = flow_with_card(other_user)
+    theirs = undo(other.client, done.card["card_id"], other.session_id)
+    assert (theirs.status_code, error_code(theirs)) == (404, "CARD_NOT_FOUND")
+    foreign_session = undo(other.client, done.card["card_id"], done.session_id)
+    assert foreign_session.status_code == 404
+    ActionCard.objects.filter(id=done.card["card_id"]).update(
+        settled_at=timezone.now() - timedelta(seconds=settings.LIGHTNOTE_UNDO_WINDOW + 1)
+    )
+    late = undo(done.client, done.card["card_id"], done.session_id)
+    assert (late.status_code, error_code(late)) == (410, "CONFIRMATION_EXPIRED")
+    assert ActionCard.objects.filter(compensates__isnull=False).count() == 0
+
+
+def test_asking_for_an_undo_twice_leaves_one_live_undo_card(user: Any) -> None:
+    flow = flow_with_card(user)
+    assert flow.confirm().json()["outcome"]["ok"] is True
+    first = undo(flow.client, flow.card["card_id"], flow.session_id).json()["card"]
+    second = undo(flow.client, flow.card["card_id"], flow.session_id).json()["card"]
+    assert first["card_id"] != second["card_id"]
+    stale = confirm(flow.client, first["token"], flow.session_id)
+    assert (stale.status_code, error_code(stale)) == (410, "CONFIRMATION_EXPIRED")
+    assert ActionCard.objects.get(id=first["card_id"]).state == "voided"
+    assert confirm(flow.client, second["token"], flow.session_id).json()["outcome"]["ok"] is True
+    assert Todo.objects.count() == 0
