@@ -57,6 +57,9 @@ define_messages(
 MAX_ARGS_BYTES = 64 * 1024
 MAX_PREVIEW_BYTES = 64 * 1024
 RUNNING_INDEX_KEY = "ln:cards:running"
+CHANNEL_CHAT = "chat"
+CHANNEL_MCP = "mcp"
+CHANNELS = (CHANNEL_CHAT, CHANNEL_MCP)
 
 
 class CardState(StrEnum):
@@ -119,6 +122,9 @@ class Card:
     settled_at: datetime | None
     intact: bool = True
     record: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    # Where the card was proposed: "chat" (the page and the API) or "mcp". Sealed by the
+    # HMAC like every record field; records written before the field existed are "chat".
+    channel: str = "chat"
 
     def lease_passed(self, *, now: datetime | None = None) -> bool:
         """Return True when the card carries a lease and it has run out."""
@@ -212,6 +218,7 @@ def _card_from_fields(digest: str, fields: Mapping[str, str]) -> Card:
         settled_at=store.ms_to_datetime(fields.get("settled_at")),
         intact=intact,
         record=record,
+        channel=str(record.get("channel", CHANNEL_CHAT)),
     )
 
 
@@ -236,6 +243,7 @@ def card_issue(
     request_id: str,
     continuation_digest: str | None = None,
     card_id: str | None = None,
+    channel: str = CHANNEL_CHAT,
 ) -> IssuedCard:
     """Store a new ready card for the prepared ``args`` and return its one-time token.
 
@@ -244,6 +252,8 @@ def card_issue(
     """
     if risk not in RISKS:
         raise ValueError(f"risk must be one of {RISKS}, got {risk!r}")
+    if channel not in CHANNELS:
+        raise ValueError(f"channel must be one of {CHANNELS}, got {channel!r}")
     if _json_size(args) > MAX_ARGS_BYTES:
         raise LightNoteError("CARD_ARGS_TOO_LARGE", params={"limit_kb": MAX_ARGS_BYTES // 1024})
     if _json_size(preview) > MAX_PREVIEW_BYTES:
@@ -273,6 +283,8 @@ def card_issue(
         "created_at": created_at.isoformat(),
         "expires_at": expires_at.isoformat(),
     }
+    if channel != CHANNEL_CHAT:  # chat records keep their exact former shape
+        record["channel"] = channel
     seal(record, field="args_hmac")
     record_json = canonical_json(record)
     result = store.record_create(

@@ -665,8 +665,9 @@ def reissue_card(
             lifecycle.record_voided([str(old.id)], reason=ActionCard.VoidReason.SUPERSEDED)
             for row in turn.card_rows:
                 row.parent_id = old.id
-            if old.message is not None:
-                lifecycle.record_issued(turn.card_rows, message=old.message)
+            # A card proposed over MCP has no chat message: its successor still gets its
+            # history row (message None, like its parent) so the execution path settles it.
+            lifecycle.record_issued(turn.card_rows, message=old.message)
     audit_event(
         "card.reissued",
         actor=actor.actor,

@@ -80,8 +80,11 @@ def card_row(
     )
 
 
-def record_issued(rows: list[ActionCard], *, message: Message) -> None:
-    """Insert the turn's card rows (one INSERT). Needs: the caller's turn transaction."""
+def record_issued(rows: list[ActionCard], *, message: Message | None) -> None:
+    """Insert the turn's card rows (one INSERT). Needs: the caller's turn transaction.
+
+    ``message`` is None for cards proposed without a chat turn (the MCP server's).
+    """
     if not rows:
         return
     for row in rows:

@@ -4,11 +4,28 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from lightnote.models import AuditEvent
 
 logger = logging.getLogger(__name__)
+
+# Fields every event recorded inside ``audit_channel`` carries in its details (e.g. the MCP
+# channel, client and session), so protocol events need not know which channel called them.
+_channel_fields: ContextVar[dict[str, Any] | None] = ContextVar("audit_channel", default=None)
+
+
+@contextmanager
+def audit_channel(**fields: Any) -> Iterator[None]:
+    """Add ``fields`` (JSON-safe, never a token) to the details of every event inside."""
+    reset = _channel_fields.set({**(_channel_fields.get() or {}), **fields})
+    try:
+        yield
+    finally:
+        _channel_fields.reset(reset)
 
 
 def audit_entry(
@@ -33,7 +50,7 @@ def audit_entry(
         tool=tool,
         action_id=action_id,
         code=code,
-        details=details or {},
+        details={**(_channel_fields.get() or {}), **(details or {})},
     )
 
 

@@ -43,7 +43,11 @@ AUTHENTICATED_403 = (
     "ADMIN_CONTEXT_INVALID (X-Admin-Context names no active context of this staff member), "
     "ADMIN_ONLY (X-Admin-Context sent by a non-staff user), or a failed CSRF check"
 )
-WRITE_403 = AUTHENTICATED_403 + "; ADMIN_READONLY (an admin read-only context is active)"
+WRITE_403 = (
+    AUTHENTICATED_403
+    + "; ADMIN_READONLY (an admin read-only context is active); MCP_TOKEN_WRITE_FORBIDDEN (an "
+    "MCP token, which may only read through the API)"
+)
 
 
 # Example codes shown for a status unless an operation names its own.

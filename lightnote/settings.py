@@ -162,6 +162,7 @@ INSTALLED_APPS = [
     "todos.apps.TodosConfig",
     "notes.apps.NotesConfig",
     "agent.apps.AgentConfig",
+    "mcpserver.apps.McpServerConfig",
 ]
 
 MIDDLEWARE = [
@@ -265,6 +266,9 @@ STORAGES = {
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        # First: an MCP token is recognised (and refused for writes) before DRF's token
+        # class would call it merely invalid.
+        "mcpserver.authentication.McpTokenAuthentication",
         "lightnote.authentication.TokenAuthentication",
         "lightnote.authentication.SessionAuthentication",
     ],
@@ -343,6 +347,29 @@ if LIGHTNOTE_PLANNER not in {"rules", "openai"}:
     )
 if LIGHTNOTE_PLANNER == "openai" and not OPENAI_API_KEY:
     raise ImproperlyConfigured("LIGHTNOTE_PLANNER=openai needs OPENAI_API_KEY")
+
+# --- MCP server (docs/mcp.md) -----------------------------------------------------------
+
+# The address people open LightNote at: confirmation links handed to MCP clients use it.
+LIGHTNOTE_PUBLIC_URL = env_str("LIGHTNOTE_PUBLIC_URL", "http://127.0.0.1:8000").rstrip("/")
+if not re.match(r"^https?://[^/\s]+(/[^\s]*)?$", LIGHTNOTE_PUBLIC_URL):
+    raise ImproperlyConfigured(
+        f"LIGHTNOTE_PUBLIC_URL must be an http(s) URL, got {LIGHTNOTE_PUBLIC_URL!r}"
+    )
+LIGHTNOTE_MCP_BIND = env_str("LIGHTNOTE_MCP_BIND", "127.0.0.1:8765")
+if not re.match(r"^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.\-]+):\d{1,5}$", LIGHTNOTE_MCP_BIND):
+    raise ImproperlyConfigured(
+        f"LIGHTNOTE_MCP_BIND must look like host:port, got {LIGHTNOTE_MCP_BIND!r}"
+    )
+# Extra Host and Origin values the HTTP transport accepts beside its own bind address
+# (comma-separated, e.g. the public name behind a reverse proxy). DNS-rebinding protection
+# stays on: a value not listed is refused.
+LIGHTNOTE_MCP_ALLOWED_HOSTS = [
+    h.strip() for h in env_str("LIGHTNOTE_MCP_ALLOWED_HOSTS").split(",") if h.strip()
+]
+LIGHTNOTE_MCP_ALLOWED_ORIGINS = [
+    o.strip() for o in env_str("LIGHTNOTE_MCP_ALLOWED_ORIGINS").split(",") if o.strip()
+]
 
 # --- Serving and logging ----------------------------------------------------------------
 

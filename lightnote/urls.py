@@ -31,6 +31,7 @@ urlpatterns = [
     path("todos/", include("todos.page_urls")),
     path("notes/", include("notes.page_urls")),
     path("settings/", preferences.settings_page, name="settings-page"),
+    path("", include("mcpserver.urls")),
     path("", include("agent.web.urls")),
 ]
 

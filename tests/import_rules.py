@@ -19,7 +19,11 @@ from pathlib import Path
 BASE = "lightnote"
 AGENT = "agent"
 DOMAIN_APPS = frozenset({"todos", "notes"})
-PACKAGES = (BASE, AGENT, *sorted(DOMAIN_APPS))
+# Apps on top of the agent that serve it to another kind of client (the MCP server): they use
+# lightnote and the agent, reach domain apps only through the agent's registry, and no app
+# imports them.
+INTERFACE_APPS = frozenset({"mcpserver"})
+PACKAGES = (BASE, AGENT, *sorted(DOMAIN_APPS), *sorted(INTERFACE_APPS))
 # A domain app reaches the agent from this module only (its tools register there).
 AGENT_ADAPTER = "agent_tools"
 _STRING_IMPORTERS = frozenset({"import_module", "find_spec", "__import__"})
@@ -122,6 +126,10 @@ def layer_rule_broken(imp: Import) -> str | None:
         return None
     if source == BASE:
         return "the base layer (lightnote) imports no app"
+    if target in INTERFACE_APPS:
+        return "no app imports an interface app (it sits on top of the agent)"
+    if source in INTERFACE_APPS and target in DOMAIN_APPS:
+        return "an interface app reaches domain apps only through the agent's registry"
     if source == AGENT and target in DOMAIN_APPS:
         return "the agent imports no domain app"
     if source in DOMAIN_APPS and target in DOMAIN_APPS:

@@ -118,6 +118,14 @@ VIOLATIONS = {
         "notes/services.py": "",
         "agent/execution.py": "from notes import services\n",
     },
+    "the agent imports the MCP server": {
+        "mcpserver/gateway.py": "",
+        "agent/views.py": "from mcpserver import gateway\n",
+    },
+    "the MCP server imports a domain app": {
+        "todos/services.py": "",
+        "mcpserver/gateway.py": "from todos import services\n",
+    },
     "the agent imports a domain app inside a method of a subpackage": {
         "todos/selectors.py": "",
         "agent/web/views.py": """
@@ -160,6 +168,7 @@ def test_the_allowed_directions_pass(tmp_path: Path) -> None:
             "todos/agent_tools.py": "from agent.tools import Tool\nfrom todos import services\n",
             "notes/agent_tools.py": "from agent import tools\nfrom . import api\n",
             "notes/api.py": "import json\nfrom django.db import models\n",
+            "mcpserver/gateway.py": "from agent import tools\nfrom lightnote import store\n",
         },
     )
     assert check(tree) == ([], [])

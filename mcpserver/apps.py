@@ -1,0 +1,14 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class McpServerConfig(AppConfig):
+    """The MCP server: the agent's tools for any MCP client, with the same cards."""
+
+    name = "mcpserver"
+    verbose_name = "MCP server"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from mcpserver import messages, openapi  # noqa: F401  (texts; the OpenAPI scheme)

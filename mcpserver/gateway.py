@@ -1,0 +1,606 @@
+"""The MCP server's synchronous core: who calls, which tools exist, what a call answers.
+
+Nothing here knows the MCP SDK: ``mcpserver.server`` adapts these functions to the protocol.
+Every tool comes from the agent's registry (``agent.tools.registry``) and every call goes
+through the agent's one tool policy, so MCP offers exactly the chat's tools, with the chat's
+rules. A read answers with data, marked as untrusted content. A write never runs here: it
+becomes a card in the confirmation store, bound to the user, the ``mcp`` channel and the
+MCP session's agent session, and the answer carries its ``card_id`` and the link of the
+LightNote page where the owner confirms it. The confirm token is sealed server-side.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils import timezone
+
+from agent import cards, lifecycle, sessions
+from agent.capabilities import CAPABILITIES, ENABLED, capability_for_unknown_tool
+from agent.lifecycle import receipt_body
+from agent.models import TITLE_MAX, ActionCard, ActionReceipt
+from agent.policy import capability_refusal, enforce_tool_policy
+from agent.ratelimit import limit_new_card
+from agent.tools import ToolContext, registry, user_roles
+from lightnote.audit import audit_event
+from lightnote.context import ADMIN_CONTEXT_HEADER, ActorContext, resolve_actor_context
+from lightnote.errors import LightNoteError
+from lightnote.i18n import DEFAULT_LOCALE, normalize_locale, translate
+from mcpserver import sealing
+from mcpserver.models import McpCard, McpSession, McpToken
+from mcpserver.tokens import mcp_token_authenticate
+
+logger = logging.getLogger(__name__)
+
+CHANNEL = cards.CHANNEL_MCP
+STATUS_TOOL = "card_status"
+CAPABILITIES_TOOL = "list_capabilities"
+CLIENT_NAME_MAX = 200
+CLIENT_VERSION_MAX = 100
+CONTENT_TRUST = "untrusted"
+
+
+# --- the caller ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ClientInfo:
+    """What the MCP client said about itself (self-declared: for audit, never for trust)."""
+
+    name: str = ""
+    version: str = ""
+
+
+@dataclass(frozen=True)
+class Caller:
+    """An authenticated MCP call: token, actor context, MCP session, locale.
+
+    ``request`` is a minimal Django request standing for the MCP call, so the per-user rate
+    limits and the admin read-only context work exactly as they do for the API.
+    """
+
+    token: McpToken
+    actor: ActorContext
+    session: McpSession
+    locale: str
+    request: HttpRequest = field(repr=False)
+
+    @property
+    def audit_details(self) -> dict[str, Any]:
+        return {
+            "channel": CHANNEL,
+            "client": self.session.client_name,
+            "mcp_session": str(self.session.id),
+            "transport": self.session.transport,
+            "token_id": self.token.pk,
+        }
+
+
+def _stand_in_request(user: Any, *, admin_context_id: str | None) -> HttpRequest:
+    request = HttpRequest()
+    request.method = "POST"
+    request.path = "/mcp"
+    request.META["REMOTE_ADDR"] = "mcp"
+    if admin_context_id:
+        request.META[ADMIN_CONTEXT_HEADER] = admin_context_id
+    request.user = user
+    return request
+
+
+def _session_for(token: McpToken, *, key: str, transport: str, client: ClientInfo) -> McpSession:
+    """Return the MCP session named ``key``, opening it (and its agent session) once.
+
+    A key already bound to another token is refused: a session belongs to the credential
+    that opened it.
+    """
+    key = key[:200]
+    session = McpSession.objects.select_related("agent_session").filter(key=key).first()
+    if session is None:
+        try:
+            with transaction.atomic():
+                agent_session = _open_agent_session(token, client)
+                session = McpSession.objects.create(
+                    key=key,
+                    token=token,
+                    agent_session=agent_session,
+                    transport=transport,
+                    client_name=client.name[:CLIENT_NAME_MAX],
+                    client_version=client.version[:CLIENT_VERSION_MAX],
+                )
+                audit_event(
+                    "mcp.session_opened",
+                    actor=token.owner,
+                    subject=token.owner,
+                    session_id=agent_session.id,
+                    details={
+                        "channel": CHANNEL,
+                        "client": session.client_name,
+                        "client_version": session.client_version,
+                        "mcp_session": str(session.id),
+                        "transport": transport,
+                        "token_id": token.pk,
+                    },
+                )
+        except IntegrityError:  # a concurrent first call opened it: use theirs
+            session = McpSession.objects.select_related("agent_session").get(key=key)
+    if session.token_id != token.pk:
+        raise LightNoteError("MCP_SESSION_FORBIDDEN", status=403)
+    if session.agent_session.deleted_at is not None:
+        # The owner deleted this conversation (voiding its cards): later proposals of the
+        # same MCP session go to a fresh one, so their cards stay confirmable.
+        session.agent_session = _open_agent_session(token, client)
+        McpSession.objects.filter(pk=session.pk).update(agent_session=session.agent_session)
+    if client.name and not session.client_name:
+        McpSession.objects.filter(pk=session.pk).update(
+            client_name=client.name[:CLIENT_NAME_MAX], client_version=client.version[:100]
+        )
+    return session
+
+
+def _open_agent_session(token: McpToken, client: ClientInfo) -> Any:
+    """Open the agent session an MCP session's cards belong to, titled after its client."""
+    agent_session = sessions.session_create(owner=token.owner)
+    title = f"MCP · {client.name}" if client.name else "MCP"
+    return sessions.session_rename(session=agent_session, title=title[:TITLE_MAX])
+
+
+def authenticate_caller(
+    *,
+    raw_key: str | None,
+    session_key: str,
+    transport: str,
+    client: ClientInfo,
+    admin_context_id: str | None = None,
+) -> Caller:
+    """Authenticate an MCP call and bind it to its MCP session.
+
+    Raises 401 ``MCP_TOKEN_INVALID`` for an unknown or revoked token (checked on every
+    call, so a revocation takes effect at once), 403 for an admin context the token's owner
+    may not use, or a session opened by another token.
+    """
+    token = mcp_token_authenticate(raw_key)
+    user = token.owner
+    request = _stand_in_request(user, admin_context_id=admin_context_id)
+    actor = resolve_actor_context(request, user)
+    session = _session_for(
+        token, key=f"{token.pk}:{session_key}", transport=transport, client=client
+    )
+    locale = normalize_locale(user.language) or DEFAULT_LOCALE
+    return Caller(token=token, actor=actor, session=session, locale=locale, request=request)
+
+
+# --- the tool list ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    is_write: bool
+    risk: str | None
+
+
+def _status_schema() -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {"card_id": {"type": "string", "format": "uuid"}},
+        "required": ["card_id"],
+        "additionalProperties": False,
+    }
+
+
+def tool_specs(caller: Caller) -> list[ToolSpec]:
+    """Return the tools this caller may use: the registry's, then status and capabilities.
+
+    Names, descriptions and schemas are the registry's (the same specs the chat's planner
+    is offered); nothing is listed twice or kept in a second list.
+    """
+    roles = user_roles(caller.actor.actor)
+    specs = []
+    for tool in registry.tools():
+        if not roles & tool.allowed_roles:
+            continue
+        function = tool.openai_spec(caller.locale)["function"]
+        description = function["description"]
+        if tool.is_write:
+            description = f"{description} {translate('MCP_WRITE_SUFFIX', caller.locale)}"
+        specs.append(
+            ToolSpec(
+                name=tool.name,
+                description=description,
+                input_schema=function["parameters"],
+                is_write=tool.is_write,
+                risk=tool.risk,
+            )
+        )
+    specs.append(
+        ToolSpec(
+            STATUS_TOOL,
+            translate("MCP_TOOL_STATUS_DESCRIPTION", caller.locale),
+            _status_schema(),
+            is_write=False,
+            risk=None,
+        )
+    )
+    specs.append(
+        ToolSpec(
+            CAPABILITIES_TOOL,
+            translate("MCP_TOOL_CAPABILITIES_DESCRIPTION", caller.locale),
+            {"type": "object", "properties": {}, "additionalProperties": False},
+            is_write=False,
+            risk=None,
+        )
+    )
+    return specs
+
+
+# --- answers ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ToolAnswer:
+    """What one tool call answers: structured data, and whether it is an error.
+
+    ``card`` is set for a newly proposed card (the server adapter may ask the client to
+    open its link).
+    """
+
+    data: dict[str, Any]
+    is_error: bool = False
+    card: dict[str, Any] | None = None
+
+
+def _error_answer(error: LightNoteError, locale: str) -> ToolAnswer:
+    body: dict[str, Any] = {"kind": "error", "error": error.as_error(locale)}
+    return ToolAnswer(body, is_error=True)
+
+
+def confirm_url(card_id: str) -> str:
+    """Return the absolute link of a card's confirmation page."""
+    path = reverse("mcp-card", kwargs={"card_id": card_id})
+    return settings.LIGHTNOTE_PUBLIC_URL.rstrip("/") + path
+
+
+def call_tool(
+    caller: Caller, name: str, arguments: Any, *, request_state: str | None = None
+) -> ToolAnswer:
+    """Answer one ``tools/call``; never raises a ``LightNoteError`` (it becomes an error)."""
+    try:
+        if name == STATUS_TOOL:
+            return card_status(caller, arguments)
+        if name == CAPABILITIES_TOOL:
+            return _capabilities(caller)
+        tool = registry.get(name)
+        if request_state and tool is not None and tool.is_write:
+            # The retry of a call whose card was issued in the first round (URL elicitation
+            # on the 2026 protocol): answer with that card, never issue a second one.
+            return _card_again(caller, name, request_state)
+        return _run_registry_tool(caller, name, arguments)
+    except LightNoteError as error:
+        if error.status >= 500:
+            logger.warning("mcp tool %s failed: %s", name, error.code)
+        return _error_answer(error, caller.locale)
+
+
+def _tool_context(caller: Caller) -> ToolContext:
+    return ToolContext.from_actor_context(
+        caller.actor,
+        session_id=str(caller.session.agent_session_id),
+        locale=caller.locale,
+        now=timezone.now(),
+        request_id=f"mcp-{uuid.uuid4().hex}",
+    )
+
+
+def _audit(caller: Caller, event_type: str, **fields: Any) -> None:
+    details = {**caller.audit_details, **fields.pop("details", {})}
+    audit_event(
+        event_type,
+        actor=caller.actor.actor,
+        subject=caller.actor.subject,
+        session_id=caller.session.agent_session_id,
+        details=details,
+        **fields,
+    )
+
+
+def _run_registry_tool(caller: Caller, name: str, arguments: Any) -> ToolAnswer:
+    tool = registry.get(name)
+    if tool is None:
+        intended = capability_for_unknown_tool(name)
+        if intended is not None:
+            error = capability_refusal(intended)
+            _audit(caller, "card.refused", capability=intended.id, tool=name[:64], code=error.code)
+            answer = _error_answer(error, caller.locale)
+            answer.data["capability"] = {"id": intended.id, "status": intended.status}
+            return answer
+        raise LightNoteError("TOOL_NOT_FOUND", status=404, params={"tool": str(name)[:64]})
+    if arguments is None:
+        arguments = {}
+    context = _tool_context(caller)
+    try:
+        policy = enforce_tool_policy(
+            tool_name=name, args=arguments, context=context, phase="prepare"
+        )
+    except LightNoteError as error:
+        if tool.is_write:
+            _audit(
+                caller, "card.refused", capability=tool.capability_id, tool=name, code=error.code
+            )
+        raise
+    if not policy.tool.is_write:
+        read = policy.tool.run(policy.args, context)
+        _audit(caller, "mcp.read", capability=policy.capability.id, tool=name)
+        return ToolAnswer(
+            {
+                "kind": "data",
+                "content_trust": CONTENT_TRUST,
+                "note": translate("MCP_READ_NOTE", caller.locale),
+                "tool": name,
+                "summary": read.summary,
+                "data": read.data,
+            }
+        )
+    if caller.actor.admin_context is not None:  # the policy refused it already; never issue
+        raise LightNoteError("ADMIN_READONLY", status=403)
+    limit_new_card(caller.request, user_id=caller.actor.actor.pk)
+    card = _issue(caller, policy, context)
+    return ToolAnswer(card, card=card)
+
+
+def _issue(caller: Caller, policy: Any, context: ToolContext) -> dict[str, Any]:
+    """Store a ready card (no continuation: the MCP client writes its own reply) and seal
+    its token for the confirmation page."""
+    card_id = str(uuid.uuid4())
+    subject = caller.actor.subject
+    issued = cards.card_issue(
+        card_id=card_id,
+        owner_id=subject.pk,
+        session_id=str(caller.session.agent_session_id),
+        subject_id=subject.pk,
+        actor_id=caller.actor.actor.pk,
+        tool=policy.tool.name,
+        capability=policy.capability.id,
+        risk=policy.capability.risk or "low",
+        args=policy.args,
+        preview=policy.preview or {},
+        admin_context_id=caller.actor.admin_context_id,
+        admin_mode=caller.actor.admin_mode,
+        request_id=context.request_id,
+        channel=CHANNEL,
+    )
+    expires_at = issued.card.expires_at
+    if expires_at is None:  # pragma: no cover - a card just issued always has one
+        raise RuntimeError("an issued card has no expiry")
+    with transaction.atomic():
+        # The card's lifecycle row (what history shows, settled by the execution path like
+        # every card's) and its MCP row (the sealed token for the page) commit together.
+        lifecycle.record_issued(
+            [
+                lifecycle.card_row(
+                    issued,
+                    session=caller.session.agent_session,
+                    owner_id=subject.pk,
+                    actor_id=caller.actor.actor.pk,
+                )
+            ],
+            message=None,
+        )
+        McpCard.objects.create(
+            card_id=card_id,
+            owner=subject,
+            mcp_session=caller.session,
+            tool=policy.tool.name,
+            capability=policy.capability.id,
+            risk=policy.capability.risk or "low",
+            sealed_token=sealing.seal(issued.token, card_id=card_id),
+            expires_at=expires_at,
+        )
+    _audit(
+        caller,
+        "card.issued",
+        capability=policy.capability.id,
+        tool=policy.tool.name,
+        action_id=card_id,
+    )
+    return _card_body(
+        card_id=card_id,
+        tool=policy.tool.name,
+        capability=policy.capability.id,
+        risk=policy.capability.risk or "low",
+        preview=policy.preview or {},
+        args=policy.args,
+        expires_at=expires_at.astimezone(context.zone).isoformat(),
+        locale=caller.locale,
+    )
+
+
+def _card_body(
+    *,
+    card_id: str,
+    tool: str,
+    capability: str,
+    risk: str,
+    preview: dict[str, Any],
+    args: dict[str, Any],
+    expires_at: str,
+    locale: str,
+) -> dict[str, Any]:
+    return {
+        "kind": "card",
+        "card_id": card_id,
+        "state": "pending",
+        "tool": tool,
+        "capability": capability,
+        "risk": risk,
+        "preview": preview,
+        "args": args,
+        "expires_at": expires_at,
+        "confirm_url": confirm_url(card_id),
+        "content_trust": CONTENT_TRUST,
+        "message": translate("MCP_CARD_PENDING", locale),
+    }
+
+
+def _own_card(caller: Caller, card_id: Any) -> McpCard:
+    """Return the caller's MCP card, or 404 (another user's card is as unknown as none)."""
+    try:
+        parsed = uuid.UUID(str(card_id))
+    except ValueError:
+        raise LightNoteError("MCP_CARD_ID_INVALID") from None
+    row = McpCard.objects.filter(card_id=parsed, owner=caller.token.owner).first()
+    if row is None:
+        raise LightNoteError("MCP_CARD_NOT_FOUND", status=404)
+    return row
+
+
+def _card_again(caller: Caller, name: str, card_id: str) -> ToolAnswer:
+    """Answer the retry of a proposal with the card its first round issued.
+
+    ``card_id`` comes back from the client as ``requestState``: it is trusted only for a
+    card of this caller, this MCP session and this tool.
+    """
+    row = _own_card(caller, card_id)
+    if row.mcp_session_id != caller.session.pk or row.tool != name:
+        raise LightNoteError("MCP_CARD_NOT_FOUND", status=404)
+    card = stored_card(row)
+    if card is None:
+        return card_status(caller, {"card_id": card_id})
+    body = _card_body(
+        card_id=str(row.card_id),
+        tool=card.tool,
+        capability=card.capability,
+        risk=card.risk,
+        preview=card.preview,
+        args=card.args,
+        expires_at=(card.expires_at or row.expires_at)
+        .astimezone(caller.actor.subject.zone)
+        .isoformat(),
+        locale=caller.locale,
+    )
+    return ToolAnswer(body, card=body)
+
+
+def stored_card(row: McpCard) -> cards.Card | None:
+    """Return the store's card for ``row`` (None when it expired or its seal is broken)."""
+    token = sealing.unseal(row.sealed_token, card_id=str(row.card_id))
+    if token is None:
+        logger.error("mcp card %s has a broken seal", row.card_id)
+        return None
+    return cards.card_get(token)
+
+
+# --- status -------------------------------------------------------------------------------
+
+
+def card_state(row: McpCard, *, locale: str) -> dict[str, Any]:
+    """Return a card's state: the receipt table first, then its lifecycle row, then the store.
+
+    Never writes. ``confirmed`` only with a succeeded receipt for this very card: neither
+    the lifecycle row nor the store's cached outcome alone makes a claim of success.
+    """
+    card_id = str(row.card_id)
+    receipt = ActionReceipt.objects.select_related("subject").filter(action_id=card_id).first()
+    if receipt is not None and receipt.status == ActionReceipt.Status.SUCCEEDED:
+        body = receipt_body(receipt)
+        return {
+            "state": "confirmed",
+            "receipt": body,
+            "message": translate("MCP_STATUS_CONFIRMED", locale, summary=body["summary"]),
+        }
+    if receipt is not None:  # voided: the lease passed and nothing ran
+        return _failed_state({"code": "ACTION_NOT_EXECUTED"}, locale)
+    history = ActionCard.objects.filter(id=card_id).first()
+    if history is not None and history.state != ActionCard.State.READY:
+        return _state_of_history(history, locale)
+    card = stored_card(row)
+    if card is None:  # gone from the store (its TTL) or withdrawn, and no receipt
+        return {"state": "expired", "message": translate("MCP_STATUS_EXPIRED", locale)}
+    if not cards.card_binding_valid(card) or card.id != card_id or card.channel != CHANNEL:
+        return {"state": "invalid", "message": translate("MCP_STATUS_INVALID", locale)}
+    if card.state == cards.CardState.READY:
+        if card.expires_at is not None and card.expires_at <= timezone.now():
+            return {"state": "expired", "message": translate("MCP_STATUS_EXPIRED", locale)}
+        return {"state": "pending", "message": translate("MCP_STATUS_PENDING", locale)}
+    if card.state == cards.CardState.REJECTED:
+        return {"state": "rejected", "message": translate("MCP_STATUS_REJECTED", locale)}
+    if card.state == cards.CardState.SETTLED and card.outcome_kind == cards.OutcomeKind.FAILED:
+        return _failed_state((card.outcome or {}).get("error") or {}, locale)
+    if card.state == cards.CardState.RUNNING:
+        return {"state": "running", "message": translate("MCP_STATUS_RUNNING", locale)}
+    # Settled "succeeded" without a receipt, or "unknown": not verified, so not claimed.
+    return {"state": "unknown", "message": translate("MCP_STATUS_UNKNOWN", locale)}
+
+
+def _failed_state(error: dict[str, Any], locale: str) -> dict[str, Any]:
+    code = str(error.get("code") or "ACTION_EXECUTION_FAILED")
+    message = str(error.get("message") or translate(code, locale))
+    return {
+        "state": "failed",
+        "error": {**error, "code": code, "message": message},
+        "message": translate("MCP_STATUS_FAILED", locale, reason=message),
+    }
+
+
+def _state_of_history(history: ActionCard, locale: str) -> dict[str, Any]:
+    """Answer from a lifecycle row that left ``ready`` (a success has its receipt: above)."""
+    if history.state == ActionCard.State.REJECTED:
+        return {"state": "rejected", "message": translate("MCP_STATUS_REJECTED", locale)}
+    if history.state == ActionCard.State.VOIDED:
+        return {
+            "state": "voided",
+            "reason": history.void_reason,
+            "message": translate("MCP_STATUS_VOIDED", locale),
+        }
+    if history.outcome_kind == ActionCard.OutcomeKind.FAILED:
+        outcome = lifecycle.history_outcome(history, locale=locale, zone=history.owner.zone)
+        return _failed_state((outcome or {}).get("error") or {}, locale)
+    return {"state": "unknown", "message": translate("MCP_STATUS_UNKNOWN", locale)}
+
+
+def card_status(caller: Caller, arguments: Any) -> ToolAnswer:
+    """Answer ``card_status``: the state of one of the caller's MCP cards."""
+    if not isinstance(arguments, dict) or set(arguments) != {"card_id"}:
+        raise LightNoteError(
+            "TOOL_ARGS_INVALID",
+            params={"fields": "card_id"},
+            extra={"fields": {"card_id": ["required"]}},
+        )
+    row = _own_card(caller, arguments["card_id"])
+    state = card_state(row, locale=caller.locale)
+    return ToolAnswer(
+        {
+            "kind": "card_status",
+            "card_id": str(row.card_id),
+            "tool": row.tool,
+            "capability": row.capability,
+            "confirm_url": confirm_url(str(row.card_id)),
+            **state,
+        }
+    )
+
+
+def _capabilities(caller: Caller) -> ToolAnswer:
+    """Answer ``list_capabilities`` from the capability table (guidance included)."""
+    rows = []
+    for capability in CAPABILITIES:
+        row: dict[str, Any] = {"id": capability.id, "status": capability.status}
+        if capability.status == ENABLED:
+            row.update(
+                tool=capability.tool,
+                kind=capability.kind,
+                risk=capability.risk,
+                needs_confirmation=capability.is_write,
+            )
+        else:
+            row["guidance"] = (capability.guidance or {}).get(caller.locale, "")
+        rows.append(row)
+    return ToolAnswer({"kind": "capabilities", "capabilities": rows})
