@@ -200,6 +200,21 @@ class ItemPages:
             **self.list_context(viewer, query),
         )
 
+    def urlpatterns(self) -> list[Any]:
+        """The kind's three pages, logged in only: the list, the trash and one item."""
+        from django.contrib.auth.decorators import login_required
+        from django.urls import path
+        from django.views.decorators.http import require_http_methods
+
+        def page(view: Any) -> Any:
+            return login_required(require_http_methods(["GET", "HEAD", "POST"])(view))
+
+        return [
+            path("", page(self.list_page), name=f"{self.kind}-page"),
+            path("trash/", page(self.trash_page), name=f"{self.kind}-trash-page"),
+            path("<str:item_id>/", page(self.detail_page), name=f"{self.kind}-detail-page"),
+        ]
+
     def trash_page(self, request: HttpRequest) -> Any:
         """The owner's deleted items, each with a version-checked "Restore"."""
         from django.contrib import messages

@@ -7,10 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.decorators import login_required
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse
-from django.views.decorators.http import require_http_methods
 
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
@@ -107,21 +104,3 @@ class NotePages(ItemPages):
 
 
 pages = NotePages()
-
-
-@login_required
-@require_http_methods(["GET", "HEAD", "POST"])
-def note_list_page(request: HttpRequest) -> HttpResponse:
-    return pages.list_page(request)
-
-
-@login_required
-@require_http_methods(["GET", "HEAD", "POST"])
-def note_detail_page(request: HttpRequest, note_id: str) -> HttpResponse:
-    return pages.detail_page(request, note_id)
-
-
-@login_required
-@require_http_methods(["GET", "HEAD", "POST"])
-def note_trash_page(request: HttpRequest) -> HttpResponse:
-    return pages.trash_page(request)

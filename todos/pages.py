@@ -8,10 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from django.contrib.auth.decorators import login_required
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse
-from django.views.decorators.http import require_http_methods
 
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
@@ -138,21 +135,3 @@ class TodoPages(ItemPages):
 
 
 pages = TodoPages()
-
-
-@login_required
-@require_http_methods(["GET", "HEAD", "POST"])
-def todo_list_page(request: HttpRequest) -> HttpResponse:
-    return pages.list_page(request)
-
-
-@login_required
-@require_http_methods(["GET", "HEAD", "POST"])
-def todo_detail_page(request: HttpRequest, todo_id: str) -> HttpResponse:
-    return pages.detail_page(request, todo_id)
-
-
-@login_required
-@require_http_methods(["GET", "HEAD", "POST"])
-def todo_trash_page(request: HttpRequest) -> HttpResponse:
-    return pages.trash_page(request)
