@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import logging
 import uuid
-from datetime import timedelta
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -191,7 +192,7 @@ class _Turn:
             return
         limit_new_card(self.request, user_id=self.actor.actor.pk)
         try:
-            self._issue(prepared)
+            self.issue(prepared)
         except LightNoteError as error:
             if error.status >= 500 or error.status == 429:
                 raise  # the store is down or the user is over the limit: the whole turn fails
@@ -288,14 +289,22 @@ class _Turn:
                 break
         return list(found.values())[: followups.MAX_CANDIDATES]
 
-    def _issue(self, prepared: PolicyResult) -> None:
-        """Store the card and its pending continuation; add the card to the turn."""
+    def issue(self, prepared: PolicyResult) -> dict[str, Any]:
+        """Store the card and its pending continuation; add the card to the turn; return it."""
+        return self.issue_audited(**prepared_fields(prepared))
+
+    def issue_audited(
+        self,
+        *,
+        tool: str,
+        capability: str,
+        risk: str,
+        args: dict[str, Any],
+        preview: dict[str, Any],
+    ) -> dict[str, Any]:
+        """:meth:`issue_prepared`, audited as ``card.issued``."""
         card = self.issue_prepared(
-            tool=prepared.tool.name,
-            capability=prepared.capability.id,
-            risk=prepared.capability.risk or "low",
-            args=prepared.args,
-            preview=prepared.preview or {},
+            tool=tool, capability=capability, risk=risk, args=args, preview=preview
         )
         audit_event(
             "card.issued",
@@ -306,6 +315,7 @@ class _Turn:
             tool=card["tool"],
             action_id=card["card_id"],
         )
+        return card
 
     def issue_prepared(
         self,
@@ -679,3 +689,102 @@ def reissue_card(
         details={"parent_id": str(old.id)},
     )
     return {**card, "parent_id": str(old.id)}
+
+
+# --- Cards issued outside a message turn (edit, undo, choose) --------------------------------
+
+
+def prepared_fields(prepared: PolicyResult) -> dict[str, Any]:
+    """Return the card fields of a prepared write: tool, capability, risk, args, preview."""
+    return {
+        "tool": prepared.tool.name,
+        "capability": prepared.capability.id,
+        "risk": prepared.capability.risk or "low",
+        "args": prepared.args,
+        "preview": prepared.preview or {},
+    }
+
+
+@dataclass
+class DerivedCard:
+    """A card issued from an earlier one (an edit, an undo, a choice), not yet recorded.
+
+    ``card`` is the API card (with its token). :meth:`record` writes its history row, in the
+    caller's transaction, on the origin's message — ``None`` for a card proposed over MCP,
+    which has no chat message: the row is written all the same, so the execution path
+    settles it (the fix of commit 420e3e8, for every derived card).
+    """
+
+    card: dict[str, Any]
+    rows: list[ActionCard]
+    message: Message | None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def record(self, *, parent_id: Any = None, compensates_id: Any = None) -> None:
+        """Insert the history row, naming its ``parent`` / the card it ``compensates``."""
+        for row in self.rows:
+            if parent_id is not None:
+                row.parent_id = uuid.UUID(str(parent_id))
+            if compensates_id is not None:
+                row.compensates_id = uuid.UUID(str(compensates_id))
+        lifecycle.record_issued(self.rows, message=self.message)
+
+
+def derived_context(
+    *,
+    request: Any,
+    actor: ActorContext,
+    session: AgentSession,
+    locale: str,
+    message: Message | None,
+    asked_before: datetime | None,
+) -> _Turn:
+    """Return the turn a derived card is issued in: the origin's question and facts.
+
+    ``message`` is the origin's assistant message (None over MCP); the question is the
+    user's last message at or before ``asked_before``. The turn's ``context`` is what the
+    tool policy prepares against.
+    """
+    question = ""
+    if asked_before is not None:
+        question = (
+            session.messages.filter(role=Message.Role.USER, created_at__lte=asked_before)
+            .order_by("-created_at", "-id")
+            .values_list("text", flat=True)
+            .first()
+        ) or ""
+    turn = _Turn(request=request, actor=actor, session=session, text=question, locale=locale)
+    payload = (message.payload if message else None) or {}
+    turn.facts = [
+        Fact(
+            tool=str(fact.get("tool", "")),
+            status=str(fact.get("status", "")),
+            summary=str(fact.get("summary", "")),
+        )
+        for fact in payload.get("facts") or []
+        if isinstance(fact, dict)
+    ]
+    return turn
+
+
+def issue_derived_card(
+    turn: _Turn,
+    *,
+    message: Message | None,
+    tool: str,
+    capability: str,
+    risk: str,
+    args: dict[str, Any],
+    preview: dict[str, Any],
+) -> DerivedCard:
+    """Issue (store + audit ``card.issued``) one derived card in ``turn``; record it later.
+
+    The public way to issue a card outside a message turn: the caller decides (after its
+    own compare-and-set, e.g. voiding the card it replaces) whether to :meth:`record` it or
+    to destroy it.
+    """
+    card = turn.issue_audited(
+        tool=tool, capability=capability, risk=risk, args=args, preview=preview
+    )
+    rows = [row for row in turn.card_rows if str(row.id) == card["card_id"]]
+    return DerivedCard(card=card, rows=rows, message=message)
