@@ -27,6 +27,7 @@ from agent.tools import (
     detail,
     digits_to_int,
     exactly_one_of,
+    excerpt,
     first_page,
     format_local_time,
     parse_aware,
@@ -350,6 +351,7 @@ def resolve_todo(args: dict[str, Any], context: ToolContext) -> Todo:
             "priority": int(todo.priority),
             "due_at": _local_iso(todo, context),
             "created_at": todo.created_at.astimezone(context.zone).isoformat(),
+            "description": excerpt(todo.description, 80),
         },
     )
 
