@@ -100,7 +100,11 @@ def undo(
     compensation = _compensation_for(row)
     turn = turn_for(request=request, actor=actor, row=row, session=session, locale=locale)
     prepared = enforce_tool_policy(
-        tool_name=compensation.tool, args=compensation.args, context=turn.context, phase="prepare"
+        tool_name=compensation.tool,
+        args=compensation.args,
+        context=turn.context,
+        phase="prepare",
+        compensation=True,
     )
     if prepared.args.get("expected_version") != compensation.version:
         raise LightNoteError("UNDO_VERSION_CONFLICT", status=409)

@@ -110,7 +110,9 @@ def test_an_ambiguous_delete_answers_a_choice_listing_what_tells_the_items_apart
         "todo.delete",
         "ready",
     )
-    assert choice["token"] and choice["card_id"] and choice["expires_at"]
+    assert choice["token"]
+    assert choice["card_id"]
+    assert choice["expires_at"]
     by_id = {item["id"]: item for item in choice["candidates"]}
     assert set(by_id) == {str(tomorrow.id), str(tonight.id)}
     assert by_id[str(tonight.id)]["due_at"] == "2026-12-02T21:00:00+08:00"

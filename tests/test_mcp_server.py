@@ -90,7 +90,9 @@ def test_every_enabled_capability_is_offered_and_no_planned_one(server: Any) -> 
 
     names = {tool.name for tool in with_client(server, scenario).tools}
     for capability in CAPABILITIES:
-        if capability.status == "enabled":
+        if capability.internal:  # compensation-only: never offered
+            assert capability.tool not in names
+        elif capability.status == "enabled":
             assert capability.tool in names
         else:
             assert not set(capability.intent_names) & names
