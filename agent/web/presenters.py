@@ -314,6 +314,15 @@ def outcome_view(
 CHOICE_STATES = ("ready", "expired", "chosen", "voided")
 
 
+def _short_time(value: Any, zone: ZoneInfo) -> str:
+    """Return ``2026-12-03 21:00`` in ``zone`` (the card shows the zone once, not per item)."""
+    try:
+        moment = datetime.fromisoformat(str(value))
+    except ValueError:
+        return str(value)
+    return moment.astimezone(zone).strftime("%Y-%m-%d %H:%M")
+
+
 def _candidate_view(item: dict[str, Any], *, locale: str, zone: ZoneInfo) -> dict[str, Any]:
     """Return one candidate with what tells it apart: due time, status, created, excerpt."""
     meta = []
@@ -323,12 +332,12 @@ def _candidate_view(item: dict[str, Any], *, locale: str, zone: ZoneInfo) -> dic
     if "due_at" in item and status is not None:
         due = item.get("due_at")
         meta.append(
-            translate("CHAT_CHOICE_DUE", locale, due=format_local_time(due, zone))
+            translate("CHAT_CHOICE_DUE", locale, due=_short_time(due, zone))
             if due
             else translate("CHAT_CHOICE_NO_DUE", locale)
         )
     if item.get("created_at"):
-        at = format_local_time(item["created_at"], zone)
+        at = _short_time(item["created_at"], zone)
         meta.append(translate("CHAT_CHOICE_CREATED", locale, at=at))
     return {
         "id": str(item.get("id", "")),
