@@ -356,3 +356,15 @@ def test_concurrent_picks_of_one_choice_issue_exactly_one_card(client_for, user,
     assert sorted(statuses) == [200] + [410] * 9
     assert ActionCard.objects.count() == 1
     assert Choice.objects.get().state == "chosen"
+
+
+def test_a_pick_is_rate_limited_like_a_new_card(api, reports, settings) -> None:
+    tomorrow, _ = reports
+    settings.LIGHTNOTE_RATE_LIMIT_CARDS = "1/min"
+    session_id = session_of(api)
+    choice = the_choice(say(api, session_id, "删除待办「提交周报」"))
+    [_] = say(api, session_id, "帮我创建一个明天上午10点开会的待办")["cards"]  # the one card
+    limited = choose(api, choice["token"], session_id, str(tomorrow.id))
+    assert (limited.status_code, error_code(limited)) == (429, "RATE_LIMITED")
+    assert limited["Retry-After"]
+    assert Choice.objects.get().state == "ready"  # not used by the refusal
