@@ -673,9 +673,7 @@ class ToolRegistry:
     def openai_tools(self, *, include_writes: bool, locale: str = LOCALE_EN) -> list[dict]:
         """Return OpenAI function specs; their names are exactly the tool names."""
         return [
-            tool.openai_spec(locale)
-            for tool in self.tools()
-            if include_writes or not tool.is_write
+            tool.openai_spec(locale) for tool in self.tools() if include_writes or not tool.is_write
         ]
 
     def read_tool_names(self) -> frozenset[str]:

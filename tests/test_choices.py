@@ -221,9 +221,7 @@ def test_an_altered_choice_is_refused_and_destroyed(api, user, other_user, repor
     assert not ActionCard.objects.exists()
 
 
-def test_a_choice_for_an_update_binds_each_pick_to_the_proposals_new_values(
-    api, reports
-) -> None:
+def test_a_choice_for_an_update_binds_each_pick_to_the_proposals_new_values(api, reports) -> None:
     _, tonight = reports
     session_id = session_of(api)
     choice = the_choice(say(api, session_id, "把「提交周报」的优先级改成高"))
