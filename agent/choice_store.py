@@ -324,6 +324,31 @@ def choices_by_message(message_ids: list[Any]) -> dict[Any, list[Choice]]:
     return found
 
 
+def void_session_choices(session: AgentSession) -> list[str]:
+    """Void the session's ready choice rows; return the digests whose live records to void.
+
+    Needs: the caller's transaction that soft-deletes the session.
+    """
+    ready = list(
+        Choice.objects.filter(session=session, state=Choice.State.READY).values_list(
+            "id", "token_digest"
+        )
+    )
+    Choice.objects.filter(id__in=[choice_id for choice_id, _ in ready]).update(
+        state=Choice.State.VOIDED
+    )
+    return [digest for _, digest in ready]
+
+
+def void_live_choices(digests: list[str]) -> None:
+    """Void the live records of withdrawn choices (best effort, after the commit)."""
+    for digest in digests:
+        try:
+            choice_void(digest)
+        except LightNoteError:  # the store is down: the session check still refuses them
+            logger.warning("could not void the live choice %s", digest[:12])
+
+
 def history_choice(row: Choice, *, zone: Any, now: datetime) -> dict[str, Any]:
     """Return a choice as history shows it: no token, its current state."""
     state = str(row.state)

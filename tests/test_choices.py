@@ -366,3 +366,14 @@ def test_a_pick_is_rate_limited_like_a_new_card(api, reports, settings) -> None:
     assert (limited.status_code, error_code(limited)) == (429, "RATE_LIMITED")
     assert limited["Retry-After"]
     assert Choice.objects.get().state == "ready"  # not used by the refusal
+
+
+def test_deleting_the_conversation_voids_its_ready_choice(api, reports) -> None:
+    tomorrow, _ = reports
+    session_id = session_of(api)
+    choice = the_choice(say(api, session_id, "删除待办「提交周报」"))
+    assert api.delete(f"{SESSIONS}{session_id}/").status_code == 204
+    assert Choice.objects.get().state == "voided"
+    gone = choose(api, choice["token"], session_id, str(tomorrow.id))
+    assert (gone.status_code, error_code(gone)) == (410, "CONFIRMATION_EXPIRED")
+    assert not ActionCard.objects.exists()
