@@ -220,6 +220,11 @@ def test_capabilities_tool_lists_the_table_with_guidance(server: Any) -> None:
     assert by_id["note.delete"]["status"] == "planned"
     assert by_id["note.delete"]["guidance"]
     assert by_id["todo.delete"]["needs_confirmation"] is True
+    assert by_id["todo.restore"]["internal"] is True
+    assert "internal" not in by_id["todo.delete"]
+    refused = call(server, "restore_todo", {"todo_id": str(uuid.uuid4())})
+    assert refused.is_error
+    assert not ActionCard.objects.exists()
 
 
 def test_an_unknown_tool_is_an_error_not_a_crash(server: Any) -> None:
