@@ -18,7 +18,7 @@ from agent.capabilities import RISK_LOW, RISKS
 from agent.card_edits import editable_fields
 from agent.cards import CardState, OutcomeKind
 from agent.guard.provenance import issued_provenance, provenance_line
-from agent.models import ActionCard, AgentSession, Message
+from agent.models import ActionCard, AgentSession, Choice, Message
 from agent.tools import Tool, format_local_time, registry
 from agent.web.texts import PAGE_TEXTS
 from lightnote.context import ActorContext
@@ -222,6 +222,10 @@ def history_entries(
         ]
     )
     now = timezone.now()
+    # One query for every choice on the page (none when no message offered one).
+    choices = choice_store.choices_by_message(
+        [message.id for message in recent if (message.payload or {}).get("choices")]
+    )
     entries = []
     for message in reversed(recent):
         dom_id = f"m-{message.id}"
@@ -248,9 +252,9 @@ def history_entries(
             )
             for index, row in enumerate(message.cards.all())
         ]
-        if (message.payload or {}).get("choices"):
+        if message.id in choices:
             entry["choices"] = history_choice_views(
-                message, dom_id=dom_id, locale=locale, zone=zone, now=now
+                choices[message.id], dom_id=dom_id, locale=locale, zone=zone, now=now
             )
         entry["time"] = time_view(message.created_at, zone)
         entries.append(entry)
@@ -377,10 +381,9 @@ def choice_view(
 
 
 def history_choice_views(
-    message: Message, *, dom_id: str, locale: str, zone: ZoneInfo, now: datetime
+    rows: list[Choice], *, dom_id: str, locale: str, zone: ZoneInfo, now: datetime
 ) -> list[dict[str, Any]]:
-    """Return a history message's choices in their real state (no token: no buttons)."""
-    rows = choice_store.choices_by_message([message.id]).get(message.id, [])
+    """Return a history message's choice rows in their real state (no token: no buttons)."""
     return [
         choice_view(
             choice_store.history_choice(row, zone=zone, now=now),
