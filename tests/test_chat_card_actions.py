@@ -12,6 +12,7 @@ import pytest
 from django.test import Client
 
 from agent.models import Choice
+from lightnote.models import AuditEvent
 from tests.test_chat_page import (
     HTMX,
     SEED,
@@ -113,6 +114,9 @@ def test_edit_on_a_ready_card_issues_the_edited_card_and_voids_the_original(
     assert "outcome-succeeded" in confirm_html(page, edited)
     [todo] = Todo.objects.all()
     assert (todo.title, todo.priority) == ("提交月报", 0)
+    # The audit names what was changed, not every field the form showed.
+    edited_event = AuditEvent.objects.get(event_type="card.edited")
+    assert edited_event.details["fields"] == ["due_at", "priority", "title"]
     assert todo.due_at is not None
     assert todo.due_at.hour in (7, 15)
 
@@ -154,3 +158,14 @@ def test_undo_is_not_offered_after_the_window(page: Client, settings: Any) -> No
     html = send(page, SEED).content.decode()
     outcome = confirm_html(page, html)
     assert forms_posting_to(outcome, "/chat/undo/") == []
+
+
+def test_an_edit_of_one_field_changes_only_that_field(page: Client) -> None:
+    html = send(page, SEED).content.decode()
+    [edit] = forms_posting_to(html, "/chat/edit/")
+    assert edit.fields["was_title"] == "提交周报"
+    # The browser posts every input as shown; only the title was changed.
+    shown = {name[4:]: value for name, value in edit.fields.items() if name.startswith("was_")}
+    response = page.post("/chat/edit/", {**edit.fields, **shown, "title": "提交月报"}, **HTMX)
+    assert response.status_code == 200, response.content
+    assert AuditEvent.objects.get(event_type="card.edited").details["fields"] == ["title"]

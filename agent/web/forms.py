@@ -60,9 +60,18 @@ class EditForm(forms.Form):
     EDITABLE = ("title", "description", "content", "tags", "priority", "due_at")
 
     def edits(self) -> dict[str, Any]:
-        """Return the values given (the tool re-validates them all)."""
+        """Return the values the person changed (the tool re-validates them all).
+
+        The form starts with the card's values (``was_<name>`` beside each input): a field
+        left as it was, or emptied, is not an edit.
+        """
         data = self.cleaned_data
-        return {name: data[name] for name in self.EDITABLE if data.get(name) not in (None, "")}
+        return {
+            name: data[name]
+            for name in self.EDITABLE
+            if data.get(name) not in (None, "")
+            and str(data[name]) != str(self.data.get(f"was_{name}", "")).strip()
+        }
 
 
 class ReplyForm(forms.Form):
