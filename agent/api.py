@@ -15,7 +15,17 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agent import card_edits, card_undo, continuations, conversation, execution, lifecycle, sessions
+from agent import (
+    card_edits,
+    card_undo,
+    choice_store,
+    choices,
+    continuations,
+    conversation,
+    execution,
+    lifecycle,
+    sessions,
+)
 from agent.api_schemas import (
     TAG_CONFIRM,
     TAG_HISTORY,
@@ -23,6 +33,8 @@ from agent.api_schemas import (
     TAG_REPLY,
     TAG_SESSIONS,
     CardResponseSerializer,
+    ChooseRequestSerializer,
+    ChooseResponseSerializer,
     ConfirmationStateSerializer,
     ContinuationReplySerializer,
     EditRequestSchema,
@@ -86,6 +98,10 @@ class EditRequestSerializer(TokenRequestSerializer):
     args = serializers.DictField(allow_empty=False)
 
 
+class ChooseBodySerializer(TokenRequestSerializer):
+    candidate_id = serializers.UUIDField()
+
+
 def _validated(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:
     serializer = serializer_class(data=request.data, context={"request": request})
     serializer.is_valid(raise_exception=True)
@@ -107,7 +123,14 @@ def _session_body(session: AgentSession, request: Request) -> dict[str, Any]:
     }
 
 
-def _message_body(message: Message, *, locale: str, zone: Any, now: Any) -> dict[str, Any]:
+def _message_body(
+    message: Message,
+    *,
+    locale: str,
+    zone: Any,
+    now: Any,
+    choices: dict[Any, list[Any]] | None = None,
+) -> dict[str, Any]:
     """Return one history message: its stored text and its cards' current states."""
     payload = message.payload or {}
     body: dict[str, Any] = {
@@ -122,6 +145,10 @@ def _message_body(message: Message, *, locale: str, zone: Any, now: Any) -> dict
                 lifecycle.history_card(row, locale=locale, zone=zone, now=now), payload, locale
             )
             for row in message.cards.all()
+        ],
+        "choices": [
+            choice_store.history_choice(row, zone=zone, now=now)
+            for row in (choices or {}).get(message.id, [])
         ],
     }
     if payload.get("card_id"):
@@ -257,8 +284,15 @@ class MessagesView(APIView):
         locale = request_locale(request)
         zone = actor_context(request).subject.zone
         now = timezone.now()
+        # One more query only when a message on the page offered a choice.
+        choices = choice_store.choices_by_message(
+            [message.id for message in page if (message.payload or {}).get("choices")]
+        )
         return paginator.get_paginated_response(
-            [_message_body(message, locale=locale, zone=zone, now=now) for message in page]
+            [
+                _message_body(message, locale=locale, zone=zone, now=now, choices=choices)
+                for message in page
+            ]
         )
 
     @extend_schema(
@@ -616,6 +650,50 @@ class UndoView(APIView):
             actor=actor_context(request),
             session=session,
             card_id=payload["card_id"],
+            locale=request_locale(request),
+        )
+        return Response({"card": card})
+
+
+@extend_schema_view(
+    post=extend_schema(
+        tags=[TAG_CONFIRM],
+        summary="Pick one item of a choice card: get the ordinary card for it",
+        description="Body: the choice's `token`, its `session_id` and the picked "
+        "`candidate_id`. Checks run in confirm's order: 400 body, 401, 403 ADMIN_READONLY, "
+        "503, 410 (unknown or expired token), 403 CONFIRMATION_FORBIDDEN (another user's or "
+        "another session's choice), 409 CONFIRMATION_INVALID (altered), 410 "
+        "CONFIRMATION_EXPIRED (the choice was already used), 400 CHOICE_CANDIDATE_INVALID (an "
+        "id the choice does not offer), 429 (the new-card limit, as for a proposal). The "
+        "answer is a ready card carrying exactly the args the proposal prepared for that "
+        "item (never an execution): confirm it like any card. One choice gives one card.",
+        request=ChooseRequestSerializer,
+        responses={
+            200: ChooseResponseSerializer,
+            **documented_errors(
+                (400, 401, 403, 404, 409, 410, 415, 429, 503),
+                codes={
+                    **_CARD_ERRORS,
+                    400: ("VALIDATION_ERROR", "CHOICE_CANDIDATE_INVALID"),
+                    409: ("CONFIRMATION_INVALID",),
+                },
+            ),
+        },
+        parameters=[ADMIN_CONTEXT_PARAMETER],
+    )
+)
+class ChooseView(_TokenEndpoint):
+    """Pick a candidate of a choice card: the ordinary card for that item."""
+
+    request_serializer = ChooseBodySerializer
+
+    def post(self, request: Request) -> Response:
+        card = choices.choose(
+            request=request,
+            actor=actor_context(request),
+            token=self.payload["token"],
+            session_id=self.payload["session_id"],
+            candidate_id=str(self.payload["candidate_id"]),
             locale=request_locale(request),
         )
         return Response({"card": card})

@@ -9,6 +9,7 @@ from __future__ import annotations
 from drf_spectacular.utils import inline_serializer
 from rest_framework import serializers
 
+from agent import choice_store
 from agent.capabilities import RISKS
 from agent.lifecycle import HISTORY_STATES
 from agent.models import TITLE_MAX, ActionCard
@@ -92,6 +93,69 @@ class CardSerializer(serializers.Serializer):
     )
 
 
+class ChoiceCandidateSerializer(serializers.Serializer):
+    id = serializers.UUIDField(help_text="The item's id: post it as `candidate_id`")
+    title = serializers.CharField()
+    status = serializers.ChoiceField(
+        choices=["open", "done"], allow_null=True, help_text="todos; null for a note"
+    )
+    due_at = serializers.DateTimeField(allow_null=True, help_text="todos; null when none")
+    excerpt = serializers.CharField(
+        allow_blank=True, help_text="A todo's description or a note's content, cut short"
+    )
+    created_at = serializers.DateTimeField(
+        allow_null=True, required=False, help_text="When it was made (or a note last edited)"
+    )
+
+
+class ChoiceSerializer(serializers.Serializer):
+    card_id = serializers.UUIDField(help_text="The choice's id. Not a secret; picks nothing.")
+    kind = serializers.ChoiceField(choices=["choice"])
+    token = serializers.CharField(
+        help_text="One-time secret: post it with a `candidate_id` to "
+        "/api/v1/agent/choices/choose/. Shown once, never in history."
+    )
+    tool = serializers.CharField(help_text="The write the proposal asked for, e.g. `delete_todo`")
+    capability = serializers.CharField()
+    state = serializers.ChoiceField(choices=["ready"])
+    expires_at = serializers.DateTimeField()
+    candidates = ChoiceCandidateSerializer(
+        many=True, help_text="The items the target matched, in the order the reply lists them"
+    )
+
+
+class HistoryChoiceSerializer(serializers.Serializer):
+    card_id = serializers.UUIDField()
+    kind = serializers.ChoiceField(choices=["choice"])
+    tool = serializers.CharField()
+    capability = serializers.CharField()
+    state = serializers.ChoiceField(
+        choices=list(choice_store.HISTORY_STATES),
+        help_text="`ready` until `expires_at`, then `expired`; `chosen` once a candidate was "
+        "picked (`chosen_id`, and `chosen_card_id`: the card it issued); `voided` when its "
+        "conversation was deleted",
+    )
+    created_at = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField()
+    candidates = ChoiceCandidateSerializer(many=True)
+    chosen_id = serializers.UUIDField(allow_null=True)
+    chosen_card_id = serializers.UUIDField(allow_null=True)
+
+
+class ChooseRequestSerializer(serializers.Serializer):
+    token = serializers.CharField(help_text="The choice's token")
+    session_id = serializers.UUIDField()
+    candidate_id = serializers.UUIDField(help_text="One of the choice's candidates' `id`")
+
+
+class ChooseCardSerializer(CardSerializer):
+    choice_id = serializers.UUIDField(help_text="The choice this card was picked from")
+
+
+class ChooseResponseSerializer(serializers.Serializer):
+    card = ChooseCardSerializer(help_text="The ordinary ready card for the picked item")
+
+
 class ReissueResponseSerializer(serializers.Serializer):
     card = CardSerializer(help_text="The new card; its `parent_id` names the voided one")
 
@@ -144,6 +208,11 @@ class MessageResponseSerializer(serializers.Serializer):
     reply = serializers.CharField(help_text="Already passed through the truthfulness guard")
     facts = FactSerializer(many=True)
     cards = CardSerializer(many=True)
+    choices = ChoiceSerializer(
+        many=True,
+        help_text="When a proposal's target matched several items: no card for it, but a "
+        "choice listing them; picking one issues its card",
+    )
     notices = NoticeSerializer(many=True)
 
 
@@ -242,6 +311,7 @@ class HistoryMessageSerializer(serializers.Serializer):
     facts = FactSerializer(many=True)
     notices = NoticeSerializer(many=True)
     cards = HistoryCardSerializer(many=True)
+    choices = HistoryChoiceSerializer(many=True, help_text="Its choice cards, with their state")
     card_id = serializers.UUIDField(
         required=False, help_text="For a final reply: the card whose success it reports"
     )

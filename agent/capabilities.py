@@ -45,6 +45,10 @@ class Capability:
     # Tool names a model might invent for a capability that has no tool, so the registry
     # can answer with its guidance instead of a bare "unknown tool".
     intent_names: tuple[str, ...] = ()
+    # Internal: only the undo of another capability (a compensation, issue 15) may prepare
+    # it. Never offered to a model or over MCP, never proposed: a proposal naming it is
+    # refused like an unknown tool. Its cards are ordinary cards (confirmed, receipted).
+    internal: bool = False
 
     @property
     def is_write(self) -> bool:
@@ -60,6 +64,26 @@ CAPABILITIES: tuple[Capability, ...] = (
     Capability("todo.delete", ENABLED, "delete_todo", WRITE, RISK_HIGH, CONFIRMATION_ALWAYS),
     Capability("note.create", ENABLED, "create_note", WRITE, RISK_LOW, CONFIRMATION_DEFAULT),
     Capability("note.update", ENABLED, "update_note", WRITE, RISK_MEDIUM, CONFIRMATION_ALWAYS),
+    # Compensations only (undo): restore a todo an agent card deleted; move a note an agent
+    # card created to the trash (the agent cannot delete notes otherwise, see note.delete).
+    Capability(
+        "todo.restore",
+        ENABLED,
+        "restore_todo",
+        WRITE,
+        RISK_LOW,
+        CONFIRMATION_ALWAYS,
+        internal=True,
+    ),
+    Capability(
+        "note.discard",
+        ENABLED,
+        "discard_note",
+        WRITE,
+        RISK_MEDIUM,
+        CONFIRMATION_ALWAYS,
+        internal=True,
+    ),
     Capability(
         "note.delete",
         PLANNED,

@@ -17,8 +17,7 @@ from django.db import transaction
 
 from agent import cards, conversation, execution, lifecycle, sessions
 from agent.cards import CardState
-from agent.models import ActionCard, Message
-from agent.planners.base import Fact
+from agent.models import ActionCard
 from agent.policy import enforce_tool_policy
 from agent.ratelimit import limit_new_card
 from agent.tools import Tool, args_invalid, registry
@@ -68,31 +67,15 @@ def _refusal_for_lost_void(digest: str) -> LightNoteError:
 def turn_for(
     *, request: Any, actor: ActorContext, row: ActionCard | None, session: Any, locale: str
 ) -> Any:
-    """Return a message turn that issues the edited card with the old card's question/facts."""
-    question = ""
-    facts: list[Fact] = []
-    if row is not None:
-        question = (
-            session.messages.filter(role=Message.Role.USER, created_at__lte=row.created_at)
-            .order_by("-created_at", "-id")
-            .values_list("text", flat=True)
-            .first()
-        ) or ""
-        payload = (row.message.payload if row.message else None) or {}
-        facts = [
-            Fact(
-                tool=str(fact.get("tool", "")),
-                status=str(fact.get("status", "")),
-                summary=str(fact.get("summary", "")),
-            )
-            for fact in payload.get("facts") or []
-            if isinstance(fact, dict)
-        ]
-    turn = conversation._Turn(
-        request=request, actor=actor, session=session, text=question, locale=locale
+    """Return the turn a card derived from ``row`` is issued in (its question and facts)."""
+    return conversation.derived_context(
+        request=request,
+        actor=actor,
+        session=session,
+        locale=locale,
+        message=row.message if row is not None else None,
+        asked_before=row.created_at if row is not None else None,
     )
-    turn.facts = facts
-    return turn
 
 
 def edit(
@@ -131,18 +114,21 @@ def edit(
         tool_name=card.tool, args=raw, context=turn.context, phase="prepare"
     )
     limit_new_card(request, user_id=actor.actor.pk)
-    turn._issue(prepared)
-    new_card = turn.cards[-1]
+    derived = conversation.issue_derived_card(
+        turn,
+        message=row.message if row is not None else None,
+        **conversation.prepared_fields(prepared),
+    )
+    new_card = derived.card
     if not cards.card_void(card.digest):
         # A confirm (or reject) of the old token won: the new card must never be usable.
         cards.card_destroy(new_card["token"])
         raise _refusal_for_lost_void(card.digest)
     with transaction.atomic():
         lifecycle.record_voided([card.id], reason=ActionCard.VoidReason.SUPERSEDED)
-        for new_row in turn.card_rows:
-            new_row.parent_id = uuid.UUID(card.id)
-        if row is not None and row.message is not None:
-            lifecycle.record_issued(turn.card_rows, message=row.message)
+        # Always a history row, also for a card proposed over MCP (no message); its parent
+        # is named when the old card has a row of its own.
+        derived.record(parent_id=card.id if row is not None else None)
         audit_event(
             "card.edited",
             actor=actor.actor,

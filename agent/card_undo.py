@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from agent import cards, lifecycle
 from agent.card_edits import turn_for
+from agent.conversation import issue_derived_card, prepared_fields
 from agent.models import ActionCard, AgentSession
 from agent.policy import enforce_tool_policy
 from agent.ratelimit import limit_new_card
@@ -99,7 +100,11 @@ def undo(
     compensation = _compensation_for(row)
     turn = turn_for(request=request, actor=actor, row=row, session=session, locale=locale)
     prepared = enforce_tool_policy(
-        tool_name=compensation.tool, args=compensation.args, context=turn.context, phase="prepare"
+        tool_name=compensation.tool,
+        args=compensation.args,
+        context=turn.context,
+        phase="prepare",
+        compensation=True,
     )
     if prepared.args.get("expected_version") != compensation.version:
         raise LightNoteError("UNDO_VERSION_CONFLICT", status=409)
@@ -107,14 +112,12 @@ def undo(
     # One live undo per card: an undo card issued earlier and still ready is withdrawn.
     earlier = list(row.undos.filter(state=ActionCard.State.READY))
     withdrawn = [str(old.id) for old in earlier if cards.card_void(old.token_digest)]
-    turn._issue(prepared)
-    new_card = turn.cards[-1]
+    derived = issue_derived_card(turn, message=row.message, **prepared_fields(prepared))
+    new_card = derived.card
     with transaction.atomic():
         lifecycle.record_voided(withdrawn, reason=ActionCard.VoidReason.SUPERSEDED)
-        for new_row in turn.card_rows:
-            new_row.compensates_id = row.id
-        if row.message is not None:
-            lifecycle.record_issued(turn.card_rows, message=row.message)
+        # Always a history row, also for a card proposed over MCP (no message).
+        derived.record(compensates_id=row.id)
         audit_event(
             "card.undo_issued",
             actor=actor.actor,

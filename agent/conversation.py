@@ -8,19 +8,28 @@ from __future__ import annotations
 
 import logging
 import uuid
-from datetime import timedelta
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from agent import cards, continuation_store, followups, lifecycle, pending, sessions
+from agent import (
+    cards,
+    choice_store,
+    continuation_store,
+    followups,
+    lifecycle,
+    pending,
+    sessions,
+)
 from agent.capabilities import capability_by_tool, capability_for_unknown_tool
 from agent.guard import guard_reply, guarded_notice
 from agent.guard.provenance import merge, provenance, sources_of
 from agent.guard.records import audit_guard, session_backings
-from agent.models import ActionCard, AgentSession, Message
+from agent.models import ActionCard, AgentSession, Choice, Message
 from agent.planners import get_planner
 from agent.planners.base import (
     Clarification,
@@ -128,6 +137,11 @@ class _Turn:
         self.cards: list[dict[str, Any]] = []
         self.card_rows: list[ActionCard] = []
         self.notices: list[dict[str, Any]] = []
+        # Choice cards offered on this turn (API shape, with their token) and their rows.
+        self.choices: list[dict[str, Any]] = []
+        self.choice_rows: list[Choice] = []
+        # Picks made on this turn from an earlier choice: (choice id, candidate id, card id).
+        self.chosen: list[tuple[str, str, str]] = []
         # The one request this turn asks about (kept for the next message), if any.
         self.asked: pending.PendingRequest | None = None
 
@@ -191,7 +205,7 @@ class _Turn:
             return
         limit_new_card(self.request, user_id=self.actor.actor.pk)
         try:
-            self._issue(prepared)
+            self.issue(prepared)
         except LightNoteError as error:
             if error.status >= 500 or error.status == 429:
                 raise  # the store is down or the user is over the limit: the whole turn fails
@@ -221,6 +235,11 @@ class _Turn:
             return
         if candidates is None and clarification.slot == SLOT_TARGET:
             candidates = self._candidates(clarification.tool, clarification.args)
+        offered = None
+        if clarification.slot == SLOT_TARGET and candidates and len(candidates) > 1:
+            offered = self._offer_choice(clarification, candidates)
+            if offered is not None:
+                candidates = offered[1]  # the question lists exactly the choice's items
         # The planner's own words: in the language of the sentence, like every planner text.
         language = reply_locale(self.text, self.locale)
         message = question(clarification, language, candidates=candidates, not_found=not_found)
@@ -242,7 +261,112 @@ class _Turn:
                 for item in (candidates or [])[: followups.MAX_CANDIDATES]
             ],
             locale=language,
+            kind=pending.KIND_CHOICE if offered is not None else pending.KIND_CLARIFY,
+            choice=offered[0] if offered is not None else "",
         )
+
+    def _offer_choice(
+        self, clarification: Clarification, candidates: list[dict[str, Any]]
+    ) -> tuple[str, list[dict[str, Any]]] | None:
+        """Offer a choice card for a write whose target matches several items.
+
+        Each candidate's proposal is prepared through the tool policy (so a pick is bound to
+        exactly those args, like a card); candidates it refuses are left out. Returns the
+        choice's token digest and the candidates it offers, or None (fewer than two could
+        be prepared: the question alone asks).
+        """
+        tool = registry.get(clarification.tool)
+        if tool is None or not tool.is_write:
+            return None
+        id_key, title_key = (
+            ("note_id", "note_title")
+            if "note" in tool.name
+            else (
+                "todo_id",
+                "todo_title",
+            )
+        )
+        base = {k: v for k, v in clarification.args.items() if k not in (id_key, title_key)}
+        picks: dict[str, dict[str, Any]] = {}
+        offered: list[dict[str, Any]] = []
+        shown: list[dict[str, Any]] = []
+        capability = None
+        for item in candidates[: choice_store.MAX_CANDIDATES]:
+            item_id = str(item.get("id") or "")
+            if not item_id or item_id in picks:
+                continue
+            try:
+                prepared = enforce_tool_policy(
+                    tool_name=tool.name,
+                    args={**base, id_key: item_id},
+                    context=self.context,
+                    phase="prepare",
+                )
+            except LightNoteError:
+                continue
+            capability = prepared.capability
+            picks[item_id] = {"args": prepared.args, "preview": prepared.preview or {}}
+            offered.append(item)
+            shown.append(choice_store.candidate_view(item, prepared.args))
+        if len(picks) < 2 or capability is None:
+            return None
+        issued = choice_store.choice_issue(
+            owner_id=self.actor.subject.pk,
+            session_id=str(self.session.id),
+            subject_id=self.actor.subject.pk,
+            actor_id=self.actor.actor.pk,
+            tool=tool.name,
+            capability=capability.id,
+            risk=capability.risk or "low",
+            candidates=shown,
+            picks=picks,
+            request_id=self.context.request_id,
+        )
+        expires_at = issued.choice.expires_at
+        self.choices.append(
+            {
+                "card_id": issued.choice.id,
+                "kind": "choice",
+                "token": issued.token,
+                "tool": tool.name,
+                "capability": capability.id,
+                "state": "ready",
+                "expires_at": expires_at.astimezone(self.context.zone).isoformat()
+                if expires_at
+                else None,
+                "candidates": shown,
+            }
+        )
+        self.choice_rows.append(
+            choice_store.choice_row(issued, session=self.session, owner_id=self.actor.subject.pk)
+        )
+        audit_event(
+            "choice.issued",
+            actor=self.actor.actor,
+            subject=self.actor.subject,
+            session_id=self.session.id,
+            capability=capability.id,
+            tool=tool.name,
+            action_id=issued.choice.id,
+            details={"candidates": len(shown)},
+        )
+        return issued.choice.digest, offered
+
+    def take_choice(self, digest: str, candidate_id: str) -> dict[str, Any]:
+        """Issue the ordinary card for one candidate of the choice ``digest`` (a follow-up).
+
+        The choice must be this owner's and this session's, intact and ready; it is used
+        with one compare-and-set after the card is issued (a lost race destroys the card).
+        Raises 410 ``CONFIRMATION_EXPIRED`` (gone, used), 403, 409, 400 like the endpoint.
+        """
+        choice = checked_choice(
+            choice_store.choice_get_by_digest(digest),
+            owner=self.actor.subject,
+            session_id=str(self.session.id),
+        )
+        card = take_pick(choice, candidate_id, self.issue_audited)
+        self.chosen.append((choice.id, candidate_id, card["card_id"]))
+        return card
 
     def _ask_about(self, proposal: Proposal, error: LightNoteError) -> bool:
         """Turn a refusal for a missing or vague slot into a question; True when asked."""
@@ -288,14 +412,22 @@ class _Turn:
                 break
         return list(found.values())[: followups.MAX_CANDIDATES]
 
-    def _issue(self, prepared: PolicyResult) -> None:
-        """Store the card and its pending continuation; add the card to the turn."""
+    def issue(self, prepared: PolicyResult) -> dict[str, Any]:
+        """Store the card and its pending continuation; add the card to the turn; return it."""
+        return self.issue_audited(**prepared_fields(prepared))
+
+    def issue_audited(
+        self,
+        *,
+        tool: str,
+        capability: str,
+        risk: str,
+        args: dict[str, Any],
+        preview: dict[str, Any],
+    ) -> dict[str, Any]:
+        """:meth:`issue_prepared`, audited as ``card.issued``."""
         card = self.issue_prepared(
-            tool=prepared.tool.name,
-            capability=prepared.capability.id,
-            risk=prepared.capability.risk or "low",
-            args=prepared.args,
-            preview=prepared.preview or {},
+            tool=tool, capability=capability, risk=risk, args=args, preview=preview
         )
         audit_event(
             "card.issued",
@@ -306,6 +438,7 @@ class _Turn:
             tool=card["tool"],
             action_id=card["card_id"],
         )
+        return card
 
     def issue_prepared(
         self,
@@ -495,8 +628,25 @@ def handle_message(
     )
     session_id = str(session.id)
     waiting = _pending_request(actor, session_id)
-    resumed = followups.resume(waiting, text) if waiting is not None else None
-    if resumed is not None and resumed.cancelled:
+    resumed = (
+        followups.resume(waiting, text, now=turn.context.now, zone=turn.context.zone)
+        if waiting is not None
+        else None
+    )
+    picked = False
+    if waiting is not None and resumed is not None and resumed.pick and waiting.choice:
+        # "第二个" to a choice card: the ordinary card for that item, from the choice's own
+        # prepared args; a choice used or gone meanwhile falls back to a fresh proposal.
+        limit_new_card(request, user_id=actor.actor.pk)
+        try:
+            turn.take_choice(waiting.choice, resumed.pick)
+            picked = True
+        except LightNoteError as error:
+            if error.status >= 500:
+                raise
+    if picked:
+        plan = PlanResult(text="")
+    elif resumed is not None and resumed.cancelled:
         plan = PlanResult(
             text=translate(
                 "PLANNER_CLARIFY_CANCELLED",
@@ -577,9 +727,14 @@ def handle_message(
                     {key: value for key, value in card.items() if "token" not in key}
                     for card in turn.cards
                 ],
+                "choices": [
+                    {key: value for key, value in choice.items() if key != "token"}
+                    for choice in turn.choices
+                ],
             },
         )
         lifecycle.record_issued(turn.card_rows, message=message)
+        record_choices(turn, message=message)
         sessions.session_touch(session=session, first_text=text)
         if verdict.replaced:
             audit_guard(verdict, actor=actor, session_id=session.id, original=original)
@@ -588,6 +743,7 @@ def handle_message(
         "reply": reply,
         "facts": facts,
         "cards": turn.cards,
+        "choices": turn.choices,
         "notices": turn.notices,
     }
 
@@ -679,3 +835,161 @@ def reissue_card(
         details={"parent_id": str(old.id)},
     )
     return {**card, "parent_id": str(old.id)}
+
+
+# --- Cards issued outside a message turn (edit, undo, choose) --------------------------------
+
+
+def prepared_fields(prepared: PolicyResult) -> dict[str, Any]:
+    """Return the card fields of a prepared write: tool, capability, risk, args, preview."""
+    return {
+        "tool": prepared.tool.name,
+        "capability": prepared.capability.id,
+        "risk": prepared.capability.risk or "low",
+        "args": prepared.args,
+        "preview": prepared.preview or {},
+    }
+
+
+@dataclass
+class DerivedCard:
+    """A card issued from an earlier one (an edit, an undo, a choice), not yet recorded.
+
+    ``card`` is the API card (with its token). :meth:`record` writes its history row, in the
+    caller's transaction, on the origin's message — ``None`` for a card proposed over MCP,
+    which has no chat message: the row is written all the same, so the execution path
+    settles it (the fix of commit 420e3e8, for every derived card).
+    """
+
+    card: dict[str, Any]
+    rows: list[ActionCard]
+    message: Message | None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def record(self, *, parent_id: Any = None, compensates_id: Any = None) -> None:
+        """Insert the history row, naming its ``parent`` / the card it ``compensates``."""
+        for row in self.rows:
+            if parent_id is not None:
+                row.parent_id = uuid.UUID(str(parent_id))
+            if compensates_id is not None:
+                row.compensates_id = uuid.UUID(str(compensates_id))
+        lifecycle.record_issued(self.rows, message=self.message)
+
+
+def derived_context(
+    *,
+    request: Any,
+    actor: ActorContext,
+    session: AgentSession,
+    locale: str,
+    message: Message | None,
+    asked_before: datetime | None,
+) -> _Turn:
+    """Return the turn a derived card is issued in: the origin's question and facts.
+
+    ``message`` is the origin's assistant message (None over MCP); the question is the
+    user's last message at or before ``asked_before``. The turn's ``context`` is what the
+    tool policy prepares against.
+    """
+    question = ""
+    if asked_before is not None:
+        question = (
+            session.messages.filter(role=Message.Role.USER, created_at__lte=asked_before)
+            .order_by("-created_at", "-id")
+            .values_list("text", flat=True)
+            .first()
+        ) or ""
+    turn = _Turn(request=request, actor=actor, session=session, text=question, locale=locale)
+    payload = (message.payload if message else None) or {}
+    turn.facts = [
+        Fact(
+            tool=str(fact.get("tool", "")),
+            status=str(fact.get("status", "")),
+            summary=str(fact.get("summary", "")),
+        )
+        for fact in payload.get("facts") or []
+        if isinstance(fact, dict)
+    ]
+    return turn
+
+
+def issue_derived_card(
+    turn: _Turn,
+    *,
+    message: Message | None,
+    tool: str,
+    capability: str,
+    risk: str,
+    args: dict[str, Any],
+    preview: dict[str, Any],
+) -> DerivedCard:
+    """Issue (store + audit ``card.issued``) one derived card in ``turn``; record it later.
+
+    The public way to issue a card outside a message turn: the caller decides (after its
+    own compare-and-set, e.g. voiding the card it replaces) whether to :meth:`record` it or
+    to destroy it.
+    """
+    card = turn.issue_audited(
+        tool=tool, capability=capability, risk=risk, args=args, preview=preview
+    )
+    rows = [row for row in turn.card_rows if str(row.id) == card["card_id"]]
+    return DerivedCard(card=card, rows=rows, message=message)
+
+
+# --- Choices: a pick issues the ordinary card --------------------------------------------
+
+
+def checked_choice(
+    choice: choice_store.StoredChoice | None, *, owner: Any, session_id: str
+) -> choice_store.StoredChoice:
+    """Return the choice if it may be picked from, else the first failing check's error.
+
+    In confirm's order: gone/expired 410 -> another owner or session 403
+    ``CONFIRMATION_FORBIDDEN`` -> altered 409 ``CONFIRMATION_INVALID`` (destroyed) -> used
+    (``chosen``) 410 ``CONFIRMATION_EXPIRED``.
+    """
+    if choice is None:
+        raise LightNoteError("CONFIRMATION_EXPIRED", status=410)
+    if not choice.owned_by(owner.pk) or not choice.in_session(session_id):
+        raise LightNoteError("CONFIRMATION_FORBIDDEN", status=403)
+    if not choice.binding_valid():
+        choice_store.choice_destroy(choice.digest)
+        raise LightNoteError("CONFIRMATION_INVALID", status=409)
+    if choice.state != choice_store.STATE_READY:
+        raise LightNoteError("CONFIRMATION_EXPIRED", status=410)
+    return choice
+
+
+def take_pick(choice: choice_store.StoredChoice, candidate_id: str, issue: Any) -> dict[str, Any]:
+    """Issue (``issue(**card fields)``) the card of one candidate, then use the choice.
+
+    The card carries exactly the args and preview the choice prepared for that item. The
+    choice is used with one compare-and-set after the card exists: a pick that loses the
+    race destroys its card and answers 410, so one choice yields at most one card.
+    Raises 400 ``CHOICE_CANDIDATE_INVALID`` for a candidate the choice does not offer.
+    """
+    pick = choice.picks.get(str(candidate_id))
+    if not isinstance(pick, dict):
+        raise choice_store.refuse_unknown_candidate()
+    card: dict[str, Any] = issue(
+        tool=choice.tool,
+        capability=choice.capability,
+        risk=choice.risk,
+        args=dict(pick["args"]),
+        preview=dict(pick["preview"]),
+    )
+    if not choice_store.choice_take(choice.digest):
+        cards.card_destroy(card["token"])
+        raise LightNoteError("CONFIRMATION_EXPIRED", status=410)
+    return card
+
+
+def record_choices(turn: _Turn, *, message: Message | None) -> None:
+    """Write the turn's choice rows and the picks it made. Needs: the turn's transaction,
+    after the cards' rows (a pick names its card)."""
+    for row in turn.choice_rows:
+        row.message = message
+    if turn.choice_rows:
+        Choice.objects.bulk_create(turn.choice_rows)
+    for choice_id, candidate_id, card_id in turn.chosen:
+        choice_store.record_chosen(choice_id, candidate_id=candidate_id, card_id=card_id)

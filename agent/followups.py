@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from types import ModuleType
 from typing import Any
+from zoneinfo import ZoneInfo
 
-from agent.pending import PendingRequest
+from agent.pending import KIND_CHOICE, PendingRequest
 from agent.planners import en, zh
 from agent.planners.base import Clarification, Proposal
 from agent.planners.lexicon import (
@@ -36,6 +38,7 @@ from agent.planners.lexicon import (
     unquote,
 )
 from agent.planners.rules import grammar_for, interpret
+from agent.timeparse import TimeParseError, read_time
 from lightnote.errors import LightNoteError
 
 # A proposal refused for one of these codes is asked about instead (slot), not just refused.
@@ -59,6 +62,8 @@ class Resumption:
     proposal: Proposal | None = None  # completed: propose (or, for a read tool, run) it
     cancelled: bool = False
     again: Clarification | None = None  # understood, but the slot is still missing
+    # For a choice card: the candidate the answer picked (the proposal names it by id).
+    pick: str | None = None
 
 
 def slot_for_error(error: LightNoteError, args: dict[str, Any]) -> str | None:
@@ -200,12 +205,126 @@ def _fill(pending: PendingRequest, text: str) -> dict[str, Any] | Clarification 
     return None
 
 
-def resume(pending: PendingRequest, text: str) -> Resumption | None:
-    """Read the next message against the pending request; None: it is a new request."""
+# --- picking from a choice card: "第一条", "删除今晚 9 点的那条", "the one due tonight" -------
+
+_ZH_PICK_VERB = re.compile(
+    r"^(?:请|帮我|麻烦)?(?:把)?(?:删除|删掉|删|完成|标记|修改|更新|改|选择|选|要|就是|就|是)?\s*"
+)
+_ZH_PICK_TAIL = re.compile(
+    r"(?:的)?(?:那|这)?(?:一)?(?:条|个|项|件|篇)?(?:待办|笔记|任务)?(?:吧)?$"
+)
+_EN_PICK_VERB = re.compile(
+    r"^(?:please\s+)?(?:delete|remove|finish|complete|mark|update|change|edit|pick|choose|"
+    r"select|take|i\s+mean|i\s+meant|it'?s)?\s*",
+    re.IGNORECASE,
+)
+_EN_PICK_ONE = re.compile(
+    r"^(?:the|that)\s+(?:one|todo|task|note|item)\s*(?:that'?s|which\s+is|that\s+is)?\s*"
+    r"(?:due|at|for|on|from)?\s*",
+    re.IGNORECASE,
+)
+# A part of the day without a clock time names the day it is in ("今晚" -> 今天).
+_DAY_OF = (
+    (re.compile(r"今晚|今夜|今天晚上|今天下午|今天上午|今早|今天早上"), "今天"),
+    (re.compile(r"明晚|明天晚上|明天下午|明天上午|明早|明天早上"), "明天"),
+    (re.compile(r"\btonight\b|\bthis\s+(?:evening|afternoon|morning)\b", re.I), "today"),
+    (re.compile(r"\b(tomorrow)\s+(?:night|evening|afternoon|morning)\b", re.I), r"\1"),
+)
+
+
+def _reference(text: str, grammar: ModuleType) -> str:
+    """Return what an answer says about the item, without the verb ("删除X的那条" -> X)."""
+    body = grammar.strip_polite(text).strip()
+    if grammar is zh:
+        return _ZH_PICK_VERB.sub("", body, count=1).strip()
+    body = _EN_PICK_VERB.sub("", body, count=1).strip()
+    return _EN_PICK_ONE.sub("", body, count=1).strip()
+
+
+def _due_instant(value: Any) -> datetime | None:
+    try:
+        return datetime.fromisoformat(str(value)) if value else None
+    except ValueError:
+        return None
+
+
+def _by_time(
+    candidates: list[dict[str, Any]], said: str, now: datetime, zone: ZoneInfo
+) -> dict[str, Any] | None:
+    """Return the one candidate due at the time said (or, for a day, due that day)."""
+    dues = [(item, _due_instant(item.get("due_at"))) for item in candidates]
+    try:
+        moment = read_time(said, now=now, zone=zone).value
+    except TimeParseError:
+        moment = None
+    if moment is not None:
+        exact = [item for item, due in dues if due is not None and due == moment]
+        if len(exact) == 1:
+            return exact[0]
+    day_text = said
+    for pattern, day in _DAY_OF:
+        day_text = pattern.sub(day, day_text)
+    try:
+        wanted = read_time(day_text, now=now, zone=zone).value.date()
+    except TimeParseError:
+        return None
+    same_day = [
+        item for item, due in dues if due is not None and due.astimezone(zone).date() == wanted
+    ]
+    return same_day[0] if len(same_day) == 1 else None
+
+
+def choice_pick(
+    pending: PendingRequest, text: str, *, now: datetime | None, zone: ZoneInfo | None
+) -> dict[str, Any] | None:
+    """Return the candidate of a choice card an answer names, or None.
+
+    By position ("第一条", "删除第二个", "the first one", "last"), or by due time ("删除今晚
+    9 点的那条", "the one due tonight": the one due at that minute, else the one due that
+    day), or by a title only one candidate has.
+    """
+    candidates = pending.candidates
+    if not candidates:
+        return None
+    text = normalise(text)
+    grammar = _grammar(text, pending.locale)
+    said = _reference(text, grammar)
+    for attempt in (said, text):
+        number = grammar.ordinal(attempt) if attempt else None
+        if number is not None:
+            index = number - 1 if number > 0 else len(candidates) - 1
+            return candidates[index] if 0 <= index < len(candidates) else None
+    when = _ZH_PICK_TAIL.sub("", said).strip() if grammar is zh else said
+    if now is not None and zone is not None and when and grammar.is_time(when):
+        return _by_time(candidates, when, now, zone)
+    return None
+
+
+def resume(
+    pending: PendingRequest,
+    text: str,
+    *,
+    now: datetime | None = None,
+    zone: ZoneInfo | None = None,
+) -> Resumption | None:
+    """Read the next message against the pending request; None: it is a new request.
+
+    ``now`` and ``zone`` read a due time that picks from a choice card ("今晚 9 点的那条").
+    """
     text = normalise(text)
     grammar = _grammar(text, pending.locale)
     if grammar.is_no(text):
         return Resumption(cancelled=True)
+    if pending.kind == KIND_CHOICE:
+        chosen = choice_pick(pending, text, now=now, zone=zone)
+        if chosen is not None:
+            id_key, title_key = _ID_KEYS[_kind(pending.tool)]
+            args = {k: v for k, v in pending.args.items() if k not in (id_key, title_key)}
+            args[id_key] = str(chosen["id"])
+            return Resumption(
+                proposal=Proposal(tool=pending.tool, args=args, call_id="followup-1"),
+                pick=str(chosen["id"]),
+            )
     names_a_choice = pending.slot == SLOT_TARGET and (grammar.ordinal(text) or grammar.is_yes(text))
     if not names_a_choice and _is_new_request(text, pending):
         return None

@@ -196,3 +196,48 @@ class ActionCard(models.Model):
 
     def __str__(self) -> str:
         return f"card {self.id} {self.state} {self.outcome_kind}".rstrip()
+
+
+class Choice(models.Model):
+    """A choice card: which of several items a proposal meant, kept in the database.
+
+    Issued when a proposal's target (a todo or note named by title or description) matches
+    several of the owner's items. The live, sealed record (with each candidate's prepared
+    args) is in Redis (``agent.choices``); this row is what history shows:
+
+    - ``ready``: waiting for a pick; it reads as *expired* once ``expires_at`` has passed;
+    - ``chosen``: a candidate was picked (``chosen_id``) and ``card`` is the ordinary card
+      issued for it (never an execution);
+    - ``voided``: withdrawn (its session was deleted).
+    """
+
+    class State(models.TextChoices):
+        READY = "ready", "ready"
+        CHOSEN = "chosen", "chosen"
+        VOIDED = "voided", "voided"
+
+    id = models.UUIDField(primary_key=True, editable=False)
+    session = models.ForeignKey(AgentSession, on_delete=models.CASCADE, related_name="choices")
+    message = models.ForeignKey(
+        Message, null=True, blank=True, on_delete=models.CASCADE, related_name="choices"
+    )
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    tool = models.CharField(max_length=64)
+    capability = models.CharField(max_length=64)
+    # The public candidates, as shown: [{"id", "title", "status", "due_at", "excerpt"}, ...]
+    candidates = models.JSONField(default=list)
+    token_digest = models.CharField(max_length=64, unique=True)
+    state = models.CharField(max_length=16, choices=State.choices, default=State.READY)
+    chosen_id = models.CharField(max_length=64, blank=True, default="")
+    card = models.ForeignKey(
+        ActionCard, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    expires_at = models.DateTimeField()
+    chosen_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"choice {self.id} {self.state}"

@@ -39,7 +39,7 @@ from lightnote.binding import args_hmac, digests_equal, owner_hash
 
 PENDING_KEY_PREFIX = "ln:pending:"
 KIND_CLARIFY = "clarify"  # a clarifying question waits for a slot
-KIND_CHOICE = "choice"  # reserved for choice cards (candidates to pick from)
+KIND_CHOICE = "choice"  # a choice card waits for a pick (``choice``: its token's digest)
 _SEAL_LABEL = "pending-request/v1"  # inside the HMAC payload: no other record verifies here
 
 
@@ -54,6 +54,9 @@ class PendingRequest:
     candidates: list[dict[str, Any]] = field(default_factory=list)  # [{"id", "title", ...}]
     locale: str = "zh-CN"
     created_ms: int = 0
+    # For ``kind`` choice: the digest of the choice card's token (never the token itself),
+    # so a follow-up pick ("第二个") uses the choice's own prepared args.
+    choice: str = ""
 
 
 def _key(session_id: str) -> str:

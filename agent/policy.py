@@ -3,7 +3,8 @@
 Planner proposals, the chat page and direct confirmation all go through
 :func:`enforce_tool_policy`, so a rule added here holds everywhere. Order (issue 3):
 
-1. the tool exists (else the registry's planned/forbidden guidance, or ``TOOL_NOT_FOUND``);
+1. the tool exists (else the registry's planned/forbidden guidance, or ``TOOL_NOT_FOUND``;
+   an internal, compensation-only tool exists only for an undo and for execution);
 2. actor/subject boundary (they differ only inside an admin context);
 3. role (inactive users refused; per-tool ``allowed_roles``);
 4. admin read-only refuses write tools already at prepare;
@@ -77,8 +78,10 @@ def capability_refusal(capability: Capability) -> LightNoteError:
     )
 
 
-def _find_tool(tool_name: str) -> tuple[Tool, Capability]:
+def _find_tool(tool_name: str, *, internal: bool = False) -> tuple[Tool, Capability]:
     tool = registry.get(tool_name)
+    if tool is not None and registry.is_internal(tool.name) and not internal:
+        tool = None  # a compensation-only tool: proposed by name, it does not exist
     if tool is None:
         intended = capability_for_unknown_tool(tool_name)
         if intended is not None:
@@ -121,8 +124,13 @@ def enforce_tool_policy(
     context: ToolContext,
     phase: str,
     confirmed: bool = False,
+    compensation: bool = False,
 ) -> PolicyResult:
     """Check one tool call and return its prepared (or normalised) args.
+
+    An internal (compensation-only) tool is found only with ``compensation=True`` (an undo
+    preparing it) or at ``phase="execute"`` (its card was issued that way); anywhere else
+    it answers like an unknown tool.
 
     At ``phase="prepare"`` raw model args are normalised, validated, prepared and previewed.
     At ``phase="execute"`` ``args`` must be the prepared args stored with the card: they are
@@ -131,7 +139,7 @@ def enforce_tool_policy(
     """
     if phase not in (PHASE_PREPARE, PHASE_EXECUTE):
         raise ValueError(f"unknown policy phase {phase!r}")
-    tool, capability = _find_tool(tool_name)
+    tool, capability = _find_tool(tool_name, internal=compensation or phase == PHASE_EXECUTE)
     _check_boundary(context)
     _check_role(tool, context)
     if tool.is_write and context.admin_context_id is not None:

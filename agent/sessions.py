@@ -14,7 +14,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from agent import lifecycle
+from agent import choice_store, lifecycle
 from agent.models import TITLE_MAX, ActionCard, AgentSession, Message
 from lightnote.audit import audit_event
 from lightnote.errors import LightNoteError
@@ -148,11 +148,13 @@ def session_delete(*, session: AgentSession, actor: Any) -> None:
             deleted_at=timezone.now()
         )
         digests = lifecycle.void_session_cards(session)
+        choices = choice_store.void_session_choices(session)
         audit_event(
             "session.deleted",
             actor=actor.actor,
             subject=actor.subject,
             session_id=session.id,
-            details={"voided_cards": len(digests)},
+            details={"voided_cards": len(digests), "voided_choices": len(choices)},
         )
     lifecycle.void_live_records(digests)
+    choice_store.void_live_choices(choices)

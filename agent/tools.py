@@ -645,7 +645,18 @@ class ToolRegistry:
         return self._tools.get(name) if isinstance(name, str) else None
 
     def tools(self) -> list[Tool]:
+        """Return the tools a planner or MCP client may use (internal ones left out)."""
+        return [tool for tool in self._tools.values() if not self.is_internal(tool.name)]
+
+    def all_tools(self) -> list[Tool]:
+        """Return every registered tool, internal (compensation-only) ones included."""
         return list(self._tools.values())
+
+    def is_internal(self, name: str) -> bool:
+        """Return True for a compensation-only tool (see ``Capability.internal``)."""
+        tool = self._tools.get(name) if isinstance(name, str) else None
+        capability = self._capabilities.get(tool.capability_id) if tool else None
+        return bool(capability and capability.internal)
 
     def validate_complete(self) -> None:
         """Refuse to start unless every enabled capability has its registered tool."""
@@ -662,13 +673,11 @@ class ToolRegistry:
     def openai_tools(self, *, include_writes: bool, locale: str = LOCALE_EN) -> list[dict]:
         """Return OpenAI function specs; their names are exactly the tool names."""
         return [
-            tool.openai_spec(locale)
-            for tool in self._tools.values()
-            if include_writes or not tool.is_write
+            tool.openai_spec(locale) for tool in self.tools() if include_writes or not tool.is_write
         ]
 
     def read_tool_names(self) -> frozenset[str]:
-        return frozenset(tool.name for tool in self._tools.values() if not tool.is_write)
+        return frozenset(tool.name for tool in self.tools() if not tool.is_write)
 
 
 registry = ToolRegistry()

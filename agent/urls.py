@@ -23,6 +23,7 @@ urlpatterns = [
     path("agent/confirmations/reject/", api.RejectView.as_view(), name="agent-reject"),
     path("agent/confirmations/edit/", api.EditView.as_view(), name="agent-edit"),
     path("agent/confirmations/undo/", api.UndoView.as_view(), name="agent-undo"),
+    path("agent/choices/choose/", api.ChooseView.as_view(), name="agent-choose"),
     path("agent/confirmations/status/", api.StatusView.as_view(), name="agent-status"),
     path(
         "agent/continuations/reply/",

@@ -290,7 +290,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
-    "ENUM_NAME_OVERRIDES": {"TodoStatusEnum": "todos.models.Todo.Status"},
+    "ENUM_NAME_OVERRIDES": {
+        "TodoStatusEnum": "todos.models.Todo.Status",
+        "ChoiceHistoryStateEnum": "agent.choice_store.HISTORY_STATES",
+        "CardStateEnum": ["ready"],
+    },
     # The agent's operations in the order a client uses them.
     "TAGS": [
         {"name": "v1", "description": "The account, todos and notes."},

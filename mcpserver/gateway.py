@@ -389,6 +389,9 @@ def _capabilities(caller: Caller) -> ToolAnswer:
                 risk=capability.risk,
                 needs_confirmation=capability.is_write,
             )
+            if capability.internal:
+                # Compensation-only (an undo's card): listed for completeness, never callable.
+                row["internal"] = True
         else:
             row["guidance"] = (capability.guidance or {}).get(caller.locale, "")
         rows.append(row)

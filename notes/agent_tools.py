@@ -17,6 +17,7 @@ from agent.tools import (
     KEYWORD_ALIASES,
     LIMIT_ALIASES,
     UUID_PATTERN,
+    Compensation,
     ExecutionResult,
     ReadResult,
     Tool,
@@ -77,6 +78,19 @@ define_messages(
         "NOTE_RESULT_SEARCH": ("找到 {count} 条笔记：", "Found {count} note(s):"),
         "NOTE_RESULT_SEARCH_EMPTY": ("没有找到相关笔记。", "No note matches."),
         "NOTE_RESULT_SEARCH_LINE": ("- {title}（标签：{tags}）", "- {title} (tags: {tags})"),
+        "NOTE_PREVIEW_DISCARD_TITLE": ("撤销创建笔记", "Undo creating a note"),
+        "NOTE_PREVIEW_DISCARD_IMPACT": (
+            "确认后将把笔记「{title}」移入回收站（可从回收站恢复）。",
+            "After you confirm, the note “{title}” moves to the trash (restorable there).",
+        ),
+        "NOTE_RESULT_DISCARDED": (
+            "已将笔记「{title}」移入回收站。",
+            "Moved the note “{title}” to the trash.",
+        ),
+        "REPLY_NOTE_DISCARDED": (
+            "已将笔记「{title}」移入回收站。",
+            'Moved the note "{title}" to the trash.',
+        ),
     }
 )
 
@@ -322,6 +336,16 @@ class CreateNoteTool(NoteWriteTool):
         )
         return text(code, locale, title=data["title"])
 
+    def compensation(self, prepared: dict[str, Any], result: dict[str, Any]) -> Compensation | None:
+        """Undo a create: move the note it made to the trash, as it was made.
+
+        A create that found its note already made (``already_existed``) made nothing: there
+        is nothing to undo.
+        """
+        if result.get("already_existed"):
+            return None
+        return Compensation("discard_note", {"note_id": result["id"]}, result["version"])
+
 
 @registry.register
 class UpdateNoteTool(NoteWriteTool):
@@ -420,16 +444,115 @@ class UpdateNoteTool(NoteWriteTool):
         )
 
     def execute(self, prepared: dict[str, Any], context: ToolContext) -> ExecutionResult:
+        """Update the note; the result keeps the full values it replaced (for an undo).
+
+        The card's snapshot holds only an excerpt of the content, so the previous values are
+        read here, in the execution's transaction, at ``expected_version`` (the update runs
+        only at that version, and a version names exactly one state of the note).
+        """
+        before = note_selectors.note_get(owner=context.subject, note_id=prepared["note_id"])
         note = note_services.note_update(
             owner=context.subject,
             note_id=prepared["note_id"],
             expected_version=prepared["expected_version"],
             **{field: prepared[field] for field in CHANGE_FIELDS if field in prepared},
         )
-        return self.write_result(note_data(note), context)
+        data = note_data(note)
+        if before.version == prepared["expected_version"]:
+            data["previous"] = {
+                "title": before.title,
+                "content": before.content,
+                "tags": list(before.tags or []),
+            }
+        return self.write_result(data, context)
+
+    def compensation(self, prepared: dict[str, Any], result: dict[str, Any]) -> Compensation | None:
+        """Undo an update: put back the values it changed, exactly (see :meth:`execute`)."""
+        previous = result.get("previous")
+        if not isinstance(previous, dict):
+            return None
+        restored = {field: previous[field] for field in CHANGE_FIELDS if field in prepared}
+        return Compensation(
+            "update_note", {"note_id": prepared["note_id"], **restored}, result["version"]
+        )
 
     def reply_code(self, data: dict[str, Any]) -> str:
         return "REPLY_NOTE_UPDATED"
 
     def summarize(self, data: dict[str, Any], locale: str) -> str:
         return text("NOTE_RESULT_UPDATED", locale, title=data["title"])
+
+
+@registry.register
+class DiscardNoteTool(NoteWriteTool):
+    """Internal (compensation-only): move a note an agent card created to the trash."""
+
+    name = "discard_note"
+    capability_id = "note.discard"
+    description: ClassVar[dict[str, str]] = {
+        "zh-CN": "把一条笔记移入回收站（仅用于撤销创建笔记）。需要用户确认。",
+        "en": "Move a note to the trash (only as the undo of creating it). Runs only after "
+        "confirmation.",
+    }
+    schema: ClassVar[dict[str, Any]] = closed_object(
+        {"note_id": {"type": "string", "maxLength": 64}}, required=("note_id",)
+    )
+    prepared_schema: ClassVar[dict[str, Any]] = closed_object(
+        {
+            "note_id": {"type": "string", "pattern": UUID_PATTERN},
+            "expected_version": {"type": "integer", "minimum": 1},
+            "current": _CURRENT_NOTE,
+        },
+        required=("note_id", "expected_version", "current"),
+    )
+
+    def prepare(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+        note = note_selectors.note_get(owner=context.subject, note_id=args["note_id"])
+        return {
+            "note_id": str(note.id),
+            "expected_version": note.version,
+            "current": {
+                "title": note.title,
+                "content_excerpt": excerpt(note.content, _EXCERPT),
+                "tags": list(note.tags or []),
+            },
+        }
+
+    def preview(self, prepared: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+        locale = context.locale
+        current = prepared["current"]
+        return {
+            "title": text("NOTE_PREVIEW_DISCARD_TITLE", locale),
+            "target": current["title"],
+            "impact": text("NOTE_PREVIEW_DISCARD_IMPACT", locale, title=current["title"]),
+            "details": [
+                detail("title", _label("title", locale), current["title"]),
+                detail("tags", _label("tags", locale), _tags_value(current["tags"], locale)),
+                detail(
+                    "content",
+                    _label("content", locale),
+                    _content_value(current["content_excerpt"], locale),
+                ),
+            ],
+        }
+
+    def execute(self, prepared: dict[str, Any], context: ToolContext) -> ExecutionResult:
+        note_id = note_services.note_delete(
+            owner=context.subject,
+            note_id=prepared["note_id"],
+            expected_version=prepared["expected_version"],
+        )
+        data = {
+            "id": str(note_id),
+            "title": prepared["current"]["title"],
+            "tags": prepared["current"]["tags"],
+            "content_excerpt": prepared["current"]["content_excerpt"],
+            "deleted": True,
+        }
+        return self.write_result(data, context)
+
+    def reply_code(self, data: dict[str, Any]) -> str:
+        return "REPLY_NOTE_DISCARDED"
+
+    def summarize(self, data: dict[str, Any], locale: str) -> str:
+        return text("NOTE_RESULT_DISCARDED", locale, title=data["title"])

@@ -124,7 +124,7 @@ def test_browser_shows_a_refused_confirm_inside_the_card_in_english(
             card.wait_for()
             # The card is rejected elsewhere (another tab) before this one is confirmed.
             fields = {
-                name: card.locator(f'input[name="{name}"]').get_attribute("value")
+                name: card.locator(f'.card-actions input[name="{name}"]').get_attribute("value")
                 for name in ("csrfmiddlewaretoken", "token", "session_id")
             }
             rejected = page.request.post(

@@ -90,7 +90,9 @@ def test_every_enabled_capability_is_offered_and_no_planned_one(server: Any) -> 
 
     names = {tool.name for tool in with_client(server, scenario).tools}
     for capability in CAPABILITIES:
-        if capability.status == "enabled":
+        if capability.internal:  # compensation-only: never offered
+            assert capability.tool not in names
+        elif capability.status == "enabled":
             assert capability.tool in names
         else:
             assert not set(capability.intent_names) & names
@@ -218,6 +220,11 @@ def test_capabilities_tool_lists_the_table_with_guidance(server: Any) -> None:
     assert by_id["note.delete"]["status"] == "planned"
     assert by_id["note.delete"]["guidance"]
     assert by_id["todo.delete"]["needs_confirmation"] is True
+    assert by_id["todo.restore"]["internal"] is True
+    assert "internal" not in by_id["todo.delete"]
+    refused = call(server, "restore_todo", {"todo_id": str(uuid.uuid4())})
+    assert refused.is_error
+    assert not ActionCard.objects.exists()
 
 
 def test_an_unknown_tool_is_an_error_not_a_crash(server: Any) -> None:
@@ -710,3 +717,55 @@ def test_asking_again_for_an_mcp_card_supersedes_it_and_the_new_card_has_its_his
     new_row.refresh_from_db()
     assert (new_row.state, new_row.outcome_kind) == ("settled", "succeeded")
     assert Todo.objects.count() == 1
+
+
+def test_editing_an_mcp_card_writes_the_new_cards_history_row_and_it_executes(
+    server: Any, user: Any, api_client: Any
+) -> None:
+    from tests.agent_helpers import confirm
+
+    old_id = propose(server)["card_id"]
+    session_id = str(McpSession.objects.get().agent_session_id)
+    api_client.force_authenticate(user)
+    asked = api_client.post(
+        "/api/v1/agent/confirmations/reissue/",
+        {"card_id": old_id, "session_id": session_id},
+        format="json",
+    ).json()["card"]
+    edited = api_client.post(
+        "/api/v1/agent/confirmations/edit/",
+        {"token": asked["token"], "session_id": session_id, "args": {"title": "Edited"}},
+        format="json",
+    )
+    assert edited.status_code == 200, edited.content
+    new = edited.json()["card"]
+    row = ActionCard.objects.get(id=new["card_id"])
+    assert (row.state, str(row.parent_id), row.message_id) == ("ready", asked["card_id"], None)
+    assert confirm(api_client, new["token"], session_id).json()["outcome"]["ok"] is True
+    row.refresh_from_db()
+    assert (row.state, row.outcome_kind) == ("settled", "succeeded")
+    assert list(Todo.objects.values_list("title", flat=True)) == ["Edited"]
+
+
+def test_undoing_an_mcp_card_writes_the_undo_cards_history_row_and_it_executes(
+    server: Any, user: Any, api_client: Any
+) -> None:
+    from tests.agent_helpers import confirm
+
+    card_id = propose(server)["card_id"]
+    assert confirm_on_page(page_client(user), card_id).status_code == 200
+    session_id = str(McpSession.objects.get().agent_session_id)
+    api_client.force_authenticate(user)
+    response = api_client.post(
+        "/api/v1/agent/confirmations/undo/",
+        {"card_id": card_id, "session_id": session_id},
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+    undo = response.json()["card"]
+    row = ActionCard.objects.get(id=undo["card_id"])
+    assert (row.state, str(row.compensates_id), row.message_id) == ("ready", card_id, None)
+    assert confirm(api_client, undo["token"], session_id).json()["outcome"]["ok"] is True
+    row.refresh_from_db()
+    assert (row.state, row.outcome_kind) == ("settled", "succeeded")
+    assert not Todo.objects.exists()  # in the trash

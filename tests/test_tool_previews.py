@@ -228,8 +228,8 @@ def test_delete_preview_shows_what_will_be_lost(user: Any) -> None:
     assert card == {
         "title": "Delete todo",
         "target": "提交周报",
-        "impact": "After you confirm, the todo “提交周报” will be deleted permanently; "
-        "this cannot be undone.",
+        "impact": "After you confirm, the todo “提交周报” moves to the trash (you can undo it, "
+        "or restore it from the trash).",
         "details": [
             {"key": "title", "label": "Title", "value": "提交周报"},
             {"key": "priority", "label": "Priority", "value": "high"},

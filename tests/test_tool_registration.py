@@ -16,11 +16,12 @@ from agent.capabilities import (
     capability_for_unknown_tool,
 )
 from agent.tools import Tool, ToolRegistry, closed_object, registry
-from notes.agent_tools import CreateNoteTool, SearchNotesTool, UpdateNoteTool
+from notes.agent_tools import CreateNoteTool, DiscardNoteTool, SearchNotesTool, UpdateNoteTool
 from todos.agent_tools import (
     CreateTodoTool,
     DeleteTodoTool,
     QueryTodosTool,
+    RestoreTodoTool,
     SetTodoStatusTool,
     UpdateTodoTool,
 )
@@ -34,7 +35,11 @@ ALL_TOOL_CLASSES = [
     DeleteTodoTool,
     CreateNoteTool,
     UpdateNoteTool,
+    RestoreTodoTool,
+    DiscardNoteTool,
 ]
+# Compensation-only tools (issue 15): registered, never offered to a planner or over MCP.
+INTERNAL_TOOL_NAMES = {"restore_todo", "discard_note"}
 API_TOOL_NAMES = {
     "query_todos",
     "search_notes",
@@ -207,7 +212,10 @@ def test_the_started_registry_holds_exactly_the_api_tools() -> None:
     registry.validate_complete()
     assert {tool.name for tool in registry.tools()} == API_TOOL_NAMES
     enabled = {cap.tool for cap in CAPABILITIES if cap.status == "enabled"}
-    assert enabled == API_TOOL_NAMES
+    assert enabled == API_TOOL_NAMES | INTERNAL_TOOL_NAMES
+    internal = {cap.tool for cap in CAPABILITIES if cap.internal}
+    assert internal == INTERNAL_TOOL_NAMES
+    assert {tool.name for tool in registry.all_tools()} == API_TOOL_NAMES | INTERNAL_TOOL_NAMES
 
 
 @pytest.mark.parametrize("tool", registry.tools(), ids=lambda tool: tool.name)
@@ -238,6 +246,8 @@ def test_capability_table_matches_the_api_contract() -> None:
         "todo.delete": ("delete_todo", "enabled", "write", "high", "always"),
         "note.create": ("create_note", "enabled", "write", "low", "default"),
         "note.update": ("update_note", "enabled", "write", "medium", "always"),
+        "todo.restore": ("restore_todo", "enabled", "write", "low", "always"),
+        "note.discard": ("discard_note", "enabled", "write", "medium", "always"),
         "note.delete": (None, "planned", None, None, None),
         "account.delete": (None, "forbidden", None, None, None),
     }
@@ -303,7 +313,7 @@ def test_every_schema_is_closed(tool: Tool) -> None:
 
 def test_docs_list_every_tool_with_its_aliases_risk_and_confirmation() -> None:
     doc = (Path(__file__).resolve().parents[1] / "docs" / "agent-tools.md").read_text("utf-8")
-    for tool in registry.tools():
+    for tool in registry.all_tools():  # the internal (compensation-only) ones too
         assert f"### `{tool.name}`" in doc
         section = doc.split(f"### `{tool.name}`", 1)[1].split("\n### ", 1)[0]
         assert f"risk **{tool.risk or '—'}**" in section

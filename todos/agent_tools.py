@@ -27,6 +27,7 @@ from agent.tools import (
     detail,
     digits_to_int,
     exactly_one_of,
+    excerpt,
     first_page,
     format_local_time,
     parse_aware,
@@ -113,10 +114,17 @@ define_messages(
         ),
         "TODO_PREVIEW_DELETE_TITLE": ("删除待办", "Delete todo"),
         "TODO_PREVIEW_DELETE_IMPACT": (
-            "确认后将永久删除待办「{title}」，此操作无法撤销。",
-            "After you confirm, the todo “{title}” will be deleted permanently; "
-            "this cannot be undone.",
+            "确认后将把待办「{title}」移入回收站（之后可撤销或从回收站恢复）。",
+            "After you confirm, the todo “{title}” moves to the trash (you can undo it, "
+            "or restore it from the trash).",
         ),
+        "TODO_PREVIEW_RESTORE_TITLE": ("恢复待办", "Restore todo"),
+        "TODO_PREVIEW_RESTORE_IMPACT": (
+            "确认后将把待办「{title}」从回收站恢复。",
+            "After you confirm, the todo “{title}” comes back from the trash.",
+        ),
+        "TODO_RESULT_RESTORED": ("已恢复待办「{title}」。", "Restored the todo “{title}”."),
+        "REPLY_TODO_RESTORED": ("已恢复待办「{title}」。", 'Restored the todo "{title}".'),
         "TODO_RESULT_CREATED": ("已创建待办「{title}」。", "Created the todo “{title}”."),
         "TODO_RESULT_STATUS": (
             "待办「{title}」已标记为{status}。",
@@ -350,6 +358,7 @@ def resolve_todo(args: dict[str, Any], context: ToolContext) -> Todo:
             "priority": int(todo.priority),
             "due_at": _local_iso(todo, context),
             "created_at": todo.created_at.astimezone(context.zone).isoformat(),
+            "description": excerpt(todo.description, 80),
         },
     )
 
@@ -869,8 +878,9 @@ class DeleteTodoTool(TodoWriteTool):
     name = "delete_todo"
     capability_id = "todo.delete"
     description: ClassVar[dict[str, str]] = {
-        "zh-CN": "永久删除用户的一条待办。需要用户确认。",
-        "en": "Delete one of the user's todos permanently. Runs only after confirmation.",
+        "zh-CN": "删除用户的一条待办（移入回收站）。需要用户确认。",
+        "en": "Delete one of the user's todos (it moves to the trash). Runs only after "
+        "confirmation.",
     }
     schema: ClassVar[dict[str, Any]] = closed_object(
         {"todo_id": _TODO_ID_SCHEMA, "todo_title": _TODO_TITLE_REF_SCHEMA},
@@ -918,3 +928,64 @@ class DeleteTodoTool(TodoWriteTool):
 
     def summarize(self, data: dict[str, Any], locale: str) -> str:
         return text("TODO_RESULT_DELETED", locale, title=data["title"])
+
+    def compensation(self, prepared: dict[str, Any], result: dict[str, Any]) -> Compensation:
+        """Undo a delete: restore the todo from the trash.
+
+        The delete ran only at ``expected_version`` and bumped it once, so the trashed todo
+        is at ``expected_version + 1`` unless it changed since (then the undo is refused).
+        """
+        return Compensation(
+            "restore_todo", {"todo_id": prepared["todo_id"]}, prepared["expected_version"] + 1
+        )
+
+
+@registry.register
+class RestoreTodoTool(TodoWriteTool):
+    """Internal (compensation-only): take a todo an agent card deleted out of the trash."""
+
+    name = "restore_todo"
+    capability_id = "todo.restore"
+    description: ClassVar[dict[str, str]] = {
+        "zh-CN": "从回收站恢复一条待办（仅用于撤销删除）。需要用户确认。",
+        "en": "Restore a todo from the trash (only as the undo of a delete). Runs only after "
+        "confirmation.",
+    }
+    schema: ClassVar[dict[str, Any]] = closed_object(
+        {"todo_id": _TODO_ID_SCHEMA}, required=("todo_id",)
+    )
+    prepared_schema: ClassVar[dict[str, Any]] = closed_object(
+        {"todo_id": _UUID_SCHEMA, "expected_version": _VERSION_SCHEMA, "current": _CURRENT_TODO},
+        required=("todo_id", "expected_version", "current"),
+    )
+
+    def prepare(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+        todo = todo_selectors.todo_trashed_get(owner=context.subject, todo_id=args["todo_id"])
+        return {
+            "todo_id": str(todo.id),
+            "expected_version": todo.version,
+            "current": todo_snapshot(todo, context),
+        }
+
+    def preview(self, prepared: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+        title = prepared["current"]["title"]
+        return {
+            "title": text("TODO_PREVIEW_RESTORE_TITLE", context.locale),
+            "target": title,
+            "impact": text("TODO_PREVIEW_RESTORE_IMPACT", context.locale, title=title),
+            "details": _current_details(prepared["current"], context),
+        }
+
+    def execute(self, prepared: dict[str, Any], context: ToolContext) -> ExecutionResult:
+        todo = todo_services.todo_restore(
+            owner=context.subject,
+            todo_id=prepared["todo_id"],
+            expected_version=prepared["expected_version"],
+        )
+        return self.write_result(todo_data(todo, context), context)
+
+    def reply_code(self, data: dict[str, Any]) -> str:
+        return "REPLY_TODO_RESTORED"
+
+    def summarize(self, data: dict[str, Any], locale: str) -> str:
+        return text("TODO_RESULT_RESTORED", locale, title=data["title"])

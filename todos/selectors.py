@@ -6,8 +6,10 @@ import uuid
 from datetime import datetime
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db.models import Q, QuerySet
 
+from lightnote.errors import LightNoteError
 from lightnote.versioning import owned_get, trashed
 from todos.models import Todo
 
@@ -48,3 +50,11 @@ def todo_find_by_idempotency_key(*, owner: Any, key: str) -> Todo | None:
 def todo_trash_list(*, owner: Any) -> QuerySet[Todo]:
     """Return the owner's deleted todos still in the trash, most recently deleted first."""
     return trashed(Todo, owner=owner)
+
+
+def todo_trashed_get(*, owner: Any, todo_id: uuid.UUID | str) -> Todo:
+    """Return the owner's todo from the trash or raise 404 ``TODO_NOT_FOUND``."""
+    try:
+        return trashed(Todo, owner=owner).get(id=todo_id)
+    except (Todo.DoesNotExist, ValueError, ValidationError):
+        raise LightNoteError("TODO_NOT_FOUND", status=404) from None

@@ -33,6 +33,47 @@ class ReissueForm(forms.Form):
     session_id = forms.UUIDField()
 
 
+class ChooseForm(forms.Form):
+    token = forms.CharField(max_length=TOKEN_MAX)
+    session_id = forms.UUIDField()
+    candidate_id = forms.UUIDField()
+
+
+class EditForm(forms.Form):
+    """A ready card's edit: its token, and only the values to change (empty: unchanged)."""
+
+    token = forms.CharField(max_length=TOKEN_MAX)
+    continuation_token = forms.CharField(max_length=TOKEN_MAX, required=False)
+    session_id = forms.UUIDField()
+    title = forms.CharField(required=False, strip=True)
+    description = forms.CharField(required=False, strip=True)
+    content = forms.CharField(required=False, strip=True)
+    tags = forms.CharField(required=False, strip=True)
+    priority = forms.TypedChoiceField(
+        required=False,
+        choices=[("", ""), ("0", "0"), ("1", "1"), ("2", "2")],
+        coerce=int,
+        empty_value=None,
+    )
+    due_at = forms.CharField(required=False, strip=True, max_length=100)
+
+    EDITABLE = ("title", "description", "content", "tags", "priority", "due_at")
+
+    def edits(self) -> dict[str, Any]:
+        """Return the values the person changed (the tool re-validates them all).
+
+        The form starts with the card's values (``was_<name>`` beside each input): a field
+        left as it was, or emptied, is not an edit.
+        """
+        data = self.cleaned_data
+        return {
+            name: data[name]
+            for name in self.EDITABLE
+            if data.get(name) not in (None, "")
+            and str(data[name]) != str(self.data.get(f"was_{name}", "")).strip()
+        }
+
+
 class ReplyForm(forms.Form):
     continuation_token = forms.CharField(max_length=TOKEN_MAX)
     session_id = forms.UUIDField()

@@ -13,12 +13,13 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils import timezone
 
-from agent import execution, lifecycle, sessions
+from agent import choice_store, execution, lifecycle, sessions
 from agent.capabilities import RISK_LOW, RISKS
+from agent.card_edits import editable_fields
 from agent.cards import CardState, OutcomeKind
 from agent.guard.provenance import issued_provenance, provenance_line
-from agent.models import ActionCard, AgentSession, Message
-from agent.tools import format_local_time
+from agent.models import ActionCard, AgentSession, Choice, Message
+from agent.tools import Tool, format_local_time, registry
 from agent.web.texts import PAGE_TEXTS
 from lightnote.context import ActorContext
 from lightnote.i18n import translate
@@ -70,6 +71,7 @@ def card_view(
             "continuation_token": card.get("continuation_token", ""),
             "session_id": str(session_id),
         }
+        view["edit"] = edit_view(card, locale)
     return view
 
 
@@ -113,6 +115,16 @@ def assistant_entry(
         )
         for index, card in enumerate(payload.get("cards") or [])
     ]
+    choices = [
+        choice_view(
+            choice,
+            dom_id=f"{dom_id}-choice-{index}",
+            locale=locale,
+            zone=zone,
+            session_id=session_id,
+        )
+        for index, choice in enumerate(payload.get("choices") or [])
+    ]
     receipt = payload.get("receipt")
     return {
         "role": "assistant",
@@ -121,6 +133,7 @@ def assistant_entry(
         "notices": notices,
         "facts": facts,
         "cards": cards,
+        "choices": choices,
         "receipt_note": (
             translate("CHAT_RECEIPT", locale, summary=receipt.get("summary", "")) if receipt else ""
         ),
@@ -189,6 +202,10 @@ def history_card_view(
         view["void_text"] = translate(
             f"CHAT_VOIDED_{reason.upper()}" if reason else "CHAT_VOIDED_SUPERSEDED", locale
         )
+    if state == "succeeded" and row.compensates_id is None:
+        view["undo"] = undo_offer(
+            card_id=str(row.id), tool=row.tool, session_id=row.session_id, settled_at=row.settled_at
+        )
     if state == "ready":
         view["expires_iso"] = body["expires_at"]
         view["reissue"] = {"card_id": str(row.id), "session_id": str(row.session_id)}
@@ -205,6 +222,10 @@ def history_entries(
         ]
     )
     now = timezone.now()
+    # One query for every choice on the page (none when no message offered one).
+    choices = choice_store.choices_by_message(
+        [message.id for message in recent if (message.payload or {}).get("choices")]
+    )
     entries = []
     for message in reversed(recent):
         dom_id = f"m-{message.id}"
@@ -231,6 +252,10 @@ def history_entries(
             )
             for index, row in enumerate(message.cards.all())
         ]
+        if message.id in choices:
+            entry["choices"] = history_choice_views(
+                choices[message.id], dom_id=dom_id, locale=locale, zone=zone, now=now
+            )
         entry["time"] = time_view(message.created_at, zone)
         entries.append(entry)
     return entries
@@ -244,10 +269,13 @@ def time_view(at: datetime | None, zone: ZoneInfo) -> dict[str, str] | None:
     return {"iso": local.isoformat(), "label": local.strftime("%Y-%m-%d %H:%M")}
 
 
-def outcome_view(answer: execution.Answer, *, locale: str, zone: ZoneInfo) -> dict[str, Any]:
+def outcome_view(
+    answer: execution.Answer, *, locale: str, zone: ZoneInfo, session_id: Any = None
+) -> dict[str, Any]:
     """Return what the outcome template shows for a confirm / reject / status answer.
 
-    Success is shown only for a settled ``ok: true`` outcome, i.e. with a receipt.
+    Success is shown only for a settled ``ok: true`` outcome, i.e. with a receipt; it offers
+    "Undo" while the undo window lasts (given the ``session_id``).
     """
     state = answer.body.get("state", "")
     outcome = answer.body.get("outcome") or {}
@@ -266,11 +294,151 @@ def outcome_view(answer: execution.Answer, *, locale: str, zone: ZoneInfo) -> di
     receipt = outcome.get("receipt") if kind == OutcomeKind.SUCCEEDED else None
     if receipt and receipt.get("settled_at"):
         receipt = {**receipt, "settled_label": format_local_time(receipt["settled_at"], zone)}
+    undo = None
+    if receipt and session_id is not None and receipt.get("settled_at"):
+        undo = undo_offer(
+            card_id=str(receipt.get("action_id", "")),
+            tool=str(receipt.get("tool", "")),
+            session_id=session_id,
+            settled_at=datetime.fromisoformat(receipt["settled_at"]),
+        )
     return {
         "kind": kind,
         "heading": translate(f"CHAT_OUTCOME_{kind.upper()}", locale),
+        "undo": undo,
         "receipt": receipt,
         "item_link": item_link(receipt.get("resource")) if receipt else "",
         "error": outcome.get("error"),
         "poll": kind in (CardState.RUNNING, OutcomeKind.UNKNOWN),
     }
+
+
+# --- Issue 15: choices, edit fields, undo ---------------------------------------------------
+
+CHOICE_STATES = ("ready", "expired", "chosen", "voided")
+
+
+def _short_time(value: Any, zone: ZoneInfo) -> str:
+    """Return ``2026-12-03 21:00`` in ``zone`` (the card shows the zone once, not per item)."""
+    try:
+        moment = datetime.fromisoformat(str(value))
+    except ValueError:
+        return str(value)
+    return moment.astimezone(zone).strftime("%Y-%m-%d %H:%M")
+
+
+def _candidate_view(item: dict[str, Any], *, locale: str, zone: ZoneInfo) -> dict[str, Any]:
+    """Return one candidate with what tells it apart: due time, status, created, excerpt."""
+    meta = []
+    status = item.get("status")
+    if status in ("open", "done"):
+        meta.append(translate(f"CHAT_CHOICE_STATUS_{status.upper()}", locale))
+    if "due_at" in item and status is not None:
+        due = item.get("due_at")
+        meta.append(
+            translate("CHAT_CHOICE_DUE", locale, due=_short_time(due, zone))
+            if due
+            else translate("CHAT_CHOICE_NO_DUE", locale)
+        )
+    if item.get("created_at"):
+        at = _short_time(item["created_at"], zone)
+        meta.append(translate("CHAT_CHOICE_CREATED", locale, at=at))
+    return {
+        "id": str(item.get("id", "")),
+        "title": item.get("title", ""),
+        "meta": " · ".join(meta),
+        "excerpt": item.get("excerpt", ""),
+    }
+
+
+def choice_view(
+    choice: dict[str, Any],
+    *,
+    dom_id: str,
+    locale: str,
+    zone: ZoneInfo,
+    session_id: Any = None,
+) -> dict[str, Any]:
+    """Return what the choice template shows; ``live`` (buttons) only with its token."""
+    live = bool(choice.get("token"))
+    state = str(choice.get("state") or "ready")
+    if state not in CHOICE_STATES:
+        state = "ready"
+    view: dict[str, Any] = {
+        "dom_id": dom_id,
+        "live": live,
+        "state": state,
+        "state_label": translate(f"CHAT_CHOICE_{state.upper()}", locale),
+        "chosen_id": str(choice.get("chosen_id") or ""),
+        "candidates": [
+            _candidate_view(item, locale=locale, zone=zone)
+            for item in choice.get("candidates") or []
+        ],
+    }
+    if live:
+        view["fields"] = {"token": choice["token"], "session_id": str(session_id)}
+    return view
+
+
+def history_choice_views(
+    rows: list[Choice], *, dom_id: str, locale: str, zone: ZoneInfo, now: datetime
+) -> list[dict[str, Any]]:
+    """Return a history message's choice rows in their real state (no token: no buttons)."""
+    return [
+        choice_view(
+            choice_store.history_choice(row, zone=zone, now=now),
+            dom_id=f"{dom_id}-choice-{index}",
+            locale=locale,
+            zone=zone,
+        )
+        for index, row in enumerate(rows)
+    ]
+
+
+EDIT_INPUTS = {
+    "title": "text",
+    "description": "textarea",
+    "content": "textarea",
+    "tags": "text",
+    "priority": "priority",
+    "due_at": "text",
+}
+
+
+def edit_view(card: dict[str, Any], locale: str) -> list[dict[str, Any]]:
+    """Return the inputs of a ready card's edit form: the fields its tool lets people edit.
+
+    Each starts with the card's value for it (the new value of an update; empty when the
+    card leaves that field as it is).
+    """
+    tool = registry.get(str(card.get("tool", "")))
+    if tool is None:
+        return []
+    args = card.get("args") or {}
+    inputs = []
+    for name in editable_fields(tool):
+        value = args.get(f"{name}_said") or args.get(name)
+        if name == "tags" and isinstance(value, list):
+            value = ", ".join(str(tag) for tag in value)
+        inputs.append(
+            {
+                "name": name,
+                "kind": EDIT_INPUTS.get(name, "text"),
+                "label": translate(f"CHAT_EDIT_{name.upper()}", locale),
+                "value": "" if value is None else str(value),
+            }
+        )
+    return inputs
+
+
+def undo_offer(
+    *, card_id: str, tool: str, session_id: Any, settled_at: datetime | None
+) -> dict[str, str] | None:
+    """Return the undo form's fields for a succeeded card still within the undo window."""
+    found = registry.get(tool)
+    if found is None or type(found).compensation is Tool.compensation or settled_at is None:
+        return None
+    window = settings.LIGHTNOTE_UNDO_WINDOW
+    if (timezone.now() - settled_at).total_seconds() >= window:
+        return None
+    return {"card_id": card_id, "session_id": str(session_id)}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from agent.web import views
+from agent.web import card_actions, views
 
 urlpatterns = [
     path("", views.chat_page, name="chat"),
@@ -14,6 +14,9 @@ urlpatterns = [
     path("chat/status/", views.chat_status, name="chat-status"),
     path("chat/reissue/", views.chat_reissue, name="chat-reissue"),
     path("chat/reply/", views.chat_reply, name="chat-reply"),
+    path("chat/choose/", card_actions.chat_choose, name="chat-choose"),
+    path("chat/edit/", card_actions.chat_edit, name="chat-edit"),
+    path("chat/undo/", card_actions.chat_undo, name="chat-undo"),
     path("chat/new/", views.chat_new, name="chat-new"),
     path("chat/language/", views.chat_language, name="chat-language"),
 ]

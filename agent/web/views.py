@@ -153,7 +153,9 @@ def _card_action(
             session_id=fields.session_id,
             locale=locale,
         )
-        view = outcome_view(answer, locale=locale, zone=zone_of(actor))
+        view = outcome_view(
+            answer, locale=locale, zone=zone_of(actor), session_id=fields.session_id
+        )
         return Fragment(
             "agent/outcome.html",
             {

@@ -1,0 +1,134 @@
+"""Issue 15 in a real browser: choose -> confirm, then undo -> confirm, on the chat page.
+
+An ambiguous delete shows a choice with one button per todo (its due time and description
+tell them apart); the pick answers the ordinary card; confirming it deletes exactly that
+todo (two clicks). The outcome offers "Undo"; its card, confirmed, brings the todo back from
+the trash. Phone (390×844) and desktop (1280×800), each state checked with axe-core.
+``LIGHTNOTE_SCREENSHOT_DIR=/some/dir`` keeps the screenshots.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+from django.utils import timezone
+
+from agent.models import ActionReceipt
+from tests.test_browser_chat import CHROMIUM, CHROMIUM_ARGS, SEED, TIMEOUT_MS
+from tests.test_browser_chat_history import _login
+from tests.test_browser_pages import VIEWPORTS, _serious_violations, _shot
+from todos import services as todo_services
+from todos.models import Todo
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+ZONE = ZoneInfo("Asia/Shanghai")
+
+
+@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
+def test_browser_choose_confirm_then_undo_restores_the_todo(
+    live_server: Any, make_user: Any, sync_playwright: Any, viewport: str
+) -> None:
+    user = make_user(f"pick{viewport}")
+    user.time_zone = "Asia/Shanghai"
+    user.save()
+    today = timezone.now().astimezone(ZONE).date()
+    evening = datetime(today.year, today.month, today.day, 21, 0, tzinfo=ZONE)
+    keep = todo_services.todo_create(
+        owner=user, title="提交周报", description="给老板的版本", due_at=evening + timedelta(days=1)
+    )
+    drop = todo_services.todo_create(
+        owner=user, title="提交周报", description="团队内部版", due_at=evening
+    )
+    violations: dict[str, list[str]] = {}
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            context = browser.new_context(locale="zh-CN", viewport=VIEWPORTS[viewport])
+            context.set_default_timeout(TIMEOUT_MS)
+            page = context.new_page()
+            _login(page, live_server.url, f"pick{viewport}")
+
+            page.get_by_label("你的消息").fill("删除待办「提交周报」")
+            page.get_by_role("button", name="发送").click()
+            choice = page.locator("article.choice-card")
+            choice.wait_for()
+            choice_text = choice.inner_text()
+            buttons = choice.get_by_role("button").count()
+            violations["choice"] = _serious_violations(page)
+            _shot(page, f"chat-choice-{viewport}")
+
+            # Click 1: pick the todo due tonight (its item names its description).
+            item = choice.locator(".choice-item").filter(has_text="团队内部版")
+            item.get_by_role("button").click()
+            confirm = page.get_by_role("button", name="确认执行")
+            card = page.locator("article.card").filter(has=confirm)
+            card.wait_for()
+            card_text = card.inner_text()
+            violations["picked"] = _serious_violations(page)
+            _shot(page, f"chat-picked-{viewport}")
+            # Click 2: confirm.
+            card.get_by_role("button", name="确认执行").click()
+            outcome = page.locator(".outcome-succeeded")
+            outcome.wait_for()
+
+            # Undo: a card for the restore, confirmed like any card.
+            outcome.get_by_role("button", name="撤销").click()
+            undo_area = page.locator(".undo-area")
+            undo_area.get_by_role("button", name="确认执行").wait_for()
+            undo_text = undo_area.inner_text()
+            violations["undo"] = _serious_violations(page)
+            _shot(page, f"chat-undo-{viewport}")
+            undo_area.get_by_role("button", name="确认执行").click()
+            undo_area.locator(".outcome-succeeded").wait_for()
+            _shot(page, f"chat-undone-{viewport}")
+        finally:
+            browser.close()
+
+    assert buttons == 2
+    assert "团队内部版" in choice_text
+    assert "给老板的版本" in choice_text
+    assert "删除待办" in card_text
+    # The delete reached exactly the picked todo; the restore brought that one back.
+    receipts = dict(ActionReceipt.objects.values_list("tool", "resource_id"))
+    assert receipts == {"delete_todo": str(drop.id), "restore_todo": str(drop.id)}
+    assert "恢复待办" in undo_text
+    assert set(Todo.objects.values_list("id", flat=True)) == {keep.id, drop.id}
+    assert violations == {"choice": [], "picked": [], "undo": []}
+
+
+@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
+def test_browser_edit_a_card_then_confirm_executes_the_edited_values(
+    live_server: Any, make_user: Any, sync_playwright: Any, viewport: str
+) -> None:
+    user = make_user(f"edit{viewport}")
+    violations: dict[str, list[str]] = {}
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            context = browser.new_context(locale="zh-CN", viewport=VIEWPORTS[viewport])
+            context.set_default_timeout(TIMEOUT_MS)
+            page = context.new_page()
+            _login(page, live_server.url, f"edit{viewport}")
+            page.get_by_label("你的消息").fill(SEED)
+            page.get_by_role("button", name="发送").click()
+            card = page.locator("article.card").filter(has=page.locator(".card-edit"))
+            card.wait_for()
+            card.locator(".card-edit summary").click()
+            card.get_by_label("标题").fill("提交月报")
+            violations["edit"] = _serious_violations(page)
+            _shot(page, f"chat-edit-{viewport}")
+            card.get_by_role("button", name="保存修改").click()
+            edited = page.locator("article.card").filter(has_text="提交月报")
+            edited.get_by_role("button", name="确认执行").click()
+            page.locator(".outcome-succeeded").wait_for()
+        finally:
+            browser.close()
+
+    assert list(Todo.objects.filter(owner=user).values_list("title", flat=True)) == ["提交月报"]
+    assert violations == {"edit": []}
