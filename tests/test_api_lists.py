@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from lightnote import pagination
 from notes.models import Note
@@ -175,3 +176,38 @@ def test_the_list_query_reads_an_index_in_sort_order(user, other_user, kind, par
     assert len(plan) == 1
     assert "filesort" not in (plan[0]["Extra"] or ""), plan
     assert plan[0]["key"], plan
+
+
+def _explain(sql: str, sql_params: Any) -> list[dict[str, Any]]:
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN {sql}", sql_params)
+        columns = [column[0] for column in cursor.description]
+        return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+
+
+@pytest.mark.services
+@pytest.mark.parametrize(
+    ("kind", "params"),
+    [("todos", {}), ("todos", {"status": "open"}), ("notes", {})],
+    ids=["todos", "todos-by-status", "notes"],
+)
+def test_the_capped_count_reads_the_index_alone(user, other_user, kind, params) -> None:
+    """The count covers the live filter from the index: no row lookup per counted row.
+
+    ``deleted_at IS NULL`` (the live manager's filter) is part of the index, so MariaDB
+    counts up to COUNT_CAP + 1 entries without reading a table row for each ("Using index").
+    """
+    from notes.selectors import note_list
+    from todos.selectors import todo_list
+
+    seed(kind, user, 300)
+    seed(kind, other_user, 3000)  # the owner's rows are a small part of the table, as in life
+    queryset = todo_list(owner=user, **params) if kind == "todos" else note_list(owner=user)
+    with CaptureQueriesContext(connection) as captured:
+        assert pagination.capped_count(queryset) == 300
+    [query] = captured.captured_queries
+    plan = _explain(query["sql"], ())
+    table = [row for row in plan if row["table"] == MODELS[kind]._meta.db_table]
+    assert len(table) == 1, plan
+    assert table[0]["key"], plan
+    assert "Using index" in (table[0]["Extra"] or "").replace("Using index condition", ""), plan
