@@ -143,6 +143,7 @@ def edit(
             new_row.parent_id = uuid.UUID(card.id)
         if row is not None and row.message is not None:
             lifecycle.record_issued(turn.card_rows, message=row.message)
+        turn.flush_audit()
         audit_event(
             "card.edited",
             actor=actor.actor,

@@ -115,6 +115,7 @@ def undo(
             new_row.compensates_id = row.id
         if row.message is not None:
             lifecycle.record_issued(turn.card_rows, message=row.message)
+        turn.flush_audit()
         audit_event(
             "card.undo_issued",
             actor=actor.actor,

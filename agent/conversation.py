@@ -37,10 +37,11 @@ from agent.policy import PolicyResult, enforce_tool_policy
 from agent.ratelimit import limit_new_card
 from agent.tools import ToolContext, registry, user_roles
 from lightnote import store
-from lightnote.audit import audit_event
+from lightnote.audit import audit_entry, audit_event, audit_events
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages, translate
+from lightnote.models import AuditEvent
 
 logger = logging.getLogger(__name__)
 
@@ -127,6 +128,8 @@ class _Turn:
         self.facts: list[Fact] = []
         self.cards: list[dict[str, Any]] = []
         self.card_rows: list[ActionCard] = []
+        # The ``card.issued`` rows, written by the caller's transaction (``flush_audit``).
+        self.audit_rows: list[AuditEvent] = []
         self.notices: list[dict[str, Any]] = []
         # The one request this turn asks about (kept for the next message), if any.
         self.asked: pending.PendingRequest | None = None
@@ -289,7 +292,11 @@ class _Turn:
         return list(found.values())[: followups.MAX_CANDIDATES]
 
     def _issue(self, prepared: PolicyResult) -> None:
-        """Store the card and its pending continuation; add the card to the turn."""
+        """Store the card and its pending continuation; add the card to the turn.
+
+        Its ``card.issued`` audit row is queued in ``audit_rows``: the caller writes it in the
+        transaction that writes the card's history row (:meth:`flush_audit`).
+        """
         card = self.issue_prepared(
             tool=prepared.tool.name,
             capability=prepared.capability.id,
@@ -297,7 +304,7 @@ class _Turn:
             args=prepared.args,
             preview=prepared.preview or {},
         )
-        audit_event(
+        entry = audit_entry(
             "card.issued",
             actor=self.actor.actor,
             subject=self.actor.subject,
@@ -306,6 +313,13 @@ class _Turn:
             tool=card["tool"],
             action_id=card["card_id"],
         )
+        self.audit_rows.append(entry)
+
+    def flush_audit(self) -> None:
+        """Write the queued audit rows (one INSERT). Needs: the caller's transaction."""
+        if self.audit_rows:
+            audit_events(self.audit_rows)
+            self.audit_rows = []
 
     def issue_prepared(
         self,
@@ -559,10 +573,11 @@ def handle_message(
     reply = "\n".join(part for part in [reply.strip(), *refusals] if part)
     facts = [public_fact(fact) for fact in turn.facts]
     with transaction.atomic():
-        user_message = Message.objects.create(
+        # Both messages in one INSERT (ids and times are set here, not by the database).
+        user_message = Message(
             session=session, role=Message.Role.USER, text=text, created_at=turn.context.now
         )
-        message = Message.objects.create(
+        message = Message(
             session=session,
             role=Message.Role.ASSISTANT,
             text=reply,
@@ -579,7 +594,9 @@ def handle_message(
                 ],
             },
         )
+        Message.objects.bulk_create([user_message, message])
         lifecycle.record_issued(turn.card_rows, message=message)
+        turn.flush_audit()
         sessions.session_touch(session=session, first_text=text)
         if verdict.replaced:
             audit_guard(verdict, actor=actor, session_id=session.id, original=original)
