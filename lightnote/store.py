@@ -429,3 +429,25 @@ def counters_take_all(hash_key: str) -> dict[str, int]:
     """Return every tally of the counters hash and delete it, atomically."""
     flat = _run_script("counters_take_all", key=hash_key, args=[])
     return {name: int(value) for name, value in _decode_fields(flat).items()}
+
+
+# --- Generations: marks that a change voids ------------------------------------------------
+
+
+def generation_read(key: str, field: str) -> tuple[str, str | None]:
+    """Return (the hash's generation, ``"0"`` when absent; the mark ``field``) in one trip."""
+    with store_call():
+        generation, mark = get_redis().hmget(key, ["gen", field])
+    decode = lambda value: value.decode() if isinstance(value, bytes) else value  # noqa: E731
+    return decode(generation) or "0", decode(mark)
+
+
+def generation_mark(key: str, field: str, *, generation: str, ttl_ms: int) -> bool:
+    """Set ``field`` = ``generation`` if the hash is still at ``generation`` (atomic)."""
+    reply = _run_script("generation_mark", key=key, args=[field, generation, str(ttl_ms)])
+    return int(reply) == 1
+
+
+def generation_bump(key: str, *, ttl_ms: int) -> int:
+    """Move the hash to its next generation (voids every mark); return it."""
+    return int(_run_script("generation_bump", key=key, args=[str(ttl_ms)]))

@@ -68,6 +68,8 @@ class NoteListView(GenericAPIView):
 
     serializer_class = NoteSerializer
     queryset = Note.objects.none()  # for schema introspection only; reads use the selectors
+    # Set for a list of live rows under fixed filters: its capped count may be cached.
+    live_count_scope: str | None = None
 
     @extend_schema(
         parameters=[NoteListQuerySerializer, ADMIN_CONTEXT_PARAMETER],
@@ -84,11 +86,10 @@ class NoteListView(GenericAPIView):
         if query.validated_data["trashed"]:
             notes = selectors.note_trash_list(owner=request.user)
         else:
-            notes = selectors.note_list(
-                owner=request.user,
-                keyword=query.validated_data.get("q"),
-                tag=query.validated_data.get("tag"),
-            )
+            keyword, tag = query.validated_data.get("q"), query.validated_data.get("tag")
+            notes = selectors.note_list(owner=request.user, keyword=keyword, tag=tag)
+            if not keyword and not tag:
+                self.live_count_scope = "all"  # lightnote.list_counts (searches always count)
         page = self.paginate_queryset(notes)
         data = NoteSerializer(page, many=True, context={"request": request}).data
         return self.get_paginated_response(data)

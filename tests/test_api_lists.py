@@ -211,3 +211,100 @@ def test_the_capped_count_reads_the_index_alone(user, other_user, kind, params) 
     assert len(table) == 1, plan
     assert table[0]["key"], plan
     assert "Using index" in (table[0]["Extra"] or "").replace("Using index condition", ""), plan
+
+
+def _counted(api: Any, url: str, **params: Any) -> tuple[dict[str, Any], bool]:
+    """GET the list; return its body and whether the request ran a COUNT."""
+    with CaptureQueriesContext(connection) as captured:
+        response = api.get(url, params)
+    assert response.status_code == 200, response.content
+    counted = any("COUNT(" in query["sql"].upper() for query in captured.captured_queries)
+    return response.json(), counted
+
+
+@pytest.mark.parametrize("kind", ["todos", "notes"])
+def test_a_list_past_the_cap_is_not_counted_again_until_it_may_have_shrunk(
+    alice_api, user, kind, monkeypatch, django_capture_on_commit_callbacks
+) -> None:
+    monkeypatch.setattr(pagination, "COUNT_CAP", 5)
+    ids = seed(kind, user, 6)
+    body, counted = _counted(alice_api, LISTS[kind])
+    assert (body["count"], body["count_capped"], counted) == (None, True, True)
+    body, counted = _counted(alice_api, LISTS[kind])
+    assert (body["count"], body["count_capped"], counted) == (None, True, False)
+
+    created = alice_api.post(LISTS[kind], {"title": "one more"}, format="json")
+    assert created.status_code == 201, created.content  # a new row keeps it past the cap
+    body, counted = _counted(alice_api, LISTS[kind])
+    assert (body["count"], counted) == (None, False)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert alice_api.delete(f"{LISTS[kind]}{ids[0]}/").status_code == 204
+        assert alice_api.delete(f"{LISTS[kind]}{ids[1]}/").status_code == 204
+    body, counted = _counted(alice_api, LISTS[kind])
+    assert (body["count"], counted) == (5, True)  # exact again at the cap
+    assert "count_capped" not in body
+
+
+def test_a_status_change_recounts_the_status_list(
+    alice_api, user, monkeypatch, django_capture_on_commit_callbacks
+) -> None:
+    monkeypatch.setattr(pagination, "COUNT_CAP", 5)
+    ids = seed("todos", user, 6)
+    for _ in range(2):
+        body, _counted_now = _counted(alice_api, LISTS["todos"], status="open")
+        assert body["count"] is None
+    _, counted = _counted(alice_api, LISTS["todos"], status="open")
+    assert counted is False
+    with django_capture_on_commit_callbacks(execute=True):
+        done = alice_api.patch(
+            f"/api/v1/todos/{ids[0]}/", {"status": "done", "version": 1}, format="json"
+        )
+        assert done.status_code == 200, done.content
+    body, counted = _counted(alice_api, LISTS["todos"], status="open")
+    assert (body["count"], counted) == (5, True)
+
+
+def test_a_count_that_raced_a_shrink_is_not_remembered(
+    user, django_capture_on_commit_callbacks
+) -> None:
+    """The mark is a compare-and-set on the generation read before counting."""
+    from lightnote import list_counts, store
+
+    key = list_counts._key(Todo, user.pk)
+    generation, mark = store.generation_read(key, "status=*")
+    assert (generation, mark) == ("0", None)
+    store.generation_bump(key, ttl_ms=60_000)  # a delete committed while the count ran
+    assert not store.generation_mark(key, "status=*", generation=generation, ttl_ms=60_000)
+    assert store.generation_read(key, "status=*") == ("1", None)
+
+    calls: list[int] = []
+
+    def capped() -> None:
+        calls.append(1)
+
+    for _ in range(3):
+        assert (
+            list_counts.cached_capped_count(Todo, owner_id=user.pk, scope="status=*", count=capped)
+            is None
+        )
+    assert len(calls) == 1  # counted once, then remembered under generation 1
+    with django_capture_on_commit_callbacks(execute=True):
+        list_counts.live_rows_shrank(Todo, owner_id=user.pk)  # bumps once committed
+    assert (
+        list_counts.cached_capped_count(Todo, owner_id=user.pk, scope="status=*", count=capped)
+        is None
+    )
+    assert len(calls) == 2
+
+
+def test_without_redis_a_list_still_counts(alice_api, user, monkeypatch) -> None:
+    from lightnote import store
+
+    def down(*args: Any, **kwargs: Any) -> Any:
+        raise store.StoreUnavailable("down")
+
+    monkeypatch.setattr(store, "generation_read", down)
+    seed("todos", user, 3)
+    body, counted = _counted(alice_api, LISTS["todos"])
+    assert (body["count"], counted) == (3, True)

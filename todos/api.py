@@ -68,6 +68,8 @@ class TodoListView(GenericAPIView):
 
     serializer_class = TodoSerializer
     queryset = Todo.objects.none()  # for schema introspection only; reads use the selectors
+    # Set for a list of live rows under fixed filters: its capped count may be cached.
+    live_count_scope: str | None = None
 
     @extend_schema(
         parameters=[TodoListQuerySerializer, ADMIN_CONTEXT_PARAMETER],
@@ -84,9 +86,9 @@ class TodoListView(GenericAPIView):
         if query.validated_data["trashed"]:
             todos = selectors.todo_trash_list(owner=request.user)
         else:
-            todos = selectors.todo_list(
-                owner=request.user, status=query.validated_data.get("status")
-            )
+            status = query.validated_data.get("status")
+            todos = selectors.todo_list(owner=request.user, status=status)
+            self.live_count_scope = f"status={status or '*'}"  # lightnote.list_counts
         page = self.paginate_queryset(todos)
         data = TodoSerializer(page, many=True, context={"request": request}).data
         return self.get_paginated_response(data)

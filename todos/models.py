@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import uuid
+from typing import ClassVar
 
 from django.conf import settings
 from django.db import models
@@ -41,6 +42,9 @@ class Todo(models.Model):
     updated_at = models.DateTimeField(default=timezone.now)
     # Set when deleted: the row is in the trash, restorable until ``purge_trash`` removes it.
     deleted_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    # The fields a cached list filters on: changing one may shrink a list (lightnote.list_counts).
+    LIST_FILTER_FIELDS: ClassVar[tuple[str, ...]] = ("status",)
 
     all_objects = models.Manager()  # the trash included
     objects = LiveManager()  # the default (Meta): live rows only: reads, writes, lists, admin
