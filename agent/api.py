@@ -279,13 +279,17 @@ class MessagesView(APIView):
     def post(self, request: Request, session_id: str) -> Response:
         payload = _validated(MessageRequestSerializer, request)
         actor = actor_context(request)
-        session = _owned_session(request, session_id)
+        # The session and the history the planner reads, in one query.
+        session, recent = sessions.session_get_with_recent(
+            session_id=session_id, owner=actor.subject, limit=conversation.HISTORY_TURNS
+        )
         body = conversation.handle_message(
             request=request,
             actor=actor,
             session=session,
             text=payload["text"],
             locale=request_locale(request),
+            recent=recent,
         )
         return Response(body)
 

@@ -73,10 +73,15 @@ def _request_id(request: Any) -> str:
 
 
 def _session_history(
-    session: AgentSession,
+    session: AgentSession, recent: list[Message] | None = None
 ) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
-    """Return the history the planner sees, and the stored items read on those turns."""
-    recent = list(session.messages.order_by("-created_at", "-id")[:HISTORY_TURNS])
+    """Return the history the planner sees, and the stored items read on those turns.
+
+    ``recent``: the session's latest ``HISTORY_TURNS`` messages, newest first, when the
+    caller read them already (``sessions.session_get_with_recent``).
+    """
+    if recent is None:
+        recent = list(session.messages.order_by("-created_at", "-id")[:HISTORY_TURNS])
     history = [{"role": message.role, "text": message.text} for message in reversed(recent)]
     reads = merge(
         (message.payload or {}).get("reads") or []
@@ -489,16 +494,24 @@ def _plan(
 
 
 def handle_message(
-    *, request: Any, actor: ActorContext, session: AgentSession, text: str, locale: str
+    *,
+    request: Any,
+    actor: ActorContext,
+    session: AgentSession,
+    text: str,
+    locale: str,
+    recent: list[Message] | None = None,
 ) -> dict[str, Any]:
     """Handle one user message and return the API's message body.
 
-    Needs: ``session`` belongs to the caller. Issues cards (Redis) outside any database
-    transaction, then writes the user's message, the assistant's guarded reply, the cards'
-    history rows and the session's title/activity together in one transaction: a turn that
-    fails (store down, rate limited) leaves no half-turn.
+    Needs: ``session`` belongs to the caller; ``recent``, if given, is its latest
+    ``HISTORY_TURNS`` messages, newest first (read with the session: one query for both).
+    Issues cards (Redis) outside any database transaction, then writes the user's message,
+    the assistant's guarded reply, the cards' history rows (with their ``card.issued`` audit
+    rows) and the session's title/activity together in one transaction: a turn that fails
+    (store down, rate limited) leaves no half-turn.
     """
-    history, earlier_reads = _session_history(session)
+    history, earlier_reads = _session_history(session, recent)
     turn = _Turn(
         request=request,
         actor=actor,

@@ -71,6 +71,31 @@ def session_get(*, session_id: Any, owner: Any) -> AgentSession:
     return session
 
 
+def session_get_with_recent(
+    *, session_id: Any, owner: Any, limit: int
+) -> tuple[AgentSession, list[Message]]:
+    """Return ``owner``'s live session and its ``limit`` latest messages, newest first.
+
+    One query (the messages joined to their session) when the session has messages; a
+    session without any costs a second one (:func:`session_get`). Unknown, deleted or
+    another user's: 404, as for :func:`session_get`.
+    """
+    try:
+        recent = list(
+            Message.objects.select_related("session")
+            .filter(session_id=session_id, session__owner=owner, session__deleted_at__isnull=True)
+            .order_by("-created_at", "-id")[:limit]
+        )
+    except (ValidationError, ValueError):
+        recent = []
+    if not recent:
+        return session_get(session_id=session_id, owner=owner), []
+    session = recent[0].session
+    for message in recent:
+        message.session = session  # one object for the turn, as session.messages would give
+    return session, recent
+
+
 def session_list(*, owner: Any) -> QuerySet[AgentSession]:
     """Return ``owner``'s live sessions, the latest activity first."""
     return AgentSession.objects.live().filter(owner=owner).order_by("-updated_at", "-id")
