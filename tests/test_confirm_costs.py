@@ -15,7 +15,9 @@ from typing import Any
 
 import pytest
 from django.db import connections
+from django.utils import timezone
 from rest_framework.authtoken.models import Token
+from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.test import APIClient
 
 from agent import cards
@@ -180,6 +182,59 @@ def test_a_revoked_token_is_refused_at_once_and_a_deleted_session_is_forbidden(
 
     Token.objects.filter(user=user).delete()
     assert confirm(client, flow.token, flow.session_id).status_code == 401
+
+
+@pytest.mark.django_db
+def test_the_compiled_token_query_answers_for_each_request_s_own_key_and_session(
+    user: Any, other_user: Any
+) -> None:
+    """The token + session query is compiled once per thread, then filled in per request:
+    every answer is the current key's and session's, never the compiling request's."""
+    from agent import execution, sessions
+    from lightnote.authentication import TokenAuthentication, TokenQueryExtension
+
+    own = sessions.session_create(owner=user)
+    deleted = sessions.session_create(owner=user)
+    AgentSession.objects.filter(id=deleted.id).update(deleted_at=timezone.now())
+    theirs = sessions.session_create(owner=other_user)
+    keys = {
+        person.pk: Token.objects.get_or_create(user=person)[0].key for person in (user, other_user)
+    }
+
+    def ask(person: Any, session: Any) -> dict[str, Any]:
+        auth = TokenAuthentication()
+        auth.extension = TokenQueryExtension(
+            build=execution.session_check_annotation, value=session.id
+        )
+        auth.annotated = None
+        found, _ = auth.authenticate_credentials(keys[person.pk])
+        assert found.pk == person.pk
+        return auth.annotated or {}
+
+    for _ in range(2):  # compiled on the first round, reused on the second
+        answers = {
+            (person.username, session.id): (
+                answers_for[execution.SESSION_ID_ANNOTATION],
+                bool(answers_for[execution.SESSION_OWN_ANNOTATION]),
+                bool(answers_for[execution.SESSION_DELETED_ANNOTATION]),
+            )
+            for person in (user, other_user)
+            for session in (own, deleted, theirs)
+            for answers_for in [ask(person, session)]
+        }
+        assert answers == {
+            ("alice", own.id): (str(own.id), True, False),
+            ("alice", deleted.id): (str(deleted.id), False, True),
+            ("alice", theirs.id): (str(theirs.id), False, False),
+            (other_user.username, own.id): (str(own.id), False, False),
+            (other_user.username, deleted.id): (str(deleted.id), False, False),
+            (other_user.username, theirs.id): (str(theirs.id), True, False),
+        }
+    assert connections["default"].__dict__["lightnote_token_queries"][
+        execution.session_check_annotation
+    ]
+    with pytest.raises(AuthenticationFailed):
+        TokenAuthentication().authenticate_credentials("no-such-key")
 
 
 def _racers(count: int, target: Any) -> list[tuple[int, bytes]]:
