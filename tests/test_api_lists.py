@@ -308,3 +308,39 @@ def test_without_redis_a_list_still_counts(alice_api, user, monkeypatch) -> None
     seed("todos", user, 3)
     body, counted = _counted(alice_api, LISTS["todos"])
     assert (body["count"], counted) == (3, True)
+
+
+@pytest.mark.services
+@pytest.mark.parametrize("kind", ["sessions", "messages"])
+def test_the_session_and_message_lists_read_an_index_in_sort_order(user, other_user, kind) -> None:
+    """Conversations and their messages: the page off an index, the count off the index."""
+    from agent import sessions
+    from agent.models import AgentSession, Message
+
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    owned = [AgentSession(owner=user, updated_at=start + timedelta(minutes=i)) for i in range(300)]
+    others = [AgentSession(owner=other_user) for _ in range(3000)]
+    AgentSession.objects.bulk_create(owned + others)
+    session = owned[0]
+    Message.objects.bulk_create(
+        Message(session=chat, role="user", text=f"m{i}", created_at=start + timedelta(minutes=i))
+        for chat in (session, owned[1], others[0])
+        for i in range(300)
+    )
+    queryset = (
+        sessions.session_list(owner=user)
+        if kind == "sessions"
+        else sessions.session_messages(session=session)
+    )
+    sql, sql_params = queryset[:51].query.sql_with_params()
+    plan = _explain(sql, sql_params)
+    assert len(plan) == 1, plan
+    assert plan[0]["key"], plan
+    assert "filesort" not in (plan[0]["Extra"] or ""), plan
+    with CaptureQueriesContext(connection) as captured:
+        assert pagination.capped_count(queryset) == 300
+    [query] = captured.captured_queries
+    table = [row for row in _explain(query["sql"], ()) if not row["table"].startswith("<")]
+    assert len(table) == 1, table
+    assert table[0]["key"], table
+    assert "Using index" in (table[0]["Extra"] or "").replace("Using index condition", ""), table
