@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -73,12 +74,13 @@ def _request_id(request: Any) -> str:
 
 
 def _session_history(
-    session: AgentSession, recent: list[Message] | None = None
+    session: AgentSession, recent: Sequence[Any] | None = None
 ) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     """Return the history the planner sees, and the stored items read on those turns.
 
-    ``recent``: the session's latest ``HISTORY_TURNS`` messages, newest first, when the
-    caller read them already (``sessions.session_get_with_recent``).
+    ``recent``: the session's latest ``HISTORY_TURNS`` messages (anything with their
+    ``role``, ``text`` and ``payload``), newest first, when the caller read them already
+    (``sessions.session_get_with_recent``).
     """
     if recent is None:
         recent = list(session.messages.order_by("-created_at", "-id")[:HISTORY_TURNS])
@@ -500,7 +502,7 @@ def handle_message(
     session: AgentSession,
     text: str,
     locale: str,
-    recent: list[Message] | None = None,
+    recent: Sequence[Any] | None = None,
 ) -> dict[str, Any]:
     """Handle one user message and return the API's message body.
 
