@@ -48,6 +48,7 @@ class TokenQueryExtension:
 # Stand-ins for the values while a query is compiled: each is then found among the compiled
 # parameters, so a request's own values take their places. Never valid for a real request.
 _SENTINEL_VALUE = uuid.UUID("5e771e15-0b5e-4c0d-9a11-7e5700000000")
+_OTHER_SENTINEL_VALUE = uuid.UUID("5e771e15-0b5e-4c0d-9a11-7e5700000001")
 _SENTINEL_KEY = "lightnote-compiled-token-query-sentinel-key"
 _VALUE_FORMS: tuple[Callable[[uuid.UUID], Any], ...] = (
     lambda value: value,
@@ -77,11 +78,15 @@ class _CompiledTokenQuery:
     def compile(cls, model: Any, alias: str, build: Callable[..., dict[str, Any]] | None) -> Any:
         from django.db.models.query import get_related_populators  # type: ignore[attr-defined]
 
-        queryset = model.objects.using(alias).select_related("user")
-        if build is not None:
-            queryset = queryset.annotate(**build(_SENTINEL_VALUE))
-        compiler = queryset.filter(key=_SENTINEL_KEY)[:2].query.get_compiler(using=alias)
-        sql, params = compiler.as_sql()
+        def compiled(value: uuid.UUID) -> tuple[Any, str, list[Any]]:
+            queryset = model.objects.using(alias).select_related("user")
+            if build is not None:
+                queryset = queryset.annotate(**build(value))
+            compiler = queryset.filter(key=_SENTINEL_KEY)[:2].query.get_compiler(using=alias)
+            sql, params = compiler.as_sql()
+            return compiler, sql, list(params)
+
+        compiler, sql, params = compiled(_SENTINEL_VALUE)
         slots: list[tuple[str, Any]] = []
         for param in params:
             if param == _SENTINEL_KEY:
@@ -96,8 +101,26 @@ class _CompiledTokenQuery:
                 None,
             )
             slots.append(("value", form) if form is not None else ("constant", param))
-        inlined = str(_SENTINEL_VALUE) in sql or _SENTINEL_VALUE.hex in sql or _SENTINEL_KEY in sql
-        if inlined or sum(kind == "key" for kind, _ in slots) != 1:
+        # Compiled again with another value, everything but the value slots must stay the
+        # same; a value that reaches the SQL in any other way cannot be filled in.
+        _, other_sql, other_params = compiled(_OTHER_SENTINEL_VALUE)
+        fillable = (
+            other_sql == sql
+            and len(other_params) == len(slots)
+            and all(
+                other
+                == (
+                    _SENTINEL_KEY
+                    if kind == "key"
+                    else how(_OTHER_SENTINEL_VALUE)
+                    if kind == "value"
+                    else how
+                )
+                for (kind, how), other in zip(slots, other_params, strict=True)
+            )
+            and sum(kind == "key" for kind, _ in slots) == 1
+        )
+        if not fillable:
             return None  # a shape this cache cannot fill in: the caller uses the ORM
         select, klass_info = compiler.select, compiler.klass_info
         start, end = klass_info["select_fields"][0], klass_info["select_fields"][-1] + 1
@@ -177,7 +200,7 @@ class TokenAuthentication(_WithActorContext, authentication.TokenAuthentication)
         if compiled is not None:
             token = compiled.get(model, key, extension.value if extension else None)
             names = list(compiled.annotation_col_map)
-        else:  # pragma: no cover - every shape this project uses compiles
+        else:  # a shape the cache cannot fill in (none this project uses)
             queryset = model.objects.select_related("user")
             if extension is not None:
                 annotations = extension.build(extension.value)

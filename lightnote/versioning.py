@@ -158,5 +158,6 @@ class LiveManager(models.Manager[Any]):
         """Insert one row, as ``QuerySet.create`` does, without first building the live
         filter's queryset (an INSERT reads nothing; measured ~0.1 ms per create)."""
         obj = self.model(**kwargs)
-        obj.save(force_insert=True, using=router.db_for_write(self.model))
+        using = self._db or router.db_for_write(self.model, **getattr(self, "_hints", {}))
+        obj.save(force_insert=True, using=using)
         return obj

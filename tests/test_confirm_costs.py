@@ -237,6 +237,34 @@ def test_the_compiled_token_query_answers_for_each_request_s_own_key_and_session
         TokenAuthentication().authenticate_credentials("no-such-key")
 
 
+def _int_of(value: Any) -> dict[str, Any]:
+    from django.db.models import CharField, Value
+
+    return {"lightnote_value_text": Value(f"v{value.int}", output_field=CharField())}
+
+
+@pytest.mark.django_db
+def test_a_token_query_shape_the_cache_cannot_fill_in_falls_back_to_the_orm(user: Any) -> None:
+    """A value that reaches the SQL in a form the compiled query cannot find (here its
+    integer, inside a text) is never answered with the stand-in: the ORM builds the query."""
+    import uuid
+
+    from lightnote.authentication import TokenAuthentication, TokenQueryExtension
+
+    key = Token.objects.get_or_create(user=user)[0].key
+    value = uuid.uuid4()
+    auth = TokenAuthentication()
+    auth.extension = TokenQueryExtension(build=_int_of, value=value)
+    found, _ = auth.authenticate_credentials(key)
+    assert found.pk == user.pk
+    assert auth.annotated == {"lightnote_value_text": f"v{value.int}", "user_id": user.pk}
+    compiled = connections["default"].__dict__["lightnote_token_queries"]
+    assert compiled[_int_of] is None
+    plain, _ = TokenAuthentication().authenticate_credentials(key)  # the plain token query
+    assert plain.pk == user.pk
+    assert compiled[None] is not None  # compiled, as the session check's is
+
+
 def _racers(count: int, target: Any) -> list[tuple[int, bytes]]:
     answers: list[tuple[int, bytes]] = []
     barrier = threading.Barrier(count)
