@@ -332,3 +332,32 @@ def test_concurrent_claims_of_different_cards_never_pass_the_limit(
     assert Todo.objects.count() == 3
     states = Counter(status(client, token, session_id).json()["state"] for token in tokens)
     assert states == {"settled": 3, "ready": 9}  # every refused claim was given back
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_a_confirm_that_trashes_a_todo_voids_the_list_counts_within_4_round_trips(
+    user: Any, monkeypatch: Any
+) -> None:
+    """The list-count generation bump after the commit rides in the settle's pipeline."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from lightnote import pagination
+
+    monkeypatch.setattr(pagination, "COUNT_CAP", 3)
+    _warm(user)
+    client = token_client(user)
+    todos = [Todo.objects.create(owner=user, title=f"todo {i}") for i in range(4)]
+    assert client.delete(f"/api/v1/todos/{todos[0].id}/").status_code == 204  # scripts loaded
+    assert client.get("/api/v1/todos/").json()["count"] is None  # 4 live: past the cap, marked
+    flow = flow_with_card(user, "删除待办 todo 1")
+    assert flow.card["tool"] == "delete_todo", flow.card
+    with count_requests() as counts:
+        response = flow.confirm()
+    assert response.json()["outcome"]["ok"] is True, response.content
+    assert counts.redis == CONFIRM_REDIS_MAX
+    with CaptureQueriesContext(connection) as captured:
+        body = client.get("/api/v1/todos/").json()
+    assert body["count"] == 3  # recounted: the mark was voided by the confirm
+    assert any("COUNT(" in query["sql"].upper() for query in captured.captured_queries)
