@@ -45,6 +45,7 @@ from agent.api_schemas import (
 )
 from agent.guard.provenance import issued_provenance
 from agent.models import MESSAGE_MAX, TITLE_MAX, AgentSession, Message
+from lightnote.authentication import TokenQueryExtension
 from lightnote.context import actor_context
 from lightnote.errors import LightNoteError
 from lightnote.i18n import request_locale
@@ -313,13 +314,17 @@ class MessagesView(APIView):
     def post(self, request: Request, session_id: str) -> Response:
         payload = _validated(MessageRequestSerializer, request)
         actor = actor_context(request)
-        session = _owned_session(request, session_id)
+        # The session and the history the planner reads, in one query.
+        session, recent = sessions.session_get_with_recent(
+            session_id=session_id, owner=actor.subject, limit=conversation.HISTORY_TURNS
+        )
         body = conversation.handle_message(
             request=request,
             actor=actor,
             session=session,
             text=payload["text"],
             locale=request_locale(request),
+            recent=recent,
         )
         return Response(body)
 
@@ -345,13 +350,15 @@ class _TokenEndpoint(APIView):
     operation: Callable[..., execution.Answer]
     request_serializer: type[serializers.Serializer] = TokenRequestSerializer
 
-    def token_query_annotations(self) -> dict[str, Any]:
+    def token_query_annotations(self) -> TokenQueryExtension | None:
         """Ask the token query whether the body's session is the token user's (one query
         for both; ``execution.session_access_for`` reads the answer)."""
         payload = getattr(self, "payload", None) or {}
         if "session_id" not in payload:
-            return {}
-        return execution.session_check_annotation(payload["session_id"])
+            return None
+        return TokenQueryExtension(
+            build=execution.session_check_annotation, value=payload["session_id"]
+        )
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         if request.method == "POST":  # any other method is a plain 405 from DRF's dispatch

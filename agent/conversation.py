@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -46,10 +47,11 @@ from agent.policy import PolicyResult, enforce_tool_policy
 from agent.ratelimit import limit_new_card
 from agent.tools import ToolContext, registry, user_roles
 from lightnote import store
-from lightnote.audit import audit_event
+from lightnote.audit import audit_entry, audit_event, audit_events
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages, translate
+from lightnote.models import AuditEvent
 
 logger = logging.getLogger(__name__)
 
@@ -81,10 +83,16 @@ def _request_id(request: Any) -> str:
 
 
 def _session_history(
-    session: AgentSession,
+    session: AgentSession, recent: Sequence[Any] | None = None
 ) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
-    """Return the history the planner sees, and the stored items read on those turns."""
-    recent = list(session.messages.order_by("-created_at", "-id")[:HISTORY_TURNS])
+    """Return the history the planner sees, and the stored items read on those turns.
+
+    ``recent``: the session's latest ``HISTORY_TURNS`` messages (anything with their
+    ``role``, ``text`` and ``payload``), newest first, when the caller read them already
+    (``sessions.session_get_with_recent``).
+    """
+    if recent is None:
+        recent = list(session.messages.order_by("-created_at", "-id")[:HISTORY_TURNS])
     history = [{"role": message.role, "text": message.text} for message in reversed(recent)]
     reads = merge(
         (message.payload or {}).get("reads") or []
@@ -136,6 +144,8 @@ class _Turn:
         self.facts: list[Fact] = []
         self.cards: list[dict[str, Any]] = []
         self.card_rows: list[ActionCard] = []
+        # The ``card.issued`` rows, written by the caller's transaction (``flush_audit``).
+        self.audit_rows: list[AuditEvent] = []
         self.notices: list[dict[str, Any]] = []
         # Choice cards offered on this turn (API shape, with their token) and their rows.
         self.choices: list[dict[str, Any]] = []
@@ -425,11 +435,13 @@ class _Turn:
         args: dict[str, Any],
         preview: dict[str, Any],
     ) -> dict[str, Any]:
-        """:meth:`issue_prepared`, audited as ``card.issued``."""
+        """:meth:`issue_prepared`, with its ``card.issued`` audit row queued in ``audit_rows``:
+        the caller writes it in the transaction that writes the card's history row
+        (:meth:`flush_audit`)."""
         card = self.issue_prepared(
             tool=tool, capability=capability, risk=risk, args=args, preview=preview
         )
-        audit_event(
+        entry = audit_entry(
             "card.issued",
             actor=self.actor.actor,
             subject=self.actor.subject,
@@ -438,7 +450,14 @@ class _Turn:
             tool=card["tool"],
             action_id=card["card_id"],
         )
+        self.audit_rows.append(entry)
         return card
+
+    def flush_audit(self) -> None:
+        """Write the queued audit rows (one INSERT). Needs: the caller's transaction."""
+        if self.audit_rows:
+            audit_events(self.audit_rows)
+            self.audit_rows = []
 
     def issue_prepared(
         self,
@@ -608,16 +627,24 @@ def _plan(
 
 
 def handle_message(
-    *, request: Any, actor: ActorContext, session: AgentSession, text: str, locale: str
+    *,
+    request: Any,
+    actor: ActorContext,
+    session: AgentSession,
+    text: str,
+    locale: str,
+    recent: Sequence[Any] | None = None,
 ) -> dict[str, Any]:
     """Handle one user message and return the API's message body.
 
-    Needs: ``session`` belongs to the caller. Issues cards (Redis) outside any database
-    transaction, then writes the user's message, the assistant's guarded reply, the cards'
-    history rows and the session's title/activity together in one transaction: a turn that
-    fails (store down, rate limited) leaves no half-turn.
+    Needs: ``session`` belongs to the caller; ``recent``, if given, is its latest
+    ``HISTORY_TURNS`` messages, newest first (read with the session: one query for both).
+    Issues cards (Redis) outside any database transaction, then writes the user's message,
+    the assistant's guarded reply, the cards' history rows (with their ``card.issued`` audit
+    rows) and the session's title/activity together in one transaction: a turn that fails
+    (store down, rate limited) leaves no half-turn.
     """
-    history, earlier_reads = _session_history(session)
+    history, earlier_reads = _session_history(session, recent)
     turn = _Turn(
         request=request,
         actor=actor,
@@ -709,10 +736,11 @@ def handle_message(
     reply = "\n".join(part for part in [reply.strip(), *refusals] if part)
     facts = [public_fact(fact) for fact in turn.facts]
     with transaction.atomic():
-        user_message = Message.objects.create(
+        # Both messages in one INSERT (ids and times are set here, not by the database).
+        user_message = Message(
             session=session, role=Message.Role.USER, text=text, created_at=turn.context.now
         )
-        message = Message.objects.create(
+        message = Message(
             session=session,
             role=Message.Role.ASSISTANT,
             text=reply,
@@ -733,8 +761,10 @@ def handle_message(
                 ],
             },
         )
+        Message.objects.bulk_create([user_message, message])
         lifecycle.record_issued(turn.card_rows, message=message)
         record_choices(turn, message=message)
+        turn.flush_audit()
         sessions.session_touch(session=session, first_text=text)
         if verdict.replaced:
             audit_guard(verdict, actor=actor, session_id=session.id, original=original)
@@ -865,15 +895,20 @@ class DerivedCard:
     rows: list[ActionCard]
     message: Message | None
     extra: dict[str, Any] = field(default_factory=dict)
+    audit_rows: list[Any] = field(default_factory=list)
 
     def record(self, *, parent_id: Any = None, compensates_id: Any = None) -> None:
-        """Insert the history row, naming its ``parent`` / the card it ``compensates``."""
+        """Insert the history row, naming its ``parent`` / the card it ``compensates``, and
+        its ``card.issued`` audit row (both in the caller's transaction)."""
         for row in self.rows:
             if parent_id is not None:
                 row.parent_id = uuid.UUID(str(parent_id))
             if compensates_id is not None:
                 row.compensates_id = uuid.UUID(str(compensates_id))
         lifecycle.record_issued(self.rows, message=self.message)
+        if self.audit_rows:
+            audit_events(self.audit_rows)
+            self.audit_rows = []
 
 
 def derived_context(
@@ -923,7 +958,7 @@ def issue_derived_card(
     args: dict[str, Any],
     preview: dict[str, Any],
 ) -> DerivedCard:
-    """Issue (store + audit ``card.issued``) one derived card in ``turn``; record it later.
+    """Issue (store; ``card.issued`` queued) one derived card in ``turn``; record it later.
 
     The public way to issue a card outside a message turn: the caller decides (after its
     own compare-and-set, e.g. voiding the card it replaces) whether to :meth:`record` it or
@@ -933,7 +968,10 @@ def issue_derived_card(
         tool=tool, capability=capability, risk=risk, args=args, preview=preview
     )
     rows = [row for row in turn.card_rows if str(row.id) == card["card_id"]]
-    return DerivedCard(card=card, rows=rows, message=message)
+    # The card's audit row travels with it: written by :meth:`DerivedCard.record`, never for
+    # a card destroyed instead.
+    audit_rows, turn.audit_rows = turn.audit_rows, []
+    return DerivedCard(card=card, rows=rows, message=message, audit_rows=audit_rows)
 
 
 # --- Choices: a pick issues the ordinary card --------------------------------------------

@@ -617,6 +617,7 @@ def _after_unknown_commit(
 # --- The three endpoints' logic ----------------------------------------------------------
 
 
+@store.riding  # a best-effort script after the commit (list counts) rides with the settle
 def confirm(
     *, request: Any, actor: ActorContext, token: str, session_id: uuid.UUID, locale: str
 ) -> Answer:

@@ -40,7 +40,13 @@ class AgentSession(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
-        indexes = [models.Index(fields=["owner", "deleted_at", "-updated_at"])]
+        # The list's filter and sort (``session_list``: live, latest activity first, then
+        # id descending), owner first: a page reads its rows straight off the index.
+        indexes = [
+            models.Index(
+                fields=["owner", "deleted_at", "-updated_at", "-id"], name="session_owner_live_idx"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"session {self.id}"

@@ -7,7 +7,7 @@ through here, so a deleted session is 404 everywhere and another user's is never
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -69,6 +69,43 @@ def session_get(*, session_id: Any, owner: Any) -> AgentSession:
     if session is None:
         raise LightNoteError("SESSION_NOT_FOUND", status=404)
     return session
+
+
+class RecentMessage(NamedTuple):
+    """What a turn reads of an earlier message (the planner's history)."""
+
+    role: str
+    text: str
+    payload: Any
+
+
+def session_get_with_recent(
+    *, session_id: Any, owner: Any, limit: int
+) -> tuple[AgentSession, list[RecentMessage]]:
+    """Return ``owner``'s live session and its ``limit`` latest messages, newest first.
+
+    One query (the messages' role, text and payload, joined to their session's columns)
+    when the session has messages; a session without any costs a second one
+    (:func:`session_get`). Unknown, deleted or another user's: 404, as for
+    :func:`session_get`.
+    """
+    fields = [field for field in AgentSession._meta.concrete_fields]
+    try:
+        rows = list(
+            Message.objects.filter(
+                session_id=session_id, session__owner=owner, session__deleted_at__isnull=True
+            )
+            .order_by("-created_at", "-id")
+            .values_list("role", "text", "payload", *[f"session__{f.name}" for f in fields])[:limit]
+        )
+    except (ValidationError, ValueError):
+        rows = []
+    if not rows:
+        return session_get(session_id=session_id, owner=owner), []
+    session = AgentSession.from_db(
+        Message.objects.db, [field.attname for field in fields], list(rows[0][3:])
+    )
+    return session, [RecentMessage(*row[:3]) for row in rows]
 
 
 def session_list(*, owner: Any) -> QuerySet[AgentSession]:

@@ -167,6 +167,25 @@ def _schema_objects(schema: Any) -> list[dict[str, Any]]:
     return found
 
 
+# One validator per schema object: tools' schemas are class constants, and building a
+# validator (its reference resolver) costs more than the validation itself. Keyed by the
+# object's id, holding the object, so an id is never reused while cached; bounded in case a
+# caller passes schemas built on the fly.
+_validators: dict[int, tuple[dict[str, Any], Draft202012Validator]] = {}
+_VALIDATORS_MAX = 256
+
+
+def _validator(schema: dict[str, Any]) -> Draft202012Validator:
+    cached = _validators.get(id(schema))
+    if cached is not None and cached[0] is schema:
+        return cached[1]
+    if len(_validators) >= _VALIDATORS_MAX:
+        _validators.clear()
+    validator = Draft202012Validator(schema)
+    _validators[id(schema)] = (schema, validator)
+    return validator
+
+
 def schema_violations(schema: dict[str, Any], instance: Any) -> dict[str, list[str]]:
     """Validate ``instance`` and return ``{property: [reason, ...]}`` (empty when valid).
 
@@ -180,7 +199,7 @@ def schema_violations(schema: dict[str, Any], instance: Any) -> dict[str, list[s
         if reason not in reasons:
             reasons.append(reason)
 
-    for error in Draft202012Validator(schema).iter_errors(instance):
+    for error in _validator(schema).iter_errors(instance):
         prefix = ".".join(str(part) for part in error.absolute_path)
         dotted = (prefix + ".") if prefix else ""
         if error.validator == "additionalProperties" and isinstance(error.instance, dict):

@@ -44,6 +44,9 @@ class ItemApi:
     ``noun`` names the item in paths (``<noun>_id``), in the services' keyword arguments and
     in the error codes (``<NOUN>_VERSION_CONFLICT``, ``<NOUN>_NOT_FOUND``). ``list_filters``
     turns the validated list query into the list selector's keyword arguments.
+    ``list_count_scope`` names a live list under fixed filters (or None, e.g. for a search)
+    so that its capped count may be remembered (``lightnote.list_counts``); it must name
+    each list apart and the model must list its filtered fields in ``LIST_FILTER_FIELDS``.
     """
 
     noun: str
@@ -64,6 +67,7 @@ class ItemApi:
     delete: Callable[..., Any]
     restore: Callable[..., Any]
     forget_idempotency_key: Callable[..., Any]
+    list_count_scope: Callable[[dict[str, Any]], str | None] = lambda query: None
 
     @property
     def id_kwarg(self) -> str:
@@ -134,6 +138,10 @@ class ItemApi:
             else:
                 items = api.select_list(
                     owner=request.user, **api.list_filters(query.validated_data)
+                )
+                # lightnote.pagination reads it: a capped count may be remembered.
+                self.live_count_scope = api.list_count_scope(  # type: ignore[attr-defined]
+                    query.validated_data
                 )
             page = self.paginate_queryset(items)
             data = api.serializer(page, many=True, context={"request": request}).data

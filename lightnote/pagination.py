@@ -10,7 +10,8 @@ Two ways through a list, both over the index that matches the sort (``owner`` fi
   however deep. Forward only: ``previous`` is null in this mode.
 
 ``count`` is exact up to :data:`COUNT_CAP` rows; past it, counting would read every row, so it
-is ``null`` with ``"count_capped": true`` (that key appears only then).
+is ``null`` with ``"count_capped": true`` (that key appears only then). A list known to be
+past the cap is not counted again until it may have shrunk (``lightnote.list_counts``).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from rest_framework.utils.urls import remove_query_param, replace_query_param
 
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
+from lightnote.list_counts import cached_capped_count
 
 COUNT_CAP = 10_000
 
@@ -121,7 +123,7 @@ class Pagination(PageNumberPagination):
         size = self.get_page_size(request) or 50
         ordering = _ordering(queryset)
         queryset = queryset.order_by(*ordering)
-        self.count = capped_count(queryset)
+        self.count = self._count(queryset, request, view)
         self.cursor_mode = self.cursor_query_param in request.query_params
         if self.cursor_mode:
             cursor = request.query_params[self.cursor_query_param]
@@ -147,6 +149,18 @@ class Pagination(PageNumberPagination):
             else None
         )
         return self.rows
+
+    def _count(self, queryset: QuerySet[Any], request: Request, view: Any) -> int | None:
+        """The capped count; a view whose list is one owner's live rows under fixed filters
+        names it (``live_count_scope``) so that a list known to be past the cap is not
+        counted again (``lightnote.list_counts``)."""
+        scope = getattr(view, "live_count_scope", None)
+        owner_id = getattr(request.user, "pk", None)
+        if scope is None or owner_id is None:
+            return capped_count(queryset)
+        return cached_capped_count(
+            queryset.model, owner_id=owner_id, scope=scope, count=lambda: capped_count(queryset)
+        )
 
     def _page_number(self, request: Request, size: int) -> int:
         """``?page=``: a positive number, or ``last`` while the count is exact; else 404."""

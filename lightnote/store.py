@@ -18,16 +18,18 @@ error code (a confirmation's 503 is not an Idempotency-Key's 503).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 from redis.cluster import RedisCluster
 from redis.commands.core import Script
@@ -37,6 +39,8 @@ from lightnote.redis import STORE_ERRORS, get_redis
 from lightnote.redis_scripts import script_text
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 UNAVAILABLE_ERRORS = STORE_ERRORS  # every error that means "the store could not answer"
 
@@ -109,6 +113,52 @@ def store_call() -> Iterator[None]:
 
 _scripts: dict[str, Script] = {}
 
+# Best-effort scripts waiting to ride along with the next pipelined script (see ``riding``).
+_riders: ContextVar[list[tuple[str, str, list[str]]] | None] = ContextVar(
+    "store_riders", default=None
+)
+
+
+@contextmanager
+def riding_context() -> Iterator[None]:
+    """Inside, best-effort scripts sent with :func:`ride` wait for the next script that goes
+    in a pipeline (a settle with its index update) and travel in its round trip; whatever
+    is still waiting at the end is sent then, one round trip each. Outside, ``ride`` sends
+    at once."""
+    reset = _riders.set([])
+    try:
+        yield
+    finally:
+        waiting = _riders.get() or []
+        _riders.reset(reset)
+        for name, key, args in waiting:
+            try:
+                _run_script(name, key=key, args=args)
+            except StoreUnavailable:
+                logger.warning("best-effort script %s on %s not sent", name, key)
+
+
+def riding(func: Callable[..., T]) -> Callable[..., T]:
+    """Run ``func`` inside :func:`riding_context`."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> T:
+        with riding_context():
+            return func(*args, **kwargs)
+
+    return wrapper
+
+
+def ride(name: str, *, key: str, args: list[str]) -> None:
+    """Send the best-effort script ``name`` now, or with the next pipeline inside
+    :func:`riding_context`. Its reply is not read; an error is logged, never raised
+    (outside a riding context: :class:`StoreUnavailable`, as for any call)."""
+    waiting = _riders.get()
+    if waiting is None:
+        _run_script(name, key=key, args=args)
+    else:
+        waiting.append((name, key, args))
+
 
 @dataclass(frozen=True)
 class IndexUpdate:
@@ -164,9 +214,19 @@ def _run_script(
             pipe.zrem(index.index_key, index.member)
         else:
             pipe.zadd(index.index_key, {index.member: index.score_ms})
-        reply, index_reply = pipe.execute(raise_on_error=False)
+        riders = _riders.get() or []
+        boarded = list(riders)
+        riders.clear()
+        for rider, rider_key, rider_args in boarded:
+            pipe.evalsha(_script(rider, client).sha, 1, rider_key, *rider_args)
+        reply, index_reply, *rider_replies = pipe.execute(raise_on_error=False)
         if isinstance(index_reply, Exception):
             logger.warning("index %s not updated: %s", index.index_key, index_reply)
+        for (rider, rider_key, rider_args), rider_reply in zip(boarded, rider_replies, strict=True):
+            if isinstance(rider_reply, NoScriptError):  # not loaded yet: once more, alone
+                riders.append((rider, rider_key, rider_args))
+            elif isinstance(rider_reply, Exception):
+                logger.warning("best-effort script %s on %s: %s", rider, rider_key, rider_reply)
         if isinstance(reply, NoScriptError):
             return script(keys=[key], args=args, client=client)
         if isinstance(reply, Exception):
@@ -429,3 +489,26 @@ def counters_take_all(hash_key: str) -> dict[str, int]:
     """Return every tally of the counters hash and delete it, atomically."""
     flat = _run_script("counters_take_all", key=hash_key, args=[])
     return {name: int(value) for name, value in _decode_fields(flat).items()}
+
+
+# --- Generations: marks that a change voids ------------------------------------------------
+
+
+def generation_read(key: str, field: str) -> tuple[str, str | None]:
+    """Return (the hash's generation, ``"0"`` when absent; the mark ``field``) in one trip."""
+    with store_call():
+        generation, mark = get_redis().hmget(key, ["gen", field])
+    decode = lambda value: value.decode() if isinstance(value, bytes) else value  # noqa: E731
+    return decode(generation) or "0", decode(mark)
+
+
+def generation_mark(key: str, field: str, *, generation: str, ttl_ms: int) -> bool:
+    """Set ``field`` = ``generation`` if the hash is still at ``generation`` (atomic)."""
+    reply = _run_script("generation_mark", key=key, args=[field, generation, str(ttl_ms)])
+    return int(reply) == 1
+
+
+def generation_bump(key: str, *, ttl_ms: int) -> None:
+    """Move the hash to its next generation (voids every mark). Best effort, and it may
+    ride with the next pipelined script (:func:`ride`)."""
+    ride("generation_bump", key=key, args=[str(ttl_ms)])

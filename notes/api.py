@@ -20,6 +20,10 @@ def _list_filters(query: dict[str, Any]) -> dict[str, Any]:
     return {"keyword": query.get("q"), "tag": query.get("tag")}
 
 
+def _list_count_scope(query: dict[str, Any]) -> str | None:
+    return None if query.get("q") or query.get("tag") else "all"  # searches always count
+
+
 NOTE_API = ItemApi(
     noun="note",
     plural="notes",
@@ -29,6 +33,7 @@ NOTE_API = ItemApi(
     update_serializer=NoteUpdateSerializer,
     list_query_serializer=NoteListQuerySerializer,
     list_filters=_list_filters,
+    list_count_scope=_list_count_scope,
     list_description="The requesting user's notes: list (search by words or tag) and create.",
     select_list=selectors.note_list,
     select_trash=selectors.note_trash_list,

@@ -37,9 +37,13 @@ class Note(models.Model):
     class Meta:
         default_manager_name = "objects"
         ordering = ["-updated_at", "id"]
-        # The list's sort, owner first, so a page reads its rows straight off the index.
+        # The list's filter and sort, owner first: the live rows (``deleted_at`` IS NULL is
+        # an equality here) in list order, so a page reads its rows straight off the index and
+        # the capped count reads the index alone (no row lookups).
         indexes = [
-            models.Index(fields=["owner", "-updated_at", "id"], name="note_owner_updated_idx")
+            models.Index(
+                fields=["owner", "deleted_at", "-updated_at", "id"], name="note_owner_live_idx"
+            )
         ]
         constraints = [
             models.UniqueConstraint(

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from lightnote import pagination
 from notes.models import Note
@@ -175,3 +176,183 @@ def test_the_list_query_reads_an_index_in_sort_order(user, other_user, kind, par
     assert len(plan) == 1
     assert "filesort" not in (plan[0]["Extra"] or ""), plan
     assert plan[0]["key"], plan
+
+
+def _explain(sql: str, sql_params: Any) -> list[dict[str, Any]]:
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN {sql}", sql_params)
+        columns = [column[0] for column in cursor.description]
+        return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+
+
+@pytest.mark.services
+@pytest.mark.parametrize(
+    ("kind", "params"),
+    [("todos", {}), ("todos", {"status": "open"}), ("notes", {})],
+    ids=["todos", "todos-by-status", "notes"],
+)
+def test_the_capped_count_reads_the_index_alone(user, other_user, kind, params) -> None:
+    """The count covers the live filter from the index: no row lookup per counted row.
+
+    ``deleted_at IS NULL`` (the live manager's filter) is part of the index, so MariaDB
+    counts up to COUNT_CAP + 1 entries without reading a table row for each ("Using index").
+    """
+    from notes.selectors import note_list
+    from todos.selectors import todo_list
+
+    seed(kind, user, 300)
+    seed(kind, other_user, 3000)  # the owner's rows are a small part of the table, as in life
+    queryset = todo_list(owner=user, **params) if kind == "todos" else note_list(owner=user)
+    with CaptureQueriesContext(connection) as captured:
+        assert pagination.capped_count(queryset) == 300
+    [query] = captured.captured_queries
+    plan = _explain(query["sql"], ())
+    table = [row for row in plan if row["table"] == MODELS[kind]._meta.db_table]
+    assert len(table) == 1, plan
+    assert table[0]["key"], plan
+    assert "Using index" in (table[0]["Extra"] or "").replace("Using index condition", ""), plan
+
+
+def _counted(api: Any, url: str, **params: Any) -> tuple[dict[str, Any], bool]:
+    """GET the list; return its body and whether the request ran a COUNT."""
+    with CaptureQueriesContext(connection) as captured:
+        response = api.get(url, params)
+    assert response.status_code == 200, response.content
+    counted = any("COUNT(" in query["sql"].upper() for query in captured.captured_queries)
+    return response.json(), counted
+
+
+@pytest.mark.parametrize("kind", ["todos", "notes"])
+def test_a_list_past_the_cap_is_not_counted_again_until_it_may_have_shrunk(
+    alice_api, user, kind, monkeypatch, django_capture_on_commit_callbacks
+) -> None:
+    monkeypatch.setattr(pagination, "COUNT_CAP", 5)
+    ids = seed(kind, user, 6)
+    body, counted = _counted(alice_api, LISTS[kind])
+    assert (body["count"], body["count_capped"], counted) == (None, True, True)
+    body, counted = _counted(alice_api, LISTS[kind])
+    assert (body["count"], body["count_capped"], counted) == (None, True, False)
+
+    created = alice_api.post(LISTS[kind], {"title": "one more"}, format="json")
+    assert created.status_code == 201, created.content  # a new row keeps it past the cap
+    body, counted = _counted(alice_api, LISTS[kind])
+    assert (body["count"], counted) == (None, False)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert alice_api.delete(f"{LISTS[kind]}{ids[0]}/").status_code == 204
+        assert alice_api.delete(f"{LISTS[kind]}{ids[1]}/").status_code == 204
+    body, counted = _counted(alice_api, LISTS[kind])
+    assert (body["count"], counted) == (5, True)  # exact again at the cap
+    assert "count_capped" not in body
+
+
+def test_a_status_change_recounts_the_status_list(
+    alice_api, user, monkeypatch, django_capture_on_commit_callbacks
+) -> None:
+    monkeypatch.setattr(pagination, "COUNT_CAP", 5)
+    ids = seed("todos", user, 6)
+    for _ in range(2):
+        body, _counted_now = _counted(alice_api, LISTS["todos"], status="open")
+        assert body["count"] is None
+    _, counted = _counted(alice_api, LISTS["todos"], status="open")
+    assert counted is False
+    with django_capture_on_commit_callbacks(execute=True):
+        done = alice_api.patch(
+            f"/api/v1/todos/{ids[0]}/", {"status": "done", "version": 1}, format="json"
+        )
+        assert done.status_code == 200, done.content
+    body, counted = _counted(alice_api, LISTS["todos"], status="open")
+    assert (body["count"], counted) == (5, True)
+
+
+def test_a_count_that_raced_a_shrink_is_not_remembered(
+    user, django_capture_on_commit_callbacks
+) -> None:
+    """The mark is a compare-and-set on the generation read before counting."""
+    from lightnote import list_counts, store
+
+    key = list_counts._key(Todo, user.pk)
+    generation, mark = store.generation_read(key, "status=*")
+    assert (generation, mark) == ("0", None)
+    store.generation_bump(key, ttl_ms=60_000)  # a delete committed while the count ran
+    assert not store.generation_mark(key, "status=*", generation=generation, ttl_ms=60_000)
+    assert store.generation_read(key, "status=*") == ("1", None)
+
+    calls: list[int] = []
+
+    def capped() -> None:
+        calls.append(1)
+
+    for _ in range(3):
+        assert (
+            list_counts.cached_capped_count(Todo, owner_id=user.pk, scope="status=*", count=capped)
+            is None
+        )
+    assert len(calls) == 1  # counted once, then remembered under generation 1
+    with django_capture_on_commit_callbacks(execute=True):
+        list_counts.live_rows_shrank(Todo, owner_id=user.pk)  # bumps once committed
+    assert (
+        list_counts.cached_capped_count(Todo, owner_id=user.pk, scope="status=*", count=capped)
+        is None
+    )
+    assert len(calls) == 2
+
+
+def test_without_redis_a_list_still_counts(alice_api, user, monkeypatch) -> None:
+    from lightnote import store
+
+    def down(*args: Any, **kwargs: Any) -> Any:
+        raise store.StoreUnavailable("down")
+
+    monkeypatch.setattr(store, "generation_read", down)
+    seed("todos", user, 3)
+    body, counted = _counted(alice_api, LISTS["todos"])
+    assert (body["count"], counted) == (3, True)
+
+
+@pytest.mark.services
+@pytest.mark.parametrize("kind", ["sessions", "messages"])
+def test_the_session_and_message_lists_read_an_index_in_sort_order(user, other_user, kind) -> None:
+    """Conversations and their messages: the page off an index, the count off the index."""
+    from agent import sessions
+    from agent.models import AgentSession, Message
+
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    owned = [AgentSession(owner=user, updated_at=start + timedelta(minutes=i)) for i in range(300)]
+    others = [AgentSession(owner=other_user) for _ in range(3000)]
+    AgentSession.objects.bulk_create(owned + others)
+    session = owned[0]
+    Message.objects.bulk_create(
+        Message(session=chat, role="user", text=f"m{i}", created_at=start + timedelta(minutes=i))
+        for chat in (session, owned[1], others[0])
+        for i in range(300)
+    )
+    queryset = (
+        sessions.session_list(owner=user)
+        if kind == "sessions"
+        else sessions.session_messages(session=session)
+    )
+    sql, sql_params = queryset[:51].query.sql_with_params()
+    plan = _explain(sql, sql_params)
+    assert len(plan) == 1, plan
+    assert plan[0]["key"], plan
+    assert "filesort" not in (plan[0]["Extra"] or ""), plan
+    with CaptureQueriesContext(connection) as captured:
+        assert pagination.capped_count(queryset) == 300
+    [query] = captured.captured_queries
+    table = [row for row in _explain(query["sql"], ()) if not row["table"].startswith("<")]
+    assert len(table) == 1, table
+    assert table[0]["key"], table
+    assert "Using index" in (table[0]["Extra"] or "").replace("Using index condition", ""), table
+
+
+def test_a_bump_inside_a_riding_context_waits_for_a_pipeline_or_for_the_end(user) -> None:
+    """Inside a confirm the bump rides with the settle; with no pipeline it is sent at the
+    end of the context, never dropped."""
+    from lightnote import list_counts, store
+
+    key = list_counts._key(Todo, user.pk)
+    with store.riding_context():
+        store.generation_bump(key, ttl_ms=60_000)
+        assert store.generation_read(key, "status=*") == ("0", None)  # still waiting
+    assert store.generation_read(key, "status=*") == ("1", None)

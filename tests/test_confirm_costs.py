@@ -15,7 +15,9 @@ from typing import Any
 
 import pytest
 from django.db import connections
+from django.utils import timezone
 from rest_framework.authtoken.models import Token
+from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.test import APIClient
 
 from agent import cards
@@ -182,6 +184,87 @@ def test_a_revoked_token_is_refused_at_once_and_a_deleted_session_is_forbidden(
     assert confirm(client, flow.token, flow.session_id).status_code == 401
 
 
+@pytest.mark.django_db
+def test_the_compiled_token_query_answers_for_each_request_s_own_key_and_session(
+    user: Any, other_user: Any
+) -> None:
+    """The token + session query is compiled once per thread, then filled in per request:
+    every answer is the current key's and session's, never the compiling request's."""
+    from agent import execution, sessions
+    from lightnote.authentication import TokenAuthentication, TokenQueryExtension
+
+    own = sessions.session_create(owner=user)
+    deleted = sessions.session_create(owner=user)
+    AgentSession.objects.filter(id=deleted.id).update(deleted_at=timezone.now())
+    theirs = sessions.session_create(owner=other_user)
+    keys = {
+        person.pk: Token.objects.get_or_create(user=person)[0].key for person in (user, other_user)
+    }
+
+    def ask(person: Any, session: Any) -> dict[str, Any]:
+        auth = TokenAuthentication()
+        auth.extension = TokenQueryExtension(
+            build=execution.session_check_annotation, value=session.id
+        )
+        auth.annotated = None
+        found, _ = auth.authenticate_credentials(keys[person.pk])
+        assert found.pk == person.pk
+        return auth.annotated or {}
+
+    for _ in range(2):  # compiled on the first round, reused on the second
+        answers = {
+            (person.username, session.id): (
+                answers_for[execution.SESSION_ID_ANNOTATION],
+                bool(answers_for[execution.SESSION_OWN_ANNOTATION]),
+                bool(answers_for[execution.SESSION_DELETED_ANNOTATION]),
+            )
+            for person in (user, other_user)
+            for session in (own, deleted, theirs)
+            for answers_for in [ask(person, session)]
+        }
+        assert answers == {
+            ("alice", own.id): (str(own.id), True, False),
+            ("alice", deleted.id): (str(deleted.id), False, True),
+            ("alice", theirs.id): (str(theirs.id), False, False),
+            (other_user.username, own.id): (str(own.id), False, False),
+            (other_user.username, deleted.id): (str(deleted.id), False, False),
+            (other_user.username, theirs.id): (str(theirs.id), True, False),
+        }
+    assert connections["default"].__dict__["lightnote_token_queries"][
+        execution.session_check_annotation
+    ]
+    with pytest.raises(AuthenticationFailed):
+        TokenAuthentication().authenticate_credentials("no-such-key")
+
+
+def _int_of(value: Any) -> dict[str, Any]:
+    from django.db.models import CharField, Value
+
+    return {"lightnote_value_text": Value(f"v{value.int}", output_field=CharField())}
+
+
+@pytest.mark.django_db
+def test_a_token_query_shape_the_cache_cannot_fill_in_falls_back_to_the_orm(user: Any) -> None:
+    """A value that reaches the SQL in a form the compiled query cannot find (here its
+    integer, inside a text) is never answered with the stand-in: the ORM builds the query."""
+    import uuid
+
+    from lightnote.authentication import TokenAuthentication, TokenQueryExtension
+
+    key = Token.objects.get_or_create(user=user)[0].key
+    value = uuid.uuid4()
+    auth = TokenAuthentication()
+    auth.extension = TokenQueryExtension(build=_int_of, value=value)
+    found, _ = auth.authenticate_credentials(key)
+    assert found.pk == user.pk
+    assert auth.annotated == {"lightnote_value_text": f"v{value.int}", "user_id": user.pk}
+    compiled = connections["default"].__dict__["lightnote_token_queries"]
+    assert compiled[_int_of] is None
+    plain, _ = TokenAuthentication().authenticate_credentials(key)  # the plain token query
+    assert plain.pk == user.pk
+    assert compiled[None] is not None  # compiled, as the session check's is
+
+
 def _racers(count: int, target: Any) -> list[tuple[int, bytes]]:
     answers: list[tuple[int, bytes]] = []
     barrier = threading.Barrier(count)
@@ -249,3 +332,32 @@ def test_concurrent_claims_of_different_cards_never_pass_the_limit(
     assert Todo.objects.count() == 3
     states = Counter(status(client, token, session_id).json()["state"] for token in tokens)
     assert states == {"settled": 3, "ready": 9}  # every refused claim was given back
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_a_confirm_that_trashes_a_todo_voids_the_list_counts_within_4_round_trips(
+    user: Any, monkeypatch: Any
+) -> None:
+    """The list-count generation bump after the commit rides in the settle's pipeline."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from lightnote import pagination
+
+    monkeypatch.setattr(pagination, "COUNT_CAP", 3)
+    _warm(user)
+    client = token_client(user)
+    todos = [Todo.objects.create(owner=user, title=f"todo {i}") for i in range(4)]
+    assert client.delete(f"/api/v1/todos/{todos[0].id}/").status_code == 204  # scripts loaded
+    assert client.get("/api/v1/todos/").json()["count"] is None  # 4 live: past the cap, marked
+    flow = flow_with_card(user, "删除待办 todo 1")
+    assert flow.card["tool"] == "delete_todo", flow.card
+    with count_requests() as counts:
+        response = flow.confirm()
+    assert response.json()["outcome"]["ok"] is True, response.content
+    assert counts.redis == CONFIRM_REDIS_MAX
+    with CaptureQueriesContext(connection) as captured:
+        body = client.get("/api/v1/todos/").json()
+    assert body["count"] == 3  # recounted: the mark was voided by the confirm
+    assert any("COUNT(" in query["sql"].upper() for query in captured.captured_queries)

@@ -20,6 +20,10 @@ def _list_filters(query: dict[str, Any]) -> dict[str, Any]:
     return {"status": query.get("status")}
 
 
+def _list_count_scope(query: dict[str, Any]) -> str:
+    return f"status={query.get('status') or '*'}"  # Todo.LIST_FILTER_FIELDS: status
+
+
 TODO_API = ItemApi(
     noun="todo",
     plural="todos",
@@ -29,6 +33,7 @@ TODO_API = ItemApi(
     update_serializer=TodoUpdateSerializer,
     list_query_serializer=TodoListQuerySerializer,
     list_filters=_list_filters,
+    list_count_scope=_list_count_scope,
     list_description="The requesting user's todos: list and create.",
     select_list=selectors.todo_list,
     select_trash=selectors.todo_trash_list,

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import uuid
+from typing import ClassVar
 
 from django.conf import settings
 from django.db import models
@@ -42,16 +43,26 @@ class Todo(models.Model):
     # Set when deleted: the row is in the trash, restorable until ``purge_trash`` removes it.
     deleted_at = models.DateTimeField(null=True, blank=True, editable=False)
 
+    # The fields a cached list filters on: changing one may shrink a list (lightnote.list_counts).
+    LIST_FILTER_FIELDS: ClassVar[tuple[str, ...]] = ("status",)
+
     all_objects = models.Manager()  # the trash included
     objects = LiveManager()  # the default (Meta): live rows only: reads, writes, lists, admin
 
     class Meta:
         default_manager_name = "objects"
         ordering = ["-created_at", "id"]
-        # Each list's sort, owner first, so a page reads its rows straight off the index.
+        # Each list's filter and sort, owner first: the live rows (``deleted_at`` IS NULL is
+        # an equality here) in list order, so a page reads its rows straight off the index and
+        # the capped count reads the index alone (no row lookups).
         indexes = [
-            models.Index(fields=["owner", "-created_at", "id"], name="todo_owner_created_idx"),
-            models.Index(fields=["owner", "status", "-created_at"]),
+            models.Index(
+                fields=["owner", "deleted_at", "-created_at", "id"], name="todo_owner_live_idx"
+            ),
+            models.Index(
+                fields=["owner", "deleted_at", "status", "-created_at", "id"],
+                name="todo_owner_live_status_idx",
+            ),
         ]
         constraints = [
             models.UniqueConstraint(

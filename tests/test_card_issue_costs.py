@@ -1,0 +1,85 @@
+"""What a card-issuing message turn costs, pinned: SQL statements, writes, Redis round trips,
+and the shape that keeps it small (its writes in one transaction: both messages in one
+INSERT, the card's history row, its ``card.issued`` audit row and the session's activity).
+
+Counts come from ``lightnote.request_counters.count_requests`` (SQL exactly as
+``CaptureQueriesContext`` counts it; Redis as packets sent); timings are ``make bench``'s.
+The repeat confirm's costs are pinned in ``tests/test_confirm_costs.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from lightnote.models import AuditEvent
+from lightnote.request_counters import count_requests
+from tests.agent_helpers import CREATE_TODO_TEXT, messages_url, open_session, token_client
+
+# token; the session with its history; BEGIN, messages, card row, card.issued audit row,
+# session, COMMIT
+CARD_ISSUE_SQL_MAX = 8
+CARD_ISSUE_WRITES = 4
+# the card limit, the pending question, the continuation, the card
+CARD_ISSUE_REDIS_MAX = 4
+
+
+def _turn(client: Any, session_id: str, text: str = CREATE_TODO_TEXT) -> Any:
+    response = client.post(messages_url(session_id), {"text": text}, format="json")
+    assert response.status_code == 200, response.content
+    assert len(response.json()["cards"]) == 1, response.content
+    return response
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_card_turn_writes_everything_in_one_transaction_within_its_statement_budget(
+    user: Any,
+) -> None:
+    client = token_client(user)
+    session_id = open_session(client)
+    _turn(client, session_id, "帮我创建一条明天下午3点热身的待办")  # steady state
+    with count_requests(keep_statements=True) as counts:
+        response = _turn(client, session_id)
+    statements = counts.statements or []
+    words = [sql.split()[0].upper() for sql in statements]
+    assert counts.sql <= CARD_ISSUE_SQL_MAX, statements
+    assert counts.sql_writes == CARD_ISSUE_WRITES, statements
+    assert "SAVEPOINT" not in words, statements
+    inserts = [sql for sql in statements if sql.lstrip().upper().startswith("INSERT")]
+    assert len(inserts) == 3, inserts  # both messages in one INSERT, the card row, the audit
+    assert sum("agent_message" in sql for sql in inserts) == 1, inserts
+    if "BEGIN" in words:  # where the backend logs it: every write between BEGIN and COMMIT
+        begin, commit = words.index("BEGIN"), words.index("COMMIT")
+        writes = [i for i, word in enumerate(words) if word in ("INSERT", "UPDATE")]
+        assert all(begin < i < commit for i in writes), statements
+    card_id = response.json()["cards"][0]["card_id"]
+    issued = AuditEvent.objects.filter(action_id=card_id, event_type="card.issued")
+    assert issued.count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_turn_that_fails_to_commit_leaves_no_card_issued_audit_row(user: Any) -> None:
+    """The audit row is part of the turn's transaction: no turn, no ``card.issued`` row."""
+    from unittest import mock
+
+    from agent import sessions
+
+    client = token_client(user)
+    session_id = open_session(client)
+    client.raise_request_exception = False
+    with mock.patch.object(sessions, "session_touch", side_effect=RuntimeError("db gone")):
+        response = client.post(messages_url(session_id), {"text": CREATE_TODO_TEXT}, format="json")
+    assert response.status_code == 500
+    assert not AuditEvent.objects.filter(event_type="card.issued").exists()
+
+
+@pytest.mark.services
+@pytest.mark.django_db
+def test_round_trips_to_redis_per_card_turn(user: Any) -> None:
+    client = token_client(user)
+    session_id = open_session(client)
+    _turn(client, session_id, "帮我创建一条明天下午3点热身的待办")  # every script loaded
+    with count_requests() as counts:
+        _turn(client, session_id)
+    assert counts.redis <= CARD_ISSUE_REDIS_MAX
