@@ -134,7 +134,9 @@ def _address(request: Any) -> str:
 
 
 @receiver(user_login_failed, dispatch_uid="lightnote.login_throttle.failed")
-def _audit_failed_login(sender: Any, credentials: dict[str, Any], request: Any = None, **_: Any) -> None:
+def _audit_failed_login(
+    sender: Any, credentials: dict[str, Any], request: Any = None, **_: Any
+) -> None:
     if request is None or getattr(request, _BLOCKED, False):
         return
     audit_event(

@@ -71,9 +71,7 @@ class TokenView(APIView):
             raise login_throttle.lockout_error()
         if user is None or not user.is_active:
             raise LightNoteError("INVALID_CREDENTIALS", status=400)
-        login_throttle.reset_after_success(
-            request._request, serializer.validated_data["username"]
-        )
+        login_throttle.reset_after_success(request._request, serializer.validated_data["username"])
         token, _ = Token.objects.get_or_create(user=user)
         return Response({"token": token.key})
 
