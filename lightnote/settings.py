@@ -339,6 +339,8 @@ LIGHTNOTE_TRASH_RETENTION = env_int("LIGHTNOTE_TRASH_RETENTION", 30, minimum=1)
 LIGHTNOTE_UNDO_WINDOW = env_int("LIGHTNOTE_UNDO_WINDOW", 600, minimum=10)
 LIGHTNOTE_RATE_LIMIT_CARDS = env_rate("LIGHTNOTE_RATE_LIMIT_CARDS", "60/m")
 LIGHTNOTE_RATE_LIMIT_CONFIRMS = env_rate("LIGHTNOTE_RATE_LIMIT_CONFIRMS", "60/m")
+# Unknown or expired card/continuation tokens per user; further misses answer 429.
+LIGHTNOTE_RATE_LIMIT_TOKEN_MISSES = env_rate("LIGHTNOTE_RATE_LIMIT_TOKEN_MISSES", "20/m")
 # Cards one message may make; further write proposals get the notice TOO_MANY_PROPOSALS.
 LIGHTNOTE_MAX_CARDS_PER_TURN = env_int("LIGHTNOTE_MAX_CARDS_PER_TURN", 5, minimum=1)
 OPENAI_API_KEY = env_str("OPENAI_API_KEY")
