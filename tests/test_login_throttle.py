@@ -169,3 +169,46 @@ def test_a_forwarded_header_does_not_change_the_counted_address(user: Any) -> No
         for n in range(5)
     ]
     assert_locked(answers[-1])
+
+
+# --- the login page in a real browser ----------------------------------------------------
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(("viewport", "lang"), [("phone", "zh-CN"), ("desktop", "en")])
+def test_browser_the_login_page_shows_the_lockout(
+    live_server: Any, make_user: Any, sync_playwright: Any, viewport: str, lang: str
+) -> None:
+    from tests.test_browser_chat import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS
+    from tests.test_browser_pages import SCREENSHOT_DIR, VIEWPORTS, _serious_violations
+
+    make_user("walker")
+    statuses: list[int] = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            context = browser.new_context(locale=lang, viewport=VIEWPORTS[viewport])
+            context.set_default_timeout(TIMEOUT_MS)
+            page = context.new_page()
+            page.goto(f"{live_server.url}{LOGIN}")
+            for _ in range(5):
+                page.fill("section.login input[name=username]", "walker")
+                page.fill("section.login input[name=password]", "wrong")
+                with page.expect_navigation() as navigation:
+                    page.click("section.login button[type=submit]")
+                statuses.append(navigation.value.status)
+            alert = page.locator('[role=alert][data-code="RATE_LIMITED"]')
+            text = alert.inner_text()
+            violations = _serious_violations(page)
+            if SCREENSHOT_DIR:
+                page.screenshot(
+                    path=f"{SCREENSHOT_DIR}/login-lockout-{viewport}.png", full_page=True
+                )
+        finally:
+            browser.close()
+
+    assert statuses == [200, 200, 200, 200, 429]
+    expected = "15 分钟后再试" if lang == "zh-CN" else "Try again in 15 minutes"
+    assert expected in text
+    assert violations == []
