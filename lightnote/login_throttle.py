@@ -23,6 +23,7 @@ import math
 from typing import Any
 
 from axes.backends import AxesStandaloneBackend
+from axes.exceptions import AxesBackendPermissionDenied
 from axes.handlers.proxy import AxesProxyHandler
 from axes.helpers import get_cool_off, get_credentials
 from axes.signals import user_locked_out
@@ -57,10 +58,11 @@ class LoginThrottleBackend(AxesStandaloneBackend):
     ) -> None:
         if request is None:
             return None
-        credentials = get_credentials(username=username, password=password, **kwargs)
-        if not AxesProxyHandler.is_allowed(request, credentials):
-            setattr(request, _BLOCKED, True)
-        return super().authenticate(request, username, password, **kwargs)
+        try:
+            return super().authenticate(request, username, password, **kwargs)
+        except AxesBackendPermissionDenied:
+            setattr(request, _BLOCKED, True)  # refused as locked out: not a new failure
+            raise
 
 
 def lockout_username(request: HttpRequest, credentials: dict[str, Any] | None) -> str | None:

@@ -134,6 +134,19 @@ def test_the_login_page_locks_after_five_failures_with_a_message(
         assert "_auth_user_id" not in response.client.session
 
 
+def test_the_admin_login_locks_too(make_user: Any) -> None:
+    make_user("root", is_staff=True, is_superuser=True)
+    browser = Client()
+    answers = [
+        browser.post("/admin/login/", {"username": "root", "password": "wrong"}).status_code
+        for _ in range(5)
+    ]
+    assert answers == [200, 200, 200, 200, 429]
+    refused = browser.post("/admin/login/", {"username": "root", "password": "pw-root"})
+    assert refused.status_code == 429
+    assert "_auth_user_id" not in browser.session
+
+
 def test_failed_logins_and_the_lockout_are_audited_once(user: Any) -> None:
     for _ in range(5):
         token_login("wrong")
