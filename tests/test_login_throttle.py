@@ -225,3 +225,28 @@ def test_browser_the_login_page_shows_the_lockout(
     expected = "15 分钟后再试" if lang == "zh-CN" else "Try again in 15 minutes"
     assert expected in text
     assert violations == []
+
+
+def test_the_limit_and_cool_off_come_from_the_environment() -> None:
+    import os
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from lightnote import settings as s; "
+            "print(s.AXES_FAILURE_LIMIT, int(s.AXES_COOLOFF_TIME.total_seconds()))",
+        ],
+        env={
+            **os.environ,
+            "LIGHTNOTE_DEBUG": "1",
+            "LIGHTNOTE_LOGIN_FAILURE_LIMIT": "3",
+            "LIGHTNOTE_LOGIN_COOLOFF": "120",
+        },
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert result.stdout.split() == ["3", "120"]
