@@ -402,6 +402,11 @@ _CARD_ERRORS = {
     410: ("CONFIRMATION_EXPIRED",),
     503: ("CONFIRMATION_STORE_UNAVAILABLE",),
 }
+_MISSES_429 = (
+    "RATE_LIMITED (with Retry-After): this user presented more unknown or expired tokens "
+    "than LIGHTNOTE_RATE_LIMIT_TOKEN_MISSES allows in the window; answered instead of 410 for "
+    "a further miss (a known token is answered as usual)"
+)
 _RUNNING = (
     "202 `running`: another request holds the card and is executing it. Do not confirm "
     "again blindly: poll `POST /api/v1/agent/confirmations/status/` with the same body, "
@@ -424,6 +429,10 @@ _RUNNING = (
         **documented_errors(
             (400, 401, 403, 404, 409, 410, 415, 429, 503),
             codes={**_CARD_ERRORS, 409: ("CONFIRMATION_REJECTED", "CONFIRMATION_INVALID")},
+            descriptions={
+                "s429": "RATE_LIMITED (with Retry-After): a new claim over "
+                "LIGHTNOTE_RATE_LIMIT_CONFIRMS (a repeat is never refused), or " + _MISSES_429
+            },
         ),
     },
 )
@@ -441,8 +450,9 @@ class ConfirmView(_TokenEndpoint):
     responses={
         200: ConfirmationStateSerializer,
         **documented_errors(
-            (400, 401, 403, 404, 409, 410, 415, 503),
+            (400, 401, 403, 404, 409, 410, 415, 429, 503),
             codes={**_CARD_ERRORS, 409: ("CONFIRMATION_ALREADY_CLAIMED",)},
+            descriptions={"s429": _MISSES_429},
         ),
     },
 )
@@ -463,8 +473,9 @@ class RejectView(_TokenEndpoint):
     responses={
         200: ConfirmationStateSerializer,
         **documented_errors(
-            (400, 401, 403, 404, 409, 410, 415, 503),
+            (400, 401, 403, 404, 409, 410, 415, 429, 503),
             codes={**_CARD_ERRORS, 409: ("CONFIRMATION_INVALID",)},
+            descriptions={"s429": _MISSES_429},
         ),
     },
 )
@@ -501,6 +512,10 @@ _REPLY_RUNNING = (
                 409: ("CONTINUATION_NOT_READY",),
                 410: ("CONTINUATION_EXPIRED",),
                 503: ("CONTINUATION_GENERATION_FAILED", "CONFIRMATION_STORE_UNAVAILABLE"),
+            },
+            descriptions={
+                "s429": "RATE_LIMITED (with Retry-After): a new generation over "
+                "LIGHTNOTE_RATE_LIMIT_CONFIRMS, or " + _MISSES_429
             },
         ),
     },
@@ -586,7 +601,14 @@ _EDIT_ERRORS = {
         request=EditRequestSchema,
         responses={
             200: CardResponseSerializer,
-            **documented_errors((400, 401, 403, 404, 409, 410, 415, 429, 503), codes=_EDIT_ERRORS),
+            **documented_errors(
+                (400, 401, 403, 404, 409, 410, 415, 429, 503),
+                codes=_EDIT_ERRORS,
+                descriptions={
+                    "s429": "RATE_LIMITED (with Retry-After): the new card over "
+                    "LIGHTNOTE_RATE_LIMIT_CARDS, or " + _MISSES_429
+                },
+            ),
         },
         parameters=[ADMIN_CONTEXT_PARAMETER],
     )

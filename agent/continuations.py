@@ -25,7 +25,7 @@ from agent.models import ActionReceipt, Message
 from agent.planners import get_planner
 from agent.planners.base import PlannerError
 from agent.planners.replies import REPLY_CODE_KEY
-from agent.ratelimit import limit_new_claim
+from agent.ratelimit import limit_new_claim, limit_token_miss
 from agent.sessions import SessionAccess, session_access
 from agent.tools import registry
 from lightnote.audit import audit_event
@@ -122,13 +122,23 @@ def load_continuation_for(
 ) -> continuation_store.Continuation:
     """Return the continuation ``token`` names, checked for this user and session.
 
-    Unknown or expired: 410 ``CONTINUATION_EXPIRED``. Another user's or another session's:
-    403 ``CONTINUATION_FORBIDDEN`` (audited). An altered record: 409, as not ready (audited);
-    checked in every state, not only at activation, since an altered ready record could
-    name another action (another user's receipt) for the reply to read.
+    Unknown or expired: 410 ``CONTINUATION_EXPIRED`` (audited), or 429 ``RATE_LIMITED`` once
+    this user's token misses passed ``LIGHTNOTE_RATE_LIMIT_TOKEN_MISSES``. Another user's or
+    another session's: 403 ``CONTINUATION_FORBIDDEN`` (audited). An altered record: 409, as
+    not ready (audited); checked in every state, not only at activation, since an altered
+    ready record could name another action (another user's receipt) for the reply to read.
     """
     continuation = continuation_store.continuation_get(token)
     if continuation is None:
+        # The miss path only: a known token pays no round trip for the miss throttle.
+        limit_token_miss(actor=actor, kind="continuation", action="reply")  # 429 over it
+        audit_event(
+            "continuation.expired",
+            actor=actor.actor,
+            subject=actor.subject,
+            session_id=session_id,
+            code="CONTINUATION_EXPIRED",
+        )
         raise LightNoteError("CONTINUATION_EXPIRED", status=410)
     access = session_access(session_id=session_id, owner=actor.subject)
     if access is SessionAccess.DELETED:

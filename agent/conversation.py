@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -70,6 +71,12 @@ define_messages(
         "TOOL_ARGS_MALFORMED": (
             "模型给出的参数无法解析，未生成确认卡。",
             "The model's arguments could not be parsed; no card was made.",
+        ),
+        "TOO_MANY_PROPOSALS": (
+            "一条消息最多生成 {limit} 张确认卡；其余操作没有生成确认卡，"
+            "请先处理这些，再提出其余操作。",
+            "One message makes at most {limit} cards; the other proposed actions got none. "
+            "Handle these first, then ask for the rest.",
         ),
     }
 )
@@ -154,6 +161,8 @@ class _Turn:
         self.chosen: list[tuple[str, str, str]] = []
         # The one request this turn asks about (kept for the next message), if any.
         self.asked: pending.PendingRequest | None = None
+        # Write proposals refused because the turn already made LIGHTNOTE_MAX_CARDS_PER_TURN.
+        self.over_card_limit: list[str] = []
 
     def run_read_tool(self, name: str, args: dict[str, Any]) -> Fact:
         """Run a read tool through the policy; a refusal becomes a failed fact."""
@@ -176,7 +185,17 @@ class _Turn:
         return fact
 
     def card_for(self, proposal: Proposal) -> None:
-        """Turn one write proposal into a card, or into a notice saying why not."""
+        """Turn one write proposal into a card, or into a notice saying why not.
+
+        Once the turn holds ``LIGHTNOTE_MAX_CARDS_PER_TURN`` cards, every further proposal
+        (other than a known read tool) gets the notice ``TOO_MANY_PROPOSALS``: it is not
+        prepared, stores nothing and takes nothing from the user's card rate limit.
+        """
+        if len(self.cards) >= settings.LIGHTNOTE_MAX_CARDS_PER_TURN:
+            tool = registry.get(proposal.tool)
+            if tool is None or tool.is_write:
+                self._refuse_over_card_limit(proposal)
+                return
         unknown = capability_for_unknown_tool(proposal.tool)
         if registry.get(proposal.tool) is None and unknown is not None:
             guidance = (unknown.guidance or {}).get(self.locale, "")
@@ -224,6 +243,29 @@ class _Turn:
                 _notice(prepared.capability.id, "rejected", error.message(self.locale), error.code)
             )
             self._audit_refusal(proposal, error.code)
+
+    def _refuse_over_card_limit(self, proposal: Proposal) -> None:
+        code = "TOO_MANY_PROPOSALS"
+        message = translate(code, self.locale, limit=settings.LIGHTNOTE_MAX_CARDS_PER_TURN)
+        self.notices.append(_notice(_capability_id(proposal.tool), "rejected", message, code))
+        self.over_card_limit.append(proposal.tool)
+
+    def audit_over_card_limit(self) -> None:
+        """Record the proposals refused for the per-turn card limit: one row with the count."""
+        if not self.over_card_limit:
+            return
+        audit_event(
+            "card.refused",
+            actor=self.actor.actor,
+            subject=self.actor.subject,
+            session_id=self.session.id,
+            code="TOO_MANY_PROPOSALS",
+            details={
+                "count": len(self.over_card_limit),
+                "limit": settings.LIGHTNOTE_MAX_CARDS_PER_TURN,
+                "tools": sorted(set(self.over_card_limit))[:20],
+            },
+        )
 
     def reads(self) -> list[dict[str, str]]:
         """Return the stored items the model read on this turn (note bodies, todo lists)."""
@@ -705,6 +747,7 @@ def handle_message(
             plan.text = ""  # the notice carries the question (worded with its candidates)
         for proposal in plan.proposals:
             turn.card_for(proposal)
+        turn.audit_over_card_limit()
         reply = plan.text or ""
     # One pending request per session: this turn's question replaces any older one, and a
     # turn that asked nothing ends the wait (answered, cancelled, or a new request).
@@ -728,11 +771,14 @@ def handle_message(
         reply = translate("AGENT_PLEASE_CONFIRM", locale)
     # docs/api.md: a refused proposal's reason appears in the reply, also after a replacement
     # (the fixed text and the reason are both true).
-    refusals = [
-        notice["message"]
-        for notice in turn.notices
-        if notice["message"] and notice["status"] != "guarded"
-    ]
+    # Each distinct reason once (70 proposals over the card limit are one sentence).
+    refusals = list(
+        dict.fromkeys(
+            notice["message"]
+            for notice in turn.notices
+            if notice["message"] and notice["status"] != "guarded"
+        )
+    )
     reply = "\n".join(part for part in [reply.strip(), *refusals] if part)
     facts = [public_fact(fact) for fact in turn.facts]
     with transaction.atomic():

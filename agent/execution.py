@@ -29,7 +29,7 @@ from agent import cards, lifecycle
 from agent.cards import CardState, OutcomeKind
 from agent.lifecycle import receipt_body
 from agent.models import ActionCard, ActionReceipt, AgentSession
-from agent.ratelimit import limit_new_claim
+from agent.ratelimit import limit_new_claim, limit_token_miss
 from agent.sessions import SessionAccess, session_access
 from lightnote import store
 from lightnote.audit import audit_entry, audit_event, audit_events
@@ -265,11 +265,15 @@ def load_card_for(
 ) -> cards.Card:
     """Run the checks before any state is read: admin context, store, token, owner, binding.
 
-    Raises the API's answer for the first check that fails.
+    Raises the API's answer for the first check that fails. An unknown or expired token is
+    410, or 429 ``RATE_LIMITED`` once this user's misses passed
+    ``LIGHTNOTE_RATE_LIMIT_TOKEN_MISSES`` (``agent.ratelimit.limit_token_miss``).
     """
     refuse_admin_write(request, what=f"confirmation.{action}")
     card = cards.card_get(token)  # 503 when the store cannot answer
     if card is None:
+        # The miss path only: a known token pays no round trip for the miss throttle.
+        limit_token_miss(actor=actor, kind="card", action=action)  # 429 over the limit
         audit_event(
             "confirm.expired",
             actor=actor.actor,

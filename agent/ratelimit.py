@@ -7,21 +7,35 @@ e.g. ``60/m``) counted by one Lua script that checks and counts together
 Callers place the check where docs/api.md's order puts it. A confirm counts only when it has won
 the claim (``agent.execution.confirm``): a repeat of a running or settled card, and every
 loser of a race for one card, are never counted and never refused.
+
+Token misses (``LIGHTNOTE_RATE_LIMIT_TOKEN_MISSES``): an unknown or expired card or
+continuation token costs a unit, counted only on the miss path (the request already knows
+it missed), so a hit costs no extra round trip. Over the limit a miss answers 429 instead of
+410, writes no audit row, and is tallied in Redis; ``flush_miss_tallies`` (run by
+``reconcile_cards``) writes one ``rate.limited`` row per user, kind and action with the
+count.
 """
 
 from __future__ import annotations
 
+import json
+import logging
 import math
 import re
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.db import DatabaseError
 
 from agent.control import store_unavailable
 from lightnote import store
-from lightnote.audit import audit_event
+from lightnote.audit import audit_entry, audit_event, audit_events
+from lightnote.binding import canonical_json
+from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
+
+logger = logging.getLogger(__name__)
 
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86_400}
 _RATE = re.compile(r"^(\d+)/(\d*)(s|m|h|d|sec|min|hour|day)$")
@@ -36,8 +50,9 @@ def parse_rate(rate: str) -> tuple[int, int]:
     return int(limit), int(multiplier or 1) * _UNIT_SECONDS[unit[0]]
 
 
-def _limit(*, group: str, rate: str, user_id: int) -> None:
-    """Count one unit of ``group`` for ``user_id``; 429 ``RATE_LIMITED`` over the limit."""
+def _take(*, group: str, rate: str, user_id: int) -> int | None:
+    """Count one unit of ``group`` for ``user_id``: None when taken, else the seconds until
+    the window ends (nothing counted). The store unreachable: 503."""
     limit, window_seconds = parse_rate(rate)
     window_ms = window_seconds * 1000
     now = store.now_ms()
@@ -53,20 +68,31 @@ def _limit(*, group: str, rate: str, user_id: int) -> None:
     except store.StoreUnavailable:
         raise store_unavailable() from None
     if taken.taken:
+        return None
+    return max(1, math.ceil(taken.retry_after_ms / 1000))
+
+
+def _limited(retry_after: int) -> LightNoteError:
+    return LightNoteError(
+        "RATE_LIMITED",
+        status=429,
+        params={"retry_after": retry_after},
+        headers={"Retry-After": str(retry_after)},
+    )
+
+
+def _limit(*, group: str, rate: str, user_id: int) -> None:
+    """Count one unit of ``group`` for ``user_id``; 429 ``RATE_LIMITED`` over the limit."""
+    retry_after = _take(group=group, rate=rate, user_id=user_id)
+    if retry_after is None:
         return
-    retry_after = max(1, math.ceil(taken.retry_after_ms / 1000))
     audit_event(
         "rate.limited",
         actor=get_user_model().objects.filter(pk=user_id).first(),
         code="RATE_LIMITED",
         details={"group": group, "rate": rate, "retry_after": retry_after},
     )
-    raise LightNoteError(
-        "RATE_LIMITED",
-        status=429,
-        params={"retry_after": retry_after},
-        headers={"Retry-After": str(retry_after)},
-    )
+    raise _limited(retry_after)
 
 
 def limit_new_card(request: Any, *, user_id: int) -> None:
@@ -77,3 +103,79 @@ def limit_new_card(request: Any, *, user_id: int) -> None:
 def limit_new_claim(request: Any, *, user_id: int) -> None:
     """Count one new claim (a won confirm, or a reply generation); 429 over the limit."""
     _limit(group="agent.claims", rate=settings.LIGHTNOTE_RATE_LIMIT_CONFIRMS, user_id=user_id)
+
+
+# --- Token misses ---------------------------------------------------------------------------
+
+MISSES_GROUP = "agent.token_misses"
+MISS_TALLIES_KEY = "ln:audit:{misses}"
+
+
+def limit_token_miss(*, actor: ActorContext, kind: str, action: str) -> None:
+    """Count one unknown or expired token (``kind`` ``card`` or ``continuation``) presented
+    by ``actor`` to ``action``; call it on the miss path only.
+
+    Under ``LIGHTNOTE_RATE_LIMIT_TOKEN_MISSES`` it returns, and the caller answers 410 (and
+    audits the miss as before). Over it: 429 ``RATE_LIMITED`` with ``Retry-After``; the miss
+    is tallied in Redis (one round trip, best effort) and written to the audit log later,
+    aggregated, by :func:`flush_miss_tallies`.
+    """
+    retry_after = _take(
+        group=MISSES_GROUP, rate=settings.LIGHTNOTE_RATE_LIMIT_TOKEN_MISSES, user_id=actor.actor.pk
+    )
+    if retry_after is None:
+        return
+    identity = {
+        "actor_id": actor.actor.pk,
+        "subject_id": actor.subject.pk,
+        "kind": kind,
+        "action": action,
+    }
+    try:
+        store.counter_add(MISS_TALLIES_KEY, canonical_json(identity))
+    except store.StoreUnavailable:
+        logger.warning("throttled token miss of user %s not tallied", actor.actor.pk)
+    raise _limited(retry_after)
+
+
+def flush_miss_tallies() -> int:
+    """Write the throttled token misses to the audit log; return the number of rows.
+
+    One ``rate.limited`` row (group ``agent.token_misses``) per user, kind and action, with
+    ``details.count``. Taken and cleared atomically; put back if the database refuses.
+    """
+    try:
+        tallies = store.counters_take_all(MISS_TALLIES_KEY)
+    except store.StoreUnavailable:
+        logger.warning("token-miss tallies not flushed: the store is unavailable")
+        return 0
+    user = get_user_model()
+    entries = []
+    for identity_json, count in tallies.items():
+        try:
+            identity = json.loads(identity_json)
+            entries.append(
+                audit_entry(
+                    "rate.limited",
+                    actor=user(pk=identity["actor_id"]),
+                    subject=user(pk=identity["subject_id"]),
+                    code="RATE_LIMITED",
+                    details={
+                        "group": MISSES_GROUP,
+                        "rate": settings.LIGHTNOTE_RATE_LIMIT_TOKEN_MISSES,
+                        "kind": str(identity.get("kind", "")),
+                        "action": str(identity.get("action", "")),
+                        "count": count,
+                    },
+                )
+            )
+        except (ValueError, TypeError, KeyError, AttributeError):
+            logger.error("unreadable token-miss tally %r dropped", identity_json[:200])
+    try:
+        audit_events(entries)
+    except DatabaseError:
+        logger.exception("token-miss tallies not written; putting them back")
+        for identity_json, count in tallies.items():
+            store.counter_add(MISS_TALLIES_KEY, identity_json, count)
+        raise
+    return len(entries)

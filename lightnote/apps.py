@@ -9,4 +9,4 @@ class LightNoteConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from lightnote import messages  # noqa: F401  (registers texts)
+        from lightnote import login_throttle, messages  # noqa: F401  (texts, signal receivers)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import zoneinfo
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -163,6 +164,7 @@ INSTALLED_APPS = [
     "notes.apps.NotesConfig",
     "agent.apps.AgentConfig",
     "mcpserver.apps.McpServerConfig",
+    "axes",  # failed-login lockouts (lightnote.login_throttle)
 ]
 
 MIDDLEWARE = [
@@ -175,6 +177,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a lockout into the 429 answer
 ]
 
 # A measuring instrument for `make bench`: per-response SQL and Redis counts in headers.
@@ -340,6 +343,10 @@ LIGHTNOTE_TRASH_RETENTION = env_int("LIGHTNOTE_TRASH_RETENTION", 30, minimum=1)
 LIGHTNOTE_UNDO_WINDOW = env_int("LIGHTNOTE_UNDO_WINDOW", 600, minimum=10)
 LIGHTNOTE_RATE_LIMIT_CARDS = env_rate("LIGHTNOTE_RATE_LIMIT_CARDS", "60/m")
 LIGHTNOTE_RATE_LIMIT_CONFIRMS = env_rate("LIGHTNOTE_RATE_LIMIT_CONFIRMS", "60/m")
+# Unknown or expired card/continuation tokens per user; further misses answer 429.
+LIGHTNOTE_RATE_LIMIT_TOKEN_MISSES = env_rate("LIGHTNOTE_RATE_LIMIT_TOKEN_MISSES", "20/m")
+# Cards one message may make; further write proposals get the notice TOO_MANY_PROPOSALS.
+LIGHTNOTE_MAX_CARDS_PER_TURN = env_int("LIGHTNOTE_MAX_CARDS_PER_TURN", 5, minimum=1)
 OPENAI_API_KEY = env_str("OPENAI_API_KEY")
 OPENAI_BASE_URL = env_str("OPENAI_BASE_URL") or None
 LIGHTNOTE_LLM_MODEL = env_str("LIGHTNOTE_LLM_MODEL", "gpt-4o-mini")
@@ -351,6 +358,27 @@ if LIGHTNOTE_PLANNER not in {"rules", "openai"}:
     )
 if LIGHTNOTE_PLANNER == "openai" and not OPENAI_API_KEY:
     raise ImproperlyConfigured("LIGHTNOTE_PLANNER=openai needs OPENAI_API_KEY")
+
+# --- Failed logins (lightnote/login_throttle.py, docs/security-throttles.md) ---------------
+
+# LIGHTNOTE_LOGIN_FAILURE_LIMIT failed logins by one username from one client address lock
+# that pair out for LIGHTNOTE_LOGIN_COOLOFF seconds, on the token endpoint and the login page.
+LIGHTNOTE_LOGIN_FAILURE_LIMIT = env_int("LIGHTNOTE_LOGIN_FAILURE_LIMIT", 5, minimum=1)
+LIGHTNOTE_LOGIN_COOLOFF = env_int("LIGHTNOTE_LOGIN_COOLOFF", 900, minimum=1)
+AUTHENTICATION_BACKENDS = [
+    "lightnote.login_throttle.LoginThrottleBackend",  # first: refuses a locked-out pair
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
+AXES_FAILURE_LIMIT = LIGHTNOTE_LOGIN_FAILURE_LIMIT
+AXES_COOLOFF_TIME = timedelta(seconds=LIGHTNOTE_LOGIN_COOLOFF)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_USERNAME_CALLABLE = "lightnote.login_throttle.lockout_username"
+AXES_LOCKOUT_CALLABLE = "lightnote.login_throttle.lockout_response"
+AXES_RESET_ON_SUCCESS = True
+AXES_DISABLE_ACCESS_LOG = True  # successful logins are not logged by axes (no unbounded table)
+AXES_VERBOSE = False
+# The client address is REMOTE_ADDR (axes' default): a forwarded header is never trusted.
 
 # --- MCP server (docs/mcp.md) -----------------------------------------------------------
 

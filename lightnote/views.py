@@ -15,6 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from lightnote import login_throttle
 from lightnote.errors import LightNoteError
 from lightnote.i18n import request_locale, translate
 from lightnote.models import LANGUAGE_CHOICES, User, validate_time_zone
@@ -47,16 +48,30 @@ class TokenView(APIView):
         request=TokenLoginSerializer,
         responses={
             200: AuthTokenSerializer,
-            **error_responses(400, 415, s400="INVALID_CREDENTIALS or VALIDATION_ERROR"),
+            **error_responses(
+                400,
+                415,
+                429,
+                s400="INVALID_CREDENTIALS or VALIDATION_ERROR",
+                s429=(
+                    "RATE_LIMITED: too many failed logins for this username from this "
+                    "address (LIGHTNOTE_LOGIN_FAILURE_LIMIT within LIGHTNOTE_LOGIN_COOLOFF); "
+                    "every attempt is refused until Retry-After has passed"
+                ),
+            ),
         },
         auth=[],
     )
     def post(self, request: Request) -> Response:
         serializer = TokenLoginSerializer(data=request.data, context={"request": request})
         serializer.is_valid(raise_exception=True)
+        # With the request, so the failed-login lockout (lightnote.login_throttle) sees it.
         user = authenticate(request._request, **serializer.validated_data)
+        if getattr(request._request, "axes_locked_out", False):
+            raise login_throttle.lockout_error()
         if user is None or not user.is_active:
             raise LightNoteError("INVALID_CREDENTIALS", status=400)
+        login_throttle.reset_after_success(request._request, serializer.validated_data["username"])
         token, _ = Token.objects.get_or_create(user=user)
         return Response({"token": token.key})
 

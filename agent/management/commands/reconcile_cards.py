@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand
 
 from agent.execution import flush_repeat_tallies, reconcile_expired
 from agent.lifecycle import reconcile_unknown_rows
+from agent.ratelimit import flush_miss_tallies
 
 
 class Command(BaseCommand):
@@ -17,8 +18,9 @@ class Command(BaseCommand):
         "succeeded; none -> voided and ACTION_NOT_EXECUTED), then the card history rows "
         "whose outcome is still unknown, the same way without Redis. Never executes an "
         "action. Also writes the tallies of repeated confirms to the audit log "
-        "(confirm.duplicate, details.count). Safe to run from cron on any number of hosts "
-        "at once."
+        "(confirm.duplicate, details.count), and the tallies of token misses refused by "
+        "LIGHTNOTE_RATE_LIMIT_TOKEN_MISSES (rate.limited, details.count). Safe to run from "
+        "cron on any number of hosts at once."
     )
 
     def add_arguments(self, parser: Any) -> None:
@@ -33,3 +35,6 @@ class Command(BaseCommand):
         tallies = flush_repeat_tallies()
         if tallies:
             self.stdout.write(f"audited {tallies} tally(ies) of repeated confirms")
+        misses = flush_miss_tallies()
+        if misses:
+            self.stdout.write(f"audited {misses} tally(ies) of throttled token misses")

@@ -1,0 +1,118 @@
+"""Issue 10 row 8: many concurrent confirms of one card against a low claim limit.
+
+Real threads (each its own client and MariaDB connection) race through the HTTP endpoint
+against the real Redis. Only the request that actually claims the card counts against
+``LIGHTNOTE_RATE_LIMIT_CONFIRMS``: every duplicate, whether it saw the card ready and lost
+the claim, or saw it running or settled, is answered 202 or the settled body, never 429;
+the user's claim counter moves by exactly one, so the next new claim is still allowed.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+from django.db import connections
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from agent.models import ActionReceipt
+from lightnote.redis import get_redis
+from tests.agent_helpers import (
+    CONFIRM_URL,
+    StoreClock,
+    confirm,
+    error_code,
+    flow_with_card,
+    issue_card,
+    spy_on,
+)
+from todos import services as todo_services
+from todos.models import Todo
+
+pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
+
+THREADS = 100  # MariaDB's default max_connections is 151, shared with the other tests
+
+
+def race(key: str, payload: dict[str, str], threads: int) -> list[tuple[int, bytes]]:
+    """POST ``payload`` to the confirm endpoint from ``threads`` threads at once."""
+    barrier = threading.Barrier(threads)
+
+    def confirm_once(_: int) -> tuple[int, bytes]:
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+        try:
+            barrier.wait(timeout=60)
+            response = client.post(CONFIRM_URL, payload, format="json")
+            return response.status_code, response.content
+        finally:
+            connections.close_all()  # this thread's own connection
+
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        return list(pool.map(confirm_once, range(threads)))
+
+
+def claims_counted(user_id: int) -> int:
+    """The user's claim units taken in every window (read from the real Redis)."""
+    redis = get_redis()
+    keys = list(redis.scan_iter(match=f"*rate:agent.claims:{user_id}:*"))
+    return sum(int(redis.get(key) or 0) for key in keys)
+
+
+def test_a_hundred_racers_on_one_card_count_one_claim_and_none_gets_429(
+    user: Any, settings: Any, monkeypatch: Any
+) -> None:
+    settings.LIGHTNOTE_RATE_LIMIT_CONFIRMS = "2/h"
+    clock = StoreClock(frozen=True).start()  # one rate window for the whole test
+    try:
+        flow = flow_with_card(user)
+        action_id = flow.card_id()
+        second = issue_card(user, session_id=flow.session_id).token
+        third = issue_card(user, session_id=flow.session_id).token
+        key = Token.objects.get(user=user).key
+        payload = {"token": flow.token, "session_id": flow.session_id}
+
+        # The execution holds the card in ``running`` a moment, so that racers find it
+        # ready (and lose the claim) as well as running (and are answered 202).
+        calls = spy_on(monkeypatch, todo_services, "todo_create")
+        counted = todo_services.todo_create
+
+        def slow_create(*args: Any, **kwargs: Any) -> Any:
+            time.sleep(0.2)  # widens the race; nothing is asserted about time
+            return counted(*args, **kwargs)
+
+        monkeypatch.setattr(todo_services, "todo_create", slow_create)
+
+        answers = race(key, payload, THREADS)
+
+        statuses = Counter(code for code, _ in answers)
+        assert 429 not in statuses, statuses
+        assert set(statuses) <= {200, 202}, statuses
+        settled = {body for code, body in answers if code == 200}
+        assert len(settled) == 1, settled
+        assert len(calls) == 1  # exactly one execution
+        assert Todo.objects.count() == 1
+        assert [str(a) for a in ActionReceipt.objects.values_list("action_id", flat=True)] == [
+            action_id
+        ]
+        assert claims_counted(user.pk) == 1  # the winner's claim, once
+
+        # The limit still has room for exactly one more new claim.
+        assert confirm(flow.client, second, flow.session_id).status_code == 200
+        refused = confirm(flow.client, third, flow.session_id)
+        assert (refused.status_code, error_code(refused)) == (429, "RATE_LIMITED")
+        assert claims_counted(user.pk) == 2
+
+        # With the limit exhausted, a second race on the settled card is still answered
+        # with its outcome by every racer: a repeat is never a new claim.
+        replays = race(key, payload, THREADS // 2)
+        assert {(code, body) for code, body in replays} == {(200, settled.pop())}
+        assert claims_counted(user.pk) == 2
+        assert len(calls) == 2
+    finally:
+        clock.stop()
