@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-import zoneinfo
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -65,10 +64,10 @@ def env_rate(name: str, default: str) -> str:
 
 def env_time_zone(name: str, default: str) -> str:
     """Return an IANA time zone name that this machine knows."""
+    from lightnote.times import is_allowed_time_zone  # plain Python: safe before apps load
+
     value = os.environ.get(name, default).strip()
-    try:
-        zoneinfo.ZoneInfo(value)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+    if not is_allowed_time_zone(value):
         raise ImproperlyConfigured(f"{name} must be an IANA time zone, got {value!r}") from None
     return value
 
@@ -166,6 +165,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: an oversized body is refused unread; a lost database answers 503 (security.md).
+    "lightnote.http_guards.HostileInputMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -246,6 +247,14 @@ USE_TZ = True
 TIME_ZONE = env_time_zone("LIGHTNOTE_TIME_ZONE", "Asia/Shanghai")
 LIGHTNOTE_TIME_ZONE = TIME_ZONE
 
+# --- Request limits (docs/security.md) ---------------------------------------------------
+
+# The largest request body accepted (bytes); larger is a 413 REQUEST_TOO_LARGE, unread.
+LIGHTNOTE_MAX_BODY_BYTES = env_int("LIGHTNOTE_MAX_BODY_BYTES", 1_048_576, minimum=1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = LIGHTNOTE_MAX_BODY_BYTES
+FILE_UPLOAD_MAX_MEMORY_SIZE = LIGHTNOTE_MAX_BODY_BYTES
+CSRF_FAILURE_VIEW = "lightnote.http_guards.csrf_failure"
+
 # --- Static files -----------------------------------------------------------------------
 
 STATIC_URL = "/static/"
@@ -278,7 +287,7 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "lightnote.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["lightnote.parsers.LimitedJSONParser"],
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
 SPECTACULAR_SETTINGS = {

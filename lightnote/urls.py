@@ -35,5 +35,7 @@ urlpatterns = [
     path("", include("agent.web.urls")),
 ]
 
+handler400 = "lightnote.http_guards.bad_request"
+handler403 = "lightnote.http_guards.permission_denied"
 handler404 = "lightnote.views.not_found"
 handler500 = "lightnote.views.server_error"

@@ -22,6 +22,7 @@ from agent.tools import format_local_time
 from agent.web.texts import PAGE_TEXTS
 from lightnote.context import ActorContext
 from lightnote.i18n import translate
+from lightnote.times import rfc3339
 
 HISTORY_LIMIT = 100
 
@@ -241,7 +242,7 @@ def time_view(at: datetime | None, zone: ZoneInfo) -> dict[str, str] | None:
     if at is None:
         return None
     local = at.astimezone(zone)
-    return {"iso": local.isoformat(), "label": local.strftime("%Y-%m-%d %H:%M")}
+    return {"iso": rfc3339(at, zone), "label": local.strftime("%Y-%m-%d %H:%M")}
 
 
 def outcome_view(answer: execution.Answer, *, locale: str, zone: ZoneInfo) -> dict[str, Any]:
