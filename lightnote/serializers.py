@@ -179,9 +179,10 @@ class QuerySerializer(serializers.Serializer):
     """
 
     def to_internal_value(self, data: Any) -> Any:
+        names: list[str] = [str(name) for name in self.fields.keys()]  # noqa: SIM118
         empty = sorted(
             name
-            for name in self.fields
+            for name in names
             if hasattr(data, "getlist") and name in data and "" in data.getlist(name)
         )
         if empty:

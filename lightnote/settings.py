@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -158,6 +159,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "csp",
     "todos.apps.TodosConfig",
     "notes.apps.NotesConfig",
     "agent.apps.AgentConfig",
@@ -168,6 +170,7 @@ MIDDLEWARE = [
     # First: an oversized body is refused unread; a lost database answers 503 (security.md).
     "lightnote.http_guards.HostileInputMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -255,6 +258,26 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = LIGHTNOTE_MAX_BODY_BYTES
 FILE_UPLOAD_MAX_MEMORY_SIZE = LIGHTNOTE_MAX_BODY_BYTES
 CSRF_FAILURE_VIEW = "lightnote.http_guards.csrf_failure"
 
+# Content-Security-Policy on every response: scripts and styles from this origin only (no
+# CDN, no inline code); the few inline <style> blocks (admin banner, API docs pages) carry
+# the per-response nonce. Swagger runs as drf-spectacular's split view (its init script is
+# a separate same-origin file). Tested in a browser: tests/test_browser_csp.py.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        "style-src": [SELF, NONCE],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF, "data:"],
+        "connect-src": [SELF],
+        "worker-src": [SELF, "blob:"],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
+
 # --- Static files -----------------------------------------------------------------------
 
 STATIC_URL = "/static/"
@@ -298,6 +321,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # No badge from the online validator (an outside image the CSP would refuse).
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {"TodoStatusEnum": "todos.models.Todo.Status"},
     # The agent's operations in the order a client uses them.
