@@ -324,6 +324,10 @@ SPECTACULAR_SETTINGS = {
     # No badge from the online validator (an outside image the CSP would refuse).
     "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "lightnote.openapi.document_edge_errors",  # 413 / 503 / MALFORMED_REQUEST (security.md)
+    ],
     "ENUM_NAME_OVERRIDES": {"TodoStatusEnum": "todos.models.Todo.Status"},
     # The agent's operations in the order a client uses them.
     "TAGS": [

@@ -503,3 +503,15 @@ def test_wrong_content_types_are_415_error_bodies(alice_api) -> None:
     for content_type in ("text/plain", "application/xml", "multipart/form-data; boundary=x"):
         response = alice_api.post(TODOS, "title=x", content_type=content_type)
         assert_error_body(response, 415, "UNSUPPORTED_MEDIA_TYPE")
+
+
+def test_the_schema_declares_the_edge_errors_on_every_operation(api_client) -> None:
+    schema = api_client.get("/api/schema/", {"format": "json"}).json()
+    for path, item in schema["paths"].items():
+        for method, operation in item.items():
+            responses = operation["responses"]
+            assert "503" in responses, f"{method} {path}"
+            if "requestBody" in operation:
+                assert "413" in responses, f"{method} {path}"
+                examples = responses["400"]["content"]["application/json"]["examples"]
+                assert "MALFORMED_REQUEST" in examples, f"{method} {path}"
