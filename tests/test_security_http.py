@@ -515,3 +515,22 @@ def test_the_schema_declares_the_edge_errors_on_every_operation(api_client) -> N
                 assert "413" in responses, f"{method} {path}"
                 examples = responses["400"]["content"]["application/json"]["examples"]
                 assert "MALFORMED_REQUEST" in examples, f"{method} {path}"
+
+
+def test_the_todo_page_applies_the_same_window_but_keeps_an_untouched_old_due(user) -> None:
+    browser = Client(HTTP_ACCEPT_LANGUAGE="en")
+    browser.force_login(user)
+    response = browser.post("/todos/", {"title": "old", "due_at": "1480-02-09T08:59"})
+    assert response.status_code == 400
+    assert "looks wrong" in response.content.decode()
+    assert not Todo.objects.exists()
+    # A todo already due long ago (stored before the rule) can still be edited unchanged.
+    old = dt.datetime(2001, 5, 1, 9, 0, tzinfo=zoneinfo.ZoneInfo("Asia/Shanghai"))
+    todo = todo_services.todo_create(owner=user, title="old", due_at=old)
+    response = browser.post(
+        f"/todos/{todo.id}/",
+        {"action": "save", "version": 1, "title": "renamed", "due_at": "2001-05-01T09:00"},
+    )
+    assert response.status_code in {200, 302}, response.content[:300]
+    todo.refresh_from_db()
+    assert (todo.title, todo.due_at) == ("renamed", old)
