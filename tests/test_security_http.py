@@ -225,6 +225,12 @@ DB_REQUESTS = [
     ("patch", ME, {"language": "en"}),
     ("post", "/api/v1/agent/sessions/", {}),
     ("get", "/api/v1/agent/sessions/", None),
+    (
+        "post",
+        "/api/v1/agent/sessions/00000000-0000-4000-8000-000000000000/messages/",
+        {"text": "x"},
+    ),
+    ("post", "/api/v1/agent/confirmations/status/", {"token": "x", "session_id": "y"}),
 ]
 
 
@@ -534,3 +540,28 @@ def test_the_todo_page_applies_the_same_window_but_keeps_an_untouched_old_due(us
     assert response.status_code in {200, 302}, response.content[:300]
     todo.refresh_from_db()
     assert (todo.title, todo.due_at) == ("renamed", old)
+
+
+class DatabaseLostInMiddleware:
+    """A middleware whose own query fails (as a session or context lookup would)."""
+
+    def __init__(self, get_response: Any) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: Any) -> Any:
+        raise OperationalError("server has gone away (test fault)")
+
+
+@pytest.mark.parametrize(("path", "json_body"), [(TODOS, True), ("/todos/", False)])
+def test_a_database_lost_inside_a_middleware_is_a_503_not_a_500(settings, path, json_body) -> None:
+    settings.MIDDLEWARE = [
+        *settings.MIDDLEWARE,
+        "tests.test_security_http.DatabaseLostInMiddleware",
+    ]
+    client = Client(raise_request_exception=False)
+    response = client.get(path, HTTP_ACCEPT="application/json" if json_body else "text/html")
+    assert response.status_code == 503
+    if json_body:
+        assert_error_body(response, 503, "DATABASE_UNAVAILABLE")
+    else:
+        assert 'data-code="DATABASE_UNAVAILABLE"' in response.content.decode()
