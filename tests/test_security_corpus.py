@@ -267,6 +267,7 @@ def test_no_operation_answers_hostile_input_with_a_5xx_or_a_bare_error(
     token, _ = Token.objects.get_or_create(user=corpus_user)
     client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
     findings = Findings()
+    bare = APIClient(raise_request_exception=False)  # its own Authorization header is sent
     params = operation.get("parameters", [])
     path_names = [p["name"] for p in params if p["in"] == "path"]
     query_names = [p["name"] for p in params if p["in"] == "query"]
@@ -304,6 +305,12 @@ def test_no_operation_answers_hostile_input_with_a_5xx_or_a_bare_error(
     for value in ("", "x" * 5000, "zz;q=abc, *;q=-1"):
         response = call(url, HTTP_ACCEPT_LANGUAGE=value)
         findings.check(f"{method.upper()} {url} Accept-Language: {short(value)}", response)
+    for value in ("", "Token", "Token " + "x" * 5000, "Token a b", "Bearer \x7f", "Basic Og=="):
+        response = getattr(bare, method)(url, HTTP_AUTHORIZATION=value)
+        findings.check(f"{method.upper()} {url} Authorization: {short(value)}", response)
+    for value in ("", "x" * 5000, "evil.example", "a b", "[::1"):
+        response = call(url, HTTP_HOST=value)
+        findings.check(f"{method.upper()} {url} Host: {short(value)}", response)
 
     # 3. Raw bodies and content types (also to methods that take no body).
     if has_body:
