@@ -64,7 +64,7 @@ def env_rate(name: str, default: str) -> str:
 
 
 def env_time_zone(name: str, default: str) -> str:
-    """Return an IANA time zone name that this machine knows."""
+    """Return a zone name a user could pick (``lightnote.times.allowed_time_zones``)."""
     from lightnote.times import is_allowed_time_zone  # plain Python: safe before apps load
 
     value = os.environ.get(name, default).strip()
