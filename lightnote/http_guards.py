@@ -2,7 +2,8 @@
 
 - A body over ``LIGHTNOTE_MAX_BODY_BYTES`` is a 413 ``REQUEST_TOO_LARGE`` before anything
   reads it (its ``Content-Length`` is checked first; a body that grows past the limit while
-  Django reads it raises ``RequestDataTooBig``, answered the same).
+  Django reads it raises ``RequestDataTooBig``, answered the same). A chunked body without
+  a length, which Django would read as empty, is a 411 ``LENGTH_REQUIRED``.
 - A lost database (``OperationalError`` / ``InterfaceError`` from ``django.db``) is a 503
   ``DATABASE_UNAVAILABLE``: from DRF views through :func:`lightnote.errors.exception_handler`,
   from any other view through :class:`HostileInputMiddleware`, and from a middleware through
@@ -44,6 +45,10 @@ define_messages(
             "The database is unavailable; please retry later. Nothing was changed.",
         ),
         "BAD_REQUEST": ("请求无效。", "The request is not valid."),
+        "LENGTH_REQUIRED": (
+            "请求体须带 Content-Length（不支持分块传输）。",
+            "Send the body with a Content-Length (chunked bodies are not accepted).",
+        ),
         "CSRF_FAILED": (
             "CSRF 校验失败，请刷新页面后重试。",
             "The CSRF check failed; reload the page and try again.",
@@ -102,9 +107,9 @@ def error_answer(request: HttpRequest, code: str, status: int, **params: Any) ->
 
 def too_large(request: HttpRequest) -> HttpResponse:
     limit = settings.LIGHTNOTE_MAX_BODY_BYTES
-    response = error_answer(request, "REQUEST_TOO_LARGE", 413, limit=limit)
-    response["Connection"] = "close"  # the unread body is not worth draining
-    return response
+    # No "Connection: close" here: a WSGI application may not set hop-by-hop headers; the
+    # server (gunicorn) discards or closes on the unread rest of the body itself.
+    return error_answer(request, "REQUEST_TOO_LARGE", 413, limit=limit)
 
 
 def database_unavailable(request: HttpRequest) -> HttpResponse:
@@ -137,6 +142,10 @@ class HostileInputMiddleware:
         length = declared_length(request)
         if length is not None and length > settings.LIGHTNOTE_MAX_BODY_BYTES:
             return too_large(request)
+        if not length and "chunked" in request.META.get("HTTP_TRANSFER_ENCODING", "").lower():
+            # Django reads a body only up to its Content-Length: a chunked one would be
+            # silently taken as empty. Refuse it instead of acting on a body nobody read.
+            return error_answer(request, "LENGTH_REQUIRED", 411)
         return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:

@@ -165,7 +165,8 @@ def _edge_error(code: str, description: str) -> dict[str, Any]:
 def document_edge_errors(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     """drf-spectacular postprocessing hook: declare what any operation may answer before or
     around its view — 503 ``DATABASE_UNAVAILABLE`` (a lost database) everywhere, and 413
-    ``REQUEST_TOO_LARGE`` and 400 ``MALFORMED_REQUEST`` wherever a body is taken."""
+    ``REQUEST_TOO_LARGE``, 411 ``LENGTH_REQUIRED`` and 400 ``MALFORMED_REQUEST`` wherever a
+    body is taken."""
     for item in result.get("paths", {}).values():
         for method, operation in item.items():
             if not isinstance(operation, dict) or "responses" not in operation:
@@ -174,6 +175,7 @@ def document_edge_errors(result: dict[str, Any], **kwargs: Any) -> dict[str, Any
             edge = {"503": ("DATABASE_UNAVAILABLE", "The database is unavailable")}
             if method in _BODY_METHODS or "requestBody" in operation:
                 edge["413"] = ("REQUEST_TOO_LARGE", "The body is over LIGHTNOTE_MAX_BODY_BYTES")
+                edge["411"] = ("LENGTH_REQUIRED", "A chunked body without Content-Length")
                 edge["400"] = ("MALFORMED_REQUEST", _DESCRIPTIONS[400])
             for status, (code, description) in edge.items():
                 if status not in responses:

@@ -593,3 +593,17 @@ def test_the_database_lost_after_authentication_but_before_the_claim_keeps_the_c
     again = browser.post("/api/v1/agent/confirmations/confirm/", body, format="json")
     assert again.json()["outcome"]["ok"] is True
     assert Todo.objects.filter(owner=user).count() == 1
+
+
+def test_a_chunked_body_without_a_length_is_a_411_not_an_empty_body(alice_api) -> None:
+    # Django reads a body only up to its Content-Length; without one it would act on "{}".
+    response = alice_api.generic(
+        "POST",
+        TODOS,
+        b'{"title": "x"}',
+        content_type="application/json",
+        CONTENT_LENGTH="",
+        HTTP_TRANSFER_ENCODING="chunked",
+    )
+    assert_error_body(response, 411, "LENGTH_REQUIRED")
+    assert not Todo.objects.exists()
