@@ -607,3 +607,50 @@ def test_a_chunked_body_without_a_length_is_a_411_not_an_empty_body(alice_api) -
     )
     assert_error_body(response, 411, "LENGTH_REQUIRED")
     assert not Todo.objects.exists()
+
+
+# --- the MCP HTTP transport (a separate ASGI app: the MCP SDK parses JSON-RPC) ---------------
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_the_mcp_http_transport_answers_deep_json_with_a_400(mcp_http_server, user) -> None:
+    from tests.mcp_helpers import mcp_key
+    from tests.test_mcp_services import _raw_exchange
+
+    authorized = {"Authorization": f"Bearer {mcp_key(user, 'http')}"}
+    for body in (deep_objects(1000), deep_arrays(100_000)):
+        status, _ = _raw_exchange(mcp_http_server, authorized, body.encode())
+        assert status == 400
+
+
+@pytest.fixture
+def mcp_http_server() -> Iterator[str]:
+    """The MCP HTTP app under uvicorn on a free port (as ``mcp_serve --transport http``)."""
+    import threading
+    import time
+
+    import uvicorn
+
+    from mcpserver.http import build_http_app
+    from tests.test_mcp_services import _free_port
+
+    port = _free_port()
+    server = uvicorn.Server(
+        uvicorn.Config(
+            build_http_app(f"127.0.0.1:{port}"),
+            host="127.0.0.1",
+            port=port,
+            lifespan="on",
+            log_level="warning",
+        )
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}/mcp"
+    server.should_exit = True
+    thread.join(timeout=20)
