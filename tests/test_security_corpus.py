@@ -28,6 +28,7 @@ from typing import Any
 
 import pytest
 from django.conf import settings
+from django.test import Client
 from drf_spectacular.generators import SchemaGenerator
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -347,3 +348,76 @@ def test_the_corpus_covers_every_operation_of_the_schema() -> None:
     }
     assert set(operations()) == documented
     assert len(documented) >= 30
+
+
+# --- the browser's form endpoints (not in the schema: pages, chat, settings) ----------------
+
+FORM_PATHS = [
+    "/",
+    "/chat/message/",
+    "/chat/confirm/",
+    "/chat/reject/",
+    "/chat/status/",
+    "/chat/reissue/",
+    "/chat/reply/",
+    "/chat/new/",
+    "/chat/language/",
+    "/todos/",
+    "/todos/trash/",
+    "/todos/{todo_id}/",
+    "/notes/",
+    "/notes/trash/",
+    "/notes/{note_id}/",
+    "/settings/",
+    "/settings/mcp/",
+]
+FORM_FIELDS = [
+    "text",
+    "token",
+    "session_id",
+    "continuation_token",
+    "title",
+    "description",
+    "content",
+    "tags",
+    "due_at",
+    "priority",
+    "version",
+    "action",
+    "time_zone",
+    "language",
+    "next",
+    "name",
+    "q",
+    "status",
+    "page",
+]
+FORM_VALUES = ["", "\x00", "x" * 100_000, "-1", "1480-02-09T08:59", "posix/Asia/Shanghai", "%FF"]
+
+
+def test_no_form_endpoint_answers_hostile_input_with_a_5xx(
+    corpus_user: Any, real_ids: dict[str, list[str]]
+) -> None:
+    browser = Client(raise_request_exception=False)
+    browser.force_login(corpus_user)
+    bad: list[str] = []
+    sent = 0
+    for template in FORM_PATHS:
+        for ids in ({k: v[0] for k, v in real_ids.items()}, dict.fromkeys(real_ids, "x%00")):
+            path = fill(template, ids)
+            for value in FORM_VALUES:
+                form = dict.fromkeys(FORM_FIELDS, value)
+                for response in (
+                    browser.get(path, {name: value for name in ("q", "status", "page")}),
+                    browser.post(path, form),
+                    browser.post(path, form, HTTP_HX_REQUEST="true"),
+                ):
+                    sent += 1
+                    if response.status_code >= 500:
+                        bad.append(f"{response.status_code} {path} {short(value)}")
+            response = browser.post(path, b"\xff\xfe\x00", content_type="text/plain")
+            sent += 1
+            if response.status_code >= 500:
+                bad.append(f"{response.status_code} {path} raw bytes")
+    assert sent > 500
+    assert not bad, "\n".join(bad[:40])

@@ -654,3 +654,24 @@ def mcp_http_server() -> Iterator[str]:
     yield f"http://127.0.0.1:{port}/mcp"
     server.should_exit = True
     thread.join(timeout=20)
+
+
+# --- found by the form corpus ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("target", ["-1", "1480-02-09T08:59", "%FF", "chat", "//evil.example/x"])
+def test_the_language_switch_sends_any_odd_next_back_to_the_chat(user, target) -> None:
+    browser = Client()
+    browser.force_login(user)
+    response = browser.post("/chat/language/", {"language": "en", "next": target})
+    assert response.status_code == 302
+    assert response["Location"] == "/"
+
+
+def test_a_huge_search_on_the_item_pages_is_bounded(user) -> None:
+    todo_services.todo_create(owner=user, title="x" * 10)
+    browser = Client()
+    browser.force_login(user)
+    for path in ("/todos/", "/notes/"):
+        response = browser.get(path, {"q": "x" * 100_000, "tag": "y" * 100_000})
+        assert response.status_code == 200, path
