@@ -30,6 +30,7 @@ from lightnote.i18n import (
     DEFAULT_LOCALE,
     define_messages,
     locale_from_accept_language,
+    normalize_locale,
     request_locale,
     translate,
 )
@@ -88,10 +89,13 @@ def wants_json(request: HttpRequest) -> bool:
 
 def error_answer(request: HttpRequest, code: str, status: int, **params: Any) -> HttpResponse:
     """The error body ``{"error": {"code", "message"}}``, or a minimal page for a browser."""
-    locale = safe_locale(request)
-    message = translate(code, locale, **params)
     if wants_json(request):
+        message = translate(code, safe_locale(request), **params)
         return JsonResponse({"error": {"code": code, "message": message}}, status=status)
+    # A page follows the language switch's cookie first, as every page does (web.page_locale).
+    chosen = normalize_locale(request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME))
+    locale = chosen or safe_locale(request)
+    message = translate(code, locale, **params)
     html = render_to_string(
         "lightnote/error_page.html",
         {
