@@ -505,9 +505,17 @@ def execute_claimed(
     call happens inside it. Any other outcome is written to the history row afterwards, and
     every path records ``confirm.claimed`` with what became of the claim.
     """
-    kind, outcome = _execute(card, actor=actor, locale=locale)
-    if kind != cards.OutcomeKind.SUCCEEDED:
-        lifecycle.record_outcome(card.id, kind=kind, outcome=outcome)
+    try:
+        kind, outcome = _execute(card, actor=actor, locale=locale)
+        if kind != cards.OutcomeKind.SUCCEEDED:
+            lifecycle.record_outcome(card.id, kind=kind, outcome=outcome)
+    except DatabaseError:
+        # The database went away after the claim (the failure's own audit or history row
+        # could not be written): leave the outcome open, ok:null, like a lost COMMIT. The
+        # receipt table settles it later (``resolve``); nothing runs twice.
+        logger.exception("database lost while executing %s: outcome left open", card.id)
+        _drop_connection()
+        return _unknown(locale)
     return kind, outcome
 
 

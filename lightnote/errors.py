@@ -14,6 +14,7 @@ from django.http import Http404
 from rest_framework import exceptions as drf_exceptions
 from rest_framework.response import Response
 
+from lightnote.http_guards import is_database_lost, safe_locale
 from lightnote.i18n import define_messages, request_locale, translate
 
 logger = logging.getLogger(__name__)
@@ -123,6 +124,15 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, LightNoteError):
         set_rollback()
         return error_response(exc, request)
+    if is_database_lost(exc):
+        # Lost database: nothing was written (an unsafe request never got as far as a claim
+        # or a commit: those paths answer for themselves). The locale needs no user row.
+        logger.error("database unavailable: %s", exc)
+        set_rollback()
+        error = LightNoteError("DATABASE_UNAVAILABLE", status=503)
+        response = Response(error.body(safe_locale(request)), status=503)
+        response["Retry-After"] = "5"
+        return response
     if isinstance(exc, Http404):
         exc = drf_exceptions.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):

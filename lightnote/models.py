@@ -12,6 +12,8 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
 
+from lightnote.times import is_allowed_time_zone
+
 LANGUAGE_CHOICES = [("zh-CN", "简体中文"), ("en", "English")]
 
 
@@ -21,11 +23,11 @@ def default_time_zone() -> str:
 
 
 def validate_time_zone(value: str) -> None:
-    """Reject anything that is not an IANA zone name known to this machine."""
-    try:
-        zoneinfo.ZoneInfo(value)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        raise ValidationError(f"{value!r} is not an IANA time zone") from None
+    """Reject anything but a zone a person can live in (:func:`lightnote.times.allowed_time_zones`:
+    no ``posix/``, ``right/``, ``localtime``, ``posixrules``, ``Factory``). Used by the model,
+    the API, the settings page and the admin alike."""
+    if not is_allowed_time_zone(value):
+        raise ValidationError(f"{value!r} is not an IANA time zone")
 
 
 class User(AbstractUser):

@@ -139,3 +139,54 @@ class LightNoteSessionScheme(SessionScheme):
     """Document ``lightnote.authentication.SessionAuthentication`` as the session cookie."""
 
     target_class = "lightnote.authentication.SessionAuthentication"
+
+
+# --- Answers every operation can give at the HTTP edge (docs/security.md) --------------------
+
+_BODY_METHODS = {"post", "put", "patch"}
+JSON = "application/json"
+
+
+def _edge_error(code: str, description: str) -> dict[str, Any]:
+    from lightnote.i18n import translate
+
+    message = translate(code, "en", limit=1_048_576)
+    return {
+        "description": description,
+        "content": {
+            JSON: {
+                "schema": {"$ref": "#/components/schemas/ErrorBody"},
+                "examples": {code: {"value": {"error": {"code": code, "message": message}}}},
+            }
+        },
+    }
+
+
+def document_edge_errors(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """drf-spectacular postprocessing hook: declare what any operation may answer before or
+    around its view — 503 ``DATABASE_UNAVAILABLE`` (a lost database) everywhere, and 413
+    ``REQUEST_TOO_LARGE``, 411 ``LENGTH_REQUIRED`` and 400 ``MALFORMED_REQUEST`` wherever a
+    body is taken."""
+    for item in result.get("paths", {}).values():
+        for method, operation in item.items():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            responses = operation["responses"]
+            edge = {"503": ("DATABASE_UNAVAILABLE", "The database is unavailable")}
+            if method in _BODY_METHODS or "requestBody" in operation:
+                edge["413"] = ("REQUEST_TOO_LARGE", "The body is over LIGHTNOTE_MAX_BODY_BYTES")
+                edge["411"] = ("LENGTH_REQUIRED", "A chunked body without Content-Length")
+                edge["400"] = ("MALFORMED_REQUEST", _DESCRIPTIONS[400])
+            for status, (code, description) in edge.items():
+                if status not in responses:
+                    responses[status] = _edge_error(code, description)
+                    continue
+                content = responses[status].get("content", {}).get(JSON)
+                if content is not None:
+                    examples = content.setdefault("examples", {})
+                    examples.setdefault(
+                        code, _edge_error(code, "")["content"][JSON]["examples"][code]
+                    )
+                if code not in responses[status].get("description", ""):
+                    responses[status]["description"] += f"; {code}"
+    return result

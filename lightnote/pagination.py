@@ -31,13 +31,17 @@ from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
 from lightnote.errors import LightNoteError
-from lightnote.i18n import define_messages
+from lightnote.i18n import define_messages, request_locale, translate
 from lightnote.list_counts import cached_capped_count
 
 COUNT_CAP = 10_000
 
 define_messages(
     {
+        "PAGE_SIZE_INVALID": (
+            "page_size 必须是正整数（最大 200）。",
+            "page_size must be a positive integer (at most 200).",
+        ),
         "PAGINATION_CURSOR_INVALID": (
             "分页游标无效，请从第一页重新开始。",
             "The page cursor is not valid; start again from the first page.",
@@ -87,7 +91,7 @@ def _decode(cursor: str, model: type[Model], ordering: list[str]) -> list[Any]:
     invalid = LightNoteError("PAGINATION_CURSOR_INVALID", status=400)
     try:
         plain = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-    except (ValueError, binascii.Error) as error:
+    except (ValueError, binascii.Error, RecursionError) as error:
         raise invalid from error
     if not isinstance(plain, list) or len(plain) != len(ordering):
         raise invalid
@@ -108,6 +112,24 @@ def _decode(cursor: str, model: type[Model], ordering: list[str]) -> list[Any]:
     return values
 
 
+def _check_paging_params(request: Request, paginator: PageNumberPagination) -> None:
+    """An empty ``?page=`` or an empty or non-positive-integer ``?page_size=`` is a 400.
+
+    (``?page=`` with a value that is not a page stays the documented 404; ``?cursor=``
+    empty means "the first page".)
+    """
+    locale = request_locale(request)
+    fields: dict[str, list[str]] = {}
+    if "" in request.query_params.getlist(paginator.page_query_param):
+        fields[paginator.page_query_param] = [translate("QUERY_VALUE_REQUIRED", locale)]
+    size_name = paginator.page_size_query_param or "page_size"
+    for raw in request.query_params.getlist(size_name):
+        if not raw.isascii() or not raw.isdigit() or int(raw) < 1:
+            fields[size_name] = [translate("PAGE_SIZE_INVALID", locale)]
+    if fields:
+        raise LightNoteError("VALIDATION_ERROR", extra={"fields": fields})
+
+
 class Pagination(PageNumberPagination):
     """``{"count", "next", "previous", "results"}`` by ``?page=`` or by ``?cursor=``."""
 
@@ -120,6 +142,7 @@ class Pagination(PageNumberPagination):
     ) -> list[Any]:
         self.request = request
         self.url = request.build_absolute_uri()
+        _check_paging_params(request, self)
         size = self.get_page_size(request) or 50
         ordering = _ordering(queryset)
         queryset = queryset.order_by(*ordering)

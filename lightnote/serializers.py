@@ -12,10 +12,12 @@ import zoneinfo
 from typing import Any, NoReturn
 
 from django.conf import settings
+from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from rest_framework import serializers
 
 from lightnote.i18n import define_messages, request_locale, translate
+from lightnote.times import is_plausible, rfc3339
 
 define_messages(
     {
@@ -27,8 +29,16 @@ define_messages(
             "不是合法的 ISO 8601 时间，请使用例如 2026-12-02T21:00:00+08:00 的格式。",
             "Not an ISO 8601 date-time; use e.g. 2026-12-02T21:00:00+08:00.",
         ),
+        "DATETIME_IMPLAUSIBLE": (
+            "时间不在合理范围内（一年前到十年后），请检查年份。",
+            "Outside the plausible range (a year ago to ten years ahead); check the year.",
+        ),
         "JSON_STRING_REQUIRED": ("必须是字符串。", "Must be a string."),
         "JSON_INTEGER_REQUIRED": ("必须是整数。", "Must be an integer."),
+        "QUERY_VALUE_REQUIRED": (
+            "查询参数不能为空；不需要时请省略它。",
+            "A query parameter may not be empty; leave it out instead.",
+        ),
         "NOTHING_TO_CHANGE": (
             "除 version 外至少要给出一个要修改的字段。",
             "Give at least one field to change besides version.",
@@ -64,7 +74,14 @@ class JSONIntegerField(serializers.IntegerField):
 
 
 class OffsetDateTimeField(serializers.DateTimeField):
-    """An ISO 8601 date-time WITH a UTC offset; a naive time is refused, never guessed."""
+    """An ISO 8601 date-time WITH a whole-minute UTC offset; a naive time is refused, never
+    guessed. With ``plausible=True`` (a due time) it must also lie in the window the agent
+    applies (:func:`lightnote.times.is_plausible`: a year back, ten years ahead), else
+    ``DATETIME_IMPLAUSIBLE``."""
+
+    def __init__(self, *, plausible: bool = False, **kwargs: Any) -> None:
+        self.plausible = plausible
+        super().__init__(**kwargs)
 
     def to_internal_value(self, value: Any) -> dt.datetime:
         if not isinstance(value, str):
@@ -75,19 +92,25 @@ class OffsetDateTimeField(serializers.DateTimeField):
             parsed = None
         if parsed is None:
             _fail(self, "DATETIME_INVALID")
-        if parsed.utcoffset() is None:
+        offset = parsed.utcoffset()
+        if offset is None:
             _fail(self, "DATETIME_OFFSET_REQUIRED")
+        if offset.total_seconds() % 60:  # RFC 3339 offsets are hours and minutes
+            _fail(self, "DATETIME_INVALID")
         try:
             in_utc = parsed.astimezone(dt.UTC)
         except OverflowError:
             in_utc = None
         if in_utc is None or not _FIRST_YEAR <= in_utc.year <= _LAST_YEAR:
             _fail(self, "DATETIME_INVALID")
+        if self.plausible and not is_plausible(in_utc, now=timezone.now()):
+            _fail(self, "DATETIME_IMPLAUSIBLE")
         return parsed
 
 
 class UserZoneDateTimeField(serializers.DateTimeField):
-    """Render an aware datetime in ISO 8601 with the offset of the requesting user's zone."""
+    """Render an aware datetime in RFC 3339 with the offset of the requesting user's zone
+    (rounded to whole minutes for a historic local mean time: :func:`lightnote.times.rfc3339`)."""
 
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("read_only", True)
@@ -96,7 +119,7 @@ class UserZoneDateTimeField(serializers.DateTimeField):
     def to_representation(self, value: dt.datetime | None) -> Any:
         if value is None:
             return None
-        return value.astimezone(self._zone()).isoformat()
+        return rfc3339(value, self._zone())
 
     def _zone(self) -> dt.tzinfo:
         request = self.context.get("request")
@@ -147,7 +170,28 @@ class NeverPartial:
         pass
 
 
-class VersionQuerySerializer(serializers.Serializer):
+class QuerySerializer(serializers.Serializer):
+    """Query parameters: a parameter given with an empty value is a 400, never "absent".
+
+    DRF reads ``?version=`` as if it had not been sent (so a DELETE would lose its version
+    check); here an empty value of a declared parameter is a ``VALIDATION_ERROR`` on it, and
+    every garbage value is refused by its field as usual. Undeclared parameters pass.
+    """
+
+    def to_internal_value(self, data: Any) -> Any:
+        names: list[str] = [str(name) for name in self.fields.keys()]  # noqa: SIM118
+        empty = sorted(
+            name
+            for name in names
+            if hasattr(data, "getlist") and name in data and "" in data.getlist(name)
+        )
+        if empty:
+            message = translate("QUERY_VALUE_REQUIRED", request_locale(self.context.get("request")))
+            raise serializers.ValidationError({name: [message] for name in empty})
+        return super().to_internal_value(data)
+
+
+class VersionQuerySerializer(QuerySerializer):
     """``?version=`` on DELETE: delete only if the object is still at this version."""
 
     version = serializers.IntegerField(min_value=1, required=False)

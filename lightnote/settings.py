@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import os
 import re
-import zoneinfo
 from datetime import timedelta
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -65,11 +65,11 @@ def env_rate(name: str, default: str) -> str:
 
 
 def env_time_zone(name: str, default: str) -> str:
-    """Return an IANA time zone name that this machine knows."""
+    """Return a zone name a user could pick (``lightnote.times.allowed_time_zones``)."""
+    from lightnote.times import is_allowed_time_zone  # plain Python: safe before apps load
+
     value = os.environ.get(name, default).strip()
-    try:
-        zoneinfo.ZoneInfo(value)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+    if not is_allowed_time_zone(value):
         raise ImproperlyConfigured(f"{name} must be an IANA time zone, got {value!r}") from None
     return value
 
@@ -160,6 +160,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "csp",
     "todos.apps.TodosConfig",
     "notes.apps.NotesConfig",
     "agent.apps.AgentConfig",
@@ -168,7 +169,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: an oversized body is refused unread; a lost database answers 503 (security.md).
+    "lightnote.http_guards.HostileInputMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -249,6 +253,34 @@ USE_TZ = True
 TIME_ZONE = env_time_zone("LIGHTNOTE_TIME_ZONE", "Asia/Shanghai")
 LIGHTNOTE_TIME_ZONE = TIME_ZONE
 
+# --- Request limits (docs/security.md) ---------------------------------------------------
+
+# The largest request body accepted (bytes); larger is a 413 REQUEST_TOO_LARGE, unread.
+LIGHTNOTE_MAX_BODY_BYTES = env_int("LIGHTNOTE_MAX_BODY_BYTES", 1_048_576, minimum=1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = LIGHTNOTE_MAX_BODY_BYTES
+FILE_UPLOAD_MAX_MEMORY_SIZE = LIGHTNOTE_MAX_BODY_BYTES
+CSRF_FAILURE_VIEW = "lightnote.http_guards.csrf_failure"
+
+# Content-Security-Policy on every response: scripts and styles from this origin only (no
+# CDN, no inline code); the few inline <style> blocks (admin banner, API docs pages) carry
+# the per-response nonce. Swagger runs as drf-spectacular's split view (its init script is
+# a separate same-origin file). Tested in a browser: tests/test_browser_csp.py.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        "style-src": [SELF, NONCE],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF, "data:"],
+        "connect-src": [SELF],
+        "worker-src": [SELF, "blob:"],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
+
 # --- Static files -----------------------------------------------------------------------
 
 STATIC_URL = "/static/"
@@ -281,7 +313,7 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "lightnote.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["lightnote.parsers.LimitedJSONParser"],
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
 SPECTACULAR_SETTINGS = {
@@ -292,7 +324,13 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # No badge from the online validator (an outside image the CSP would refuse).
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "lightnote.openapi.document_edge_errors",  # 413 / 503 / MALFORMED_REQUEST (security.md)
+    ],
     "ENUM_NAME_OVERRIDES": {
         "TodoStatusEnum": "todos.models.Todo.Status",
         "ChoiceHistoryStateEnum": "agent.choice_store.HISTORY_STATES",

@@ -1,9 +1,15 @@
 from __future__ import annotations
 
+from csp.constants import SELF, UNSAFE_INLINE
+from csp.decorators import csp_replace
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import URLPattern, URLResolver, include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from drf_spectacular.views import (
+    SpectacularAPIView,
+    SpectacularRedocView,
+    SpectacularSwaggerSplitView,
+)
 
 from lightnote import impersonation, preferences, views
 
@@ -26,8 +32,18 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
-    path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
+    # The split view: Swagger's init script is a same-origin file, so the CSP needs no
+    # inline script (docs/security.md).
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
+    # Redoc injects its styles as <style> elements at run time (no nonce): that page alone
+    # allows inline styles; its scripts stay same-origin only (docs/security.md).
+    path(
+        "api/redoc/",
+        csp_replace({"style-src": [SELF, UNSAFE_INLINE]})(
+            SpectacularRedocView.as_view(url_name="schema")
+        ),
+        name="api-redoc",
+    ),
     path("todos/", include("todos.page_urls")),
     path("notes/", include("notes.page_urls")),
     path("settings/", preferences.settings_page, name="settings-page"),
@@ -35,5 +51,7 @@ urlpatterns = [
     path("", include("agent.web.urls")),
 ]
 
+handler400 = "lightnote.http_guards.bad_request"
+handler403 = "lightnote.http_guards.permission_denied"
 handler404 = "lightnote.views.not_found"
 handler500 = "lightnote.views.server_error"

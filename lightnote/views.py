@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any, cast
 
 from django.contrib.auth import authenticate
@@ -15,9 +16,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from lightnote import login_throttle
+from lightnote import http_guards, login_throttle
 from lightnote.errors import LightNoteError
-from lightnote.i18n import request_locale, translate
+from lightnote.i18n import translate
 from lightnote.models import LANGUAGE_CHOICES, User, validate_time_zone
 from lightnote.openapi import (
     ADMIN_CONTEXT_PARAMETER,
@@ -115,9 +116,15 @@ class MeView(APIView):
         return Response(MeSerializer(user).data)
 
 
-def server_error(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
-    """A 500 as the one error body (the details are in the server log, not the response)."""
-    locale = request_locale(request)
+def server_error(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    """A 500 as the one error body (the details are in the server log, not the response).
+
+    Called while Django handles the exception: a lost database (raised in a middleware, say
+    a session lookup) is a 503 ``DATABASE_UNAVAILABLE`` instead.
+    """
+    if http_guards.is_database_lost(sys.exc_info()[1]):
+        return http_guards.database_unavailable(request)
+    locale = http_guards.safe_locale(request)
     return JsonResponse(
         {"error": {"code": "INTERNAL_ERROR", "message": translate("INTERNAL_ERROR", locale)}},
         status=500,
@@ -128,7 +135,7 @@ def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpR
     """A 404 under ``/api/`` is the one error body too (e.g. a malformed id in a path)."""
     if not request.path.startswith("/api/"):
         return defaults.page_not_found(request, exception)
-    locale = request_locale(request)
+    locale = http_guards.safe_locale(request)
     return JsonResponse(
         {"error": {"code": "NOT_FOUND", "message": translate("NOT_FOUND", locale)}}, status=404
     )

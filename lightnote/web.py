@@ -22,6 +22,7 @@ from lightnote.i18n import define_messages, normalize_locale, request_locale, tr
 from lightnote.models import User
 
 PAGE_SIZE = 20
+QUERY_MAX = 200  # the longest search or filter text a page reads (the API's ?q= limit)
 
 
 def page_locale(request: HttpRequest) -> str:
@@ -170,7 +171,10 @@ class ItemPages:
         from django.shortcuts import redirect
 
         viewer = page_viewer(request)
-        query = {key: request.GET.get(key, "").strip() for key in ("status", "q", "tag")}
+        # Bounded like the API's ?q= (200): a search box cannot make the query unbounded.
+        query = {
+            key: request.GET.get(key, "").strip()[:QUERY_MAX] for key in ("status", "q", "tag")
+        }
         problem = None
         status = 200
         form: dict[str, str] = {}

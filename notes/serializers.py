@@ -10,6 +10,7 @@ from lightnote.serializers import (
     JSONCharField,
     JSONIntegerField,
     NeverPartial,
+    QuerySerializer,
     StrictSerializer,
     UserZoneDateTimeField,
     require_a_change,
@@ -66,7 +67,7 @@ class NoteUpdateSerializer(NeverPartial, StrictSerializer):
         return require_a_change(self, attrs)
 
 
-class NoteListQuerySerializer(serializers.Serializer):
+class NoteListQuerySerializer(QuerySerializer):
     """Query parameters of the list (``page`` and ``page_size`` belong to the paginator)."""
 
     q = serializers.CharField(

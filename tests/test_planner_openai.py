@@ -249,7 +249,20 @@ def test_reads_beside_a_write_run_and_the_write_is_only_proposed(fake_openai: Fa
     assert len(result.facts) == 1
 
 
-@pytest.mark.parametrize("arguments", ['{"title": "提交周报", ', "not json", '["a", "b"]', "42"])
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        '{"title": "提交周报", ',
+        "not json",
+        '["a", "b"]',
+        "42",
+        # A hostile model (issue 10): nesting that exhausts the decoder's recursion, and
+        # nesting past the API's own limit.
+        '{"title": ' + "[" * 100_000 + "]" * 100_000 + "}",
+        '{"title": ' + '{"a":' * 40 + "1" + "}" * 40 + "}",
+        '{"title": "\\ud800"}',
+    ],
+)
 def test_malformed_arguments_become_a_marked_proposal(
     fake_openai: FakeOpenAI, arguments: str
 ) -> None:

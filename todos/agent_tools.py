@@ -46,6 +46,7 @@ from agent.vocabulary import (
 )
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
+from lightnote.times import rfc3339
 from todos import selectors as todo_selectors
 from todos import services as todo_services
 from todos.models import PRIORITIES, PRIORITY_HELP, Todo
@@ -337,7 +338,7 @@ def due_reading_detail(said: str, due_at: str, context: ToolContext) -> dict[str
 
 
 def _local_iso(todo: Todo, context: ToolContext) -> str | None:
-    return todo.due_at.astimezone(context.zone).isoformat() if todo.due_at else None
+    return rfc3339(todo.due_at, context.zone) if todo.due_at else None
 
 
 def resolve_todo(args: dict[str, Any], context: ToolContext) -> Todo:

@@ -9,9 +9,11 @@ from datetime import datetime
 from typing import Any
 
 from django.db.models import QuerySet
+from django.utils import timezone
 
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
+from lightnote.times import is_plausible
 from lightnote.web import ItemPages, PageViewer, form_local_datetime, form_text, form_version
 from todos import selectors, services
 from todos.models import Todo
@@ -71,6 +73,15 @@ def _priority(value: str) -> int:
         raise services.priority_invalid() from None
 
 
+def _new_due(viewer: PageViewer, value: str) -> datetime | None:
+    """A due time typed into a form, in the plausible window the API and the agent use
+    (:func:`lightnote.times.is_plausible`), else ``TODO_DUE_AT_SUSPICIOUS``."""
+    due = form_local_datetime(value, viewer.zone, "TODO_DUE_AT_INVALID")
+    if due is not None and not is_plausible(due, now=timezone.now()):
+        raise LightNoteError("TODO_DUE_AT_SUSPICIOUS", params={"due_at": f"{due:%Y-%m-%d %H:%M}"})
+    return due
+
+
 def _edited_due(viewer: PageViewer, item: Todo, value: str) -> datetime | None:
     """The due time a detail form asks for; an untouched field keeps the stored instant.
 
@@ -79,7 +90,7 @@ def _edited_due(viewer: PageViewer, item: Todo, value: str) -> datetime | None:
     shown = viewer.local(item.due_at)
     if shown is not None and value.strip() == shown.strftime("%Y-%m-%dT%H:%M"):
         return item.due_at
-    return form_local_datetime(value, viewer.zone, "TODO_DUE_AT_INVALID")
+    return _new_due(viewer, value)
 
 
 class TodoPages(ItemPages):
@@ -107,7 +118,7 @@ class TodoPages(ItemPages):
             title=form.get("title", ""),
             description=form_text(form.get("description", "")),
             priority=_priority(form.get("priority", "1")),
-            due_at=form_local_datetime(form.get("due_at", ""), viewer.zone, "TODO_DUE_AT_INVALID"),
+            due_at=_new_due(viewer, form.get("due_at", "")),
         )
 
     def act(self, viewer: PageViewer, item: Todo, action: str, form: dict[str, str]) -> str:

@@ -18,6 +18,7 @@ from lightnote.serializers import (
     JSONIntegerField,
     NeverPartial,
     OffsetDateTimeField,
+    QuerySerializer,
     StrictSerializer,
     UserZoneDateTimeField,
     require_a_change,
@@ -70,7 +71,13 @@ def _priority() -> JSONIntegerField:
 
 def _due_at() -> OffsetDateTimeField:
     return OffsetDateTimeField(
-        required=False, allow_null=True, help_text="ISO 8601 with an offset, or null for none"
+        plausible=True,
+        required=False,
+        allow_null=True,
+        help_text=(
+            "ISO 8601 with a whole-minute offset, at most a year ago and ten years ahead "
+            "(400 otherwise), or null for none"
+        ),
     )
 
 
@@ -93,7 +100,7 @@ class TodoUpdateSerializer(NeverPartial, StrictSerializer):
         return require_a_change(self, attrs)
 
 
-class TodoListQuerySerializer(serializers.Serializer):
+class TodoListQuerySerializer(QuerySerializer):
     """Query parameters of the list (``page`` and ``page_size`` belong to the paginator)."""
 
     status = serializers.ChoiceField(choices=Todo.Status.choices, required=False)

@@ -33,6 +33,7 @@ from agent.planners.base import (
 from agent.planners.prompts import as_data, final_reply_prompt, system_prompt
 from agent.planners.replies import REPLY_CODE_KEY, template_reply
 from lightnote.i18n import translate
+from lightnote.parsers import json_problem
 
 logger = logging.getLogger(__name__)
 
@@ -70,8 +71,10 @@ def _proposal(call: Any, fallback_id: str) -> tuple[Proposal, str]:
         return Proposal(tool=name, args={}, call_id=call_id), raw
     try:
         args = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # a hostile model may nest past the recursion limit
         args = None
+    if isinstance(args, dict) and json_problem(args) is not None:
+        args = None  # nested deeper than any request body may be, or not text (parsers.py)
     if not isinstance(args, dict):
         return Proposal(tool=name, args={}, call_id=call_id, error=MALFORMED_ARGUMENTS), raw
     return Proposal(tool=name, args=args, call_id=call_id), raw

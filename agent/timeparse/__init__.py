@@ -27,6 +27,7 @@ from agent.timeparse.grammar import scan
 from agent.timeparse.holidays import read_lunar_holiday
 from agent.timeparse.normalise import normalise
 from agent.timeparse.rules import END_OF_DAY, Unreadable, resolve
+from lightnote.times import is_plausible
 
 __all__ = [
     "END_OF_DAY",
@@ -41,8 +42,6 @@ Reason = Literal["invalid", "suspicious"]
 
 # A due time is a short phrase; a long text is not one.
 MAX_TEXT_LENGTH = 100
-YEARS_BACK_ALLOWED = 1
-YEARS_AHEAD_ALLOWED = 10
 
 
 class TimeParseError(Exception):
@@ -127,18 +126,12 @@ def _read_iso(text: str, zone: ZoneInfo) -> datetime | None:
 
 
 def _check_plausible(value: datetime, *, now: datetime, text: str) -> None:
-    """Refuse a time over a year in the past or over ten years ahead (a misread year)."""
-    earliest = _shift_years(now, -YEARS_BACK_ALLOWED)
-    latest = _shift_years(now, YEARS_AHEAD_ALLOWED)
-    if not earliest <= value <= latest:
+    """Refuse a time over a year in the past or over ten years ahead (a misread year).
+
+    The window is the one the REST API applies to ``due_at`` (:mod:`lightnote.times`).
+    """
+    if not is_plausible(value, now=now):
         raise TimeParseError("suspicious", text=text, value=value, why="outside the window")
-
-
-def _shift_years(moment: datetime, years: int) -> datetime:
-    try:
-        return moment.replace(year=moment.year + years)
-    except ValueError:  # 29 February in a year without one
-        return moment.replace(year=moment.year + years, day=28)
 
 
 def _localise(wall_clock: datetime, zone: ZoneInfo) -> datetime:

@@ -23,6 +23,7 @@ from agent.tools import Tool, format_local_time, registry
 from agent.web.texts import PAGE_TEXTS
 from lightnote.context import ActorContext
 from lightnote.i18n import translate
+from lightnote.times import rfc3339
 
 HISTORY_LIMIT = 100
 
@@ -266,7 +267,7 @@ def time_view(at: datetime | None, zone: ZoneInfo) -> dict[str, str] | None:
     if at is None:
         return None
     local = at.astimezone(zone)
-    return {"iso": local.isoformat(), "label": local.strftime("%Y-%m-%d %H:%M")}
+    return {"iso": rfc3339(at, zone), "label": local.strftime("%Y-%m-%d %H:%M")}
 
 
 def outcome_view(

@@ -18,7 +18,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -295,11 +295,13 @@ def chat_new(request: HttpRequest) -> HttpResponse:
 def chat_language(request: HttpRequest) -> HttpResponse:
     """Remember this browser's page language in Django's language cookie."""
     target = request.POST.get("next") or reverse("chat")
-    if not url_has_allowed_host_and_scheme(
+    # Only a path on this site; anything else (another host, or a word that ``redirect``
+    # would try to reverse as a URL name and fail on with a 500) goes to the chat.
+    if not target.startswith("/") or not url_has_allowed_host_and_scheme(
         target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
     ):
         target = reverse("chat")
-    response = redirect(target)
+    response = HttpResponseRedirect(target)
     locale = normalize_locale(request.POST.get("language"))
     if locale:
         response.set_cookie(
