@@ -15,8 +15,9 @@ class AgentConfig(AppConfig):
         A tool that disagrees with the capability table, or an enabled capability without
         its tool, raises ``ImproperlyConfigured`` here: the app refuses to start.
         """
-        from agent import checks, policy  # noqa: F401  (registers texts and checks)
+        from agent import checks, policy, readonly_passes  # noqa: F401  (texts and checks)
         from agent.tools import registry
 
+        readonly_passes.register()
         autodiscover_modules("agent_tools")
         registry.validate_complete()

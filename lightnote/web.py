@@ -66,12 +66,6 @@ def page_viewer(request: HttpRequest) -> PageViewer:
     )
 
 
-def refuse_if_readonly(viewer: PageViewer) -> None:
-    """Refuse a page write inside an admin read-only context (the middleware refuses first)."""
-    if viewer.readonly:
-        raise LightNoteError("ADMIN_READONLY", status=403)
-
-
 @dataclass
 class Page:
     """One page of a list: its rows, its number and whether neighbours exist.
@@ -177,7 +171,6 @@ class ItemPages:
         if request.method == "POST":
             form = posted_fields(request)
             try:
-                refuse_if_readonly(viewer)
                 item = self.create(viewer, form)
             except LightNoteError as error:
                 problem, status = error_text(error, viewer.locale), error.status
@@ -226,7 +219,6 @@ class ItemPages:
         if request.method == "POST":
             form = posted_fields(request)
             try:
-                refuse_if_readonly(viewer)
                 item = self.restore(viewer, form.get("id", ""), form_version(form))
             except LightNoteError as error:
                 problem, status = error_text(error, viewer.locale), error.status
@@ -269,7 +261,6 @@ class ItemPages:
             action = request.POST.get("action", "")
             form = posted_fields(request)
             try:
-                refuse_if_readonly(viewer)
                 done = self.act(viewer, item, action, form)
             except LightNoteError as error:
                 problem, status = error_text(error, viewer.locale), error.status
