@@ -194,8 +194,9 @@ class AdminContextAdmin(ReadOnlyModelAdmin):
 
     def end_view(self, request: HttpRequest) -> HttpResponse:
         """End the browser session's context (the banner's button) and return to it here."""
-        ended = browser_context_end(request, staff=request.user)  # type: ignore[arg-type]
-        if ended and AdminContext.objects.filter(id=ended, staff=request.user).exists():
+        staff: Any = request.user
+        ended = browser_context_end(request, staff=staff)
+        if ended and AdminContext.objects.filter(id=ended, staff=staff).exists():
             return HttpResponseRedirect(
                 reverse("admin:lightnote_admincontext_change", args=[ended])
             )

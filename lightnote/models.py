@@ -127,4 +127,7 @@ class AuditEvent(models.Model):
         verbose_name_plural = _("audit events")
 
     def __str__(self) -> str:
-        return f"{self.created_at:%Y-%m-%d %H:%M:%S} {self.event_type} {self.code}"
+        # In the active zone (the staff member's on admin screens), as every other time.
+        return (
+            f"{timezone.localtime(self.created_at):%Y-%m-%d %H:%M:%S} {self.event_type} {self.code}"
+        )
