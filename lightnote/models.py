@@ -79,7 +79,7 @@ class AdminContext(models.Model):
         verbose_name_plural = _("admin contexts")
 
     def __str__(self) -> str:
-        return f"{self.staff} as {self.subject} ({self.mode})"
+        return f"{self.staff} → {self.subject} ({self.get_mode_display()})"
 
     @property
     def is_active(self) -> bool:

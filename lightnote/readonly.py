@@ -260,7 +260,7 @@ class AdminReadOnlyMiddleware:
                 details={
                     "context_id": context.admin_context_id,
                     "method": request.method,
-                    "path": request.path[:500],
+                    "path": request.get_full_path()[:500],
                     "status": response.status_code,
                 },
             )
