@@ -124,6 +124,15 @@ def admin_context_end(*, staff: User, context_id: uuid.UUID | str) -> bool:
     return True
 
 
+def end_context_on_logout(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
+    """``user_logged_out``: logging out ends the context the browser session held (audited),
+    rather than leaving it open until it expires."""
+    session = getattr(request, "session", None)
+    context_id = session.get(ADMIN_CONTEXT_SESSION_KEY) if session is not None else None
+    if context_id and user is not None:
+        admin_context_end(staff=user, context_id=context_id)
+
+
 # --- API --------------------------------------------------------------------------------
 
 

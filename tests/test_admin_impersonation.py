@@ -280,8 +280,9 @@ def test_ending_logging_out_and_the_language_pass(staff, user) -> None:
     ended = browser.post("/admin/lightnote/admincontext/end/")
     assert ended.status_code == 302
     assert ended["Location"] == f"/admin/lightnote/admincontext/{context_id}/change/"
-    again, _ = browser_context(staff, user)
+    again, second_id = browser_context(staff, user)
     assert again.post("/accounts/logout/").status_code == 302
+    assert AdminContext.objects.get(id=second_id).ended_at is not None  # logging out ends it
     assert refusals() == []
 
 
