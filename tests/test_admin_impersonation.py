@@ -479,3 +479,29 @@ def test_every_admin_screen_shows_the_staff_members_zone(staff, user) -> None:
     assert shown in contexts
     assert expires in contexts
     assert shown in context_page.content.decode()
+
+
+def _po_entries(text: str) -> dict[str, str]:
+    """msgid -> msgstr of a .po file (continuation lines joined)."""
+
+    def joined(block: str) -> str:
+        parts = re.findall(r'"((?:[^"\\]|\\.)*)"', block)
+        return "".join(parts).replace('\\"', '"').replace("\\n", "\n")
+
+    pattern = re.compile(r'^msgid ((?:".*"\n)+)msgstr ((?:".*"\n)+)', re.M)
+    return {joined(m.group(1)): joined(m.group(2)) for m in pattern.finditer(text)}
+
+
+def test_the_admin_translations_are_complete_and_compiled() -> None:
+    import gettext
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parent.parent / "locale" / "zh_Hans" / "LC_MESSAGES"
+    entries = _po_entries((folder / "django.po").read_text(encoding="utf-8"))
+    entries.pop("")  # the header
+    assert entries
+    assert [msgid for msgid, msgstr in entries.items() if not msgstr] == []
+    with (folder / "django.mo").open("rb") as compiled:
+        catalog = gettext.GNUTranslations(compiled)
+    stale = [msgid for msgid, msgstr in entries.items() if catalog.gettext(msgid) != msgstr]
+    assert stale == []  # run `manage.py compilemessages -l zh_Hans` after editing the .po
