@@ -41,11 +41,11 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 
 from lightnote.context import (
-    _ATTRIBUTE,
     ADMIN_CONTEXT_HEADER,
     ADMIN_CONTEXT_SESSION_KEY,
     ActorContext,
     actor_context,
+    resolved_actor_context,
 )
 from lightnote.errors import LightNoteError
 
@@ -245,7 +245,7 @@ class AdminReadOnlyMiddleware:
     def _record(request: HttpRequest, response: HttpResponse) -> None:
         """One ``admin.request`` event per request made inside a context (a refusal
         has its own event)."""
-        context: ActorContext | None = getattr(request, _ATTRIBUTE, None)
+        context = resolved_actor_context(request)
         if context is None or context.admin_context is None:
             return
         if getattr(request, "lightnote_admin_refused", False):

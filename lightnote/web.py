@@ -43,7 +43,8 @@ def texts(codes: dict[str, Any], locale: str) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class PageViewer:
-    """Whose data a page shows and whether it may offer writes."""
+    """Whose data a page shows and whether it may offer writes (``readonly``: hide the
+    forms; an admin context's writes are refused before the view runs, lightnote.readonly)."""
 
     owner: User
     readonly: bool
