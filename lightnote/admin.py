@@ -31,6 +31,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 from django.views.decorators.http import require_POST
 
 from lightnote.impersonation import browser_context_end, browser_context_start
@@ -145,9 +146,10 @@ class UserAdmin(DjangoUserAdmin):
 
 
 class AdminContextStatus:
-    ACTIVE = _("active")
-    ENDED = _("ended")
-    EXPIRED = _("expired")
+    # With a context: Django's own "active" (a user's is_active) has another translation.
+    ACTIVE = pgettext_lazy("admin context status", "active")
+    ENDED = pgettext_lazy("admin context status", "ended")
+    EXPIRED = pgettext_lazy("admin context status", "expired")
 
 
 @admin.register(AdminContext)

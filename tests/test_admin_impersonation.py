@@ -481,15 +481,18 @@ def test_every_admin_screen_shows_the_staff_members_zone(staff, user) -> None:
     assert shown in context_page.content.decode()
 
 
-def _po_entries(text: str) -> dict[str, str]:
-    """msgid -> msgstr of a .po file (continuation lines joined)."""
+def _po_entries(text: str) -> dict[tuple[str | None, str], str]:
+    """(msgctxt, msgid) -> msgstr of a .po file (continuation lines joined)."""
 
     def joined(block: str) -> str:
         parts = re.findall(r'"((?:[^"\\]|\\.)*)"', block)
         return "".join(parts).replace('\\"', '"').replace("\\n", "\n")
 
-    pattern = re.compile(r'^msgid ((?:".*"\n)+)msgstr ((?:".*"\n)+)', re.M)
-    return {joined(m.group(1)): joined(m.group(2)) for m in pattern.finditer(text)}
+    pattern = re.compile(r'^(?:msgctxt (".*")\n)?msgid ((?:".*"\n)+)msgstr ((?:".*"\n)+)', re.M)
+    return {
+        (joined(m.group(1)) if m.group(1) else None, joined(m.group(2))): joined(m.group(3))
+        for m in pattern.finditer(text)
+    }
 
 
 def test_the_admin_translations_are_complete_and_compiled() -> None:
@@ -497,11 +500,26 @@ def test_the_admin_translations_are_complete_and_compiled() -> None:
     from pathlib import Path
 
     folder = Path(__file__).resolve().parent.parent / "locale" / "zh_Hans" / "LC_MESSAGES"
-    entries = _po_entries((folder / "django.po").read_text(encoding="utf-8"))
-    entries.pop("")  # the header
+    text = (folder / "django.po").read_text(encoding="utf-8")
+    assert "#, fuzzy" not in text
+    entries = _po_entries(text)
+    entries.pop((None, ""))  # the header
     assert entries
-    assert [msgid for msgid, msgstr in entries.items() if not msgstr] == []
+    assert [key for key, msgstr in entries.items() if not msgstr] == []
     with (folder / "django.mo").open("rb") as compiled:
         catalog = gettext.GNUTranslations(compiled)
-    stale = [msgid for msgid, msgstr in entries.items() if catalog.gettext(msgid) != msgstr]
+
+    def compiled_text(context: str | None, msgid: str) -> str:
+        return catalog.pgettext(context, msgid) if context else catalog.gettext(msgid)
+
+    stale = [key for key, msgstr in entries.items() if compiled_text(*key) != msgstr]
     assert stale == []  # run `manage.py compilemessages -l zh_Hans` after editing the .po
+
+
+def test_the_admin_keeps_djangos_own_words(staff, user) -> None:
+    """Our catalogue must not re-translate Django's: a user's "active" stays 有效."""
+    browser = Client(HTTP_ACCEPT_LANGUAGE="zh-CN")
+    browser.force_login(staff)
+    page = browser.get(f"/admin/lightnote/user/{user.id}/change/").content.decode()
+    assert "有效" in page
+    assert "进行中" not in page
