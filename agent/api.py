@@ -57,7 +57,7 @@ from lightnote.openapi import (
     path_uuid,
 )
 from lightnote.pagination import Pagination
-from lightnote.permissions import refuse_admin_write
+from lightnote.readonly import gate_suspended
 from lightnote.serializers import StrictSerializer
 
 _404 = {404: ("SESSION_NOT_FOUND",)}
@@ -114,6 +114,12 @@ def _owned_session(request: Request, session_id: Any) -> AgentSession:
     return sessions.session_get(session_id=session_id, owner=actor_context(request).subject)
 
 
+def _readable_session(request: Request, session_id: Any) -> AgentSession:
+    """The subject's conversation, or inside an admin context the staff member's own
+    conversation bound to it; anything else 404."""
+    return sessions.session_readable(session_id=session_id, actor=actor_context(request))
+
+
 def _session_body(session: AgentSession, request: Request) -> dict[str, Any]:
     zone = actor_context(request).subject.zone
     return {
@@ -165,8 +171,10 @@ def _with_provenance(card: dict[str, Any], payload: dict[str, Any], locale: str)
 class SessionsView(APIView):
     """Open a conversation, or list the caller's conversations.
 
-    Opening one is allowed in an admin read-only context (a conversation is not user data):
-    there, the agent answers write requests with an ADMIN_READONLY notice instead of a card.
+    Opening one is allowed in an admin read-only context: the conversation is then the staff
+    member's own, bound to the context (never the subject's); the agent there reads the
+    subject's data and answers write requests with an ADMIN_READONLY notice instead of a card.
+    The list shows the subject's conversations (a context's own are never listed).
     """
 
     permission_classes = [IsAuthenticated]
@@ -180,7 +188,7 @@ class SessionsView(APIView):
     )
     def post(self, request: Request) -> Response:
         _validated(EmptySerializer, request)
-        session = sessions.session_create(owner=actor_context(request).subject)
+        session = sessions.session_open_for(actor=actor_context(request))
         return Response({"id": str(session.id)}, status=201)
 
     @extend_schema(
@@ -213,7 +221,7 @@ class SessionDetailView(APIView):
         parameters=[SESSION_PARAMETER, ADMIN_CONTEXT_PARAMETER],
     )
     def get(self, request: Request, session_id: str) -> Response:
-        return Response(_session_body(_owned_session(request, session_id), request))
+        return Response(_session_body(_readable_session(request, session_id), request))
 
     @extend_schema(
         tags=[TAG_HISTORY],
@@ -229,7 +237,6 @@ class SessionDetailView(APIView):
     )
     def patch(self, request: Request, session_id: str) -> Response:
         payload = _validated(SessionRenameSerializer, request)
-        refuse_admin_write(request, what="session.rename")
         session = _owned_session(request, session_id)
         sessions.session_rename(session=session, title=payload["title"])
         return Response(_session_body(session, request))
@@ -248,7 +255,6 @@ class SessionDetailView(APIView):
         parameters=[SESSION_PARAMETER, ADMIN_CONTEXT_PARAMETER],
     )
     def delete(self, request: Request, session_id: str) -> Response:
-        refuse_admin_write(request, what="session.delete")
         session = _owned_session(request, session_id)
         sessions.session_delete(session=session, actor=actor_context(request))
         return Response(status=204)
@@ -257,7 +263,10 @@ class SessionDetailView(APIView):
 class MessagesView(APIView):
     """Send one message; or read the conversation's messages with their cards' states."""
 
-    permission_classes = [IsAuthenticated]  # writes are refused per proposal, as notices
+    # Inside an admin context a message may go only to the context's own conversation (the
+    # gate in authentication refuses the subject's with 403 ADMIN_READONLY); there, writes
+    # are refused per proposal, as notices.
+    permission_classes = [IsAuthenticated]
     pagination_class = Pagination
 
     @extend_schema(
@@ -274,7 +283,7 @@ class MessagesView(APIView):
         parameters=[SESSION_PARAMETER, ADMIN_CONTEXT_PARAMETER],
     )
     def get(self, request: Request, session_id: str) -> Response:
-        session = _owned_session(request, session_id)
+        session = _readable_session(request, session_id)
         paginator = Pagination()
         page = (
             paginator.paginate_queryset(
@@ -314,10 +323,15 @@ class MessagesView(APIView):
     def post(self, request: Request, session_id: str) -> Response:
         payload = _validated(MessageRequestSerializer, request)
         actor = actor_context(request)
-        # The session and the history the planner reads, in one query.
-        session, recent = sessions.session_get_with_recent(
-            session_id=session_id, owner=actor.subject, limit=conversation.HISTORY_TURNS
-        )
+        if actor.admin_context is not None:
+            # Inside an admin context: only the staff member's conversation bound to it.
+            session = sessions.session_writable(session_id=session_id, actor=actor)
+            recent = None
+        else:
+            # The session and the history the planner reads, in one query.
+            session, recent = sessions.session_get_with_recent(
+                session_id=session_id, owner=actor.subject, limit=conversation.HISTORY_TURNS
+            )
         body = conversation.handle_message(
             request=request,
             actor=actor,
@@ -332,21 +346,41 @@ class MessagesView(APIView):
 def _identify_for_locale(request: Request) -> None:
     """Authenticate quietly so a 400 answers in the user's language; a failure changes nothing.
 
-    The 400 still answers first (docs/api.md's order): this only chooses the message's language.
+    The 400 still answers first (docs/api.md's order): this only chooses the message's language,
+    so the admin read-only gate does not run (nothing is refused or audited for a 400).
     """
-    with contextlib.suppress(APIException, LightNoteError):
+    with contextlib.suppress(APIException, LightNoteError), gate_suspended():
         request.user  # noqa: B018 - the property runs the authenticators
 
 
-class _TokenEndpoint(APIView):
-    """Shared shape of confirm / reject / status / reply: body first, then everything else.
+class _BodyFirstView(APIView):
+    """A POST endpoint whose body shape answers first: body (400) -> authentication (401) ->
+    admin read-only (403, the gate in authentication) -> the operation's own checks.
 
-    docs/api.md fixes the order: body shape (400) -> authentication (401) -> ...; so the body is
-    validated in ``initial`` before DRF authenticates, and the admin read-only check runs in
-    the operation (after authentication).
+    The body is validated in ``initial`` before DRF authenticates; ``self.payload`` holds it.
     """
 
     permission_classes = [IsAuthenticated]
+    request_serializer: type[serializers.Serializer]
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        if request.method == "POST":  # any other method is a plain 405 from DRF's dispatch
+            try:
+                self.payload = _validated(self.request_serializer, request)
+            except APIException:
+                _identify_for_locale(request)
+                raise
+        super().initial(request, *args, **kwargs)
+
+
+class _TokenEndpoint(_BodyFirstView):
+    """Shared shape of confirm / reject / status / reply: body first, then everything else.
+
+    docs/api.md fixes the order: body shape (400) -> authentication (401) -> admin read-only
+    (403) -> ...; so the body is validated in ``initial`` before DRF authenticates, and the
+    admin read-only gate runs in authentication.
+    """
+
     operation: Callable[..., execution.Answer]
     request_serializer: type[serializers.Serializer] = TokenRequestSerializer
 
@@ -359,15 +393,6 @@ class _TokenEndpoint(APIView):
         return TokenQueryExtension(
             build=execution.session_check_annotation, value=payload["session_id"]
         )
-
-    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
-        if request.method == "POST":  # any other method is a plain 405 from DRF's dispatch
-            try:
-                self.payload = _validated(self.request_serializer, request)
-            except APIException:
-                _identify_for_locale(request)
-                raise
-        super().initial(request, *args, **kwargs)
 
     def post(self, request: Request) -> Response:
         answer = type(self).operation(
@@ -526,10 +551,10 @@ class ContinuationReplyView(_TokenEndpoint):
     operation = staticmethod(continuations.reply)
 
 
-class ReissueView(APIView):
+class ReissueView(_BodyFirstView):
     """Ask again: a new card for a still-ready card whose token the client no longer has."""
 
-    permission_classes = [IsAuthenticated]
+    request_serializer = ReissueRequestSerializer
 
     @extend_schema(
         tags=[TAG_HISTORY],
@@ -558,8 +583,7 @@ class ReissueView(APIView):
         parameters=[ADMIN_CONTEXT_PARAMETER],
     )
     def post(self, request: Request) -> Response:
-        payload = _validated(ReissueRequestSerializer, request)
-        refuse_admin_write(request, what="card.reissue")
+        payload = self.payload
         session = _owned_session(request, payload["session_id"])
         card = conversation.reissue_card(
             request=request,
@@ -630,10 +654,10 @@ class EditView(_TokenEndpoint):
         return Response({"card": card})
 
 
-class UndoView(APIView):
+class UndoView(_BodyFirstView):
     """Undo a succeeded card: an ordinary card for the compensating action."""
 
-    permission_classes = [IsAuthenticated]
+    request_serializer = UndoRequestSerializer
 
     @extend_schema(
         tags=[TAG_CONFIRM],
@@ -671,8 +695,7 @@ class UndoView(APIView):
         parameters=[ADMIN_CONTEXT_PARAMETER],
     )
     def post(self, request: Request) -> Response:
-        payload = _validated(UndoRequestSerializer, request)
-        refuse_admin_write(request, what="card.undo")
+        payload = self.payload
         session = _owned_session(request, payload["session_id"])
         card = card_undo.undo(
             request=request,

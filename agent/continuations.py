@@ -32,7 +32,6 @@ from lightnote.audit import audit_event
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
-from lightnote.permissions import refuse_admin_write
 
 logger = logging.getLogger(__name__)
 
@@ -82,7 +81,6 @@ def reply(
     a settled or running continuation is answered as it is; otherwise the action's receipt
     activates it, one request claims it and generates the reply (:func:`_generate`).
     """
-    refuse_admin_write(request, what="continuation.reply")
     continuation = load_continuation_for(actor=actor, token=token, session_id=session_id)
     answer = _answer(continuation)
     if answer is not None and not (

@@ -38,7 +38,6 @@ from lightnote.binding import canonical_json
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages, translate
-from lightnote.permissions import refuse_admin_write
 from lightnote.transactions import durable_atomic
 
 logger = logging.getLogger(__name__)
@@ -263,13 +262,14 @@ def session_access_for(request: Any, *, session_id: uuid.UUID, owner: Any) -> Se
 def load_card_for(
     *, request: Any, actor: ActorContext, token: str, session_id: uuid.UUID, action: str
 ) -> cards.Card:
-    """Run the checks before any state is read: admin context, store, token, owner, binding.
+    """Run the checks before any state is read: store, token, owner, binding.
+
+    (An admin read-only context was refused before: ``lightnote.readonly``'s gate.)
 
     Raises the API's answer for the first check that fails. An unknown or expired token is
     410, or 429 ``RATE_LIMITED`` once this user's misses passed
     ``LIGHTNOTE_RATE_LIMIT_TOKEN_MISSES`` (``agent.ratelimit.limit_token_miss``).
     """
-    refuse_admin_write(request, what=f"confirmation.{action}")
     card = cards.card_get(token)  # 503 when the store cannot answer
     if card is None:
         # The miss path only: a known token pays no round trip for the miss throttle.

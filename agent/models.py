@@ -7,6 +7,7 @@ import uuid
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 TITLE_MAX = 120
 # The longest message a user may send (the API's body and the chat page's form).
@@ -35,6 +36,17 @@ class AgentSession(models.Model):
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(default=timezone.now)
     deleted_at = models.DateTimeField(null=True, blank=True)
+    # Set for a staff member's read-only conversation inside an admin context: owned by the
+    # staff member, it reads the context's subject's data and is usable only inside that
+    # context (never listed, never reachable without it). Null for every ordinary one.
+    admin_context = models.ForeignKey(
+        "lightnote.AdminContext",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="agent_sessions",
+        verbose_name=_("admin context"),
+    )
 
     objects = AgentSessionQuerySet.as_manager()
 
@@ -47,6 +59,8 @@ class AgentSession(models.Model):
                 fields=["owner", "deleted_at", "-updated_at", "-id"], name="session_owner_live_idx"
             )
         ]
+        verbose_name = _("conversation")
+        verbose_name_plural = _("conversations")
 
     def __str__(self) -> str:
         return f"session {self.id}"
@@ -87,8 +101,8 @@ class ActionReceipt(models.Model):
     """
 
     class Status(models.TextChoices):
-        SUCCEEDED = "succeeded", "succeeded"
-        VOIDED = "voided", "voided (not executed)"
+        SUCCEEDED = "succeeded", _("succeeded")
+        VOIDED = "voided", _("voided (not executed)")
 
     action_id = models.UUIDField(unique=True, editable=False)
     tool = models.CharField(max_length=64)
@@ -112,6 +126,8 @@ class ActionReceipt(models.Model):
     class Meta:
         ordering = ["-created_at"]
         indexes = [models.Index(fields=["owner", "-created_at"])]
+        verbose_name = _("action receipt")
+        verbose_name_plural = _("action receipts")
 
     def __str__(self) -> str:
         return f"{self.tool} {self.action_id} {self.status}"
@@ -138,20 +154,20 @@ class ActionCard(models.Model):
     """
 
     class State(models.TextChoices):
-        READY = "ready", "ready"
-        REJECTED = "rejected", "rejected"
-        SETTLED = "settled", "settled"
-        VOIDED = "voided", "voided"
+        READY = "ready", _("ready")
+        REJECTED = "rejected", _("rejected")
+        SETTLED = "settled", _("settled")
+        VOIDED = "voided", _("voided")
 
     class OutcomeKind(models.TextChoices):
-        SUCCEEDED = "succeeded", "succeeded"
-        FAILED = "failed", "failed"
-        UNKNOWN = "unknown", "unknown"
+        SUCCEEDED = "succeeded", _("succeeded")
+        FAILED = "failed", _("failed")
+        UNKNOWN = "unknown", _("unknown")
 
     class VoidReason(models.TextChoices):
-        SESSION_DELETED = "session_deleted", "session deleted"
-        INVALID = "invalid", "failed its integrity check"
-        SUPERSEDED = "superseded", "superseded by a newer card"
+        SESSION_DELETED = "session_deleted", _("session deleted")
+        INVALID = "invalid", _("failed its integrity check")
+        SUPERSEDED = "superseded", _("superseded by a newer card")
 
     id = models.UUIDField(primary_key=True, editable=False)
     session = models.ForeignKey(AgentSession, on_delete=models.CASCADE, related_name="cards")
@@ -199,6 +215,8 @@ class ActionCard(models.Model):
         # foreign key on every state change (a shared lock on the session row), and a
         # settle would deadlock with a delete that holds that row and voids the card.
         indexes = [models.Index(fields=["state", "outcome_kind", "settled_at"])]
+        verbose_name = _("action card")
+        verbose_name_plural = _("action cards")
 
     def __str__(self) -> str:
         return f"card {self.id} {self.state} {self.outcome_kind}".rstrip()

@@ -17,6 +17,7 @@ from django.utils import timezone
 from agent import choice_store, lifecycle
 from agent.models import TITLE_MAX, ActionCard, AgentSession, Message
 from lightnote.audit import audit_event
+from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
 
@@ -60,10 +61,18 @@ def session_access(*, session_id: Any, owner: Any) -> SessionAccess:
     return SessionAccess.OWN if row[1] is None else SessionAccess.DELETED
 
 
-def session_get(*, session_id: Any, owner: Any) -> AgentSession:
-    """Return ``owner``'s live session; unknown, deleted or another user's: 404."""
+def session_get(*, session_id: Any, owner: Any, admin_context: Any = None) -> AgentSession:
+    """Return ``owner``'s live session; unknown, deleted or another user's: 404.
+
+    Without ``admin_context`` only ordinary conversations are found; with it, only the
+    staff member's read-only conversations bound to that context.
+    """
     try:
-        session = AgentSession.objects.live().filter(id=session_id, owner=owner).first()
+        session = (
+            AgentSession.objects.live()
+            .filter(id=session_id, owner=owner, admin_context=admin_context)
+            .first()
+        )
     except (ValidationError, ValueError):
         session = None
     if session is None:
@@ -108,9 +117,54 @@ def session_get_with_recent(
     return session, [RecentMessage(*row[:3]) for row in rows]
 
 
+def context_session_get(*, session_id: Any, actor: ActorContext) -> AgentSession:
+    """Return the staff member's conversation bound to the active admin context (404 else).
+
+    The only conversation an agent message may go to inside an admin context: it is the
+    staff member's, it reads the subject's data through the context, and it never yields a
+    card (every write proposal is an ``ADMIN_READONLY`` notice).
+    """
+    if actor.admin_context is None:
+        raise LightNoteError("SESSION_NOT_FOUND", status=404)
+    return session_get(session_id=session_id, owner=actor.actor, admin_context=actor.admin_context)
+
+
+def is_context_session(*, session_id: Any, actor: ActorContext) -> bool:
+    """Say whether ``session_id`` names the live conversation bound to ``actor``'s context."""
+    try:
+        context_session_get(session_id=session_id, actor=actor)
+    except LightNoteError:
+        return False
+    return True
+
+
+def session_readable(*, session_id: Any, actor: ActorContext) -> AgentSession:
+    """Return a conversation the request may read: the subject's own, or (inside an admin
+    context) the staff member's conversation bound to it. Anything else: 404."""
+    try:
+        return session_get(session_id=session_id, owner=actor.subject)
+    except LightNoteError:
+        if actor.admin_context is None:
+            raise
+        return context_session_get(session_id=session_id, actor=actor)
+
+
+def session_writable(*, session_id: Any, actor: ActorContext) -> AgentSession:
+    """Return the conversation a message may go to: the caller's own outside a context, the
+    context's conversation inside one (the subject's are refused before this: 403)."""
+    if actor.admin_context is not None:
+        return context_session_get(session_id=session_id, actor=actor)
+    return session_get(session_id=session_id, owner=actor.subject)
+
+
 def session_list(*, owner: Any) -> QuerySet[AgentSession]:
-    """Return ``owner``'s live sessions, the latest activity first."""
-    return AgentSession.objects.live().filter(owner=owner).order_by("-updated_at", "-id")
+    """Return ``owner``'s live ordinary sessions, the latest activity first (a staff
+    member's context conversations are never listed: they hold another user's data)."""
+    return (
+        AgentSession.objects.live()
+        .filter(owner=owner, admin_context__isnull=True)
+        .order_by("-updated_at", "-id")
+    )
 
 
 def session_messages(*, session: AgentSession) -> QuerySet[Message]:
@@ -137,6 +191,22 @@ def title_from_text(text: str) -> str:
 def session_create(*, owner: Any) -> AgentSession:
     """Open a conversation owned by ``owner``."""
     return AgentSession.objects.create(owner=owner)
+
+
+def session_open_for(*, actor: ActorContext) -> AgentSession:
+    """Open the caller's conversation: the subject's own outside an admin context; inside
+    one, the staff member's read-only conversation bound to it (audited)."""
+    if actor.admin_context is None:
+        return session_create(owner=actor.subject)
+    session = AgentSession.objects.create(owner=actor.actor, admin_context=actor.admin_context)
+    audit_event(
+        "admin.session_opened",
+        actor=actor.actor,
+        subject=actor.subject,
+        session_id=session.id,
+        details={"context_id": actor.admin_context_id},
+    )
+    return session
 
 
 def session_touch(*, session: AgentSession, first_text: str | None = None) -> None:

@@ -17,14 +17,21 @@ from rest_framework import authentication, exceptions
 
 
 class _WithActorContext:
+    """Resolve the actor context, then run the admin read-only gate (``lightnote.readonly``):
+    for DRF views this is the one place a write inside an admin context is refused."""
+
+    runs_admin_gate = True
+
     def authenticate(self, request: Any) -> tuple[Any, Any] | None:
         result = super().authenticate(request)  # type: ignore[misc]
         if result is None:
             return None
         from lightnote.context import resolve_actor_context
+        from lightnote.readonly import admin_context_gate
 
         user, auth = result
         context = resolve_actor_context(request, user)
+        admin_context_gate(request, context)
         return context.subject, auth
 
 

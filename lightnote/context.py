@@ -79,6 +79,11 @@ def resolve_actor_context(request: Any, user: User) -> ActorContext:
     return actor_context
 
 
+def resolved_actor_context(request: Any) -> ActorContext | None:
+    """Return the actor context already resolved for this request, or None (never resolves)."""
+    return getattr(getattr(request, "_request", request), _ATTRIBUTE, None)
+
+
 def actor_context(request: Any) -> ActorContext:
     """Return the request's actor context (resolving it for plain Django views)."""
     django_request = getattr(request, "_request", request)

@@ -1,4 +1,4 @@
-"""Template context shared by the chat page and the Django admin."""
+"""Template context shared by every page (the chat, item pages, settings, the admin)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,37 @@ from typing import Any
 from django.http import HttpRequest
 
 from lightnote.context import ADMIN_CONTEXT_SESSION_KEY, active_admin_context
+from lightnote.i18n import translate
 
 
 def admin_context(request: HttpRequest) -> dict[str, Any]:
-    """Expose the staff member's active read-only impersonation context, if any."""
+    """Expose the staff member's active read-only impersonation context, if any, and the
+    banner every page shows while it lasts (both people, the end time in the staff member's
+    zone, and the form that ends it)."""
     user = getattr(request, "user", None)
     context_id = getattr(request, "session", {}).get(ADMIN_CONTEXT_SESSION_KEY)
     if not context_id or user is None or not user.is_authenticated or not user.is_staff:
-        return {"active_admin_context": None}
-    return {"active_admin_context": active_admin_context(staff=user, context_id=context_id)}
+        return {"active_admin_context": None, "admin_banner": None}
+    context = active_admin_context(staff=user, context_id=context_id)
+    if context is None:
+        return {"active_admin_context": None, "admin_banner": None}
+    from lightnote.web import page_locale
+
+    locale = page_locale(request)
+    zone = user.zone
+    expires = f"{context.expires_at.astimezone(zone):%Y-%m-%d %H:%M} ({zone.key})"
+    return {
+        "active_admin_context": context,
+        "admin_banner": {
+            "text": translate(
+                "ADMIN_CONTEXT_BANNER",
+                locale,
+                actor=user.username,
+                subject=context.subject.username,
+                expires=expires,
+            ),
+            "end": translate("ADMIN_CONTEXT_END", locale),
+            "context_id": str(context.id),
+            "reason": context.reason,
+        },
+    }

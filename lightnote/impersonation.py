@@ -40,17 +40,24 @@ CONTEXT_LIFETIME = timedelta(minutes=20)
 
 @transaction.atomic
 def admin_context_start(
-    *, staff: User, subject_id: int, mode: str = AdminContext.Mode.READONLY
+    *, staff: User, subject_id: int, mode: str = AdminContext.Mode.READONLY, reason: str = ""
 ) -> AdminContext:
-    """Open a read-only context of ``staff`` on the user ``subject_id`` and audit it."""
+    """Open a read-only context of ``staff`` on the user ``subject_id`` and audit it (with
+    the staff member's ``reason``, kept on the context)."""
     if not staff.is_staff:
         raise LightNoteError("ADMIN_ONLY", status=403)
     subject = User.objects.filter(pk=subject_id).first()
     if subject is None:
         raise LightNoteError("USER_NOT_FOUND", status=404)
     now = timezone.now()
+    reason = " ".join(reason.split())[: AdminContext.REASON_MAX]
     context = AdminContext.objects.create(
-        staff=staff, subject=subject, mode=mode, created_at=now, expires_at=now + CONTEXT_LIFETIME
+        staff=staff,
+        subject=subject,
+        mode=mode,
+        reason=reason,
+        created_at=now,
+        expires_at=now + CONTEXT_LIFETIME,
     )
     audit_event(
         "admin.context_started",
@@ -59,10 +66,32 @@ def admin_context_start(
         details={
             "context_id": str(context.id),
             "mode": mode,
+            "reason": reason,
             "expires_at": context.expires_at.isoformat(),
         },
     )
     return context
+
+
+def browser_context_start(
+    request: Any, *, staff: User, subject_id: int, reason: str = ""
+) -> AdminContext:
+    """Start a context and attach it to the browser session; one per session: a context
+    already held there is ended first (by the new one's start, both audited)."""
+    context = admin_context_start(staff=staff, subject_id=subject_id, reason=reason)
+    previous = request.session.get(ADMIN_CONTEXT_SESSION_KEY)
+    if previous:
+        admin_context_end(staff=staff, context_id=previous)
+    request.session[ADMIN_CONTEXT_SESSION_KEY] = str(context.id)
+    return context
+
+
+def browser_context_end(request: Any, *, staff: User) -> str | None:
+    """End the context held by the browser session (if any) and forget it; return its id."""
+    context_id = request.session.pop(ADMIN_CONTEXT_SESSION_KEY, None)
+    if context_id:
+        admin_context_end(staff=staff, context_id=context_id)
+    return context_id
 
 
 @transaction.atomic
@@ -95,6 +124,15 @@ def admin_context_end(*, staff: User, context_id: uuid.UUID | str) -> bool:
     return True
 
 
+def end_context_on_logout(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
+    """``user_logged_out``: logging out ends the context the browser session held (audited),
+    rather than leaving it open until it expires."""
+    session = getattr(request, "session", None)
+    context_id = session.get(ADMIN_CONTEXT_SESSION_KEY) if session is not None else None
+    if context_id and user is not None:
+        admin_context_end(staff=user, context_id=context_id)
+
+
 # --- API --------------------------------------------------------------------------------
 
 
@@ -115,6 +153,13 @@ class AdminContextStartSerializer(StrictSerializer):
     )
     mode = serializers.ChoiceField(
         choices=AdminContext.Mode.choices, default=AdminContext.Mode.READONLY
+    )
+    reason = serializers.CharField(
+        max_length=AdminContext.REASON_MAX,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="Why the staff member looks (kept on the context and in the audit event)",
     )
 
 
@@ -165,16 +210,19 @@ class AdminImpersonationView(APIView):
         serializer = AdminContextStartSerializer(data=request.data, context={"request": request})
         serializer.is_valid(raise_exception=True)
         current = actor_context(request)
-        context = admin_context_start(
-            staff=current.actor,
-            subject_id=serializer.validated_data["user_id"],
-            mode=serializer.validated_data["mode"],
-        )
+        data = serializer.validated_data
         if _is_browser_session(request):
             # One context per browser session: the new one replaces (and ends) the old one.
-            if current.admin_context is not None:
-                admin_context_end(staff=current.actor, context_id=current.admin_context.id)
-            request.session[ADMIN_CONTEXT_SESSION_KEY] = str(context.id)
+            context = browser_context_start(
+                request, staff=current.actor, subject_id=data["user_id"], reason=data["reason"]
+            )
+        else:
+            context = admin_context_start(
+                staff=current.actor,
+                subject_id=data["user_id"],
+                mode=data["mode"],
+                reason=data["reason"],
+            )
         body = AdminContextSerializer(
             context, context={"zone": zoneinfo.ZoneInfo(current.actor.time_zone)}
         ).data

@@ -16,5 +16,13 @@ define_messages(
             "The admin context is unknown, ended or expired.",
         ),
         "USER_NOT_FOUND": ("用户不存在。", "No such user."),
+        "ADMIN_CONTEXT_BANNER": (
+            "管理员只读模式：{actor} 正在查看 {subject} 的数据，任何写操作都会被拒绝（至 {expires}）。",
+            "Admin read-only mode: {actor} is viewing {subject}'s data; every write is refused "
+            "(until {expires}).",
+        ),
+        "ADMIN_CONTEXT_END": ("结束查看并返回管理后台", "End viewing and return to the admin"),
+        "ADMIN_CONTEXT_REFUSED_TITLE": ("只读：未执行", "Read-only: not done"),
+        "ADMIN_CONTEXT_REFUSED_BACK": ("返回上一页", "Go back"),
     }
 )

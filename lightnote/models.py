@@ -11,6 +11,7 @@ from django.contrib.auth.models import AbstractUser
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from lightnote.times import is_allowed_time_zone
 
@@ -35,9 +36,11 @@ class User(AbstractUser):
     made by any path (sign-up, admin, ``createsuperuser``, ``bulk_create``) has them."""
 
     time_zone = models.CharField(
-        max_length=64, default=default_time_zone, validators=[validate_time_zone]
+        _("time zone"), max_length=64, default=default_time_zone, validators=[validate_time_zone]
     )
-    language = models.CharField(max_length=8, choices=LANGUAGE_CHOICES, default="zh-CN")
+    language = models.CharField(
+        _("language"), max_length=8, choices=LANGUAGE_CHOICES, default="zh-CN"
+    )
 
     @property
     def zone(self) -> zoneinfo.ZoneInfo:
@@ -48,25 +51,37 @@ class AdminContext(models.Model):
     """A staff member's read-only view of another user's data, for a limited time."""
 
     class Mode(models.TextChoices):
-        READONLY = "readonly", "read-only"
+        READONLY = "readonly", _("read-only")
+
+    REASON_MAX = 500
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     staff = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="admin_contexts"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="admin_contexts",
+        verbose_name=_("staff member"),
     )
     subject = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="+",
+        verbose_name=_("viewed user"),
     )
-    mode = models.CharField(max_length=16, choices=Mode.choices, default=Mode.READONLY)
-    created_at = models.DateTimeField(default=timezone.now)
-    expires_at = models.DateTimeField()
-    ended_at = models.DateTimeField(null=True, blank=True)
+    mode = models.CharField(_("mode"), max_length=16, choices=Mode.choices, default=Mode.READONLY)
+    # Why the staff member looked (required when started from the admin; optional in the API).
+    reason = models.CharField(_("reason"), max_length=REASON_MAX, blank=True, default="")
+    created_at = models.DateTimeField(_("started at"), default=timezone.now)
+    expires_at = models.DateTimeField(_("expires at"))
+    ended_at = models.DateTimeField(_("ended at"), null=True, blank=True)
 
     class Meta:
         indexes = [models.Index(fields=["staff", "expires_at"])]
+        verbose_name = _("admin context")
+        verbose_name_plural = _("admin contexts")
 
     def __str__(self) -> str:
-        return f"{self.staff} as {self.subject} ({self.mode})"
+        return f"{self.staff} → {self.subject} ({self.get_mode_display()})"
 
     @property
     def is_active(self) -> bool:
@@ -80,24 +95,41 @@ class AuditEvent(models.Model):
     when the agent app owned the model (``agent_auditevent``).
     """
 
-    created_at = models.DateTimeField(default=timezone.now, editable=False, db_index=True)
-    event_type = models.CharField(max_length=64, db_index=True)
+    created_at = models.DateTimeField(
+        _("time"), default=timezone.now, editable=False, db_index=True
+    )
+    event_type = models.CharField(_("event"), max_length=64, db_index=True)
     actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("actor"),
     )
     subject = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("subject"),
     )
-    session_id = models.UUIDField(null=True, blank=True)
-    capability = models.CharField(max_length=64, blank=True, default="")
-    tool = models.CharField(max_length=64, blank=True, default="")
-    action_id = models.UUIDField(null=True, blank=True, db_index=True)
-    code = models.CharField(max_length=64, blank=True, default="")
-    details = models.JSONField(default=dict, blank=True)
+    session_id = models.UUIDField(_("conversation"), null=True, blank=True)
+    capability = models.CharField(_("capability"), max_length=64, blank=True, default="")
+    tool = models.CharField(_("tool"), max_length=64, blank=True, default="")
+    action_id = models.UUIDField(_("action id"), null=True, blank=True, db_index=True)
+    code = models.CharField(_("code"), max_length=64, blank=True, default="")
+    details = models.JSONField(_("details"), default=dict, blank=True)
 
     class Meta:
         db_table = "agent_auditevent"
         ordering = ["-created_at", "-id"]
+        verbose_name = _("audit event")
+        verbose_name_plural = _("audit events")
 
     def __str__(self) -> str:
-        return f"{self.created_at:%Y-%m-%d %H:%M:%S} {self.event_type} {self.code}"
+        # In the active zone (the staff member's on admin screens), as every other time.
+        return (
+            f"{timezone.localtime(self.created_at):%Y-%m-%d %H:%M:%S} {self.event_type} {self.code}"
+        )

@@ -1,3 +1,5 @@
+"""DRF's default permission; the admin read-only rule itself lives in ``lightnote.readonly``."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -5,28 +7,27 @@ from typing import Any
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
 from lightnote.context import actor_context
-from lightnote.errors import LightNoteError
 
 
 def refuse_admin_write(request: Any, *, what: str) -> None:
-    """Raise 403 ``ADMIN_READONLY`` (and audit it) when an admin read-only context is active."""
-    context = actor_context(request)
-    if not context.is_admin_readonly:
-        return
-    from lightnote.audit import audit_event
+    """Raise 403 ``ADMIN_READONLY`` (and audit it) when an admin read-only context is active.
 
-    audit_event(
-        "admin.write_refused",
-        actor=context.actor,
-        subject=context.subject,
-        code="ADMIN_READONLY",
-        details={"what": what, "method": request.method, "path": request.path},
-    )
-    raise LightNoteError("ADMIN_READONLY", status=403)
+    Kept for code paths outside HTTP views; views need not call it: ``lightnote.readonly``
+    refuses every unsafe request inside a context before the view runs.
+    """
+    context = actor_context(request)
+    if context.is_admin_readonly:
+        from lightnote.readonly import refuse
+
+        refuse(request, context, what=what)
 
 
 class IsAuthenticatedNoAdminWrites(BasePermission):
-    """Authenticated, and no unsafe method while an admin read-only context is active."""
+    """Authenticated, and no unsafe method while an admin read-only context is active.
+
+    The gate in authentication refuses first; this stays as a second line for a view whose
+    authentication classes do not run it.
+    """
 
     def has_permission(self, request: Any, view: Any) -> bool:
         if not (request.user and request.user.is_authenticated):

@@ -18,7 +18,7 @@ from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages, normalize_locale, translate
 from lightnote.models import LANGUAGE_CHOICES, validate_time_zone
 from lightnote.services import user_update_preferences
-from lightnote.web import COMMON_TEXTS, page_viewer, refuse_if_readonly, texts
+from lightnote.web import COMMON_TEXTS, page_viewer, texts
 
 LANGUAGE_COOKIE_AGE = 365 * 24 * 3600
 COOKIE_VALUES = {"zh-CN": "zh-hans", "en": "en"}
@@ -73,7 +73,6 @@ def settings_page(request: HttpRequest) -> HttpResponse:
         zone = request.POST.get("time_zone", "").strip()
         language = normalize_locale(request.POST.get("language", ""))
         try:
-            refuse_if_readonly(viewer)
             if zone not in zone_choices():
                 raise LightNoteError("PAGE_SETTINGS_ZONE_INVALID")
             if language not in dict(LANGUAGE_CHOICES):

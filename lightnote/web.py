@@ -44,7 +44,8 @@ def texts(codes: dict[str, Any], locale: str) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class PageViewer:
-    """Whose data a page shows and whether it may offer writes."""
+    """Whose data a page shows and whether it may offer writes (``readonly``: hide the
+    forms; an admin context's writes are refused before the view runs, lightnote.readonly)."""
 
     owner: User
     readonly: bool
@@ -65,12 +66,6 @@ def page_viewer(request: HttpRequest) -> PageViewer:
         locale=page_locale(request),
         zone=subject.zone,
     )
-
-
-def refuse_if_readonly(viewer: PageViewer) -> None:
-    """Refuse a page write inside an admin read-only context (the middleware refuses first)."""
-    if viewer.readonly:
-        raise LightNoteError("ADMIN_READONLY", status=403)
 
 
 @dataclass
@@ -181,7 +176,6 @@ class ItemPages:
         if request.method == "POST":
             form = posted_fields(request)
             try:
-                refuse_if_readonly(viewer)
                 item = self.create(viewer, form)
             except LightNoteError as error:
                 problem, status = error_text(error, viewer.locale), error.status
@@ -230,7 +224,6 @@ class ItemPages:
         if request.method == "POST":
             form = posted_fields(request)
             try:
-                refuse_if_readonly(viewer)
                 item = self.restore(viewer, form.get("id", ""), form_version(form))
             except LightNoteError as error:
                 problem, status = error_text(error, viewer.locale), error.status
@@ -273,7 +266,6 @@ class ItemPages:
             action = request.POST.get("action", "")
             form = posted_fields(request)
             try:
-                refuse_if_readonly(viewer)
                 done = self.act(viewer, item, action, form)
             except LightNoteError as error:
                 problem, status = error_text(error, viewer.locale), error.status

@@ -23,6 +23,9 @@ _SCHEMES = {"bearer", "token"}
 class McpTokenAuthentication(BaseAuthentication):
     """``Authorization: Bearer lnmcp_…`` (or ``Token lnmcp_…``): read-only on the API."""
 
+    # Refuses every unsafe method itself, so the admin read-only gate has nothing to add.
+    runs_admin_gate = True
+
     def authenticate(self, request: Any) -> tuple[Any, Any] | None:
         parts = get_authorization_header(request).split()
         if len(parts) != 2 or parts[0].decode("latin-1").lower() not in _SCHEMES:

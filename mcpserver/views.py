@@ -25,7 +25,6 @@ from lightnote.audit import audit_channel
 from lightnote.context import actor_context
 from lightnote.errors import LightNoteError
 from lightnote.i18n import translate
-from lightnote.permissions import refuse_admin_write
 from lightnote.web import page_locale
 from mcpserver import callers, card_states, sealing
 from mcpserver.models import McpCard, McpToken
@@ -224,7 +223,6 @@ def settings_page(request: HttpRequest) -> HttpResponse:
     if request.method == "GET":
         return render(request, "mcpserver/settings.html", _settings_context(request, locale))
     try:
-        refuse_admin_write(request, what="mcp.token_create")
         _token, raw_key = mcp_token_create(
             owner=request.user,  # type: ignore[arg-type]
             name=request.POST.get("name", ""),
@@ -246,7 +244,6 @@ def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
     """Revoke one of the person's MCP tokens (404 for anyone else's)."""
     locale = page_locale(request)
     try:
-        refuse_admin_write(request, what="mcp.token_revoke")
         mcp_token_revoke(owner=request.user, token_id=token_id)  # type: ignore[arg-type]
     except LightNoteError as error:
         context = _settings_context(

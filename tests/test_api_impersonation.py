@@ -310,7 +310,7 @@ def test_admin_shows_data_and_audit_read_only(make_user, user) -> None:
         (f"/admin/todos/todo/{todo.id}/change/", "visible in admin"),
         ("/admin/notes/note/", "a note in admin"),
         ("/admin/lightnote/auditevent/", "admin.context_started"),
-        ("/admin/agent/actionreceipt/", "Action receipts"),
+        ("/admin/agent/actionreceipt/", "操作回执"),  # the admin speaks zh-CN by default
         ("/admin/lightnote/admincontext/", "alice"),
         (f"/admin/lightnote/user/{user.id}/change/", "Asia/Shanghai"),
     ]:

@@ -613,7 +613,13 @@ def test_admin_readonly_page_shows_banner_and_notice_instead_of_card(
     assert f"管理员只读模式：staffer 正在查看 {user.username} 的数据" in html
     assert "ADMIN_READONLY" in turn
     assert 'name="token"' not in turn
-    assert AgentSession.objects.get(id=conversation_id(impersonating)).owner == user
+    # The staff member's own read-only conversation, bound to the context (issue 10, row 1):
+    # never one of the subject's.
+    conversation = AgentSession.objects.get(id=conversation_id(impersonating))
+    assert conversation.owner.username == "staffer"
+    assert conversation.admin_context is not None
+    assert conversation.admin_context.subject == user
+    assert not AgentSession.objects.filter(owner=user).exists()
     assert Todo.objects.count() == 0
 
 

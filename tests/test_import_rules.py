@@ -61,7 +61,7 @@ def test_the_checker_sees_the_whole_project() -> None:
     # A known edge of each kind is found: top level, and inside a function.
     edges = {(imp.importer, imp.target) for imp in imports}
     assert ("agent.cards", "lightnote.store") in edges
-    assert ("lightnote.permissions", "lightnote.audit") in edges  # imported inside a function
+    assert ("lightnote.readonly", "lightnote.audit") in edges  # imported inside a function
 
 
 # --- the checker on synthetic trees --------------------------------------------------------

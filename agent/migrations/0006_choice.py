@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('agent', '0004_reguard_stored_replies'),
+        ('agent', '0005_agentsession_admin_context'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

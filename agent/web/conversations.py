@@ -1,4 +1,9 @@
-"""The browser session's conversation: remembered in the session, owned by the subject."""
+"""The browser session's conversation: remembered in the session.
+
+Outside an admin context it is the user's own. Inside one it is the staff member's read-only
+conversation bound to the context (``sessions.session_open_for``): the subject's
+conversations are shown read-only, never written to.
+"""
 
 from __future__ import annotations
 
@@ -15,19 +20,16 @@ CONVERSATION_SESSION_KEY = "lightnote_agent_session"
 
 
 def owned_conversation(actor: ActorContext, session_id: Any) -> AgentSession | None:
-    """Return the subject's live conversation, or None (unknown, deleted or not theirs)."""
+    """Return the conversation this page may post to, or None (unknown, deleted, not
+    theirs, or — inside an admin context — not the context's own)."""
     try:
-        return sessions.session_get(session_id=session_id, owner=actor.subject)
+        return sessions.session_writable(session_id=session_id, actor=actor)
     except LightNoteError:
         return None
 
 
 def current_conversation(request: HttpRequest, actor: ActorContext) -> AgentSession:
-    """Return this browser session's conversation, opening one on the first visit.
-
-    It belongs to the subject, as the API's does: in an admin read-only context the agent
-    answers write requests with a notice, so a conversation there changes no user data.
-    """
+    """Return this browser session's conversation, opening one on the first visit."""
     remembered = request.session.get(CONVERSATION_SESSION_KEY)
     current = owned_conversation(actor, remembered) if remembered else None
     if current is None:
@@ -36,7 +38,7 @@ def current_conversation(request: HttpRequest, actor: ActorContext) -> AgentSess
 
 
 def open_conversation(request: HttpRequest, actor: ActorContext) -> AgentSession:
-    opened = sessions.session_create(owner=actor.subject)
+    opened = sessions.session_open_for(actor=actor)
     request.session[CONVERSATION_SESSION_KEY] = str(opened.id)
     return opened
 
@@ -49,3 +51,13 @@ def posted_conversation(request: HttpRequest, actor: ActorContext, session_id: A
     if posted is None:
         raise LightNoteError("CHAT_CONVERSATION_NOT_FOUND", status=404)
     return posted
+
+
+def subject_conversation(actor: ActorContext, session_id: Any) -> AgentSession | None:
+    """Inside an admin context: one of the subject's conversations, to show read-only."""
+    if actor.admin_context is None or not session_id:
+        return None
+    try:
+        return sessions.session_get(session_id=session_id, owner=actor.subject)
+    except LightNoteError:
+        return None

@@ -15,8 +15,8 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 
+from agent import sessions
 from agent.models import MESSAGE_MAX, AgentSession
-from agent.tools import format_local_time
 from agent.web.conversations import current_conversation
 from agent.web.presenters import history_entries, zone_of
 from agent.web.texts import page_locale, page_texts
@@ -25,6 +25,7 @@ from lightnote.errors import LightNoteError
 from lightnote.i18n import translate
 
 FRAGMENT_HEADER = "X-LightNote-Fragment"
+SUBJECT_CONVERSATIONS = 50  # listed inside an admin context, the latest first
 
 
 def is_htmx(request: HttpRequest) -> bool:
@@ -39,7 +40,10 @@ def page_context(
     locale: str,
     conversation_: AgentSession | None = None,
     history: list[dict[str, Any]] | None = None,
+    viewing: AgentSession | None = None,
 ) -> dict[str, Any]:
+    """The chat page's context. ``viewing``: one of the subject's conversations, shown
+    read-only inside an admin context (no composer, no card actions)."""
     zone = zone_of(actor)
     context: dict[str, Any] = {
         "t": page_texts(locale),
@@ -48,6 +52,8 @@ def page_context(
     }
     if actor is None:
         return context
+    if viewing is not None:
+        conversation_ = viewing
     if conversation_ is None:
         conversation_ = current_conversation(request, actor)
     context["conversation"] = conversation_
@@ -55,13 +61,17 @@ def page_context(
         history if history is not None else history_entries(conversation_, locale=locale, zone=zone)
     )
     if actor.admin_context is not None:
-        context["admin_banner"] = translate(
-            "CHAT_ADMIN_BANNER",
-            locale,
-            actor=actor.actor.username,
-            subject=actor.subject.username,
-            expires=format_local_time(actor.admin_context.expires_at, actor.actor.zone),
-        )
+        # The banner itself is every page's (base.html); here: the subject's conversations,
+        # readable, and what the composer does inside a context.
+        context["subject_conversations"] = [
+            {"id": str(row.id), "title": row.title or str(row.id)[:8], "current": row == viewing}
+            for row in sessions.session_list(owner=actor.subject)[:SUBJECT_CONVERSATIONS]
+        ]
+        context["readonly_view"] = viewing is not None
+        context["admin_texts"] = {
+            code: translate(f"CHAT_ADMIN_{code}", locale, subject=actor.subject.username)
+            for code in ("CONVERSATIONS", "NO_CONVERSATIONS", "VIEWING", "ASK", "COMPOSER")
+        }
     return context
 
 

@@ -107,10 +107,28 @@ PAGE_TEXTS: dict[str, tuple[str, str]] = {
     "CHAT_NOTICE_REJECTED": ("未生成确认卡", "No card"),
     "CHAT_NOTICE_GUARDED": ("服务端提示", "From the server"),
     "CHAT_NOTICE_CLARIFY": ("需要补充", "Question"),
-    "CHAT_ADMIN_BANNER": (
-        "管理员只读模式：{actor} 正在查看 {subject} 的数据，任何写操作都会被拒绝（至 {expires}）。",
-        "Admin read-only mode: {actor} is viewing {subject}'s data; every write is refused "
-        "(until {expires}).",
+    "CHAT_ADMIN_CONVERSATIONS": (
+        "{subject} 的对话（只读）",
+        "{subject}'s conversations (read-only)",
+    ),
+    "CHAT_ADMIN_NO_CONVERSATIONS": (
+        "{subject} 还没有对话。",
+        "{subject} has no conversations yet.",
+    ),
+    "CHAT_ADMIN_VIEWING": (
+        "你正在只读查看 {subject} 的对话，不能向其中发送消息，也不能确认其中的卡片。",
+        "You are reading {subject}'s conversation: nothing can be sent into it and its cards "
+        "cannot be confirmed.",
+    ),
+    "CHAT_ADMIN_ASK": (
+        "在你自己的只读对话中向助手提问",
+        "Ask the assistant in your own read-only conversation",
+    ),
+    "CHAT_ADMIN_COMPOSER": (
+        "这是你自己的只读对话（绑定本次查看，不会出现在 {subject} 的对话中）：助手读取 {subject} "
+        "的数据，但不会生成任何确认卡。",
+        "This is your own read-only conversation (bound to this viewing; it never appears "
+        "among {subject}'s): the assistant reads {subject}'s data but never offers a card.",
     ),
     "CHAT_TEXT_REQUIRED": ("请输入消息。", "Type a message."),
     "CHAT_TEXT_TOO_LONG": (
