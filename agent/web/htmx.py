@@ -54,6 +54,9 @@ def page_context(
     context["history"] = (
         history if history is not None else history_entries(conversation_, locale=locale, zone=zone)
     )
+    from agent.web.conversation_pages import conversation_links
+
+    context["conversations"] = conversation_links(actor, conversation_, locale=locale)
     if actor.admin_context is not None:
         context["admin_banner"] = translate(
             "CHAT_ADMIN_BANNER",

@@ -283,8 +283,8 @@ def chat_new(request: HttpRequest) -> HttpResponse:
     """Open a new conversation for this browser session."""
 
     def start(actor: ActorContext, locale: str) -> HttpResponse:
-        open_conversation(request, actor)
-        return redirect("chat")
+        opened = open_conversation(request, actor)
+        return redirect("chat-conversation", opened.id)
 
     return _with_actor(request, start)
 
