@@ -5,6 +5,7 @@ Nothing here writes; times are shown in the subject's zone, as the cards were pr
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -18,12 +19,13 @@ from agent.capabilities import RISK_LOW, RISKS
 from agent.cards import CardState, OutcomeKind
 from agent.guard.provenance import issued_provenance, provenance_line
 from agent.models import ActionCard, AgentSession, Message
-from agent.tools import format_local_time
+from agent.tools import ToolContext, format_local_time, registry
 from agent.web.texts import PAGE_TEXTS
 from lightnote.context import ActorContext
 from lightnote.i18n import translate
 
 HISTORY_LIMIT = 100
+logger = logging.getLogger(__name__)
 
 
 def zone_of(actor: ActorContext | None) -> ZoneInfo:
@@ -158,14 +160,18 @@ def history_card_view(
     zone: ZoneInfo,
     now: datetime,
     payload: dict[str, Any] | None = None,
+    subject: Any = None,
 ) -> dict[str, Any]:
     """Return a history card: as issued, with its real state from the lifecycle row.
+
+    Its preview is rendered again in the page's language from the stored prepared values.
 
     A still-ready card carries no token (none is stored): it offers "ask again", which
     re-issues it as a new live card. Every other state shows what happened, with the
     receipt's summary and a link to the item for a confirmed one.
     """
     body = lifecycle.history_card(row, locale=locale, zone=zone, now=now)
+    body["preview"] = preview_in(row, locale=locale, zone=zone, subject=subject)
     body["provenance"] = issued_provenance(body, payload or {}, locale)
     view = card_view(body, dom_id=dom_id, locale=locale, zone=zone)
     state = body["state"]
@@ -195,6 +201,31 @@ def history_card_view(
     return view
 
 
+def preview_in(row: ActionCard, *, locale: str, zone: ZoneInfo, subject: Any) -> dict[str, Any]:
+    """Return the card's preview in ``locale``, rendered from its stored prepared values.
+
+    A preview is a pure function of the prepared args, the language, the zone and the time
+    it was prepared at (``row.created_at``: an "overdue" note stays as it was issued). The
+    stored preview stands when the tool is gone or cannot render the stored args.
+    """
+    tool = registry.get(row.tool)
+    if tool is None or not row.args or subject is None:
+        return dict(row.preview or {})
+    context = ToolContext(
+        actor=subject,
+        subject=subject,
+        session_id=str(row.session_id),
+        locale=locale,
+        now=row.created_at,
+        zone=zone,
+    )
+    try:
+        return tool.preview(row.args, context)
+    except Exception:  # an old card's args this tool no longer reads: keep what was shown
+        logger.warning("history preview of card %s kept as stored", row.id, exc_info=True)
+        return dict(row.preview or {})
+
+
 def history_entries(
     conversation_: AgentSession, *, locale: str, zone: ZoneInfo
 ) -> list[dict[str, Any]]:
@@ -206,6 +237,7 @@ def history_entries(
     )
     now = timezone.now()
     entries = []
+    subject = conversation_.owner if recent else None
     for message in reversed(recent):
         dom_id = f"m-{message.id}"
         if message.role == Message.Role.USER:
@@ -228,6 +260,7 @@ def history_entries(
                 zone=zone,
                 now=now,
                 payload=message.payload or {},
+                subject=subject,
             )
             for index, row in enumerate(message.cards.all())
         ]
