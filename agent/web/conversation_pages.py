@@ -24,7 +24,7 @@ from agent import sessions
 from agent.models import TITLE_MAX, AgentSession
 from agent.web.conversations import CONVERSATION_SESSION_KEY, owned_conversation
 from agent.web.htmx import FRAGMENT_HEADER, is_htmx, page_context
-from agent.web.presenters import time_view, zone_of
+from agent.web.presenters import page_message, time_view, zone_of
 from agent.web.texts import page_locale, page_texts
 from lightnote.context import ActorContext, actor_context
 from lightnote.errors import LightNoteError
@@ -115,7 +115,9 @@ def _list_answer(
             "conversations": conversation_links(actor, current, locale=locale),
             "conversation": current,
             "conversations_open": True,
-            "conversations_problem": problem.message(locale) if problem else "",
+            "conversations_problem": page_message(problem.code, problem.message(locale), locale)
+            if problem
+            else "",
             "conversations_problem_code": problem.code if problem else "",
             "conversations_done": done,
         }
@@ -130,7 +132,7 @@ def _list_answer(
     page = page_context(request, actor=actor, locale=locale, conversation_=current)
     page.update(
         conversations_open=True,
-        conversations_problem=problem.message(locale),
+        conversations_problem=page_message(problem.code, problem.message(locale), locale),
         conversations_problem_code=problem.code,
     )
     return HttpResponse(render_to_string("agent/chat.html", page, request), status=status)

@@ -18,7 +18,7 @@ from django.template.loader import render_to_string
 from agent.models import MESSAGE_MAX, AgentSession
 from agent.tools import format_local_time
 from agent.web.conversations import current_conversation
-from agent.web.presenters import history_entries, zone_of
+from agent.web.presenters import history_entries, page_message, zone_of
 from agent.web.texts import page_locale, page_texts
 from lightnote.context import ActorContext, actor_context
 from lightnote.errors import LightNoteError
@@ -119,7 +119,11 @@ def respond(
 def problem(error: LightNoteError, *, locale: str, retry: dict[str, Any] | None = None) -> Fragment:
     return Fragment(
         "agent/notice.html",
-        {"code": error.code, "message": error.message(locale), "retry": retry},
+        {
+            "code": error.code,
+            "message": page_message(error.code, error.message(locale), locale),
+            "retry": retry,
+        },
         status=error.status,
         headers=error.headers,
     )

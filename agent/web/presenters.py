@@ -6,6 +6,7 @@ Nothing here writes; times are shown in the subject's zone, as the cards were pr
 from __future__ import annotations
 
 import logging
+import re
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -75,14 +76,33 @@ def card_view(
     return view
 
 
+_BARE_CODE = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+
+
+def page_message(code: str, message: str | None, locale: str) -> str:
+    """Return what the page says for an error: its message, never a bare code.
+
+    The code stays in the API and in the page's ``data-code``; a message that is missing or
+    is only a code (an unregistered one renders as itself) becomes a plain sentence.
+    """
+    text = (message or "").strip() or translate(code, locale)
+    if not text or text == code or _BARE_CODE.fullmatch(text):
+        return translate("CHAT_PROBLEM_UNEXPLAINED", locale)
+    return text
+
+
 def notice_view(notice: dict[str, Any], locale: str) -> dict[str, Any]:
     status = str(notice.get("status", "rejected"))
     label_code = f"CHAT_NOTICE_{status.upper()}"
+    code = str(notice.get("code", "") or "")
+    message = str(notice.get("message", "") or "")
     return {
         "status": status,
-        "label": translate(label_code, locale) if label_code in PAGE_TEXTS else status,
-        "message": notice.get("message", ""),
-        "code": notice.get("code", ""),
+        "label": translate(
+            label_code if label_code in PAGE_TEXTS else "CHAT_NOTICE_REJECTED", locale
+        ),
+        "message": page_message(code, message, locale) if (code or message) else "",
+        "code": code,
     }
 
 
@@ -189,7 +209,9 @@ def history_card_view(
             view["settled_label"] = format_local_time(receipt["settled_at"], zone)
     error = outcome.get("error")
     if error and state in ("failed", "unknown"):
-        view["error_message"] = error.get("message") or translate(str(error.get("code")), locale)
+        view["error_message"] = page_message(
+            str(error.get("code") or ""), error.get("message"), locale
+        )
     if state == "voided":
         reason = body.get("void_reason") or ""
         view["void_text"] = translate(
@@ -277,6 +299,13 @@ def time_view(at: datetime | None, zone: ZoneInfo) -> dict[str, str] | None:
     return {"iso": local.isoformat(), "label": local.strftime("%Y-%m-%d %H:%M")}
 
 
+def _page_error(error: dict[str, Any] | None, locale: str) -> dict[str, Any] | None:
+    if not error:
+        return error
+    code = str(error.get("code") or "")
+    return {**error, "message": page_message(code, error.get("message"), locale)}
+
+
 def outcome_view(answer: execution.Answer, *, locale: str, zone: ZoneInfo) -> dict[str, Any]:
     """Return what the outcome template shows for a confirm / reject / status answer.
 
@@ -304,6 +333,6 @@ def outcome_view(answer: execution.Answer, *, locale: str, zone: ZoneInfo) -> di
         "heading": translate(f"CHAT_OUTCOME_{kind.upper()}", locale),
         "receipt": receipt,
         "item_link": item_link(receipt.get("resource")) if receipt else "",
-        "error": outcome.get("error"),
+        "error": _page_error(outcome.get("error"), locale),
         "poll": kind in (CardState.RUNNING, OutcomeKind.UNKNOWN),
     }
