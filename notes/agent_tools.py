@@ -66,7 +66,8 @@ define_messages(
         "NOTE_PREVIEW_UPDATE_TITLE": ("修改笔记", "Update note"),
         "NOTE_PREVIEW_UPDATE_IMPACT": (
             "确认后将修改笔记「{title}」的 {count} 项内容：{fields}。",
-            "After you confirm, {count} {count:field|fields} of the note “{title}” will change: {fields}.",
+            "After you confirm, {count} {count:field|fields} of the note “{title}” "
+            "will change: {fields}.",
         ),
         "NOTE_RESULT_CREATED": ("已创建笔记「{title}」。", "Created the note “{title}”."),
         "NOTE_RESULT_ALREADY_EXISTED": (

@@ -109,7 +109,8 @@ define_messages(
         "TODO_PREVIEW_UPDATE_TITLE": ("修改待办", "Update todo"),
         "TODO_PREVIEW_UPDATE_IMPACT": (
             "确认后将修改待办「{title}」的 {count} 项内容：{fields}。",
-            "After you confirm, {count} {count:field|fields} of the todo “{title}” will change: {fields}.",
+            "After you confirm, {count} {count:field|fields} of the todo “{title}” "
+            "will change: {fields}.",
         ),
         "TODO_PREVIEW_DELETE_TITLE": ("删除待办", "Delete todo"),
         "TODO_PREVIEW_DELETE_IMPACT": (
