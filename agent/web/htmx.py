@@ -55,6 +55,9 @@ def page_context(
         history if history is not None else history_entries(conversation_, locale=locale, zone=zone)
     )
     from agent.web.conversation_pages import conversation_links
+    from agent.web.reply_retry import attach_reply_retries
+
+    attach_reply_retries(request, context["history"])
 
     context["conversations"] = conversation_links(actor, conversation_, locale=locale)
     if actor.admin_context is not None:

@@ -200,6 +200,7 @@ def history_card_view(
         ok = outcome.get("ok")
         state = "succeeded" if ok is True else "failed" if ok is False else "unknown"
     view["state"] = state
+    view["card_id"] = str(row.id)
     view["state_label"] = translate(f"CHAT_HISTORY_{state.upper()}", locale)
     receipt = outcome.get("receipt")
     if receipt:
@@ -260,6 +261,12 @@ def history_entries(
     now = timezone.now()
     entries = []
     subject = conversation_.owner if recent else None
+    # Cards whose final reply is in the log (it names its card); the others may retry it.
+    replied = {
+        str((message.payload or {}).get("card_id"))
+        for message in recent
+        if message.role != Message.Role.USER and (message.payload or {}).get("receipt")
+    }
     for message in reversed(recent):
         dom_id = f"m-{message.id}"
         if message.role == Message.Role.USER:
@@ -286,6 +293,8 @@ def history_entries(
             )
             for index, row in enumerate(message.cards.all())
         ]
+        for card in entry["cards"]:
+            card["reply_missing"] = card["state"] == "succeeded" and card["card_id"] not in replied
         entry["time"] = time_view(message.created_at, zone)
         entries.append(entry)
     return entries

@@ -49,6 +49,7 @@ from agent.web.presenters import (
     user_entry,
     zone_of,
 )
+from agent.web.reply_retry import remember_reply_token
 from agent.web.texts import COOKIE_VALUES, LANGUAGE_COOKIE_AGE, page_locale
 from lightnote.context import ActorContext, actor_context
 from lightnote.errors import LightNoteError
@@ -152,6 +153,12 @@ def _card_action(
             token=fields.token,
             session_id=fields.session_id,
             locale=locale,
+        )
+        remember_reply_token(
+            request,
+            answer,
+            continuation_token=fields.continuation_token,
+            session_id=fields.session_id,
         )
         view = outcome_view(answer, locale=locale, zone=zone_of(actor))
         return Fragment(

@@ -55,6 +55,54 @@
     if (text) text.focus();
   });
 
+  // The user's message appears at once while the planner runs, marked as pending; the
+  // server's turn (which repeats it with its time) replaces it. On any failure the echo
+  // goes away and the text stays in the box.
+  function removeEcho() {
+    var echo = document.getElementById("pending-echo");
+    if (echo && echo.parentNode) echo.parentNode.removeChild(echo);
+  }
+
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var form = event.detail.elt;
+    if (!form || form.id !== "composer") return;
+    var text = document.getElementById("chat-text");
+    var list = document.getElementById("messages");
+    if (!text || !list || !text.value.trim()) return;
+    removeEcho();
+    var item = document.createElement("li");
+    item.id = "pending-echo";
+    item.className = "msg msg-user msg-pending";
+    item.setAttribute("aria-busy", "true");
+    var who = document.createElement("p");
+    who.className = "who";
+    who.textContent = form.dataset.you || "";
+    var body = document.createElement("div");
+    body.className = "text";
+    body.textContent = text.value;
+    body.style.whiteSpace = "pre-wrap";
+    var pending = document.createElement("p");
+    pending.className = "pending";
+    pending.textContent = form.dataset.pending || "";
+    item.appendChild(who);
+    item.appendChild(body);
+    item.appendChild(pending);
+    list.appendChild(item);
+    var empty = document.querySelector(".conversation .empty");
+    if (empty) empty.hidden = true;
+    item.scrollIntoView({ block: "nearest" });
+  });
+
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var form = event.detail.requestConfig && event.detail.requestConfig.elt;
+    if (form && form.id === "composer") removeEcho();
+  });
+
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var form = event.detail.elt;
+    if (form && form.id === "composer") removeEcho();
+  });
+
   // Keep the newest turn in view: it sits right above the message form.
   document.addEventListener("htmx:afterSettle", function (event) {
     if (event.detail.target && event.detail.target.id === "messages") {
