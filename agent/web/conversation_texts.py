@@ -30,6 +30,7 @@ CONVERSATION_TEXTS: dict[str, tuple[str, str]] = {
         "(the action will not run again).",
     ),
     "CHAT_REPLY_RETRY": ("重新生成回复", "Retry the reply"),
+    "CHAT_LOGIN_AGAIN": ("在新标签页中重新登录", "Log in again in a new tab"),
     "CHAT_PROBLEM_UNEXPLAINED": (
         "请求没有完成，请重试；如果问题持续，请联系管理员。",
         "The request did not go through; retry, and contact your administrator if it persists.",

@@ -13,6 +13,16 @@
     var box = problems();
     if (!box) return;
     box.textContent = box.dataset[kind] || box.dataset.generic || "";
+    if (kind === "login" && box.dataset.loginLink) {
+      // A link to log in again that comes back to this page (the text stays in this tab).
+      var link = document.createElement("a");
+      link.href = "/accounts/login/?next=" + encodeURIComponent(window.location.pathname);
+      link.target = "_blank";
+      link.rel = "noopener";
+      link.textContent = box.dataset.loginLink;
+      box.appendChild(document.createTextNode(" "));
+      box.appendChild(link);
+    }
   }
 
   // Swap only the server's own fragments (errors included: they carry a localized notice).
@@ -164,6 +174,14 @@
   document.addEventListener("DOMContentLoaded", function () {
     tickCards();
     window.setInterval(tickCards, 1000);
+  });
+
+  // The conversation list starts open on a wide screen (closed on a phone, above the chat).
+  document.addEventListener("DOMContentLoaded", function () {
+    var box = document.querySelector("#conversations > details");
+    if (box && window.matchMedia && window.matchMedia("(min-width: 60rem)").matches) {
+      box.open = true;
+    }
   });
 
   // Settings page: offer the browser's own time zone when it differs from the saved one.
