@@ -16,6 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agent import card_edits, card_undo, continuations, conversation, execution, lifecycle, sessions
+from agent.api_examples import MESSAGE_200, REPLY_200, confirm_200, reply_202, state_202
 from agent.api_schemas import (
     TAG_CONFIRM,
     TAG_HISTORY,
@@ -24,10 +25,8 @@ from agent.api_schemas import (
     TAG_SESSIONS,
     CardResponseSerializer,
     ConfirmationStateSerializer,
-    ContinuationReplySerializer,
     EditRequestSchema,
     HistoryMessageSerializer,
-    MessageResponseSerializer,
     ReissueResponseSerializer,
     SessionSummarySerializer,
 )
@@ -268,7 +267,7 @@ class MessagesView(APIView):
         "then post its `token` to confirm or reject. Nothing is written before that.",
         request=MessageRequestSerializer,
         responses={
-            200: MessageResponseSerializer,
+            200: MESSAGE_200,
             **documented_errors(
                 (400, 401, 403, 404, 415, 429, 503),
                 codes={**_404, 503: ("CONFIRMATION_STORE_UNAVAILABLE",)},
@@ -378,8 +377,8 @@ _RUNNING = (
     + _RUNNING
     + " After `ok: true`, fetch the final reply with the card's `continuation_token`.",
     responses={
-        200: ConfirmationStateSerializer,
-        202: OpenApiResponse(ConfirmationStateSerializer, description=_RUNNING),
+        200: confirm_200(),
+        202: state_202(_RUNNING),
         **documented_errors(
             (400, 401, 403, 404, 409, 410, 415, 429, 503),
             codes={**_CARD_ERRORS, 409: ("CONFIRMATION_REJECTED", "CONFIRMATION_INVALID")},
@@ -420,7 +419,7 @@ class RejectView(_TokenEndpoint):
     "`ok: false` ACTION_NOT_EXECUTED. Without a token (e.g. after a restart) read the card "
     "from the conversation's messages instead.",
     responses={
-        200: ConfirmationStateSerializer,
+        200: confirm_200(),
         **documented_errors(
             (400, 401, 403, 404, 409, 410, 415, 503),
             codes={**_CARD_ERRORS, 409: ("CONFIRMATION_INVALID",)},
@@ -450,8 +449,8 @@ _REPLY_RUNNING = (
     "retry. The outcome itself never depends on this reply: it is the confirm's receipt. "
     + _REPLY_RUNNING,
     responses={
-        200: ContinuationReplySerializer,
-        202: OpenApiResponse(ContinuationReplySerializer, description=_REPLY_RUNNING),
+        200: REPLY_200,
+        202: reply_202(_REPLY_RUNNING),
         **documented_errors(
             (400, 401, 403, 404, 409, 410, 415, 429, 503),
             codes={

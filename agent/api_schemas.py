@@ -29,6 +29,12 @@ PreviewDetailSchema = inline_serializer(
         "key": serializers.CharField(help_text="The argument this line shows, e.g. `due_at`"),
         "label": serializers.CharField(help_text="Its label, in the request's language"),
         "value": serializers.CharField(help_text="The prepared value, formatted for people"),
+        "current": serializers.CharField(
+            required=False, help_text="On a change row (an update): the value now"
+        ),
+        "new": serializers.CharField(
+            required=False, help_text="On a change row (an update): the value after confirming"
+        ),
     },
 )
 

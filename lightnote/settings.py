@@ -291,6 +291,10 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {"TodoStatusEnum": "todos.models.Todo.Status"},
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "lightnote.openapi.declare_retry_after",
+    ],
     # The agent's operations in the order a client uses them.
     "TAGS": [
         {"name": "v1", "description": "The account, todos and notes."},
