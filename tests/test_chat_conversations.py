@@ -203,3 +203,32 @@ def test_english_page_lists_in_english(page: Client, user: Any) -> None:
     assert ">Conversations</h2>" in html
     assert "Untitled conversation" in html
     assert "Delete this conversation" in html
+
+
+def test_admin_read_only_context_lists_the_subjects_conversations_and_refuses_changes(
+    make_user: Any, user: Any
+) -> None:
+    from lightnote.context import ADMIN_CONTEXT_SESSION_KEY
+    from lightnote.impersonation import admin_context_start
+
+    theirs = sessions.session_create(owner=user)
+    sessions.session_rename(session=theirs, title="Alice's plans")
+    staff = make_user("staffer", is_staff=True, is_superuser=True)
+    context = admin_context_start(staff=staff, subject_id=user.pk)
+    client = Client()
+    client.force_login(staff)
+    session = client.session
+    session[ADMIN_CONTEXT_SESSION_KEY] = str(context.id)
+    session.save()
+
+    html = client.get(f"/chat/{theirs.id}/").content.decode()
+    renamed = client.post(f"/chat/{theirs.id}/rename/", {"title": "x"}, **HTMX)
+    deleted = client.post(f"/chat/{theirs.id}/delete/", {"shown": str(theirs.id)}, **HTMX)
+
+    assert "Alice&#x27;s plans" in html
+    assert renamed.status_code == 403
+    assert 'data-code="ADMIN_READONLY"' in renamed.content.decode()
+    assert deleted.status_code == 403
+    theirs.refresh_from_db()
+    assert theirs.title == "Alice's plans"
+    assert theirs.deleted_at is None

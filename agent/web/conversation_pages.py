@@ -9,7 +9,9 @@ conversation on screen sends the browser to ``/chat/`` (the newest one left, or 
 
 from __future__ import annotations
 
+import functools
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from django import forms
@@ -23,7 +25,7 @@ from django.views.decorators.http import require_GET
 from agent import sessions
 from agent.models import TITLE_MAX, AgentSession
 from agent.web.conversations import CONVERSATION_SESSION_KEY, owned_conversation
-from agent.web.htmx import FRAGMENT_HEADER, is_htmx, page_context
+from agent.web.htmx import FRAGMENT_HEADER, is_htmx, page_context, problem, respond
 from agent.web.presenters import page_message, time_view, zone_of
 from agent.web.texts import page_locale, page_texts
 from lightnote.context import ActorContext, actor_context
@@ -62,6 +64,22 @@ def conversation_links(
     return links
 
 
+def problems_as_pages(
+    view: Callable[..., HttpResponse],
+) -> Callable[..., HttpResponse]:
+    """Show a ``LightNoteError`` (e.g. an unusable admin context) as a localized notice."""
+
+    @functools.wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        try:
+            return view(request, *args, **kwargs)
+        except LightNoteError as error:
+            locale = page_locale(request)
+            return respond(request, problem(error, locale=locale), actor=None, locale=locale)
+
+    return wrapped
+
+
 def _remember(request: HttpRequest, conversation_: AgentSession) -> None:
     if request.session.get(CONVERSATION_SESSION_KEY) != str(conversation_.id):
         request.session[CONVERSATION_SESSION_KEY] = str(conversation_.id)
@@ -75,6 +93,7 @@ def _owned_or_404(actor: ActorContext, session_id: uuid.UUID) -> AgentSession:
 
 
 @login_required
+@problems_as_pages
 @require_GET
 def chat_index(request: HttpRequest) -> HttpResponse:
     """Open the newest live conversation, or a new one when there is none."""
@@ -87,6 +106,7 @@ def chat_index(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
+@problems_as_pages
 @require_GET
 def chat_conversation(request: HttpRequest, session_id: uuid.UUID) -> HttpResponse:
     """Show one of the subject's conversations (switching to it); anything else is a 404."""
@@ -150,6 +170,7 @@ def _post_or_chat(request: HttpRequest) -> HttpResponse | None:
 
 
 @login_required
+@problems_as_pages
 def chat_conversation_rename(request: HttpRequest, session_id: uuid.UUID) -> HttpResponse:
     """Rename a conversation (``sessions.session_rename``, as ``PATCH`` sessions)."""
     back = _post_or_chat(request)
@@ -173,6 +194,7 @@ def chat_conversation_rename(request: HttpRequest, session_id: uuid.UUID) -> Htt
 
 
 @login_required
+@problems_as_pages
 def chat_conversation_delete(request: HttpRequest, session_id: uuid.UUID) -> HttpResponse:
     """Delete a conversation (soft, ``sessions.session_delete``, as ``DELETE`` sessions).
 
