@@ -73,8 +73,7 @@ def test_browser_conversations_switch_rename_and_delete(
             second_url = page.url
             _send(page, "列出我的笔记")
             _send(page, "帮我创建一条明天下午3点提交周报的待办")
-            page.reload()
-            listed = _open_list(page)
+            listed = _open_list(page)  # no reload: the entry's title came with the turn
             titles = listed.locator(".conversation-link").all_inner_texts()
             current = listed.locator(".conversation-link[aria-current=page]").inner_text()
             violations["list"] = _serious_violations(page)

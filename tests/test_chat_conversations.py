@@ -232,3 +232,21 @@ def test_admin_read_only_context_lists_the_subjects_conversations_and_refuses_ch
     theirs.refresh_from_db()
     assert theirs.title == "Alice's plans"
     assert theirs.deleted_at is None
+
+
+def test_an_htmx_turn_carries_the_conversations_new_title_out_of_band(
+    page: Client, user: Any
+) -> None:
+    shown = sessions.session_create(owner=user)
+    page.get(f"/chat/{shown.id}/")
+
+    turn = say(page, shown.id, "列出我的待办").content.decode()
+    plain = page.post(
+        "/chat/message/", {"text": "列出我的笔记", "session_id": str(shown.id)}
+    ).content.decode()
+
+    assert f'<li id="conversation-{shown.id}"' in turn
+    assert 'hx-swap-oob="true"' in turn
+    assert list_titles(turn) == ["列出我的待办"]
+    assert "hx-swap-oob" not in plain  # the whole page has the list itself
+    assert plain.count(f'id="conversation-{shown.id}"') == 1

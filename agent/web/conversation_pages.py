@@ -64,6 +64,16 @@ def conversation_links(
     return links
 
 
+def conversation_item(
+    actor: ActorContext, current: AgentSession, *, locale: str
+) -> dict[str, Any] | None:
+    """Return the list entry of ``current`` (sent out of band after a message: its title)."""
+    return next(
+        (item for item in conversation_links(actor, current, locale=locale) if item["current"]),
+        None,
+    )
+
+
 def problems_as_pages(
     view: Callable[..., HttpResponse],
 ) -> Callable[..., HttpResponse]:

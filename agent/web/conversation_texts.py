@@ -16,7 +16,7 @@ CONVERSATION_TEXTS: dict[str, tuple[str, str]] = {
     "CHAT_CONVERSATION_RENAME": ("保存标题", "Save the title"),
     "CHAT_CONVERSATION_DELETE": ("删除这个对话", "Delete this conversation"),
     "CHAT_CONVERSATION_DELETE_HINT": (
-        "删除后对话从列表中消失，其中还在等待确认的卡片会作废；已执行的操作和回执不受影响。",
+        "删除后，这个对话会从列表中消失，其中还在等待确认的卡片会作废；之前完成的操作及其回执都会保留。",
         "The conversation leaves the list and its waiting cards are withdrawn; actions already "
         "done and their receipts stay.",
     ),

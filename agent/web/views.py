@@ -28,6 +28,7 @@ from django.views.decorators.http import require_GET
 
 from agent import continuations, conversation, execution
 from agent.models import MESSAGE_MAX
+from agent.web.conversation_pages import conversation_item
 from agent.web.conversations import open_conversation, posted_conversation
 from agent.web.forms import (
     CardForm,
@@ -129,9 +130,11 @@ def chat_message(request: HttpRequest) -> HttpResponse:
             ),
         ]
         entries[1]["time"] = time_view(now, zone)
+        # With htmx, the conversation's list entry follows out of band (its new title).
+        item = conversation_item(actor, current, locale=locale) if is_htmx(request) else None
         return Fragment(
             "agent/turn.html",
-            {"entries": entries},
+            {"entries": entries, "conversation_item": item, "conversation": current},
             is_list_item=True,
             history=history,
             conversation=current,
