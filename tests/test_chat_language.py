@@ -77,3 +77,19 @@ def test_the_reply_is_in_the_language_of_the_message(
     assert unexpected not in body["reply"]
     for fact in body.get("facts") or []:
         assert unexpected not in fact["summary"]
+
+
+def test_a_confirmed_cards_receipt_summary_follows_the_page_language(page: Client) -> None:
+    from tests.test_chat_page import card_form
+
+    page.get("/")
+    session_id = page.session[CONVERSATION_SESSION_KEY]
+    html = page.post("/chat/message/", {"text": SEED, "session_id": session_id}, **HTMX)
+    page.post("/chat/confirm/", card_form(html.content.decode()).fields, **HTMX)
+
+    english = page.get(f"/chat/{session_id}/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    chinese = page.get(f"/chat/{session_id}/").content.decode()
+
+    assert "Confirmed and done" in english
+    assert '<p class="receipt-summary">Created the todo “提交周报”.</p>' in english
+    assert '<p class="receipt-summary">已创建待办「提交周报」。</p>' in chinese

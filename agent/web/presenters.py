@@ -204,7 +204,7 @@ def history_card_view(
     view["state_label"] = translate(f"CHAT_HISTORY_{state.upper()}", locale)
     receipt = outcome.get("receipt")
     if receipt:
-        view["receipt_summary"] = receipt.get("summary", "")
+        view["receipt_summary"] = summary_in(row, locale=locale) or receipt.get("summary", "")
         view["item_link"] = item_link(receipt.get("resource"))
         if receipt.get("settled_at"):
             view["settled_label"] = format_local_time(receipt["settled_at"], zone)
@@ -247,6 +247,19 @@ def preview_in(row: ActionCard, *, locale: str, zone: ZoneInfo, subject: Any) ->
     except Exception:  # an old card's args this tool no longer reads: keep what was shown
         logger.warning("history preview of card %s kept as stored", row.id, exc_info=True)
         return dict(row.preview or {})
+
+
+def summary_in(row: ActionCard, *, locale: str) -> str:
+    """Return the receipt's summary in ``locale`` from its stored result, else ""."""
+    tool = registry.get(row.tool)
+    result = row.receipt.result if row.receipt is not None else None
+    if tool is None or not result:
+        return ""
+    try:
+        return tool.summarize(result, locale)
+    except Exception:  # an old result this tool no longer reads: the stored summary stands
+        logger.warning("history summary of card %s kept as stored", row.id, exc_info=True)
+        return ""
 
 
 def history_entries(
