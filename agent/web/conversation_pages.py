@@ -23,55 +23,20 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from agent import sessions
-from agent.models import TITLE_MAX, AgentSession
+from agent.models import AgentSession
+from agent.web.conversation_list import conversation_links
 from agent.web.conversations import CONVERSATION_SESSION_KEY, owned_conversation
 from agent.web.htmx import FRAGMENT_HEADER, is_htmx, page_context, problem, respond
-from agent.web.presenters import page_message, time_view, zone_of
+from agent.web.presenters import page_message
 from agent.web.texts import page_locale, page_texts
 from lightnote.context import ActorContext, actor_context
 from lightnote.errors import LightNoteError
 from lightnote.i18n import translate
 from lightnote.permissions import refuse_admin_write
 
-LIST_LIMIT = 50
-
 
 class RenameForm(forms.Form):
     title = forms.CharField(required=False, strip=True)
-
-
-def conversation_links(
-    actor: ActorContext, current: AgentSession | None, *, locale: str
-) -> list[dict[str, Any]]:
-    """Return the subject's newest conversations for the list: title, URL, current or not."""
-    zone = zone_of(actor)
-    links = []
-    for row in sessions.session_list(owner=actor.subject)[:LIST_LIMIT]:
-        title = row.title or translate("CHAT_CONVERSATION_UNTITLED", locale)
-        links.append(
-            {
-                "id": str(row.id),
-                "title": title,
-                "url": reverse("chat-conversation", args=[row.id]),
-                "rename_url": reverse("chat-conversation-rename", args=[row.id]),
-                "delete_url": reverse("chat-conversation-delete", args=[row.id]),
-                "current": current is not None and row.id == current.id,
-                "time": time_view(row.updated_at, zone),
-                "manage_label": translate("CHAT_CONVERSATION_MANAGE_FOR", locale, title=title),
-                "title_max": TITLE_MAX,
-            }
-        )
-    return links
-
-
-def conversation_item(
-    actor: ActorContext, current: AgentSession, *, locale: str
-) -> dict[str, Any] | None:
-    """Return the list entry of ``current`` (sent out of band after a message: its title)."""
-    return next(
-        (item for item in conversation_links(actor, current, locale=locale) if item["current"]),
-        None,
-    )
 
 
 def problems_as_pages(

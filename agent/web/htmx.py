@@ -17,8 +17,10 @@ from django.template.loader import render_to_string
 
 from agent.models import MESSAGE_MAX, AgentSession
 from agent.tools import format_local_time
+from agent.web.conversation_list import conversation_links
 from agent.web.conversations import current_conversation
 from agent.web.presenters import history_entries, page_message, zone_of
+from agent.web.reply_retry import attach_reply_retries
 from agent.web.texts import page_locale, page_texts
 from lightnote.context import ActorContext, actor_context
 from lightnote.errors import LightNoteError
@@ -54,9 +56,6 @@ def page_context(
     context["history"] = (
         history if history is not None else history_entries(conversation_, locale=locale, zone=zone)
     )
-    from agent.web.conversation_pages import conversation_links
-    from agent.web.reply_retry import attach_reply_retries
-
     attach_reply_retries(request, context["history"])
 
     context["conversations"] = conversation_links(actor, conversation_, locale=locale)

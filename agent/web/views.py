@@ -28,7 +28,7 @@ from django.views.decorators.http import require_GET
 
 from agent import continuations, conversation, execution
 from agent.models import MESSAGE_MAX
-from agent.web.conversation_pages import conversation_item
+from agent.web.conversation_list import conversation_item
 from agent.web.conversations import open_conversation, posted_conversation
 from agent.web.forms import (
     CardForm,
