@@ -250,3 +250,19 @@ def test_an_htmx_turn_carries_the_conversations_new_title_out_of_band(
     assert list_titles(turn) == ["列出我的待办"]
     assert "hx-swap-oob" not in plain  # the whole page has the list itself
     assert plain.count(f'id="conversation-{shown.id}"') == 1
+
+
+def test_without_js_a_refused_message_keeps_its_text_in_the_box(page: Client, user: Any) -> None:
+    from agent.models import MESSAGE_MAX
+
+    shown = sessions.session_create(owner=user)
+    too_long = "<b>x</b>" * (MESSAGE_MAX // 8 + 1)
+
+    response = page.post("/chat/message/", {"text": too_long, "session_id": str(shown.id)})
+
+    html = response.content.decode()
+    assert response.status_code == 400
+    assert "消息太长" in html
+    textarea = re.search(r'<textarea id="chat-text"[^>]*>([^<]*)</textarea>', html)
+    assert textarea is not None
+    assert textarea.group(1) == too_long.replace("<", "&lt;").replace(">", "&gt;")

@@ -110,6 +110,9 @@ def respond(
             history=fragment.history,
         )
         page.update(fragment=body, fragment_is_list_item=fragment.is_list_item)
+        if fragment.status >= 400:
+            # A refused message keeps its text in the box, as with JavaScript.
+            page["draft"] = request.POST.get("text", "")
         response = HttpResponse(
             render_to_string("agent/chat.html", page, request), status=fragment.status
         )
