@@ -32,6 +32,7 @@ from agent.api_schemas import (
 )
 from agent.guard.provenance import issued_provenance
 from agent.models import MESSAGE_MAX, TITLE_MAX, AgentSession, Message
+from agent.previews import preview_in
 from lightnote.context import actor_context
 from lightnote.errors import LightNoteError
 from lightnote.i18n import request_locale
@@ -106,8 +107,14 @@ def _session_body(session: AgentSession, request: Request) -> dict[str, Any]:
     }
 
 
-def _message_body(message: Message, *, locale: str, zone: Any, now: Any) -> dict[str, Any]:
-    """Return one history message: its stored text and its cards' current states."""
+def _message_body(
+    message: Message, *, locale: str, zone: Any, now: Any, subject: Any = None
+) -> dict[str, Any]:
+    """Return one history message: its stored text and its cards' current states.
+
+    Each card's preview is rendered again in the request's language from its stored
+    prepared args (``agent.previews``); the text, facts and notices are as stored.
+    """
     payload = message.payload or {}
     body: dict[str, Any] = {
         "id": str(message.id),
@@ -118,7 +125,12 @@ def _message_body(message: Message, *, locale: str, zone: Any, now: Any) -> dict
         "notices": payload.get("notices") or [],
         "cards": [
             _with_provenance(
-                lifecycle.history_card(row, locale=locale, zone=zone, now=now), payload, locale
+                {
+                    **lifecycle.history_card(row, locale=locale, zone=zone, now=now),
+                    "preview": preview_in(row, locale=locale, zone=zone, subject=subject),
+                },
+                payload,
+                locale,
             )
             for row in message.cards.all()
         ],
@@ -254,10 +266,14 @@ class MessagesView(APIView):
             or []
         )
         locale = request_locale(request)
-        zone = actor_context(request).subject.zone
+        subject = actor_context(request).subject
+        zone = subject.zone
         now = timezone.now()
         return paginator.get_paginated_response(
-            [_message_body(message, locale=locale, zone=zone, now=now) for message in page]
+            [
+                _message_body(message, locale=locale, zone=zone, now=now, subject=subject)
+                for message in page
+            ]
         )
 
     @extend_schema(

@@ -220,7 +220,10 @@ class HistoryCardSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     expires_at = serializers.DateTimeField()
     args = serializers.DictField()
-    preview = CardPreviewSerializer()
+    preview = CardPreviewSerializer(
+        help_text="Rendered again in the request's language (Accept-Language) from the "
+        "stored prepared `args`, whatever language the card was issued in"
+    )
     provenance = CardProvenanceSerializer(
         allow_null=True,
         help_text="As when issued (re-rendered in the request's language): set when the "

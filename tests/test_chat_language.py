@@ -68,7 +68,7 @@ def test_history_keeps_the_stored_preview_when_the_args_cannot_be_rendered(page:
 def test_the_reply_is_in_the_language_of_the_message(
     user: Any, page_language: str, text: str, expected: str, unexpected: str
 ) -> None:
-    client = token_client(user, HTTP_ACCEPT_LANGUAGE=page_language)
+    client = token_client(user, **{"Accept-Language": page_language})
     session_id = open_session(client)
 
     body = send_message(client, session_id, text)
@@ -93,3 +93,23 @@ def test_a_confirmed_cards_receipt_summary_follows_the_page_language(page: Clien
     assert "Confirmed and done" in english
     assert '<p class="receipt-summary">Created the todo “提交周报”.</p>' in english
     assert '<p class="receipt-summary">已创建待办「提交周报」。</p>' in chinese
+
+
+def test_the_history_api_renders_card_previews_in_the_readers_language(user: Any) -> None:
+    from tests.agent_helpers import messages_url
+
+    chinese = token_client(user, **{"Accept-Language": "zh-CN"})
+    session_id = open_session(chinese)
+    issued = send_message(chinese, session_id, SEED)["cards"][0]
+    english = token_client(user, **{"Accept-Language": "en"})
+
+    en_body = english.get(messages_url(session_id)).json()
+    zh_body = chinese.get(messages_url(session_id)).json()
+    [en_card] = [card for message in en_body["results"] for card in message["cards"]]
+    [zh_card] = [card for message in zh_body["results"] for card in message["cards"]]
+
+    assert issued["preview"]["title"] == "创建待办"
+    assert en_card["preview"]["title"] == "Create todo"
+    assert [detail["label"] for detail in en_card["preview"]["details"]][:2] == ["Title", "Due"]
+    assert zh_card["preview"] == issued["preview"]
+    assert en_card["args"] == issued["args"]

@@ -5,7 +5,6 @@ Nothing here writes; times are shown in the subject's zone, as the cards were pr
 
 from __future__ import annotations
 
-import logging
 import re
 from datetime import datetime
 from typing import Any
@@ -20,13 +19,13 @@ from agent.capabilities import RISK_LOW, RISKS
 from agent.cards import CardState, OutcomeKind
 from agent.guard.provenance import issued_provenance, provenance_line
 from agent.models import ActionCard, AgentSession, Message
-from agent.tools import ToolContext, format_local_time, registry
+from agent.previews import preview_in, summary_in
+from agent.tools import format_local_time
 from agent.web.texts import PAGE_TEXTS
 from lightnote.context import ActorContext
 from lightnote.i18n import translate
 
 HISTORY_LIMIT = 100
-logger = logging.getLogger(__name__)
 
 
 def zone_of(actor: ActorContext | None) -> ZoneInfo:
@@ -222,44 +221,6 @@ def history_card_view(
         view["expires_iso"] = body["expires_at"]
         view["reissue"] = {"card_id": str(row.id), "session_id": str(row.session_id)}
     return view
-
-
-def preview_in(row: ActionCard, *, locale: str, zone: ZoneInfo, subject: Any) -> dict[str, Any]:
-    """Return the card's preview in ``locale``, rendered from its stored prepared values.
-
-    A preview is a pure function of the prepared args, the language, the zone and the time
-    it was prepared at (``row.created_at``: an "overdue" note stays as it was issued). The
-    stored preview stands when the tool is gone or cannot render the stored args.
-    """
-    tool = registry.get(row.tool)
-    if tool is None or not row.args or subject is None:
-        return dict(row.preview or {})
-    context = ToolContext(
-        actor=subject,
-        subject=subject,
-        session_id=str(row.session_id),
-        locale=locale,
-        now=row.created_at,
-        zone=zone,
-    )
-    try:
-        return tool.preview(row.args, context)
-    except Exception:  # an old card's args this tool no longer reads: keep what was shown
-        logger.warning("history preview of card %s kept as stored", row.id, exc_info=True)
-        return dict(row.preview or {})
-
-
-def summary_in(row: ActionCard, *, locale: str) -> str:
-    """Return the receipt's summary in ``locale`` from its stored result, else ""."""
-    tool = registry.get(row.tool)
-    result = row.receipt.result if row.receipt is not None else None
-    if tool is None or not result:
-        return ""
-    try:
-        return tool.summarize(result, locale)
-    except Exception:  # an old result this tool no longer reads: the stored summary stands
-        logger.warning("history summary of card %s kept as stored", row.id, exc_info=True)
-        return ""
 
 
 def history_entries(
