@@ -1,5 +1,6 @@
-"""The MCP server's synchronous core: who calls, which tools exist, what a call answers.
+"""The MCP server's synchronous core: which tools exist and what a call answers.
 
+Who calls is ``mcpserver.callers``; what a card's state is, ``mcpserver.card_states``.
 Nothing here knows the MCP SDK: ``mcpserver.server`` adapts these functions to the protocol.
 Every tool comes from the agent's registry (``agent.tools.registry``) and every call goes
 through the agent's one tool policy, so MCP offers exactly the chat's tools, with the chat's
@@ -13,167 +14,32 @@ from __future__ import annotations
 
 import logging
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
-from django.http import HttpRequest
+from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from agent import cards, lifecycle, sessions
+from agent import cards, lifecycle
 from agent.capabilities import CAPABILITIES, ENABLED, capability_for_unknown_tool
-from agent.lifecycle import receipt_body
-from agent.models import TITLE_MAX, ActionCard, ActionReceipt
 from agent.policy import capability_refusal, enforce_tool_policy
 from agent.ratelimit import limit_new_card
 from agent.tools import ToolContext, registry, user_roles
 from lightnote.audit import audit_event
-from lightnote.context import ADMIN_CONTEXT_HEADER, ActorContext, resolve_actor_context
 from lightnote.errors import LightNoteError
-from lightnote.i18n import DEFAULT_LOCALE, normalize_locale, translate
+from lightnote.i18n import translate
 from mcpserver import sealing
-from mcpserver.models import McpCard, McpSession, McpToken
-from mcpserver.tokens import mcp_token_authenticate
+from mcpserver.callers import CHANNEL, Caller
+from mcpserver.card_states import card_state, stored_card
+from mcpserver.models import McpCard
 
 logger = logging.getLogger(__name__)
 
-CHANNEL = cards.CHANNEL_MCP
 STATUS_TOOL = "card_status"
 CAPABILITIES_TOOL = "list_capabilities"
-CLIENT_NAME_MAX = 200
-CLIENT_VERSION_MAX = 100
 CONTENT_TRUST = "untrusted"
-
-
-# --- the caller ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ClientInfo:
-    """What the MCP client said about itself (self-declared: for audit, never for trust)."""
-
-    name: str = ""
-    version: str = ""
-
-
-@dataclass(frozen=True)
-class Caller:
-    """An authenticated MCP call: token, actor context, MCP session, locale.
-
-    ``request`` is a minimal Django request standing for the MCP call, so the per-user rate
-    limits and the admin read-only context work exactly as they do for the API.
-    """
-
-    token: McpToken
-    actor: ActorContext
-    session: McpSession
-    locale: str
-    request: HttpRequest = field(repr=False)
-
-    @property
-    def audit_details(self) -> dict[str, Any]:
-        return {
-            "channel": CHANNEL,
-            "client": self.session.client_name,
-            "mcp_session": str(self.session.id),
-            "transport": self.session.transport,
-            "token_id": self.token.pk,
-        }
-
-
-def _stand_in_request(user: Any, *, admin_context_id: str | None) -> HttpRequest:
-    request = HttpRequest()
-    request.method = "POST"
-    request.path = "/mcp"
-    request.META["REMOTE_ADDR"] = "mcp"
-    if admin_context_id:
-        request.META[ADMIN_CONTEXT_HEADER] = admin_context_id
-    request.user = user
-    return request
-
-
-def _session_for(token: McpToken, *, key: str, transport: str, client: ClientInfo) -> McpSession:
-    """Return the MCP session named ``key``, opening it (and its agent session) once.
-
-    A key already bound to another token is refused: a session belongs to the credential
-    that opened it.
-    """
-    key = key[:200]
-    session = McpSession.objects.select_related("agent_session").filter(key=key).first()
-    if session is None:
-        try:
-            with transaction.atomic():
-                agent_session = _open_agent_session(token, client)
-                session = McpSession.objects.create(
-                    key=key,
-                    token=token,
-                    agent_session=agent_session,
-                    transport=transport,
-                    client_name=client.name[:CLIENT_NAME_MAX],
-                    client_version=client.version[:CLIENT_VERSION_MAX],
-                )
-                audit_event(
-                    "mcp.session_opened",
-                    actor=token.owner,
-                    subject=token.owner,
-                    session_id=agent_session.id,
-                    details={
-                        "channel": CHANNEL,
-                        "client": session.client_name,
-                        "client_version": session.client_version,
-                        "mcp_session": str(session.id),
-                        "transport": transport,
-                        "token_id": token.pk,
-                    },
-                )
-        except IntegrityError:  # a concurrent first call opened it: use theirs
-            session = McpSession.objects.select_related("agent_session").get(key=key)
-    if session.token_id != token.pk:
-        raise LightNoteError("MCP_SESSION_FORBIDDEN", status=403)
-    if session.agent_session.deleted_at is not None:
-        # The owner deleted this conversation (voiding its cards): later proposals of the
-        # same MCP session go to a fresh one, so their cards stay confirmable.
-        session.agent_session = _open_agent_session(token, client)
-        McpSession.objects.filter(pk=session.pk).update(agent_session=session.agent_session)
-    if client.name and not session.client_name:
-        McpSession.objects.filter(pk=session.pk).update(
-            client_name=client.name[:CLIENT_NAME_MAX], client_version=client.version[:100]
-        )
-    return session
-
-
-def _open_agent_session(token: McpToken, client: ClientInfo) -> Any:
-    """Open the agent session an MCP session's cards belong to, titled after its client."""
-    agent_session = sessions.session_create(owner=token.owner)
-    title = f"MCP · {client.name}" if client.name else "MCP"
-    return sessions.session_rename(session=agent_session, title=title[:TITLE_MAX])
-
-
-def authenticate_caller(
-    *,
-    raw_key: str | None,
-    session_key: str,
-    transport: str,
-    client: ClientInfo,
-    admin_context_id: str | None = None,
-) -> Caller:
-    """Authenticate an MCP call and bind it to its MCP session.
-
-    Raises 401 ``MCP_TOKEN_INVALID`` for an unknown or revoked token (checked on every
-    call, so a revocation takes effect at once), 403 for an admin context the token's owner
-    may not use, or a session opened by another token.
-    """
-    token = mcp_token_authenticate(raw_key)
-    user = token.owner
-    request = _stand_in_request(user, admin_context_id=admin_context_id)
-    actor = resolve_actor_context(request, user)
-    session = _session_for(
-        token, key=f"{token.pk}:{session_key}", transport=transport, client=client
-    )
-    locale = normalize_locale(user.language) or DEFAULT_LOCALE
-    return Caller(token=token, actor=actor, session=session, locale=locale, request=request)
 
 
 # --- the tool list ------------------------------------------------------------------------
@@ -487,83 +353,6 @@ def _card_again(caller: Caller, name: str, card_id: str) -> ToolAnswer:
         locale=caller.locale,
     )
     return ToolAnswer(body, card=body)
-
-
-def stored_card(row: McpCard) -> cards.Card | None:
-    """Return the store's card for ``row`` (None when it expired or its seal is broken)."""
-    token = sealing.unseal(row.sealed_token, card_id=str(row.card_id))
-    if token is None:
-        logger.error("mcp card %s has a broken seal", row.card_id)
-        return None
-    return cards.card_get(token)
-
-
-# --- status -------------------------------------------------------------------------------
-
-
-def card_state(row: McpCard, *, locale: str) -> dict[str, Any]:
-    """Return a card's state: the receipt table first, then its lifecycle row, then the store.
-
-    Never writes. ``confirmed`` only with a succeeded receipt for this very card: neither
-    the lifecycle row nor the store's cached outcome alone makes a claim of success.
-    """
-    card_id = str(row.card_id)
-    receipt = ActionReceipt.objects.select_related("subject").filter(action_id=card_id).first()
-    if receipt is not None and receipt.status == ActionReceipt.Status.SUCCEEDED:
-        body = receipt_body(receipt)
-        return {
-            "state": "confirmed",
-            "receipt": body,
-            "message": translate("MCP_STATUS_CONFIRMED", locale, summary=body["summary"]),
-        }
-    if receipt is not None:  # voided: the lease passed and nothing ran
-        return _failed_state({"code": "ACTION_NOT_EXECUTED"}, locale)
-    history = ActionCard.objects.filter(id=card_id).first()
-    if history is not None and history.state != ActionCard.State.READY:
-        return _state_of_history(history, locale)
-    card = stored_card(row)
-    if card is None:  # gone from the store (its TTL) or withdrawn, and no receipt
-        return {"state": "expired", "message": translate("MCP_STATUS_EXPIRED", locale)}
-    if not cards.card_binding_valid(card) or card.id != card_id or card.channel != CHANNEL:
-        return {"state": "invalid", "message": translate("MCP_STATUS_INVALID", locale)}
-    if card.state == cards.CardState.READY:
-        if card.expires_at is not None and card.expires_at <= timezone.now():
-            return {"state": "expired", "message": translate("MCP_STATUS_EXPIRED", locale)}
-        return {"state": "pending", "message": translate("MCP_STATUS_PENDING", locale)}
-    if card.state == cards.CardState.REJECTED:
-        return {"state": "rejected", "message": translate("MCP_STATUS_REJECTED", locale)}
-    if card.state == cards.CardState.SETTLED and card.outcome_kind == cards.OutcomeKind.FAILED:
-        return _failed_state((card.outcome or {}).get("error") or {}, locale)
-    if card.state == cards.CardState.RUNNING:
-        return {"state": "running", "message": translate("MCP_STATUS_RUNNING", locale)}
-    # Settled "succeeded" without a receipt, or "unknown": not verified, so not claimed.
-    return {"state": "unknown", "message": translate("MCP_STATUS_UNKNOWN", locale)}
-
-
-def _failed_state(error: dict[str, Any], locale: str) -> dict[str, Any]:
-    code = str(error.get("code") or "ACTION_EXECUTION_FAILED")
-    message = str(error.get("message") or translate(code, locale))
-    return {
-        "state": "failed",
-        "error": {**error, "code": code, "message": message},
-        "message": translate("MCP_STATUS_FAILED", locale, reason=message),
-    }
-
-
-def _state_of_history(history: ActionCard, locale: str) -> dict[str, Any]:
-    """Answer from a lifecycle row that left ``ready`` (a success has its receipt: above)."""
-    if history.state == ActionCard.State.REJECTED:
-        return {"state": "rejected", "message": translate("MCP_STATUS_REJECTED", locale)}
-    if history.state == ActionCard.State.VOIDED:
-        return {
-            "state": "voided",
-            "reason": history.void_reason,
-            "message": translate("MCP_STATUS_VOIDED", locale),
-        }
-    if history.outcome_kind == ActionCard.OutcomeKind.FAILED:
-        outcome = lifecycle.history_outcome(history, locale=locale, zone=history.owner.zone)
-        return _failed_state((outcome or {}).get("error") or {}, locale)
-    return {"state": "unknown", "message": translate("MCP_STATUS_UNKNOWN", locale)}
 
 
 def card_status(caller: Caller, arguments: Any) -> ToolAnswer:

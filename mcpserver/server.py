@@ -27,7 +27,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from lightnote.errors import LightNoteError
 from lightnote.i18n import translate
-from mcpserver import gateway
+from mcpserver import callers, gateway
 from mcpserver.connections import refresh_connections
 from mcpserver.models import McpSession
 
@@ -88,16 +88,16 @@ def _headers(ctx: ServerRequestContext[Any, Any]) -> dict[str, str]:
     return {name.lower(): value for name, value in headers.items()}
 
 
-def _client_info(ctx: ServerRequestContext[Any, Any]) -> gateway.ClientInfo:
+def _client_info(ctx: ServerRequestContext[Any, Any]) -> callers.ClientInfo:
     params = ctx.session.client_params
     info = params.client_info if params is not None else None
     if info is None:
-        return gateway.ClientInfo()
-    return gateway.ClientInfo(name=str(info.name or ""), version=str(info.version or ""))
+        return callers.ClientInfo()
+    return callers.ClientInfo(name=str(info.name or ""), version=str(info.version or ""))
 
 
-def _authenticate(binding: Binding, ctx: ServerRequestContext[Any, Any]) -> gateway.Caller:
-    return gateway.authenticate_caller(
+def _authenticate(binding: Binding, ctx: ServerRequestContext[Any, Any]) -> callers.Caller:
+    return callers.authenticate_caller(
         raw_key=binding.raw_key(ctx),
         session_key=binding.session_key(ctx),
         transport=binding.transport,

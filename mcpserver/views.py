@@ -27,7 +27,7 @@ from lightnote.errors import LightNoteError
 from lightnote.i18n import translate
 from lightnote.permissions import refuse_admin_write
 from lightnote.web import page_locale
-from mcpserver import gateway, sealing
+from mcpserver import callers, card_states, sealing
 from mcpserver.models import McpCard, McpToken
 from mcpserver.tokens import mcp_token_create, mcp_token_revoke
 
@@ -85,7 +85,7 @@ def _owned_card(request: HttpRequest, card_id: uuid.UUID) -> McpCard:
 
 def _card_view(row: McpCard, card: cards.Card | None, *, locale: str) -> dict[str, Any]:
     zone = row.owner.zone
-    state = gateway.card_state(row, locale=locale)
+    state = card_states.card_state(row, locale=locale)
     live = card is not None and card.state == cards.CardState.READY and state["state"] == "pending"
     if card is not None:
         preview = card.preview
@@ -127,7 +127,7 @@ def _render_card(
     status: int = 200,
     problem: LightNoteError | None = None,
 ) -> HttpResponse:
-    card = gateway.stored_card(row)
+    card = card_states.stored_card(row)
     context = {
         "t": _texts(CARD_TEXTS, locale),
         "page_locale": locale,
@@ -158,7 +158,7 @@ def _card_action(request: HttpRequest, card_id: uuid.UUID, operation: Any) -> Ht
         if token is None:
             raise LightNoteError("CONFIRMATION_INVALID", status=409)
         with audit_channel(
-            channel=gateway.CHANNEL,
+            channel=callers.CHANNEL,
             client=session.client_name,
             mcp_session=str(session.id),
             via="card_page",

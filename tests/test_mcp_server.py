@@ -26,7 +26,7 @@ from agent.models import ActionCard, ActionReceipt, AgentSession
 from agent.tools import registry
 from lightnote.errors import LightNoteError
 from lightnote.models import AdminContext, AuditEvent
-from mcpserver import gateway
+from mcpserver import callers, gateway
 from mcpserver.models import McpCard, McpSession, McpToken
 from mcpserver.tokens import mcp_token_authenticate, mcp_token_revoke
 from notes.models import Note
@@ -492,16 +492,16 @@ def test_an_inactive_owners_token_is_refused(user: Any, key: str) -> None:
 
 
 def test_a_session_opened_by_one_token_refuses_another(user: Any) -> None:
-    first = gateway.authenticate_caller(
-        raw_key=mcp_key(user), session_key="s", transport="memory", client=gateway.ClientInfo()
+    first = callers.authenticate_caller(
+        raw_key=mcp_key(user), session_key="s", transport="memory", client=callers.ClientInfo()
     )
     McpSession.objects.filter(pk=first.session.pk).update(key="shared")
     other_key = mcp_key(user, "second")
     other = McpToken.objects.exclude(pk=first.token.pk).get()
     McpSession.objects.filter(pk=first.session.pk).update(key=f"{other.pk}:s")
     with pytest.raises(LightNoteError) as refused:
-        gateway.authenticate_caller(
-            raw_key=other_key, session_key="s", transport="memory", client=gateway.ClientInfo()
+        callers.authenticate_caller(
+            raw_key=other_key, session_key="s", transport="memory", client=callers.ClientInfo()
         )
     assert refused.value.code == "MCP_SESSION_FORBIDDEN"
 

@@ -1,0 +1,154 @@
+"""Who calls the MCP server: the token, the actor context and the MCP session of one call.
+
+A call is authenticated on every request (a revoked token stops at once) and bound to its
+MCP session, which belongs to the token that opened it and owns one agent session, where the
+session's cards live.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.http import HttpRequest
+
+from agent import cards, sessions
+from agent.models import TITLE_MAX
+from lightnote.audit import audit_event
+from lightnote.context import ADMIN_CONTEXT_HEADER, ActorContext, resolve_actor_context
+from lightnote.errors import LightNoteError
+from lightnote.i18n import DEFAULT_LOCALE, normalize_locale
+from mcpserver.models import McpSession, McpToken
+from mcpserver.tokens import mcp_token_authenticate
+
+CHANNEL = cards.CHANNEL_MCP
+CLIENT_NAME_MAX = 200
+CLIENT_VERSION_MAX = 100
+
+
+@dataclass(frozen=True)
+class ClientInfo:
+    """What the MCP client said about itself (self-declared: for audit, never for trust)."""
+
+    name: str = ""
+    version: str = ""
+
+
+@dataclass(frozen=True)
+class Caller:
+    """An authenticated MCP call: token, actor context, MCP session, locale.
+
+    ``request`` is a minimal Django request standing for the MCP call, so the per-user rate
+    limits and the admin read-only context work exactly as they do for the API.
+    """
+
+    token: McpToken
+    actor: ActorContext
+    session: McpSession
+    locale: str
+    request: HttpRequest = field(repr=False)
+
+    @property
+    def audit_details(self) -> dict[str, Any]:
+        return {
+            "channel": CHANNEL,
+            "client": self.session.client_name,
+            "mcp_session": str(self.session.id),
+            "transport": self.session.transport,
+            "token_id": self.token.pk,
+        }
+
+
+def _stand_in_request(user: Any, *, admin_context_id: str | None) -> HttpRequest:
+    request = HttpRequest()
+    request.method = "POST"
+    request.path = "/mcp"
+    request.META["REMOTE_ADDR"] = "mcp"
+    if admin_context_id:
+        request.META[ADMIN_CONTEXT_HEADER] = admin_context_id
+    request.user = user
+    return request
+
+
+def _session_for(token: McpToken, *, key: str, transport: str, client: ClientInfo) -> McpSession:
+    """Return the MCP session named ``key``, opening it (and its agent session) once.
+
+    A key already bound to another token is refused: a session belongs to the credential
+    that opened it.
+    """
+    key = key[:200]
+    session = McpSession.objects.select_related("agent_session").filter(key=key).first()
+    if session is None:
+        try:
+            with transaction.atomic():
+                agent_session = _open_agent_session(token, client)
+                session = McpSession.objects.create(
+                    key=key,
+                    token=token,
+                    agent_session=agent_session,
+                    transport=transport,
+                    client_name=client.name[:CLIENT_NAME_MAX],
+                    client_version=client.version[:CLIENT_VERSION_MAX],
+                )
+                audit_event(
+                    "mcp.session_opened",
+                    actor=token.owner,
+                    subject=token.owner,
+                    session_id=agent_session.id,
+                    details={
+                        "channel": CHANNEL,
+                        "client": session.client_name,
+                        "client_version": session.client_version,
+                        "mcp_session": str(session.id),
+                        "transport": transport,
+                        "token_id": token.pk,
+                    },
+                )
+        except IntegrityError:  # a concurrent first call opened it: use theirs
+            session = McpSession.objects.select_related("agent_session").get(key=key)
+    if session.token_id != token.pk:
+        raise LightNoteError("MCP_SESSION_FORBIDDEN", status=403)
+    if session.agent_session.deleted_at is not None:
+        # The owner deleted this conversation (voiding its cards): later proposals of the
+        # same MCP session go to a fresh one, so their cards stay confirmable.
+        session.agent_session = _open_agent_session(token, client)
+        McpSession.objects.filter(pk=session.pk).update(agent_session=session.agent_session)
+    if client.name and not session.client_name:
+        McpSession.objects.filter(pk=session.pk).update(
+            client_name=client.name[:CLIENT_NAME_MAX],
+            client_version=client.version[:CLIENT_VERSION_MAX],
+        )
+    return session
+
+
+def _open_agent_session(token: McpToken, client: ClientInfo) -> Any:
+    """Open the agent session an MCP session's cards belong to, titled after its client."""
+    agent_session = sessions.session_create(owner=token.owner)
+    title = f"MCP · {client.name}" if client.name else "MCP"
+    return sessions.session_rename(session=agent_session, title=title[:TITLE_MAX])
+
+
+def authenticate_caller(
+    *,
+    raw_key: str | None,
+    session_key: str,
+    transport: str,
+    client: ClientInfo,
+    admin_context_id: str | None = None,
+) -> Caller:
+    """Authenticate an MCP call and bind it to its MCP session.
+
+    Raises 401 ``MCP_TOKEN_INVALID`` for an unknown or revoked token (checked on every
+    call, so a revocation takes effect at once), 403 for an admin context the token's owner
+    may not use, or a session opened by another token.
+    """
+    token = mcp_token_authenticate(raw_key)
+    user = token.owner
+    request = _stand_in_request(user, admin_context_id=admin_context_id)
+    actor = resolve_actor_context(request, user)
+    session = _session_for(
+        token, key=f"{token.pk}:{session_key}", transport=transport, client=client
+    )
+    locale = normalize_locale(user.language) or DEFAULT_LOCALE
+    return Caller(token=token, actor=actor, session=session, locale=locale, request=request)
