@@ -26,6 +26,7 @@ from agent import (
     lifecycle,
     sessions,
 )
+from agent.api_examples import MESSAGE_200, REPLY_200, confirm_200, reply_202, state_202
 from agent.api_schemas import (
     TAG_CONFIRM,
     TAG_HISTORY,
@@ -36,15 +37,14 @@ from agent.api_schemas import (
     ChooseRequestSerializer,
     ChooseResponseSerializer,
     ConfirmationStateSerializer,
-    ContinuationReplySerializer,
     EditRequestSchema,
     HistoryMessageSerializer,
-    MessageResponseSerializer,
     ReissueResponseSerializer,
     SessionSummarySerializer,
 )
 from agent.guard.provenance import issued_provenance
 from agent.models import MESSAGE_MAX, TITLE_MAX, AgentSession, Message
+from agent.previews import preview_in
 from lightnote.authentication import TokenQueryExtension
 from lightnote.context import actor_context
 from lightnote.errors import LightNoteError
@@ -137,8 +137,13 @@ def _message_body(
     zone: Any,
     now: Any,
     choices: dict[Any, list[Any]] | None = None,
+    subject: Any = None,
 ) -> dict[str, Any]:
-    """Return one history message: its stored text and its cards' current states."""
+    """Return one history message: its stored text and its cards' current states.
+
+    Each card's preview is rendered again in the request's language from its stored
+    prepared args (``agent.previews``); the text, facts and notices are as stored.
+    """
     payload = message.payload or {}
     body: dict[str, Any] = {
         "id": str(message.id),
@@ -149,7 +154,12 @@ def _message_body(
         "notices": payload.get("notices") or [],
         "cards": [
             _with_provenance(
-                lifecycle.history_card(row, locale=locale, zone=zone, now=now), payload, locale
+                {
+                    **lifecycle.history_card(row, locale=locale, zone=zone, now=now),
+                    "preview": preview_in(row, locale=locale, zone=zone, subject=subject),
+                },
+                payload,
+                locale,
             )
             for row in message.cards.all()
         ],
@@ -292,7 +302,8 @@ class MessagesView(APIView):
             or []
         )
         locale = request_locale(request)
-        zone = actor_context(request).subject.zone
+        subject = actor_context(request).subject
+        zone = subject.zone
         now = timezone.now()
         # One more query only when a message on the page offered a choice.
         choices = choice_store.choices_by_message(
@@ -300,7 +311,9 @@ class MessagesView(APIView):
         )
         return paginator.get_paginated_response(
             [
-                _message_body(message, locale=locale, zone=zone, now=now, choices=choices)
+                _message_body(
+                    message, locale=locale, zone=zone, now=now, choices=choices, subject=subject
+                )
                 for message in page
             ]
         )
@@ -312,7 +325,7 @@ class MessagesView(APIView):
         "then post its `token` to confirm or reject. Nothing is written before that.",
         request=MessageRequestSerializer,
         responses={
-            200: MessageResponseSerializer,
+            200: MESSAGE_200,
             **documented_errors(
                 (400, 401, 403, 404, 415, 429, 503),
                 codes={**_404, 503: ("CONFIRMATION_STORE_UNAVAILABLE",)},
@@ -449,8 +462,8 @@ _RUNNING = (
     + _RUNNING
     + " After `ok: true`, fetch the final reply with the card's `continuation_token`.",
     responses={
-        200: ConfirmationStateSerializer,
-        202: OpenApiResponse(ConfirmationStateSerializer, description=_RUNNING),
+        200: confirm_200(),
+        202: state_202(_RUNNING),
         **documented_errors(
             (400, 401, 403, 404, 409, 410, 415, 429, 503),
             codes={**_CARD_ERRORS, 409: ("CONFIRMATION_REJECTED", "CONFIRMATION_INVALID")},
@@ -496,7 +509,7 @@ class RejectView(_TokenEndpoint):
     "`ok: false` ACTION_NOT_EXECUTED. Without a token (e.g. after a restart) read the card "
     "from the conversation's messages instead.",
     responses={
-        200: ConfirmationStateSerializer,
+        200: confirm_200(),
         **documented_errors(
             (400, 401, 403, 404, 409, 410, 415, 429, 503),
             codes={**_CARD_ERRORS, 409: ("CONFIRMATION_INVALID",)},
@@ -527,8 +540,8 @@ _REPLY_RUNNING = (
     "retry. The outcome itself never depends on this reply: it is the confirm's receipt. "
     + _REPLY_RUNNING,
     responses={
-        200: ContinuationReplySerializer,
-        202: OpenApiResponse(ContinuationReplySerializer, description=_REPLY_RUNNING),
+        200: REPLY_200,
+        202: reply_202(_REPLY_RUNNING),
         **documented_errors(
             (400, 401, 403, 404, 409, 410, 415, 429, 503),
             codes={

@@ -30,6 +30,12 @@ PreviewDetailSchema = inline_serializer(
         "key": serializers.CharField(help_text="The argument this line shows, e.g. `due_at`"),
         "label": serializers.CharField(help_text="Its label, in the request's language"),
         "value": serializers.CharField(help_text="The prepared value, formatted for people"),
+        "current": serializers.CharField(
+            required=False, help_text="On a change row (an update): the value now"
+        ),
+        "new": serializers.CharField(
+            required=False, help_text="On a change row (an update): the value after confirming"
+        ),
     },
 )
 
@@ -283,7 +289,10 @@ class HistoryCardSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     expires_at = serializers.DateTimeField()
     args = serializers.DictField()
-    preview = CardPreviewSerializer()
+    preview = CardPreviewSerializer(
+        help_text="Rendered again in the request's language (Accept-Language) from the "
+        "stored prepared `args`, whatever language the card was issued in"
+    )
     provenance = CardProvenanceSerializer(
         allow_null=True,
         help_text="As when issued (re-rendered in the request's language): set when the "

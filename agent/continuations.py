@@ -17,7 +17,7 @@ from django.db import transaction
 
 from agent import continuation_store
 from agent.continuation_store import ContinuationClaimStatus, ContinuationState
-from agent.execution import Answer
+from agent.execution import Answer, running_answer
 from agent.guard import guard_reply, guarded_notice, notice_for_stored
 from agent.guard.records import audit_guard, receipt_backing, session_backings
 from agent.lifecycle import receipt_body
@@ -68,7 +68,7 @@ def _answer(continuation: Any) -> Answer | None:
     if continuation.state == ContinuationState.SETTLED:
         return Answer(200, _settled_body(continuation.reply))
     if continuation.state == ContinuationState.RUNNING:
-        return Answer(202, {"state": "running"})
+        return running_answer()
     return None
 
 
@@ -100,7 +100,7 @@ def reply(
         current = continuation_store.continuation_get(token)
         if current is None:
             raise LightNoteError("CONTINUATION_EXPIRED", status=410)
-        return _answer(current) or Answer(202, {"state": "running"})
+        return _answer(current) or running_answer()
     return _generate(
         token=token,
         attempt_id=attempt_id,
@@ -242,7 +242,7 @@ def _generate(
     )
     if not continuation_store.continuation_settle(token, attempt_id=attempt_id, reply=verdict.text):
         current = continuation_store.continuation_get(token)
-        return (_answer(current) if current else None) or Answer(202, {"state": "running"})
+        return (_answer(current) if current else None) or running_answer()
     notices = [guarded_notice(verdict)] if verdict.replaced else []
     with transaction.atomic():
         Message.objects.create(

@@ -6,6 +6,7 @@ here: each becomes a server-prepared card (with its continuation) or a notice sa
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import uuid
 from collections.abc import Sequence
@@ -148,6 +149,9 @@ class _Turn:
             now=timezone.now(),
             request_id=_request_id(request),
         )
+        # The reply (and what reads say in it) is in the language of the message it answers.
+        self.reply_locale = reply_locale(text, locale)
+        self.read_context = dataclasses.replace(self.context, locale=self.reply_locale)
         self.facts: list[Fact] = []
         self.cards: list[dict[str, Any]] = []
         self.card_rows: list[ActionCard] = []
@@ -168,17 +172,17 @@ class _Turn:
         """Run a read tool through the policy; a refusal becomes a failed fact."""
         try:
             result = enforce_tool_policy(
-                tool_name=name, args=args, context=self.context, phase="prepare"
+                tool_name=name, args=args, context=self.read_context, phase="prepare"
             )
             if result.tool.is_write:  # never reached via the planners; refuse, never run
                 raise LightNoteError("TOOL_NOT_FOUND", status=404, params={"tool": name})
-            read = result.tool.run(result.args, self.context)
+            read = result.tool.run(result.args, self.read_context)
             fact = Fact(tool=name, status="succeeded", summary=read.summary, data=read.data)
         except LightNoteError as error:
             fact = Fact(
                 tool=name,
                 status="failed",
-                summary=error.message(self.locale),
+                summary=error.message(self.reply_locale),
                 data={"code": error.code},
             )
         self.facts.append(fact)
@@ -731,13 +735,13 @@ def handle_message(
         resumed_tool = registry.get(proposal.tool)
         if resumed_tool is not None and not resumed_tool.is_write:
             fact = turn.run_read_tool(proposal.tool, proposal.args)
-            plan = PlanResult(text=describe_facts([fact], locale), facts=[fact])
+            plan = PlanResult(text=describe_facts([fact], turn.reply_locale), facts=[fact])
         else:
             plan = PlanResult(text="", proposals=[proposal])
     else:
         plan = _plan(turn, history, text, locale, actor)
     if plan.error:
-        reply = plan.text or translate("AGENT_PLANNER_FAILED", locale)
+        reply = plan.text or translate("AGENT_PLANNER_FAILED", turn.reply_locale)
     else:
         for fact in plan.facts:
             if fact not in turn.facts:
@@ -768,7 +772,7 @@ def handle_message(
         turn.notices.append(guarded_notice(verdict))
     reply = verdict.text
     if turn.cards and not reply.strip():
-        reply = translate("AGENT_PLEASE_CONFIRM", locale)
+        reply = translate("AGENT_PLEASE_CONFIRM", turn.reply_locale)
     # docs/api.md: a refused proposal's reason appears in the reply, also after a replacement
     # (the fixed text and the reason are both true).
     # Each distinct reason once (70 proposals over the card limit are one sentence).

@@ -84,6 +84,15 @@ class Answer:
     headers: dict[str, str] | None = None
 
 
+# How long a client waits before asking again about a running card or reply (seconds).
+RUNNING_RETRY_AFTER = 1
+
+
+def running_answer() -> Answer:
+    """202 ``running``: another request holds it; ``Retry-After`` says when to ask again."""
+    return Answer(202, {"state": "running"}, headers={"Retry-After": str(RUNNING_RETRY_AFTER)})
+
+
 # --- Bodies ------------------------------------------------------------------------------
 
 
@@ -446,7 +455,7 @@ def answer_for_state(card: cards.Card, *, locale: str) -> Answer | None:
         raise LightNoteError("CONFIRMATION_REJECTED", status=409)
     if card.state == CardState.RUNNING:
         resolved = resolve(card, locale=locale) if card.lease_passed() else None
-        return resolved or Answer(202, {"state": "running"})
+        return resolved or running_answer()
     if card.state == CardState.SETTLED:
         if card.outcome_kind == OutcomeKind.UNKNOWN:
             resolved = resolve(card, locale=locale)
@@ -655,7 +664,7 @@ def confirm(
         if claim.card is None:
             raise LightNoteError("CONFIRMATION_EXPIRED", status=410)
         answer = answer_for_state(claim.card, locale=locale)
-        return answer or Answer(202, {"state": "running"})
+        return answer or running_answer()
     try:
         limit_new_claim(request, user_id=actor.actor.pk)
     except LightNoteError:

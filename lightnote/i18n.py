@@ -6,6 +6,7 @@ Each app declares its own texts with :func:`define_messages` in its ``messages.p
 
 from __future__ import annotations
 
+import string
 from typing import Any
 
 from django.http import HttpRequest
@@ -89,13 +90,33 @@ def message_template(code: str, locale: str | None) -> str | None:
     return texts.get(normalize_locale(locale) or DEFAULT_LOCALE, texts[DEFAULT_LOCALE])
 
 
+class _PluralFormatter(string.Formatter):
+    """``str.format`` plus plural forms: ``{count:todo|todos}`` is "todo" for 1, else "todos".
+
+    A text writes the number and its noun apart (``"{count} {count:todo|todos}"``), so
+    English says "1 todo" / "2 todos" and never "todo(s)"; Chinese needs no such form.
+    """
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        if "|" in format_spec:
+            one, _, other = format_spec.partition("|")
+            return one if value == 1 else other
+        return str(super().format_field(value, format_spec))
+
+
+_FORMATTER = _PluralFormatter()
+
+
 def translate(code: str, locale: str | None = None, **params: Any) -> str:
-    """Render the message ``code`` in ``locale`` with ``str.format`` parameters."""
+    """Render the message ``code`` in ``locale`` with ``str.format`` parameters.
+
+    A ``{name:one|other}`` field picks the plural form by the value of ``name``.
+    """
     texts = _catalog.get(code)
     if texts is None:
         return code
     text = texts.get(normalize_locale(locale) or DEFAULT_LOCALE, texts[DEFAULT_LOCALE])
     try:
-        return text.format(**params)
-    except (KeyError, IndexError, ValueError):
+        return _FORMATTER.format(text, **params)
+    except (KeyError, IndexError, ValueError, AttributeError, TypeError):
         return text

@@ -190,3 +190,25 @@ def document_edge_errors(result: dict[str, Any], **kwargs: Any) -> dict[str, Any
                 if code not in responses[status].get("description", ""):
                     responses[status]["description"] += f"; {code}"
     return result
+
+
+RETRY_AFTER_HEADER = {
+    "schema": {"type": "integer", "minimum": 1},
+    "description": "Seconds to wait before asking again (202 running: poll `status` or the "
+    "reply again; 429: the rate limit's window)",
+}
+
+
+def declare_retry_after(
+    result: dict[str, Any], generator: Any, request: Any, public: Any
+) -> dict[str, Any]:
+    """Postprocessing hook: declare the ``Retry-After`` header on every 202 and 429 answer."""
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            if not isinstance(operation, dict):
+                continue
+            for status in ("202", "429"):
+                response = operation.get("responses", {}).get(status)
+                if response is not None:
+                    response.setdefault("headers", {})["Retry-After"] = RETRY_AFTER_HEADER
+    return result

@@ -332,6 +332,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "lightnote.openapi.document_edge_errors",  # 413 / 503 / MALFORMED_REQUEST (security.md)
+        "lightnote.openapi.declare_retry_after",
     ],
     "ENUM_NAME_OVERRIDES": {
         "TodoStatusEnum": "todos.models.Todo.Status",

@@ -67,7 +67,8 @@ define_messages(
         "NOTE_PREVIEW_UPDATE_TITLE": ("修改笔记", "Update note"),
         "NOTE_PREVIEW_UPDATE_IMPACT": (
             "确认后将修改笔记「{title}」的 {count} 项内容：{fields}。",
-            "After you confirm, {count} field(s) of the note “{title}” will change: {fields}.",
+            "After you confirm, {count} {count:field|fields} of the note “{title}” "
+            "will change: {fields}.",
         ),
         "NOTE_RESULT_CREATED": ("已创建笔记「{title}」。", "Created the note “{title}”."),
         "NOTE_RESULT_ALREADY_EXISTED": (
@@ -75,7 +76,7 @@ define_messages(
             "The note “{title}” had already been created; no second copy was made.",
         ),
         "NOTE_RESULT_UPDATED": ("已更新笔记「{title}」。", "Updated the note “{title}”."),
-        "NOTE_RESULT_SEARCH": ("找到 {count} 条笔记：", "Found {count} note(s):"),
+        "NOTE_RESULT_SEARCH": ("找到 {count} 条笔记：", "Found {count} {count:note|notes}:"),
         "NOTE_RESULT_SEARCH_EMPTY": ("没有找到相关笔记。", "No note matches."),
         "NOTE_RESULT_SEARCH_LINE": ("- {title}（标签：{tags}）", "- {title} (tags: {tags})"),
         "NOTE_PREVIEW_DISCARD_TITLE": ("撤销创建笔记", "Undo creating a note"),

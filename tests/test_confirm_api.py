@@ -538,6 +538,7 @@ def test_a_card_another_request_holds_answers_202_running(user: Any) -> None:
 
     assert response.status_code == 202
     assert response.json() == {"state": "running"}
+    assert response["Retry-After"] == "1"  # when to poll `status`
     assert Todo.objects.count() == 0
 
 

@@ -314,6 +314,7 @@ def test_a_generation_running_for_over_60_seconds_is_taken_over(
 
     assert while_alive.status_code == 202
     assert while_alive.json() == {"state": "running"}
+    assert while_alive["Retry-After"] == "1"
     assert taken_over.status_code == 200
     assert "提交周报" in taken_over.json()["reply"]
     assert late_settle is False

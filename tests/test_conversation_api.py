@@ -442,7 +442,8 @@ def test_accept_language_changes_the_texts(alice_api) -> None:
         alice_api, session_id, "删除笔记 周会", **{"Accept-Language": "en-US,en;q=0.9"}
     )
 
-    assert english["reply"] == "Please review the card below; nothing happens until you confirm it."
+    # The reply is in the language of the message (Chinese here); the card in the request's.
+    assert english["reply"] == "请检查下面的确认卡；只有你确认后才会执行。"
     assert chinese["reply"] == "请检查下面的确认卡；只有你确认后才会执行。"
     assert only_card(english)["preview"]["title"] == "Create todo"
     assert only_card(chinese)["preview"]["title"] == "创建待办"

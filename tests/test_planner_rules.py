@@ -418,7 +418,7 @@ def test_a_single_line_summary_gets_the_found_items_listed() -> None:
 
 
 def test_a_multi_line_summary_is_shown_as_the_tool_wrote_it() -> None:
-    summary = "Found 1 todo(s):\n- Pay rent (open, high priority, due 2026-12-03 17:30)"
+    summary = "Found 1 todo:\n- Pay rent (open, high priority, due 2026-12-03 17:30)"
     data = {"count": 1, "todos": [{"title": "Pay rent", "due_at": "2026-12-03T17:30:00+08:00"}]}
     runner = ReadRunner(Fact(tool="query_todos", status="succeeded", summary=summary, data=data))
     assert plan("show my open todos", runner).text == summary

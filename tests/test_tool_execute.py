@@ -299,7 +299,7 @@ def test_query_todos_returns_only_the_subjects_matching_todos(user: Any, other_u
     assert [item["title"] for item in read.data["todos"]] == ["提交周报"]
     assert read.summary == "找到 1 条待办：\n- 提交周报（未完成，优先级高，截止 2026-12-02 21:00）"
     assert policy.tool.transform(read, "en") == (
-        "Found 1 todo(s):\n- 提交周报 (open, high priority, due 2026-12-02 21:00)"
+        "Found 1 todo:\n- 提交周报 (open, high priority, due 2026-12-02 21:00)"
     )
     json.dumps(read.data)
 

@@ -213,7 +213,7 @@ def test_update_preview_shows_current_values_next_to_new_ones(user: Any) -> None
     }
     en = preview("update_todo", args, context_for(user, "en"))
     assert en["impact"] == (
-        "After you confirm, 2 field(s) of the todo “提交周报” will change: Title, Due."
+        "After you confirm, 2 fields of the todo “提交周报” will change: Title, Due."
     )
 
 
@@ -261,7 +261,7 @@ def test_note_previews_in_both_languages(user: Any) -> None:
     update = preview("update_note", {"noteTitle": "读书笔记", "tags": []}, context_for(user, "en"))
     assert update["title"] == "Update note"
     assert update["impact"] == (
-        "After you confirm, 1 field(s) of the note “读书笔记” will change: Tags."
+        "After you confirm, 1 field of the note “读书笔记” will change: Tags."
     )
     assert {
         "key": "tags",

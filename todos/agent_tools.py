@@ -111,7 +111,8 @@ define_messages(
         "TODO_PREVIEW_UPDATE_TITLE": ("修改待办", "Update todo"),
         "TODO_PREVIEW_UPDATE_IMPACT": (
             "确认后将修改待办「{title}」的 {count} 项内容：{fields}。",
-            "After you confirm, {count} field(s) of the todo “{title}” will change: {fields}.",
+            "After you confirm, {count} {count:field|fields} of the todo “{title}” "
+            "will change: {fields}.",
         ),
         "TODO_PREVIEW_DELETE_TITLE": ("删除待办", "Delete todo"),
         "TODO_PREVIEW_DELETE_IMPACT": (
@@ -133,7 +134,7 @@ define_messages(
         ),
         "TODO_RESULT_UPDATED": ("已更新待办「{title}」。", "Updated the todo “{title}”."),
         "TODO_RESULT_DELETED": ("已删除待办「{title}」。", "Deleted the todo “{title}”."),
-        "TODO_RESULT_QUERY": ("找到 {count} 条待办：", "Found {count} todo(s):"),
+        "TODO_RESULT_QUERY": ("找到 {count} 条待办：", "Found {count} {count:todo|todos}:"),
         "REPLY_TODO_CREATED": ("已为你创建待办「{title}」。", 'Created the todo "{title}".'),
         "REPLY_TODO_CREATED_DUE": (
             "已为你创建待办「{title}」，截止 {due}。",

@@ -17,8 +17,10 @@ from django.template.loader import render_to_string
 
 from agent import sessions
 from agent.models import MESSAGE_MAX, AgentSession
+from agent.web.conversation_list import conversation_links
 from agent.web.conversations import current_conversation
-from agent.web.presenters import history_entries, zone_of
+from agent.web.presenters import history_entries, page_message, zone_of
+from agent.web.reply_retry import attach_reply_retries
 from agent.web.texts import page_locale, page_texts
 from lightnote.context import ActorContext, actor_context
 from lightnote.errors import LightNoteError
@@ -60,6 +62,9 @@ def page_context(
     context["history"] = (
         history if history is not None else history_entries(conversation_, locale=locale, zone=zone)
     )
+    attach_reply_retries(request, context["history"])
+
+    context["conversations"] = conversation_links(actor, conversation_, locale=locale)
     if actor.admin_context is not None:
         # The banner itself is every page's (base.html); here: the subject's conversations,
         # readable, and what the composer does inside a context.
@@ -115,6 +120,9 @@ def respond(
             history=fragment.history,
         )
         page.update(fragment=body, fragment_is_list_item=fragment.is_list_item)
+        if fragment.status >= 400:
+            # A refused message keeps its text in the box, as with JavaScript.
+            page["draft"] = request.POST.get("text", "")
         response = HttpResponse(
             render_to_string("agent/chat.html", page, request), status=fragment.status
         )
@@ -126,7 +134,11 @@ def respond(
 def problem(error: LightNoteError, *, locale: str, retry: dict[str, Any] | None = None) -> Fragment:
     return Fragment(
         "agent/notice.html",
-        {"code": error.code, "message": error.message(locale), "retry": retry},
+        {
+            "code": error.code,
+            "message": page_message(error.code, error.message(locale), locale),
+            "retry": retry,
+        },
         status=error.status,
         headers=error.headers,
     )

@@ -5,6 +5,7 @@ Nothing here writes; times are shown in the subject's zone, as the cards were pr
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -19,6 +20,7 @@ from agent.card_edits import editable_fields
 from agent.cards import CardState, OutcomeKind
 from agent.guard.provenance import issued_provenance, provenance_line
 from agent.models import ActionCard, AgentSession, Choice, Message
+from agent.previews import preview_in, summary_in
 from agent.tools import Tool, format_local_time, registry
 from agent.web.texts import PAGE_TEXTS
 from lightnote.context import ActorContext
@@ -76,14 +78,33 @@ def card_view(
     return view
 
 
+_BARE_CODE = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+
+
+def page_message(code: str, message: str | None, locale: str) -> str:
+    """Return what the page says for an error: its message, never a bare code.
+
+    The code stays in the API and in the page's ``data-code``; a message that is missing or
+    is only a code (an unregistered one renders as itself) becomes a plain sentence.
+    """
+    text = (message or "").strip() or translate(code, locale)
+    if not text or text == code or _BARE_CODE.fullmatch(text):
+        return translate("CHAT_PROBLEM_UNEXPLAINED", locale)
+    return text
+
+
 def notice_view(notice: dict[str, Any], locale: str) -> dict[str, Any]:
     status = str(notice.get("status", "rejected"))
     label_code = f"CHAT_NOTICE_{status.upper()}"
+    code = str(notice.get("code", "") or "")
+    message = str(notice.get("message", "") or "")
     return {
         "status": status,
-        "label": translate(label_code, locale) if label_code in PAGE_TEXTS else status,
-        "message": notice.get("message", ""),
-        "code": notice.get("code", ""),
+        "label": translate(
+            label_code if label_code in PAGE_TEXTS else "CHAT_NOTICE_REJECTED", locale
+        ),
+        "message": page_message(code, message, locale) if (code or message) else "",
+        "code": code,
     }
 
 
@@ -172,14 +193,18 @@ def history_card_view(
     zone: ZoneInfo,
     now: datetime,
     payload: dict[str, Any] | None = None,
+    subject: Any = None,
 ) -> dict[str, Any]:
     """Return a history card: as issued, with its real state from the lifecycle row.
+
+    Its preview is rendered again in the page's language from the stored prepared values.
 
     A still-ready card carries no token (none is stored): it offers "ask again", which
     re-issues it as a new live card. Every other state shows what happened, with the
     receipt's summary and a link to the item for a confirmed one.
     """
     body = lifecycle.history_card(row, locale=locale, zone=zone, now=now)
+    body["preview"] = preview_in(row, locale=locale, zone=zone, subject=subject)
     body["provenance"] = issued_provenance(body, payload or {}, locale)
     view = card_view(body, dom_id=dom_id, locale=locale, zone=zone)
     state = body["state"]
@@ -188,16 +213,19 @@ def history_card_view(
         ok = outcome.get("ok")
         state = "succeeded" if ok is True else "failed" if ok is False else "unknown"
     view["state"] = state
+    view["card_id"] = str(row.id)
     view["state_label"] = translate(f"CHAT_HISTORY_{state.upper()}", locale)
     receipt = outcome.get("receipt")
     if receipt:
-        view["receipt_summary"] = receipt.get("summary", "")
+        view["receipt_summary"] = summary_in(row, locale=locale) or receipt.get("summary", "")
         view["item_link"] = item_link(receipt.get("resource"))
         if receipt.get("settled_at"):
             view["settled_label"] = format_local_time(receipt["settled_at"], zone)
     error = outcome.get("error")
     if error and state in ("failed", "unknown"):
-        view["error_message"] = error.get("message") or translate(str(error.get("code")), locale)
+        view["error_message"] = page_message(
+            str(error.get("code") or ""), error.get("message"), locale
+        )
     if state == "voided":
         reason = body.get("void_reason") or ""
         view["void_text"] = translate(
@@ -228,6 +256,13 @@ def history_entries(
         [message.id for message in recent if (message.payload or {}).get("choices")]
     )
     entries = []
+    subject = conversation_.owner if recent else None
+    # Cards whose final reply is in the log (it names its card); the others may retry it.
+    replied = {
+        str((message.payload or {}).get("card_id"))
+        for message in recent
+        if message.role != Message.Role.USER and (message.payload or {}).get("receipt")
+    }
     for message in reversed(recent):
         dom_id = f"m-{message.id}"
         if message.role == Message.Role.USER:
@@ -250,6 +285,7 @@ def history_entries(
                 zone=zone,
                 now=now,
                 payload=message.payload or {},
+                subject=subject,
             )
             for index, row in enumerate(message.cards.all())
         ]
@@ -257,6 +293,8 @@ def history_entries(
             entry["choices"] = history_choice_views(
                 choices[message.id], dom_id=dom_id, locale=locale, zone=zone, now=now
             )
+        for card in entry["cards"]:
+            card["reply_missing"] = card["state"] == "succeeded" and card["card_id"] not in replied
         entry["time"] = time_view(message.created_at, zone)
         entries.append(entry)
     return entries
@@ -268,6 +306,13 @@ def time_view(at: datetime | None, zone: ZoneInfo) -> dict[str, str] | None:
         return None
     local = at.astimezone(zone)
     return {"iso": rfc3339(at, zone), "label": local.strftime("%Y-%m-%d %H:%M")}
+
+
+def _page_error(error: dict[str, Any] | None, locale: str) -> dict[str, Any] | None:
+    if not error:
+        return error
+    code = str(error.get("code") or "")
+    return {**error, "message": page_message(code, error.get("message"), locale)}
 
 
 def outcome_view(
@@ -309,7 +354,7 @@ def outcome_view(
         "undo": undo,
         "receipt": receipt,
         "item_link": item_link(receipt.get("resource")) if receipt else "",
-        "error": outcome.get("error"),
+        "error": _page_error(outcome.get("error"), locale),
         "poll": kind in (CardState.RUNNING, OutcomeKind.UNKNOWN),
     }
 

@@ -7,6 +7,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.http import HttpRequest
 
+from agent.web.conversation_texts import CONVERSATION_TEXTS
 from lightnote.i18n import define_messages, normalize_locale, request_locale, translate
 
 LANGUAGE_COOKIE_AGE = timedelta(days=365)
@@ -178,6 +179,7 @@ PAGE_TEXTS: dict[str, tuple[str, str]] = {
         "This conversation does not exist or is not yours; reload the page.",
     ),
 }
+PAGE_TEXTS.update(CONVERSATION_TEXTS)
 define_messages(PAGE_TEXTS)
 
 

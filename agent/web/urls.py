@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from agent.web import card_actions, views
+from agent.web import card_actions, conversation_pages, views
 
 urlpatterns = [
     path("", views.chat_page, name="chat"),
@@ -19,4 +19,17 @@ urlpatterns = [
     path("chat/undo/", card_actions.chat_undo, name="chat-undo"),
     path("chat/new/", views.chat_new, name="chat-new"),
     path("chat/language/", views.chat_language, name="chat-language"),
+    # Conversations: the list, switch, rename, delete (agent/web/conversation_pages.py).
+    path("chat/", conversation_pages.chat_index, name="chat-index"),
+    path("chat/<uuid:session_id>/", conversation_pages.chat_conversation, name="chat-conversation"),
+    path(
+        "chat/<uuid:session_id>/rename/",
+        conversation_pages.chat_conversation_rename,
+        name="chat-conversation-rename",
+    ),
+    path(
+        "chat/<uuid:session_id>/delete/",
+        conversation_pages.chat_conversation_delete,
+        name="chat-conversation-delete",
+    ),
 ]

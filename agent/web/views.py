@@ -28,6 +28,7 @@ from django.views.decorators.http import require_GET
 
 from agent import continuations, conversation, execution
 from agent.models import MESSAGE_MAX
+from agent.web.conversation_list import conversation_item
 from agent.web.conversations import (
     open_conversation,
     posted_conversation,
@@ -53,6 +54,7 @@ from agent.web.presenters import (
     user_entry,
     zone_of,
 )
+from agent.web.reply_retry import remember_reply_token
 from agent.web.texts import COOKIE_VALUES, LANGUAGE_COOKIE_AGE, page_locale
 from lightnote.context import ActorContext, actor_context
 from lightnote.errors import LightNoteError
@@ -134,9 +136,11 @@ def chat_message(request: HttpRequest) -> HttpResponse:
             ),
         ]
         entries[1]["time"] = time_view(now, zone)
+        # With htmx, the conversation's list entry follows out of band (its new title).
+        item = conversation_item(actor, current, locale=locale) if is_htmx(request) else None
         return Fragment(
             "agent/turn.html",
-            {"entries": entries},
+            {"entries": entries, "conversation_item": item, "conversation": current},
             is_list_item=True,
             history=history,
             conversation=current,
@@ -158,6 +162,12 @@ def _card_action(
             token=fields.token,
             session_id=fields.session_id,
             locale=locale,
+        )
+        remember_reply_token(
+            request,
+            answer,
+            continuation_token=fields.continuation_token,
+            session_id=fields.session_id,
         )
         view = outcome_view(
             answer, locale=locale, zone=zone_of(actor), session_id=fields.session_id
@@ -290,8 +300,8 @@ def chat_new(request: HttpRequest) -> HttpResponse:
     """Open a new conversation for this browser session."""
 
     def start(actor: ActorContext, locale: str) -> HttpResponse:
-        open_conversation(request, actor)
-        return redirect("chat")
+        opened = open_conversation(request, actor)
+        return redirect("chat-conversation", opened.id)
 
     return _with_actor(request, start)
 

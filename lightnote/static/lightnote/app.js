@@ -13,6 +13,16 @@
     var box = problems();
     if (!box) return;
     box.textContent = box.dataset[kind] || box.dataset.generic || "";
+    if (kind === "login" && box.dataset.loginLink) {
+      // A link to log in again that comes back to this page (the text stays in this tab).
+      var link = document.createElement("a");
+      link.href = "/accounts/login/?next=" + encodeURIComponent(window.location.pathname);
+      link.target = "_blank";
+      link.rel = "noopener";
+      link.textContent = box.dataset.loginLink;
+      box.appendChild(document.createTextNode(" "));
+      box.appendChild(link);
+    }
   }
 
   // Swap only the server's own fragments (errors included: they carry a localized notice).
@@ -53,6 +63,54 @@
     }
     var text = document.getElementById("chat-text");
     if (text) text.focus();
+  });
+
+  // The user's message appears at once while the planner runs, marked as pending; the
+  // server's turn (which repeats it with its time) replaces it. On any failure the echo
+  // goes away and the text stays in the box.
+  function removeEcho() {
+    var echo = document.getElementById("pending-echo");
+    if (echo && echo.parentNode) echo.parentNode.removeChild(echo);
+  }
+
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var form = event.detail.elt;
+    if (!form || form.id !== "composer") return;
+    var text = document.getElementById("chat-text");
+    var list = document.getElementById("messages");
+    if (!text || !list || !text.value.trim()) return;
+    removeEcho();
+    var item = document.createElement("li");
+    item.id = "pending-echo";
+    item.className = "msg msg-user msg-pending";
+    item.setAttribute("aria-busy", "true");
+    var who = document.createElement("p");
+    who.className = "who";
+    who.textContent = form.dataset.you || "";
+    var body = document.createElement("div");
+    body.className = "text";
+    body.textContent = text.value;
+    body.style.whiteSpace = "pre-wrap";
+    var pending = document.createElement("p");
+    pending.className = "pending";
+    pending.textContent = form.dataset.pending || "";
+    item.appendChild(who);
+    item.appendChild(body);
+    item.appendChild(pending);
+    list.appendChild(item);
+    var empty = document.querySelector(".conversation .empty");
+    if (empty) empty.hidden = true;
+    item.scrollIntoView({ block: "nearest" });
+  });
+
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var form = event.detail.requestConfig && event.detail.requestConfig.elt;
+    if (form && form.id === "composer") removeEcho();
+  });
+
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var form = event.detail.elt;
+    if (form && form.id === "composer") removeEcho();
   });
 
   // Keep the newest turn in view: it sits right above the message form.
@@ -116,6 +174,14 @@
   document.addEventListener("DOMContentLoaded", function () {
     tickCards();
     window.setInterval(tickCards, 1000);
+  });
+
+  // The conversation list starts open on a wide screen (closed on a phone, above the chat).
+  document.addEventListener("DOMContentLoaded", function () {
+    var box = document.querySelector("#conversations > details");
+    if (box && window.matchMedia && window.matchMedia("(min-width: 60rem)").matches) {
+      box.open = true;
+    }
   });
 
   // Settings page: offer the browser's own time zone when it differs from the saved one.
