@@ -93,6 +93,7 @@ MESSAGE_EXAMPLE = {
             "code": "CAPABILITY_PLANNED",
         }
     ],
+    "choices": [],
 }
 
 

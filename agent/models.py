@@ -52,11 +52,13 @@ class AgentSession(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
-        # The list's filter and sort (``session_list``: live, latest activity first, then
-        # id descending), owner first: a page reads its rows straight off the index.
+        # The list's filter and sort (``session_list``: live, ordinary — no admin context —,
+        # latest activity first, then id descending), owner first: a page reads its rows
+        # straight off the index.
         indexes = [
             models.Index(
-                fields=["owner", "deleted_at", "-updated_at", "-id"], name="session_owner_live_idx"
+                fields=["owner", "deleted_at", "admin_context", "-updated_at", "-id"],
+                name="session_owner_live_idx",
             )
         ]
         verbose_name = _("conversation")

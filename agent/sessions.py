@@ -102,7 +102,10 @@ def session_get_with_recent(
     try:
         rows = list(
             Message.objects.filter(
-                session_id=session_id, session__owner=owner, session__deleted_at__isnull=True
+                session_id=session_id,
+                session__owner=owner,
+                session__deleted_at__isnull=True,
+                session__admin_context__isnull=True,  # an ordinary conversation (session_get)
             )
             .order_by("-created_at", "-id")
             .values_list("role", "text", "payload", *[f"session__{f.name}" for f in fields])[:limit]

@@ -227,6 +227,19 @@ class AdminReadOnlyMiddleware:
     def process_view(
         self, request: HttpRequest, view_func: Any, args: Any, kwargs: Any
     ) -> HttpResponse | None:
+        from lightnote import http_guards
+
+        try:
+            return self._gate(request, view_func)
+        except DatabaseError as error:
+            # The session or the context could not be read: a lost database is a 503 here as
+            # in any view (an exception raised in process_view skips process_exception).
+            if http_guards.is_database_lost(error):
+                return http_guards.database_unavailable(request)
+            raise
+
+    @staticmethod
+    def _gate(request: HttpRequest, view_func: Any) -> HttpResponse | None:
         if not _might_have_context(request) or _drf_gated(view_func):
             return None  # a DRF view: its authentication runs the gate (after a body check)
         try:

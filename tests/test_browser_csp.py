@@ -79,7 +79,7 @@ def test_browser_pages_admin_and_api_docs_pass_the_csp(
             assert page.evaluate("() => typeof window.htmx") == "object"
             page.get_by_label("Your message").fill("what are my todos")
             page.get_by_role("button", name="Send").click()
-            page.locator("main").get_by_text(re.compile(r"- Check the CSP \(open")).wait_for()
+            page.locator("main").get_by_text(re.compile(r"Check the CSP \(open")).wait_for()
             record("chat")
 
             visit("item", f"/todos/{todo.id}/")

@@ -25,7 +25,11 @@ from django.views.decorators.http import require_GET
 from agent import sessions
 from agent.models import AgentSession
 from agent.web.conversation_list import conversation_links
-from agent.web.conversations import CONVERSATION_SESSION_KEY, owned_conversation
+from agent.web.conversations import (
+    CONVERSATION_SESSION_KEY,
+    owned_conversation,
+    subject_conversation,
+)
 from agent.web.htmx import FRAGMENT_HEADER, is_htmx, page_context, problem, respond
 from agent.web.presenters import page_message
 from agent.web.texts import page_locale, page_texts
@@ -87,6 +91,10 @@ def chat_conversation(request: HttpRequest, session_id: uuid.UUID) -> HttpRespon
     """Show one of the subject's conversations (switching to it); anything else is a 404."""
     locale = page_locale(request)
     actor = actor_context(request)
+    viewing = subject_conversation(actor, session_id)
+    if viewing is not None:  # inside an admin context: the subject's, read-only
+        page = page_context(request, actor=actor, locale=locale, viewing=viewing)
+        return HttpResponse(render_to_string("agent/chat.html", page, request))
     shown = _owned_or_404(actor, session_id)
     _remember(request, shown)
     page = page_context(request, actor=actor, locale=locale, conversation_=shown)
