@@ -400,7 +400,7 @@ if LIGHTNOTE_PLANNER not in {"rules", "openai"}:
 if LIGHTNOTE_PLANNER == "openai" and not OPENAI_API_KEY:
     raise ImproperlyConfigured("LIGHTNOTE_PLANNER=openai needs OPENAI_API_KEY")
 
-# --- Failed logins (lightnote/login_throttle.py, docs/security-throttles.md) ---------------
+# --- Failed logins (lightnote/login_throttle.py; docs/security.md, "Throttles") ----------
 
 # LIGHTNOTE_LOGIN_FAILURE_LIMIT failed logins by one username from one client address lock
 # that pair out for LIGHTNOTE_LOGIN_COOLOFF seconds, on the token endpoint and the login page.

@@ -1,5 +1,5 @@
 """Issue 10, the admin-console half: read-only impersonation by construction, started from the
-admin (contract: docs/api.md "Admin read-only impersonation", docs/security-admin.md).
+admin (contract: docs/api.md and docs/security.md, "Admin read-only impersonation").
 
 Rows 1 and 2 of the issue, the one-place gate for every entry, the admin's start -> banner
 -> end flow with a reason, the record of requests made under a context, the translated
