@@ -22,6 +22,7 @@ from agent import (
     choices,
     continuations,
     conversation,
+    derived_cards,
     execution,
     lifecycle,
     sessions,
@@ -598,7 +599,7 @@ class ReissueView(_BodyFirstView):
     def post(self, request: Request) -> Response:
         payload = self.payload
         session = _owned_session(request, payload["session_id"])
-        card = conversation.reissue_card(
+        card = derived_cards.reissue_card(
             request=request,
             actor=actor_context(request),
             session=session,
