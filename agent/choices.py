@@ -2,10 +2,10 @@
 
 ``POST /api/v1/agent/choices/choose/`` ``{"token", "session_id", "candidate_id"}``. The
 checks run in confirm's order (docs/confirmation-protocol.md): admin read-only 403 -> store
-503 -> token known 410 -> owner and session 403 ``CONFIRMATION_FORBIDDEN`` -> seal 409
-``CONFIRMATION_INVALID`` -> state (used: 410 ``CONFIRMATION_EXPIRED``) -> candidate (400
-``CHOICE_CANDIDATE_INVALID``) -> the new-card rate limit 429 -> issue and use. Nothing
-executes: the card is confirmed like any other.
+503 -> token known 410 (429 past the token-miss limit) -> owner and session 403
+``CONFIRMATION_FORBIDDEN`` -> seal 409 ``CONFIRMATION_INVALID`` -> state (used: 410
+``CONFIRMATION_EXPIRED``) -> candidate (400 ``CHOICE_CANDIDATE_INVALID``) -> the new-card
+rate limit 429 -> issue and use. Nothing executes: the card is confirmed like any other.
 
 A pick by words on a later message ("第二个", ``agent.turns.Turn.take_choice``) goes through
 the same :func:`checked_choice` and :func:`take_pick`: one choice yields at most one card.
@@ -22,7 +22,7 @@ from agent import cards, choice_store, pending
 from agent.derived_cards import DerivedCard, derived_context, issue_derived_card
 from agent.execution import SessionAccess, session_access_for
 from agent.models import AgentSession, Choice
-from agent.ratelimit import limit_new_card
+from agent.ratelimit import limit_new_card, limit_token_miss
 from lightnote.audit import audit_event
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
@@ -45,7 +45,11 @@ def choose(
     """
     refuse_admin_write(request, what="choice.choose")
     stored = choice_store.choice_get(token)  # 503 when the store cannot answer
-    if stored is not None:
+    if stored is None:
+        # The miss path only, as for card tokens: 429 once this user's misses passed
+        # LIGHTNOTE_RATE_LIMIT_TOKEN_MISSES (checked_choice answers the 410 below).
+        limit_token_miss(actor=actor, kind="choice", action="choose")
+    else:
         access = session_access_for(request, session_id=session_id, owner=actor.subject)
         if access is SessionAccess.DELETED:
             raise LightNoteError("SESSION_NOT_FOUND", status=404)
