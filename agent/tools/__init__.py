@@ -16,7 +16,17 @@ from ``agent.tools``: every public name is here.
 
 from __future__ import annotations
 
-from agent.tools.adapters import first_page, resolve_by_id_or_title
+from agent.tools.adapters import (
+    card,
+    changed_values,
+    first_page,
+    listing,
+    page_data,
+    resolve_by_id_or_title,
+    run_versioned,
+    undo_update,
+    versioned_target,
+)
 from agent.tools.base import (
     DROP,
     Compensation,
@@ -70,7 +80,9 @@ __all__ = [
     "ToolRegistry",
     "WriteTool",
     "args_invalid",
+    "card",
     "change_detail",
+    "changed_values",
     "closed_object",
     "detail",
     "digits_to_int",
@@ -80,12 +92,17 @@ __all__ = [
     "format_local_time",
     "joined",
     "list_separator",
+    "listing",
+    "page_data",
     "parse_aware",
     "registry",
     "resolve_by_id_or_title",
+    "run_versioned",
     "schema_violations",
     "strip_text",
     "text",
+    "undo_update",
     "update_preview",
     "user_roles",
+    "versioned_target",
 ]
