@@ -13,36 +13,38 @@ from typing import Any, ClassVar
 
 from django.db import transaction
 
-from agent.tools import (
-    KEYWORD_ALIASES,
-    LIMIT_ALIASES,
-    UUID_PATTERN,
+from agent.tools.adapters import (
+    ItemCardTool,
+    card,
+    changed_values,
+    listing,
+    page_data,
+    resolve_by_id_or_title,
+    run_versioned,
+    undo_update,
+    versioned_target,
+)
+from agent.tools.base import (
     Compensation,
     ExecutionResult,
     ReadResult,
     Tool,
     ToolContext,
     WriteTool,
-    card,
-    change_detail,
-    changed_values,
+)
+from agent.tools.formatting import change_detail, detail, excerpt, joined, text, update_preview
+from agent.tools.schema import (
+    KEYWORD_ALIASES,
+    LIMIT_ALIASES,
+    UUID_SCHEMA,
+    VERSION_SCHEMA,
     closed_object,
-    detail,
     digits_to_int,
     exactly_one_of,
-    excerpt,
-    joined,
-    listing,
-    page_data,
-    registry,
-    resolve_by_id_or_title,
-    run_versioned,
+    snapshot_schema,
     strip_text,
-    text,
-    undo_update,
-    update_preview,
-    versioned_target,
 )
+from agent.tools.tool_registry import registry
 from lightnote.binding import canonical_json, keyed_hash
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
@@ -271,7 +273,7 @@ class CreateNoteTool(NoteWriteTool):
     )
     prepared_schema: ClassVar[dict[str, Any]] = closed_object(
         {
-            "note_id": {"type": "string", "pattern": UUID_PATTERN},
+            "note_id": UUID_SCHEMA,
             "title": {"type": "string", "minLength": 1},
             "content": {"type": "string"},
             "tags": _TAGS_SCHEMA,
@@ -385,8 +387,8 @@ class UpdateNoteTool(NoteWriteTool):
     )
     prepared_schema: ClassVar[dict[str, Any]] = closed_object(
         {
-            "note_id": {"type": "string", "pattern": UUID_PATTERN},
-            "expected_version": {"type": "integer", "minimum": 1},
+            "note_id": UUID_SCHEMA,
+            "expected_version": VERSION_SCHEMA,
             "title": {"type": "string", "minLength": 1},
             "content": {"type": "string"},
             "tags": _TAGS_SCHEMA,
@@ -479,7 +481,7 @@ class UpdateNoteTool(NoteWriteTool):
 
 
 @registry.register
-class DiscardNoteTool(NoteWriteTool):
+class DiscardNoteTool(NoteWriteTool, ItemCardTool):
     """Internal (compensation-only): move a note an agent card created to the trash."""
 
     name = "discard_note"
@@ -492,29 +494,19 @@ class DiscardNoteTool(NoteWriteTool):
     schema: ClassVar[dict[str, Any]] = closed_object(
         {"note_id": {"type": "string", "maxLength": 64}}, required=("note_id",)
     )
-    prepared_schema: ClassVar[dict[str, Any]] = closed_object(
-        {
-            "note_id": {"type": "string", "pattern": UUID_PATTERN},
-            "expected_version": {"type": "integer", "minimum": 1},
-            "current": _CURRENT_NOTE,
-        },
-        required=("note_id", "expected_version", "current"),
-    )
+    prepared_schema: ClassVar[dict[str, Any]] = snapshot_schema("note_id", _CURRENT_NOTE)
+    preview_title_code = "NOTE_PREVIEW_DISCARD_TITLE"
+    preview_impact_code = "NOTE_PREVIEW_DISCARD_IMPACT"
+    result_code = "NOTE_RESULT_DISCARDED"
+    reply_text_code = "REPLY_NOTE_DISCARDED"
 
     def prepare(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         note = note_selectors.note_get(owner=context.subject, note_id=args["note_id"])
         return versioned_target("note_id", note, current=note_snapshot(note))
 
-    def preview(self, prepared: dict[str, Any], context: ToolContext) -> dict[str, Any]:
-        current, locale = prepared["current"], context.locale
-        return card(
-            title_code="NOTE_PREVIEW_DISCARD_TITLE",
-            impact_code="NOTE_PREVIEW_DISCARD_IMPACT",
-            target=current["title"],
-            details=_note_details(
-                current["title"], current["tags"], current["content_excerpt"], locale
-            ),
-            locale=locale,
+    def item_details(self, current: dict[str, Any], context: ToolContext) -> list[dict[str, Any]]:
+        return _note_details(
+            current["title"], current["tags"], current["content_excerpt"], context.locale
         )
 
     def execute(self, prepared: dict[str, Any], context: ToolContext) -> ExecutionResult:
@@ -527,9 +519,3 @@ class DiscardNoteTool(NoteWriteTool):
             "deleted": True,
         }
         return self.write_result(data, context)
-
-    def reply_code(self, data: dict[str, Any]) -> str:
-        return "REPLY_NOTE_DISCARDED"
-
-    def summarize(self, data: dict[str, Any], locale: str) -> str:
-        return text("NOTE_RESULT_DISCARDED", locale, title=data["title"])

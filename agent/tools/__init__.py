@@ -10,13 +10,14 @@ package knows no domain app.
 The package, one job a module: ``base`` (context, results, ``Tool`` / ``WriteTool``),
 ``tool_registry`` (the registry), ``schema`` (argument schemas and their validation),
 ``formatting`` (local times, detail rows, inline lists) and ``adapters`` (what every domain
-app's tools share: resolving an item, paging, cards, snapshots, undo proposals). Import
-from ``agent.tools``: every public name is here.
+app's tools share: resolving an item, paging, cards, snapshots, undo proposals). Every
+public name is also here, in ``agent.tools``; a domain app's tools import from the modules.
 """
 
 from __future__ import annotations
 
 from agent.tools.adapters import (
+    ItemCardTool,
     card,
     changed_values,
     first_page,
@@ -55,11 +56,14 @@ from agent.tools.schema import (
     KEYWORD_ALIASES,
     LIMIT_ALIASES,
     UUID_PATTERN,
+    UUID_SCHEMA,
+    VERSION_SCHEMA,
     args_invalid,
     closed_object,
     digits_to_int,
     exactly_one_of,
     schema_violations,
+    snapshot_schema,
     strip_text,
 )
 from agent.tools.tool_registry import ToolRegistry, registry
@@ -72,8 +76,11 @@ __all__ = [
     "LOCALE_EN",
     "LOCALE_ZH",
     "UUID_PATTERN",
+    "UUID_SCHEMA",
+    "VERSION_SCHEMA",
     "Compensation",
     "ExecutionResult",
+    "ItemCardTool",
     "ReadResult",
     "Tool",
     "ToolContext",
@@ -99,6 +106,7 @@ __all__ = [
     "resolve_by_id_or_title",
     "run_versioned",
     "schema_violations",
+    "snapshot_schema",
     "strip_text",
     "text",
     "undo_update",

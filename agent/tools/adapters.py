@@ -8,9 +8,9 @@ its service, the changes of an update, and the undo of an update.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar
 
-from agent.tools.base import Compensation
+from agent.tools.base import Compensation, ToolContext, WriteTool
 from agent.tools.formatting import text
 from lightnote.errors import LightNoteError
 
@@ -152,3 +152,37 @@ def undo_update(
     """Return the undo of an update: ``tool`` puts back the ``previous`` values it changed."""
     restored = {field: previous[field] for field in fields if field in prepared}
     return Compensation(tool, {id_key: prepared[id_key], **restored}, version)
+
+
+class ItemCardTool(WriteTool):
+    """A write on one whole item (delete, restore, discard), prepared with its snapshot.
+
+    The card names the item (``current["title"]``) in ``preview_impact_code`` and shows
+    ``item_details`` of its present values; the summary is ``result_code`` and the offline
+    reply ``reply_text_code``, both with the item's ``{title}``.
+    """
+
+    preview_title_code: ClassVar[str] = ""
+    preview_impact_code: ClassVar[str] = ""
+    result_code: ClassVar[str] = ""
+    reply_text_code: ClassVar[str] = ""
+
+    def item_details(self, current: dict[str, Any], context: ToolContext) -> list[dict[str, Any]]:
+        """Return the card rows of the item's present values (override per app)."""
+        raise NotImplementedError
+
+    def preview(self, prepared: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+        current = prepared["current"]
+        return card(
+            title_code=self.preview_title_code,
+            impact_code=self.preview_impact_code,
+            target=current["title"],
+            details=self.item_details(current, context),
+            locale=context.locale,
+        )
+
+    def reply_code(self, data: dict[str, Any]) -> str:
+        return self.reply_text_code
+
+    def summarize(self, data: dict[str, Any], locale: str) -> str:
+        return text(self.result_code, locale, title=data["title"])

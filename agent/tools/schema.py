@@ -12,6 +12,9 @@ from lightnote.i18n import define_messages
 UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
 # A prepared time is always concrete and carries its offset (never naive, never "Z"-less UTC).
 AWARE_ISO_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?[+-]\d{2}:\d{2}$"
+# A prepared item id and the version a write expects it at.
+UUID_SCHEMA: dict[str, Any] = {"type": "string", "pattern": UUID_PATTERN}
+VERSION_SCHEMA: dict[str, Any] = {"type": "integer", "minimum": 1}
 
 
 def closed_object(
@@ -27,6 +30,14 @@ def closed_object(
         schema["required"] = list(required)
     schema.update(keywords)
     return schema
+
+
+def snapshot_schema(id_key: str, current: dict[str, Any]) -> dict[str, Any]:
+    """Return the prepared schema of a write on one whole item: its id, version, present values."""
+    return closed_object(
+        {id_key: UUID_SCHEMA, "expected_version": VERSION_SCHEMA, "current": current},
+        required=(id_key, "expected_version", "current"),
+    )
 
 
 def exactly_one_of(*names: str) -> dict[str, Any]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.tools import AWARE_ISO_PATTERN, DROP, UUID_PATTERN, closed_object
+from agent.tools.base import DROP
+from agent.tools.schema import AWARE_ISO_PATTERN, closed_object
 from agent.vocabulary import (
     PRIORITY_HIGH,
     PRIORITY_LOW,
@@ -103,8 +104,6 @@ CURRENT_TODO = closed_object(
     },
     required=("title", "description", "priority", "due_at", "status"),
 )
-VERSION_SCHEMA = {"type": "integer", "minimum": 1}
-UUID_SCHEMA = {"type": "string", "pattern": UUID_PATTERN}
 CHANGE_FIELDS = ("title", "description", "priority", "due_at")
 
 

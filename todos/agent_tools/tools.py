@@ -9,34 +9,37 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from agent.tools import (
+from agent.tools.adapters import (
+    ItemCardTool,
+    changed_values,
+    listing,
+    page_data,
+    run_versioned,
+    undo_update,
+    versioned_target,
+)
+from agent.tools.base import (
     DROP,
-    KEYWORD_ALIASES,
-    LIMIT_ALIASES,
     Compensation,
     ExecutionResult,
     ReadResult,
     Tool,
     ToolContext,
     WriteTool,
-    card,
-    change_detail,
-    changed_values,
+)
+from agent.tools.formatting import change_detail, detail, parse_aware, text, update_preview
+from agent.tools.schema import (
+    KEYWORD_ALIASES,
+    LIMIT_ALIASES,
+    UUID_SCHEMA,
+    VERSION_SCHEMA,
     closed_object,
-    detail,
     digits_to_int,
     exactly_one_of,
-    listing,
-    page_data,
-    parse_aware,
-    registry,
-    run_versioned,
+    snapshot_schema,
     strip_text,
-    text,
-    undo_update,
-    update_preview,
-    versioned_target,
 )
+from agent.tools.tool_registry import registry
 from lightnote.errors import LightNoteError
 from todos import selectors as todo_selectors
 from todos import services as todo_services
@@ -75,8 +78,6 @@ from todos.agent_tools.schemas import (
     TITLE_REF_ALIASES,
     TODO_ID_SCHEMA,
     TODO_TITLE_REF_SCHEMA,
-    UUID_SCHEMA,
-    VERSION_SCHEMA,
     normalize_priority,
     normalize_status,
     optional_text,
@@ -511,7 +512,7 @@ class UpdateTodoTool(TodoWriteTool):
 
 
 @registry.register
-class DeleteTodoTool(TodoWriteTool):
+class DeleteTodoTool(TodoWriteTool, ItemCardTool):
     name = "delete_todo"
     capability_id = "todo.delete"
     description: ClassVar[dict[str, str]] = {
@@ -523,40 +524,29 @@ class DeleteTodoTool(TodoWriteTool):
         {"todo_id": TODO_ID_SCHEMA, "todo_title": TODO_TITLE_REF_SCHEMA},
         **exactly_one_of("todo_id", "todo_title"),
     )
-    prepared_schema: ClassVar[dict[str, Any]] = closed_object(
-        {"todo_id": UUID_SCHEMA, "expected_version": VERSION_SCHEMA, "current": CURRENT_TODO},
-        required=("todo_id", "expected_version", "current"),
-    )
+    prepared_schema: ClassVar[dict[str, Any]] = snapshot_schema("todo_id", CURRENT_TODO)
     declared_aliases: ClassVar[dict[str, str]] = {
         **ID_ALIASES,
         **TITLE_REF_ALIASES,
         "title": "todo_title",
         "name": "todo_title",
     }
+    preview_title_code = "TODO_PREVIEW_DELETE_TITLE"
+    preview_impact_code = "TODO_PREVIEW_DELETE_IMPACT"
+    result_code = "TODO_RESULT_DELETED"
+    reply_text_code = "REPLY_TODO_DELETED"
 
     def prepare(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         todo = resolve_todo(args, context)
         return versioned_target("todo_id", todo, current=todo_snapshot(todo, context))
 
-    def preview(self, prepared: dict[str, Any], context: ToolContext) -> dict[str, Any]:
-        return card(
-            title_code="TODO_PREVIEW_DELETE_TITLE",
-            impact_code="TODO_PREVIEW_DELETE_IMPACT",
-            target=prepared["current"]["title"],
-            details=current_details(prepared["current"], context),
-            locale=context.locale,
-        )
+    def item_details(self, current: dict[str, Any], context: ToolContext) -> list[dict[str, Any]]:
+        return current_details(current, context)
 
     def execute(self, prepared: dict[str, Any], context: ToolContext) -> ExecutionResult:
         deleted_id = run_versioned(todo_services.todo_delete, "todo_id", prepared, context)
         data = {"id": str(deleted_id), **prepared["current"], "deleted": True}
         return self.write_result(data, context)
-
-    def reply_code(self, data: dict[str, Any]) -> str:
-        return "REPLY_TODO_DELETED"
-
-    def summarize(self, data: dict[str, Any], locale: str) -> str:
-        return text("TODO_RESULT_DELETED", locale, title=data["title"])
 
     def compensation(self, prepared: dict[str, Any], result: dict[str, Any]) -> Compensation:
         """Undo a delete: restore the todo from the trash.
@@ -570,7 +560,7 @@ class DeleteTodoTool(TodoWriteTool):
 
 
 @registry.register
-class RestoreTodoTool(TodoWriteTool):
+class RestoreTodoTool(TodoWriteTool, ItemCardTool):
     """Internal (compensation-only): take a todo an agent card deleted out of the trash."""
 
     name = "restore_todo"
@@ -583,30 +573,19 @@ class RestoreTodoTool(TodoWriteTool):
     schema: ClassVar[dict[str, Any]] = closed_object(
         {"todo_id": TODO_ID_SCHEMA}, required=("todo_id",)
     )
-    prepared_schema: ClassVar[dict[str, Any]] = closed_object(
-        {"todo_id": UUID_SCHEMA, "expected_version": VERSION_SCHEMA, "current": CURRENT_TODO},
-        required=("todo_id", "expected_version", "current"),
-    )
+    prepared_schema: ClassVar[dict[str, Any]] = snapshot_schema("todo_id", CURRENT_TODO)
+    preview_title_code = "TODO_PREVIEW_RESTORE_TITLE"
+    preview_impact_code = "TODO_PREVIEW_RESTORE_IMPACT"
+    result_code = "TODO_RESULT_RESTORED"
+    reply_text_code = "REPLY_TODO_RESTORED"
 
     def prepare(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         todo = todo_selectors.todo_trashed_get(owner=context.subject, todo_id=args["todo_id"])
         return versioned_target("todo_id", todo, current=todo_snapshot(todo, context))
 
-    def preview(self, prepared: dict[str, Any], context: ToolContext) -> dict[str, Any]:
-        return card(
-            title_code="TODO_PREVIEW_RESTORE_TITLE",
-            impact_code="TODO_PREVIEW_RESTORE_IMPACT",
-            target=prepared["current"]["title"],
-            details=current_details(prepared["current"], context),
-            locale=context.locale,
-        )
+    def item_details(self, current: dict[str, Any], context: ToolContext) -> list[dict[str, Any]]:
+        return current_details(current, context)
 
     def execute(self, prepared: dict[str, Any], context: ToolContext) -> ExecutionResult:
         todo = run_versioned(todo_services.todo_restore, "todo_id", prepared, context)
         return self.write_result(todo_data(todo, context), context)
-
-    def reply_code(self, data: dict[str, Any]) -> str:
-        return "REPLY_TODO_RESTORED"
-
-    def summarize(self, data: dict[str, Any], locale: str) -> str:
-        return text("TODO_RESULT_RESTORED", locale, title=data["title"])
