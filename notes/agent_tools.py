@@ -24,14 +24,7 @@ from agent.tools.adapters import (
     undo_update,
     versioned_target,
 )
-from agent.tools.base import (
-    Compensation,
-    ExecutionResult,
-    ReadResult,
-    Tool,
-    ToolContext,
-    WriteTool,
-)
+from agent.tools.base import Compensation, ExecutionResult, ReadResult, Tool, ToolContext, WriteTool
 from agent.tools.formatting import change_detail, detail, excerpt, joined, text, update_preview
 from agent.tools.schema import (
     KEYWORD_ALIASES,

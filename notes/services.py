@@ -11,14 +11,14 @@ from django.utils import timezone
 from lightnote.errors import LightNoteError
 from lightnote.transactions import service_atomic
 from lightnote.versioning import (
+    UNSET,
+    checked_values,
     release_idempotency_key,
     versioned_delete,
     versioned_restore,
     versioned_update,
 )
 from notes.models import CONTENT_MAX, TAG_MAX, TAGS_MAX, TITLE_MAX, Note
-
-_UNSET: Any = object()
 
 
 def check_title(title: Any) -> str:
@@ -103,18 +103,14 @@ def note_update(
     owner: Any,
     note_id: uuid.UUID | str,
     expected_version: int | None,
-    title: Any = _UNSET,
-    content: Any = _UNSET,
-    tags: Any = _UNSET,
+    title: Any = UNSET,
+    content: Any = UNSET,
+    tags: Any = UNSET,
 ) -> Note:
     """Change the given fields if the note is still at ``expected_version``."""
-    values: dict[str, Any] = {}
-    if title is not _UNSET:
-        values["title"] = check_title(title)
-    if content is not _UNSET:
-        values["content"] = check_content(content)
-    if tags is not _UNSET:
-        values["tags"] = check_tags(tags)
+    values = checked_values(
+        title=(title, check_title), content=(content, check_content), tags=(tags, check_tags)
+    )
     return versioned_update(
         Note,
         owner=owner,

@@ -14,14 +14,14 @@ from django.utils import timezone
 from lightnote.errors import LightNoteError
 from lightnote.transactions import service_atomic
 from lightnote.versioning import (
+    UNSET,
+    checked_values,
     release_idempotency_key,
     versioned_delete,
     versioned_restore,
     versioned_update,
 )
 from todos.models import DESCRIPTION_MAX, PRIORITIES, TITLE_MAX, Todo
-
-_UNSET: Any = object()
 
 
 def check_title(title: Any) -> str:
@@ -118,24 +118,20 @@ def todo_update(
     owner: Any,
     todo_id: uuid.UUID | str,
     expected_version: int | None,
-    title: Any = _UNSET,
-    description: Any = _UNSET,
-    priority: Any = _UNSET,
-    due_at: Any = _UNSET,
-    status: Any = _UNSET,
+    title: Any = UNSET,
+    description: Any = UNSET,
+    priority: Any = UNSET,
+    due_at: Any = UNSET,
+    status: Any = UNSET,
 ) -> Todo:
     """Change the given fields if the todo is still at ``expected_version``."""
-    values: dict[str, Any] = {}
-    if title is not _UNSET:
-        values["title"] = check_title(title)
-    if description is not _UNSET:
-        values["description"] = check_description(description)
-    if priority is not _UNSET:
-        values["priority"] = check_priority(priority)
-    if due_at is not _UNSET:
-        values["due_at"] = check_due_at(due_at)
-    if status is not _UNSET:
-        values["status"] = check_status(status)
+    values = checked_values(
+        title=(title, check_title),
+        description=(description, check_description),
+        priority=(priority, check_priority),
+        due_at=(due_at, check_due_at),
+        status=(status, check_status),
+    )
     return versioned_update(
         Todo,
         owner=owner,
