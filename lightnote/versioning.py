@@ -7,7 +7,6 @@ the same version cannot both win and a stale version never overwrites a newer ch
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
 from typing import Any, TypeVar
 
 from django.core.exceptions import ValidationError
@@ -19,17 +18,6 @@ from lightnote.errors import LightNoteError
 from lightnote.list_counts import live_rows_shrank
 
 M = TypeVar("M", bound=models.Model)
-
-# A service's "not given" default, so ``None`` can mean a value (e.g. "no due time").
-UNSET: Any = object()
-
-
-def checked_values(**given: tuple[Any, Callable[[Any], Any]]) -> dict[str, Any]:
-    """Return ``{field: check(value)}`` for each ``field=(value, check)`` given (not ``UNSET``).
-
-    An update service's values, checked in the order given; a check raises the field's error.
-    """
-    return {field: check(value) for field, (value, check) in given.items() if value is not UNSET}
 
 
 def owned_get(model: type[M], *, owner: Any, obj_id: uuid.UUID | str, not_found: str) -> M:

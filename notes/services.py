@@ -9,10 +9,9 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from lightnote.errors import LightNoteError
+from lightnote.field_checks import UNSET, checked_text, checked_title, checked_values
 from lightnote.transactions import service_atomic
 from lightnote.versioning import (
-    UNSET,
-    checked_values,
     release_idempotency_key,
     versioned_delete,
     versioned_restore,
@@ -22,20 +21,13 @@ from notes.models import CONTENT_MAX, TAG_MAX, TAGS_MAX, TITLE_MAX, Note
 
 
 def check_title(title: Any) -> str:
-    if not isinstance(title, str) or not title.strip():
-        raise LightNoteError("NOTE_TITLE_REQUIRED")
-    title = " ".join(title.split())
-    if len(title) > TITLE_MAX:
-        raise LightNoteError("NOTE_TITLE_TOO_LONG", params={"max": TITLE_MAX})
-    return title
+    """Return the trimmed title, or raise ``NOTE_TITLE_REQUIRED`` / ``NOTE_TITLE_TOO_LONG``."""
+    return checked_title(title, prefix="NOTE", max_length=TITLE_MAX)
 
 
 def check_content(content: Any) -> str:
-    if content is None:
-        return ""
-    if not isinstance(content, str) or len(content) > CONTENT_MAX:
-        raise LightNoteError("NOTE_CONTENT_TOO_LONG", params={"max": CONTENT_MAX})
-    return content
+    """Return the content as given (None: ``""``), or raise ``NOTE_CONTENT_TOO_LONG``."""
+    return checked_text(content, too_long="NOTE_CONTENT_TOO_LONG", max_length=CONTENT_MAX)
 
 
 def check_tags(tags: Any) -> list[str]:

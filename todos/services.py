@@ -12,10 +12,9 @@ from typing import Any
 from django.utils import timezone
 
 from lightnote.errors import LightNoteError
+from lightnote.field_checks import UNSET, checked_text, checked_title, checked_values
 from lightnote.transactions import service_atomic
 from lightnote.versioning import (
-    UNSET,
-    checked_values,
     release_idempotency_key,
     versioned_delete,
     versioned_restore,
@@ -26,20 +25,14 @@ from todos.models import DESCRIPTION_MAX, PRIORITIES, TITLE_MAX, Todo
 
 def check_title(title: Any) -> str:
     """Return the trimmed title, or raise ``TODO_TITLE_REQUIRED`` / ``TODO_TITLE_TOO_LONG``."""
-    if not isinstance(title, str) or not title.strip():
-        raise LightNoteError("TODO_TITLE_REQUIRED")
-    title = " ".join(title.split())
-    if len(title) > TITLE_MAX:
-        raise LightNoteError("TODO_TITLE_TOO_LONG", params={"max": TITLE_MAX})
-    return title
+    return checked_title(title, prefix="TODO", max_length=TITLE_MAX)
 
 
 def check_description(description: Any) -> str:
-    if description is None:
-        return ""
-    if not isinstance(description, str) or len(description) > DESCRIPTION_MAX:
-        raise LightNoteError("TODO_DESCRIPTION_TOO_LONG", params={"max": DESCRIPTION_MAX})
-    return description.strip()
+    """Return the trimmed description (None: ``""``), or raise ``TODO_DESCRIPTION_TOO_LONG``."""
+    return checked_text(
+        description, too_long="TODO_DESCRIPTION_TOO_LONG", max_length=DESCRIPTION_MAX
+    ).strip()
 
 
 def priority_invalid() -> LightNoteError:
