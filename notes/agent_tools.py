@@ -256,6 +256,7 @@ class SearchNotesTool(Tool):
 class CreateNoteTool(NoteWriteTool):
     name = "create_note"
     capability_id = "note.create"
+    reply_text_code = "REPLY_NOTE_CREATED"
     description: ClassVar[dict[str, str]] = {
         "zh-CN": "为用户创建一条笔记。需要用户确认卡片后才会执行。",
         "en": "Create a note for the user. Runs only after the user confirms the card.",
@@ -339,9 +340,6 @@ class CreateNoteTool(NoteWriteTool):
             return self.write_result({**note_data(existing), "already_existed": True}, context)
         return self.write_result({**note_data(note), "already_existed": False}, context)
 
-    def reply_code(self, data: dict[str, Any]) -> str:
-        return "REPLY_NOTE_CREATED"
-
     def summarize(self, data: dict[str, Any], locale: str) -> str:
         code = (
             "NOTE_RESULT_ALREADY_EXISTED" if data.get("already_existed") else "NOTE_RESULT_CREATED"
@@ -363,6 +361,8 @@ class CreateNoteTool(NoteWriteTool):
 class UpdateNoteTool(NoteWriteTool):
     name = "update_note"
     capability_id = "note.update"
+    result_code = "NOTE_RESULT_UPDATED"
+    reply_text_code = "REPLY_NOTE_UPDATED"
     description: ClassVar[dict[str, str]] = {
         "zh-CN": "修改用户一条笔记的标题、内容或标签（内容为整体替换）。需要用户确认。",
         "en": "Change a note's title, content (replaced as a whole) or tags. Runs only after "
@@ -465,12 +465,6 @@ class UpdateNoteTool(NoteWriteTool):
         return undo_update(
             "update_note", "note_id", prepared, previous, CHANGE_FIELDS, result["version"]
         )
-
-    def reply_code(self, data: dict[str, Any]) -> str:
-        return "REPLY_NOTE_UPDATED"
-
-    def summarize(self, data: dict[str, Any], locale: str) -> str:
-        return text("NOTE_RESULT_UPDATED", locale, title=data["title"])
 
 
 @registry.register

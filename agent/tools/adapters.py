@@ -158,14 +158,12 @@ class ItemCardTool(WriteTool):
     """A write on one whole item (delete, restore, discard), prepared with its snapshot.
 
     The card names the item (``current["title"]``) in ``preview_impact_code`` and shows
-    ``item_details`` of its present values; the summary is ``result_code`` and the offline
-    reply ``reply_text_code``, both with the item's ``{title}``.
+    ``item_details`` of its present values; its summary and reply are the ``WriteTool``
+    codes (``result_code``, ``reply_text_code``).
     """
 
     preview_title_code: ClassVar[str] = ""
     preview_impact_code: ClassVar[str] = ""
-    result_code: ClassVar[str] = ""
-    reply_text_code: ClassVar[str] = ""
 
     def item_details(self, current: dict[str, Any], context: ToolContext) -> list[dict[str, Any]]:
         """Return the card rows of the item's present values (override per app)."""
@@ -180,9 +178,3 @@ class ItemCardTool(WriteTool):
             details=self.item_details(current, context),
             locale=context.locale,
         )
-
-    def reply_code(self, data: dict[str, Any]) -> str:
-        return self.reply_text_code
-
-    def summarize(self, data: dict[str, Any], locale: str) -> str:
-        return text(self.result_code, locale, title=data["title"])

@@ -12,7 +12,7 @@ from django.utils import timezone
 from agent.capabilities import CONFIRMATION_NONE, ENABLED, capability_by_id
 from agent.tools.formatting import LOCALE_EN
 from agent.tools.schema import args_invalid, camel_case
-from lightnote.i18n import DEFAULT_LOCALE, normalize_locale
+from lightnote.i18n import DEFAULT_LOCALE, normalize_locale, translate
 
 if TYPE_CHECKING:
     from lightnote.models import User
@@ -252,9 +252,24 @@ class Tool:
 
 
 class WriteTool(Tool):
-    """Base of a write tool: its results name a resource of ``resource_type``."""
+    """Base of a write tool: its results name a resource of ``resource_type``.
+
+    A tool whose summary is one text of the item's ``{title}`` names it in ``result_code``;
+    one whose offline reply is always the same text names it in ``reply_text_code``. A tool
+    whose texts depend on the result overrides ``summarize`` / ``reply_code`` instead.
+    """
 
     resource_type: ClassVar[str] = ""
+    result_code: ClassVar[str] = ""
+    reply_text_code: ClassVar[str] = ""
+
+    def summarize(self, data: dict[str, Any], locale: str) -> str:
+        if not self.result_code:
+            raise NotImplementedError
+        return translate(self.result_code, locale, title=data["title"])
+
+    def reply_code(self, data: dict[str, Any]) -> str | None:
+        return self.reply_text_code or None
 
     def write_result(self, data: dict[str, Any], context: ToolContext) -> ExecutionResult:
         """Return a write's result for the resource ``data["id"]``, with its summary."""

@@ -88,6 +88,7 @@ class TodoWriteTool(WriteTool):
 class CreateTodoTool(TodoWriteTool):
     name = "create_todo"
     capability_id = "todo.create"
+    result_code = "TODO_RESULT_CREATED"
     description: ClassVar[dict[str, str]] = {
         "zh-CN": "为用户创建一条待办。需要用户确认卡片后才会执行。",
         "en": "Create a todo for the user. Runs only after the user confirms the card.",
@@ -187,9 +188,6 @@ class CreateTodoTool(TodoWriteTool):
 
     def reply_code(self, data: dict[str, Any]) -> str:
         return "REPLY_TODO_CREATED_DUE" if data.get("due_at") else "REPLY_TODO_CREATED"
-
-    def summarize(self, data: dict[str, Any], locale: str) -> str:
-        return text("TODO_RESULT_CREATED", locale, title=data["title"])
 
     def compensation(self, prepared: dict[str, Any], result: dict[str, Any]) -> Compensation:
         """Undo a create: delete (to the trash) the todo it made, as it was made."""
@@ -295,6 +293,7 @@ class SetTodoStatusTool(TodoWriteTool):
 class UpdateTodoTool(TodoWriteTool):
     name = "update_todo"
     capability_id = "todo.update"
+    result_code = "TODO_RESULT_UPDATED"
     nullable = frozenset({"due_at"})  # an explicit null clears the due time
     description: ClassVar[dict[str, str]] = {
         "zh-CN": "修改用户一条待办的标题、描述、优先级或截止时间（due_at 为 null 表示清除）。"
@@ -399,9 +398,6 @@ class UpdateTodoTool(TodoWriteTool):
 
     def reply_code(self, data: dict[str, Any]) -> str:
         return "REPLY_TODO_UPDATED_DUE" if data.get("due_at") else "REPLY_TODO_UPDATED"
-
-    def summarize(self, data: dict[str, Any], locale: str) -> str:
-        return text("TODO_RESULT_UPDATED", locale, title=data["title"])
 
     def compensation(self, prepared: dict[str, Any], result: dict[str, Any]) -> Compensation:
         """Undo an update: put back the values it changed, as the card's snapshot shows them.
