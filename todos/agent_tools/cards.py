@@ -7,15 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from agent.timeparse import TimeParseError, read_time
-from agent.tools import (
-    ToolContext,
-    detail,
-    excerpt,
-    format_local_time,
-    parse_aware,
-    resolve_by_id_or_title,
-    text,
-)
+from agent.tools.adapters import resolve_by_id_or_title
+from agent.tools.base import ToolContext
+from agent.tools.formatting import detail, excerpt, format_local_time, parse_aware, text
 from lightnote.errors import LightNoteError
 from lightnote.times import rfc3339
 from todos import selectors as todo_selectors
