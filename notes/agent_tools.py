@@ -25,7 +25,7 @@ from agent.tools.adapters import (
     versioned_target,
 )
 from agent.tools.base import Compensation, ExecutionResult, ReadResult, Tool, ToolContext, WriteTool
-from agent.tools.formatting import change_detail, detail, excerpt, joined, text, update_preview
+from agent.tools.formatting import detail, excerpt, joined, text, update_preview
 from agent.tools.schema import (
     KEYWORD_ALIASES,
     LIMIT_ALIASES,
@@ -418,23 +418,23 @@ class UpdateNoteTool(NoteWriteTool):
     def preview(self, prepared: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         locale = context.locale
         current = prepared["current"]
-        fields = [field for field in CHANGE_FIELDS if field in prepared]
-        shown = {
+        as_shown = {
             "title": lambda value: value,
             "tags": lambda value: _tags_value(value, locale),
             "content": lambda value: _content_value(value, locale),
         }
-        details = [detail("title", _label("title", locale), current["title"])]
-        for field in fields:
-            old_raw = current["content_excerpt"] if field == "content" else current[field]
-            old, new = shown[field](old_raw), shown[field](prepared[field])
-            details.append(change_detail(field, _label(field, locale), old, new, locale))
+
+        def shown(field: str) -> tuple[str, str]:
+            old = current["content_excerpt"] if field == "content" else current[field]
+            return as_shown[field](old), as_shown[field](prepared[field])
+
         return update_preview(
             title_code="NOTE_PREVIEW_UPDATE_TITLE",
             impact_code="NOTE_PREVIEW_UPDATE_IMPACT",
             target=current["title"],
-            changed_labels=[_label(field, locale) for field in fields],
-            details=details,
+            fields=[field for field in CHANGE_FIELDS if field in prepared],
+            label=lambda field: _label(field, locale),
+            shown=shown,
             locale=locale,
         )
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -61,11 +61,23 @@ def update_preview(
     title_code: str,
     impact_code: str,
     target: str,
-    changed_labels: Sequence[str],
-    details: list[dict[str, Any]],
+    fields: Sequence[str],
+    label: Callable[[str], str],
+    shown: Callable[[str], tuple[str, str]],
+    after: Callable[[str], list[dict[str, Any]]] = lambda field: [],
     locale: str,
 ) -> dict[str, Any]:
-    """Return the card of an update: which item, how many fields change, and each change."""
+    """Return the card of an update: which item, how many fields change, and each change.
+
+    The rows: the item's ``title`` (``target``), then for each changed field its
+    ``current → new`` row (``shown(field)`` gives both, as shown) followed by ``after(field)``.
+    """
+    details = [detail("title", label("title"), target)]
+    for field in fields:
+        current, new = shown(field)
+        details.append(change_detail(field, label(field), current, new, locale))
+        details.extend(after(field))
+    changed_labels = [label(field) for field in fields]
     return {
         "title": text(title_code, locale),
         "target": target,

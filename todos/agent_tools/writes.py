@@ -368,26 +368,30 @@ class UpdateTodoTool(TodoWriteTool):
     def preview(self, prepared: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         locale = context.locale
         current = prepared["current"]
-        fields = [field for field in CHANGE_FIELDS if field in prepared]
-        details = [detail("title", field_label("title", locale), current["title"])]
-        for field in fields:
+        due_at = prepared.get("due_at")
+
+        def shown(field: str) -> tuple[str, str]:
             old = field_value(field, current[field], context)
-            new = field_value(field, prepared[field], context)
-            details.append(change_detail(field, field_label(field, locale), old, new, locale))
-            if field == "due_at" and prepared["due_at"] and prepared.get("due_at_said"):
-                details.append(
-                    due_reading_detail(prepared["due_at_said"], prepared["due_at"], context)
-                )
-        if prepared.get("due_at") and is_overdue(prepared["due_at"], context):
-            details.append(overdue_detail(context))
-        return update_preview(
+            return old, field_value(field, prepared[field], context)
+
+        def after(field: str) -> list[dict[str, Any]]:
+            if field == "due_at" and due_at and prepared.get("due_at_said"):
+                return [due_reading_detail(prepared["due_at_said"], due_at, context)]
+            return []
+
+        card = update_preview(
             title_code="TODO_PREVIEW_UPDATE_TITLE",
             impact_code="TODO_PREVIEW_UPDATE_IMPACT",
             target=current["title"],
-            changed_labels=[field_label(field, locale) for field in fields],
-            details=details,
+            fields=[field for field in CHANGE_FIELDS if field in prepared],
+            label=lambda field: field_label(field, locale),
+            shown=shown,
+            after=after,
             locale=locale,
         )
+        if due_at and is_overdue(due_at, context):
+            card["details"].append(overdue_detail(context))
+        return card
 
     def execute(self, prepared: dict[str, Any], context: ToolContext) -> ExecutionResult:
         changes = {field: prepared[field] for field in CHANGE_FIELDS if field in prepared}
