@@ -16,7 +16,6 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect
@@ -43,11 +42,11 @@ from agent.web.forms import (
     retry_fields,
     valid_data,
 )
+from agent.web.history import history_entries
 from agent.web.htmx import Fragment, is_htmx, page_context, problem, respond, run_action
 from agent.web.presenters import (
     assistant_entry,
     card_view,
-    history_entries,
     notice_view,
     outcome_view,
     time_view,
@@ -55,10 +54,10 @@ from agent.web.presenters import (
     zone_of,
 )
 from agent.web.reply_retry import remember_reply_token
-from agent.web.texts import COOKIE_VALUES, LANGUAGE_COOKIE_AGE, page_locale
 from lightnote.context import ActorContext, actor_context
 from lightnote.errors import LightNoteError
 from lightnote.i18n import normalize_locale
+from lightnote.page_texts import page_locale, set_language_cookie
 
 
 def post_or_back(view: Callable[[HttpRequest], HttpResponse]) -> Callable[..., HttpResponse]:
@@ -319,13 +318,5 @@ def chat_language(request: HttpRequest) -> HttpResponse:
     response = HttpResponseRedirect(target)
     locale = normalize_locale(request.POST.get("language"))
     if locale:
-        response.set_cookie(
-            settings.LANGUAGE_COOKIE_NAME,
-            COOKIE_VALUES[locale],
-            max_age=int(LANGUAGE_COOKIE_AGE.total_seconds()),
-            path=settings.LANGUAGE_COOKIE_PATH,
-            secure=settings.SESSION_COOKIE_SECURE,
-            httponly=True,
-            samesite="Lax",
-        )
+        set_language_cookie(response, locale)
     return response
