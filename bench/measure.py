@@ -89,24 +89,17 @@ class Paths:
         if not self.ready:
             self.card_issue()
         token = self.ready.pop(0)
-        reply = _expect(
-            self.client.call(
-                "POST",
-                "/api/v1/agent/confirmations/confirm/",
-                {"token": token, "session_id": self.session_id},
-            ),
-            200,
-            "confirm",
-        )
-        if reply.body["outcome"]["ok"] is not True:
-            raise Expect(f"confirm: expected ok:true, got {reply.body!r}")
+        reply = self._confirm(token, "confirm", "ok:true")
         self.settled.append(token)
         return reply
 
     def repeat_confirm(self) -> Reply:
         if not self.settled:
             self.confirm()
-        token = self.rng.choice(self.settled)
+        return self._confirm(self.rng.choice(self.settled), "repeat confirm", "the stored ok:true")
+
+    def _confirm(self, token: str, what: str, expected: str) -> Reply:
+        """Confirm ``token``; the answer must be 200 with a succeeded outcome."""
         reply = _expect(
             self.client.call(
                 "POST",
@@ -114,10 +107,10 @@ class Paths:
                 {"token": token, "session_id": self.session_id},
             ),
             200,
-            "repeat confirm",
+            what,
         )
         if reply.body["outcome"]["ok"] is not True:
-            raise Expect(f"repeat confirm: expected the stored ok:true, got {reply.body!r}")
+            raise Expect(f"{what}: expected {expected}, got {reply.body!r}")
         return reply
 
     def run(self, rounds: int, names: tuple[str, ...] = PATHS) -> dict[str, list[Reply]]:
