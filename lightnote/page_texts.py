@@ -93,5 +93,11 @@ COMMON_TEXTS = define_page_texts(
         "PAGE_NAV_TODOS": ("待办", "Todos"),
         "PAGE_NAV_NOTES": ("笔记", "Notes"),
         "PAGE_NAV_SETTINGS": ("设置", "Settings"),
+        # The base page's own (templates/base.html, through {% page_text %}).
+        "PAGE_SKIP_LINK": ("跳到正文", "Skip to the content"),
+        "PAGE_NAV_LABEL": ("主导航", "Main"),
+        "PAGE_ZONE_LINK": ("时区（在设置中修改）", "Time zone (change in Settings)"),
+        "PAGE_LANGUAGE": ("语言", "Language"),
+        "PAGE_LOG_OUT": ("退出登录", "Log out"),
     }
 )

@@ -32,6 +32,10 @@ PAGE_TEXTS = define_page_texts(
         "PAGE_SETTINGS_USE_BROWSER_ZONE": ("使用这个时区", "Use this zone"),
         "PAGE_SETTINGS_LANGUAGE": ("语言", "Language"),
         "PAGE_SETTINGS_SAVE": ("保存设置", "Save settings"),
+        "PAGE_SETTINGS_MCP": (
+            "MCP 令牌：让桌面助手和 IDE 读取你的数据并提议修改",
+            "MCP tokens: let desktop assistants and IDEs read your data and propose changes",
+        ),
     }
 )
 define_messages(
