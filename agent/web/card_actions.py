@@ -7,33 +7,16 @@ the whole page without JavaScript — or a localized notice with the real status
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 
 from agent import card_edits, card_undo, choices
-from agent.models import AgentSession
 from agent.web.conversations import posted_conversation
 from agent.web.forms import ChooseForm, EditForm, ReissueForm, valid_data
-from agent.web.htmx import Fragment, run_action
-from agent.web.presenters import card_view, zone_of
+from agent.web.htmx import Fragment, card_fragment, run_action
 from agent.web.views import post_or_back
 from lightnote.context import ActorContext
 from lightnote.permissions import refuse_admin_write
-
-
-def _card_fragment(
-    card: dict[str, Any], *, actor: ActorContext, locale: str, conversation: AgentSession
-) -> Fragment:
-    view = card_view(
-        card,
-        dom_id=f"card-{card['card_id']}",
-        locale=locale,
-        zone=zone_of(actor),
-        session_id=conversation.id,
-    )
-    return Fragment("agent/card.html", {"card": view}, conversation=conversation)
 
 
 @login_required
@@ -52,7 +35,7 @@ def chat_choose(request: HttpRequest) -> HttpResponse:
             candidate_id=str(data["candidate_id"]),
             locale=locale,
         )
-        return _card_fragment(card, actor=actor, locale=locale, conversation=current)
+        return card_fragment(card, actor=actor, locale=locale, conversation=current)
 
     return run_action(request, pick, retarget="next .card-problem")
 
@@ -74,7 +57,7 @@ def chat_edit(request: HttpRequest) -> HttpResponse:
             edits=form.edits(),
             locale=locale,
         )
-        return _card_fragment(card, actor=actor, locale=locale, conversation=current)
+        return card_fragment(card, actor=actor, locale=locale, conversation=current)
 
     return run_action(request, save, retarget="next .card-problem")
 
@@ -91,6 +74,6 @@ def chat_undo(request: HttpRequest) -> HttpResponse:
         card = card_undo.undo(
             request=request, actor=actor, session=current, card_id=data["card_id"], locale=locale
         )
-        return _card_fragment(card, actor=actor, locale=locale, conversation=current)
+        return card_fragment(card, actor=actor, locale=locale, conversation=current)
 
     return run_action(request, take_back, retarget="next .card-problem")

@@ -20,7 +20,7 @@ from agent.models import MESSAGE_MAX, AgentSession
 from agent.web.conversation_list import conversation_links
 from agent.web.conversations import current_conversation
 from agent.web.history import history_entries
-from agent.web.presenters import page_message, zone_of
+from agent.web.presenters import card_view, page_message, zone_of
 from agent.web.reply_retry import attach_reply_retries
 from agent.web.texts import chat_texts
 from lightnote.context import ActorContext, actor_context
@@ -131,6 +131,20 @@ def respond(
     for name, value in (fragment.headers or {}).items():
         response[name] = value
     return response
+
+
+def card_fragment(
+    card: dict[str, Any], *, actor: ActorContext, locale: str, conversation: AgentSession
+) -> Fragment:
+    """The live card the server just issued, as the card fragment of ``conversation``."""
+    view = card_view(
+        card,
+        dom_id=f"card-{card['card_id']}",
+        locale=locale,
+        zone=zone_of(actor),
+        session_id=conversation.id,
+    )
+    return Fragment("agent/card.html", {"card": view}, conversation=conversation)
 
 
 def problem(error: LightNoteError, *, locale: str, retry: dict[str, Any] | None = None) -> Fragment:

@@ -43,10 +43,17 @@ from agent.web.forms import (
     valid_data,
 )
 from agent.web.history import history_entries
-from agent.web.htmx import Fragment, is_htmx, page_context, problem, respond, run_action
+from agent.web.htmx import (
+    Fragment,
+    card_fragment,
+    is_htmx,
+    page_context,
+    problem,
+    respond,
+    run_action,
+)
 from agent.web.presenters import (
     assistant_entry,
-    card_view,
     notice_view,
     outcome_view,
     time_view,
@@ -281,14 +288,7 @@ def chat_reissue(request: HttpRequest) -> HttpResponse:
         card = conversation.reissue_card(
             request=request, actor=actor, session=current, card_id=data["card_id"], locale=locale
         )
-        view = card_view(
-            card,
-            dom_id=f"card-{card['card_id']}",
-            locale=locale,
-            zone=zone_of(actor),
-            session_id=current.id,
-        )
-        return Fragment("agent/card.html", {"card": view}, conversation=current)
+        return card_fragment(card, actor=actor, locale=locale, conversation=current)
 
     return run_action(request, reissue, retarget="next .card-problem")
 
