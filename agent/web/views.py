@@ -36,7 +36,6 @@ from agent.web.conversations import (
 from agent.web.forms import (
     CardForm,
     MessageForm,
-    ReissueForm,
     ReplyForm,
     card_fields,
     retry_fields,
@@ -45,7 +44,6 @@ from agent.web.forms import (
 from agent.web.history import history_entries
 from agent.web.htmx import (
     Fragment,
-    card_fragment,
     is_htmx,
     page_context,
     problem,
@@ -275,22 +273,6 @@ def chat_reply(request: HttpRequest) -> HttpResponse:
         return {"kind": "reply", "fields": fields} if fields else None
 
     return run_action(request, fetch, retry=retry)
-
-
-@login_required
-@post_or_back
-def chat_reissue(request: HttpRequest) -> HttpResponse:
-    """Ask again: re-issue a still-ready history card as a new live card (the old is voided)."""
-
-    def reissue(actor: ActorContext, locale: str) -> Fragment:
-        data = valid_data(ReissueForm(request.POST))
-        current = posted_conversation(request, actor, data["session_id"])
-        card = conversation.reissue_card(
-            request=request, actor=actor, session=current, card_id=data["card_id"], locale=locale
-        )
-        return card_fragment(card, actor=actor, locale=locale, conversation=current)
-
-    return run_action(request, reissue, retarget="next .card-problem")
 
 
 @login_required
