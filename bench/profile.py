@@ -11,7 +11,9 @@ from __future__ import annotations
 import os
 import sys
 
-from bench.run import Refused, bench_config, own_database, own_redis_db, server_environment
+from bench.config import Refused, bench_config
+from bench.resources import own_database, own_redis_db
+from bench.server import server_environment
 
 
 def main() -> int:
@@ -31,12 +33,12 @@ def main() -> int:
             env = server_environment(database_url, redis_url)
             env["LIGHTNOTE_REQUEST_COUNTERS"] = "0"
             env["LIGHTNOTE_ALLOWED_HOSTS"] = "testserver"
-            from bench.run import _token_for, setup_django
+            from bench.seed import setup_django, token_for
 
             setup_django(env)
             from django.test import Client
 
-            token = _token_for("bench")
+            token = token_for("bench")
             client = Client(HTTP_AUTHORIZATION=f"Token {token}", HTTP_ACCEPT_LANGUAGE="zh-CN")
             session_id = client.post(
                 "/api/v1/agent/sessions/", {}, content_type="application/json"

@@ -21,7 +21,7 @@ def admin_context(request: HttpRequest) -> dict[str, Any]:
     context = active_admin_context(staff=user, context_id=context_id)
     if context is None:
         return {"active_admin_context": None, "admin_banner": None}
-    from lightnote.web import page_locale
+    from lightnote.page_texts import page_locale
 
     locale = page_locale(request)
     zone = user.zone

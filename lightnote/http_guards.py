@@ -30,10 +30,10 @@ from lightnote.i18n import (
     DEFAULT_LOCALE,
     define_messages,
     locale_from_accept_language,
-    normalize_locale,
     request_locale,
     translate,
 )
+from lightnote.page_texts import cookie_locale
 
 define_messages(
     {
@@ -92,9 +92,8 @@ def error_answer(request: HttpRequest, code: str, status: int, **params: Any) ->
     if wants_json(request):
         message = translate(code, safe_locale(request), **params)
         return JsonResponse({"error": {"code": code, "message": message}}, status=status)
-    # A page follows the language switch's cookie first, as every page does (web.page_locale).
-    chosen = normalize_locale(request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME))
-    locale = chosen or safe_locale(request)
+    # A page follows the language switch's cookie first, as every page does (page_locale).
+    locale = cookie_locale(request) or safe_locale(request)
     message = translate(code, locale, **params)
     html = render_to_string(
         "lightnote/error_page.html",

@@ -6,7 +6,6 @@ from __future__ import annotations
 import zoneinfo
 from functools import cache
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
@@ -17,25 +16,28 @@ from django.views.decorators.http import require_http_methods
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages, normalize_locale, translate
 from lightnote.models import LANGUAGE_CHOICES, validate_time_zone
+from lightnote.page_texts import define_page_texts, page_texts, set_language_cookie
 from lightnote.services import user_update_preferences
-from lightnote.web import COMMON_TEXTS, page_viewer, texts
+from lightnote.web import page_viewer
 
-LANGUAGE_COOKIE_AGE = 365 * 24 * 3600
-COOKIE_VALUES = {"zh-CN": "zh-hans", "en": "en"}
-
-PAGE_TEXTS = {
-    "PAGE_SETTINGS_HEADING": ("设置", "Settings"),
-    "PAGE_SETTINGS_ZONE": ("时区", "Time zone"),
-    "PAGE_SETTINGS_ZONE_HINT": (
-        "截止时间按这个时区理解和显示，例如“明天上午 9 点”。",
-        "Due times are read and shown in this zone, e.g. “tomorrow 9am”.",
-    ),
-    "PAGE_SETTINGS_BROWSER_ZONE": ("你的浏览器所在时区是", "Your browser's time zone is"),
-    "PAGE_SETTINGS_USE_BROWSER_ZONE": ("使用这个时区", "Use this zone"),
-    "PAGE_SETTINGS_LANGUAGE": ("语言", "Language"),
-    "PAGE_SETTINGS_SAVE": ("保存设置", "Save settings"),
-}
-define_messages(PAGE_TEXTS)
+PAGE_TEXTS = define_page_texts(
+    {
+        "PAGE_SETTINGS_HEADING": ("设置", "Settings"),
+        "PAGE_SETTINGS_ZONE": ("时区", "Time zone"),
+        "PAGE_SETTINGS_ZONE_HINT": (
+            "截止时间按这个时区理解和显示，例如“明天上午 9 点”。",
+            "Due times are read and shown in this zone, e.g. “tomorrow 9am”.",
+        ),
+        "PAGE_SETTINGS_BROWSER_ZONE": ("你的浏览器所在时区是", "Your browser's time zone is"),
+        "PAGE_SETTINGS_USE_BROWSER_ZONE": ("使用这个时区", "Use this zone"),
+        "PAGE_SETTINGS_LANGUAGE": ("语言", "Language"),
+        "PAGE_SETTINGS_SAVE": ("保存设置", "Save settings"),
+        "PAGE_SETTINGS_MCP": (
+            "MCP 令牌：让桌面助手和 IDE 读取你的数据并提议修改",
+            "MCP tokens: let desktop assistants and IDEs read your data and propose changes",
+        ),
+    }
+)
 define_messages(
     {
         "PAGE_SETTINGS_SAVED": ("设置已保存。", "Settings saved."),
@@ -88,18 +90,10 @@ def settings_page(request: HttpRequest) -> HttpResponse:
             if language_changed:
                 # A newly chosen language applies to this browser's pages at once; saving
                 # only the zone keeps the language the page is shown in.
-                response.set_cookie(
-                    settings.LANGUAGE_COOKIE_NAME,
-                    COOKIE_VALUES[language],
-                    max_age=LANGUAGE_COOKIE_AGE,
-                    path=settings.LANGUAGE_COOKIE_PATH,
-                    secure=settings.SESSION_COOKIE_SECURE,
-                    httponly=True,
-                    samesite="Lax",
-                )
+                set_language_cookie(response, language)
             return response
     context = {
-        "t": texts({**COMMON_TEXTS, **PAGE_TEXTS}, viewer.locale),
+        "t": page_texts(viewer.locale, PAGE_TEXTS),
         "page_locale": viewer.locale,
         "readonly": viewer.readonly,
         "problem": problem,

@@ -172,7 +172,7 @@ def refusal_response(request: HttpRequest, error: LightNoteError) -> HttpRespons
     if request.path.startswith("/api/"):
         return JsonResponse(error.body(request_locale(request)), status=error.status)
     from lightnote.i18n import translate
-    from lightnote.web import page_locale
+    from lightnote.page_texts import page_locale
 
     locale = page_locale(request)
     page = {

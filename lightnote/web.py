@@ -1,5 +1,5 @@
-"""What every server-rendered page shares: its language, its texts, whose data it shows,
-whether it may write, and paging that stays flat however many rows the owner has.
+"""What every item page shares: whose data it shows, whether it may write, and paging that
+stays flat however many rows the owner has (its language and texts: ``lightnote.page_texts``).
 
 Pages call the same services and selectors as the API; a page never saves a model itself.
 """
@@ -11,35 +11,18 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.conf import settings
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
 
 from lightnote.context import actor_context
 from lightnote.errors import LightNoteError
-from lightnote.i18n import define_messages, normalize_locale, request_locale, translate
+from lightnote.i18n import define_messages, translate
 from lightnote.models import User
+from lightnote.page_texts import page_locale, page_texts
 
 PAGE_SIZE = 20
 QUERY_MAX = 200  # the longest search or filter text a page reads (the API's ?q= limit)
-
-
-def page_locale(request: HttpRequest) -> str:
-    """Return the page's locale: the language switch's cookie, else ``request_locale``.
-
-    The switch is a cookie, not the user's saved language: browsers always send
-    Accept-Language, which ``request_locale`` ranks above the saved language, so only an
-    explicit per-browser choice can override it — and it writes no user data (it works in an
-    admin read-only context too).
-    """
-    chosen = normalize_locale(request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME))
-    return chosen or request_locale(request)
-
-
-def texts(codes: dict[str, Any], locale: str) -> dict[str, str]:
-    """Render every text of a page's table (``define_messages`` codes) in ``locale``."""
-    return {code: translate(code, locale) for code in codes}
 
 
 @dataclass(frozen=True)
@@ -113,7 +96,7 @@ class ItemPages:
     kind: str  # "todo" | "note": the URL names are "<kind>-page" and "<kind>-detail-page"
     list_template: str
     detail_template: str
-    text_codes: dict[str, Any]
+    text_codes: dict[str, tuple[str, str]]  # a define_page_texts table
 
     # --- what a subclass provides ----------------------------------------------------------
 
@@ -152,7 +135,7 @@ class ItemPages:
         from django.shortcuts import render
 
         base = {
-            "t": texts({**COMMON_TEXTS, **self.text_codes}, viewer.locale),
+            "t": page_texts(viewer.locale, self.text_codes),
             "page_locale": viewer.locale,
             "viewer": viewer,
             "readonly": viewer.readonly,
@@ -327,33 +310,6 @@ def form_local_datetime(value: str, zone: zoneinfo.ZoneInfo, code: str) -> datet
     return naive.replace(tzinfo=zone)
 
 
-COMMON_TEXTS = {
-    "PAGE_SEARCH": ("搜索", "Search"),
-    "PAGE_FILTER": ("筛选", "Filter"),
-    "PAGE_PREVIOUS": ("上一页", "Previous"),
-    "PAGE_NEXT": ("下一页", "Next"),
-    "PAGE_PAGE_N": ("第 {number} 页", "Page {number}"),
-    "PAGE_READONLY_NOTE": (
-        "只读查看：管理员只读上下文中不能修改任何数据。",
-        "Read-only view: nothing can be changed inside an admin read-only context.",
-    ),
-    "PAGE_ZONE_NOTE": ("时间按 {zone} 显示。", "Times are shown in {zone}."),
-    "PAGE_TRASH": ("回收站", "Trash"),
-    "PAGE_TRASH_HEADING": ("回收站", "Trash"),
-    "PAGE_TRASH_HINT": (
-        "删除的内容会在回收站保留一段时间，之后永久清除。",
-        "Deleted items stay here for a while, then they are removed for good.",
-    ),
-    "PAGE_TRASH_EMPTY": ("回收站是空的。", "The trash is empty."),
-    "PAGE_TRASH_DELETED_AT": ("删除于", "Deleted"),
-    "PAGE_RESTORE": ("恢复", "Restore"),
-    "PAGE_BACK_TO_LIST": ("返回列表", "Back to the list"),
-    "PAGE_NAV_CHAT": ("对话", "Chat"),
-    "PAGE_NAV_TODOS": ("待办", "Todos"),
-    "PAGE_NAV_NOTES": ("笔记", "Notes"),
-    "PAGE_NAV_SETTINGS": ("设置", "Settings"),
-}
-define_messages(COMMON_TEXTS)
 define_messages(
     {
         "PAGE_ACTION_UNKNOWN": ("无法识别的操作。", "Unknown action."),

@@ -25,7 +25,7 @@ from lightnote.audit import audit_channel
 from lightnote.context import actor_context
 from lightnote.errors import LightNoteError
 from lightnote.i18n import translate
-from lightnote.web import page_locale
+from lightnote.page_texts import page_locale, page_texts
 from mcpserver import callers, card_states, sealing
 from mcpserver.models import McpCard, McpToken
 from mcpserver.tokens import mcp_token_create, mcp_token_revoke
@@ -57,10 +57,6 @@ SETTINGS_TEXTS = (
     "MCP_SETTINGS_REVOKE",
     "CHAT_PROBLEM",
 )
-
-
-def _texts(codes: tuple[str, ...], locale: str) -> dict[str, str]:
-    return {code: translate(code, locale) for code in codes}
 
 
 # --- the card page ------------------------------------------------------------------------
@@ -128,7 +124,7 @@ def _render_card(
 ) -> HttpResponse:
     card = card_states.stored_card(row)
     context = {
-        "t": _texts(CARD_TEXTS, locale),
+        "t": page_texts(locale, CARD_TEXTS),
         "page_locale": locale,
         "card": _card_view(row, card, locale=locale),
         "problem": {"code": problem.code, "message": problem.message(locale)} if problem else None,
@@ -208,7 +204,7 @@ def _settings_context(request: HttpRequest, locale: str, **extra: Any) -> dict[s
         for token in McpToken.objects.filter(owner_id=request.user.pk)
     ]
     return {
-        "t": _texts(SETTINGS_TEXTS, locale),
+        "t": page_texts(locale, SETTINGS_TEXTS),
         "page_locale": locale,
         "tokens": tokens,
         **extra,

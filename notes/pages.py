@@ -11,37 +11,39 @@ from django.db.models import QuerySet
 
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
+from lightnote.page_texts import define_page_texts
 from lightnote.web import ItemPages, PageViewer, form_text, form_version
 from notes import selectors, services
 from notes.models import Note
 
-PAGE_TEXTS = {
-    "PAGE_NOTES_HEADING": ("我的笔记", "My notes"),
-    "PAGE_NOTES_EMPTY": (
-        "还没有笔记。在上面写一条，或在对话里让助手帮你记下来。",
-        "No notes yet. Write one above, or ask the assistant in the chat.",
-    ),
-    "PAGE_NOTES_EMPTY_FILTERED": ("没有符合条件的笔记。", "No note matches these filters."),
-    "PAGE_NOTE_NEW": ("新建笔记", "New note"),
-    "PAGE_NOTE_TITLE": ("标题", "Title"),
-    "PAGE_NOTE_CONTENT": ("内容", "Content"),
-    "PAGE_NOTE_TAGS": ("标签（用逗号分隔）", "Tags (comma-separated)"),
-    "PAGE_NOTE_TAG": ("标签", "Tag"),
-    "PAGE_NOTE_ADD": ("保存笔记", "Save note"),
-    "PAGE_NOTE_SAVE": ("保存修改", "Save changes"),
-    "PAGE_NOTE_DELETE": ("删除", "Delete"),
-    "PAGE_NOTE_DELETE_CONFIRM": (
-        "确定删除这条笔记吗？此操作会立即生效。",
-        "Delete this note? This takes effect at once.",
-    ),
-    "PAGE_NOTE_DELETE_YES": ("确定删除", "Yes, delete"),
-    "PAGE_NOTE_CANCEL": ("取消", "Cancel"),
-    "PAGE_NOTE_BACK": ("返回笔记列表", "Back to my notes"),
-    "PAGE_NOTE_UPDATED_AT": ("更新于", "Updated"),
-    "PAGE_NOTE_VERSION": ("版本", "Version"),
-    "PAGE_NOTE_ANY_TAG": ("所有标签", "Any tag"),
-}
-define_messages(PAGE_TEXTS)
+PAGE_TEXTS = define_page_texts(
+    {
+        "PAGE_NOTES_HEADING": ("我的笔记", "My notes"),
+        "PAGE_NOTES_EMPTY": (
+            "还没有笔记。在上面写一条，或在对话里让助手帮你记下来。",
+            "No notes yet. Write one above, or ask the assistant in the chat.",
+        ),
+        "PAGE_NOTES_EMPTY_FILTERED": ("没有符合条件的笔记。", "No note matches these filters."),
+        "PAGE_NOTE_NEW": ("新建笔记", "New note"),
+        "PAGE_NOTE_TITLE": ("标题", "Title"),
+        "PAGE_NOTE_CONTENT": ("内容", "Content"),
+        "PAGE_NOTE_TAGS": ("标签（用逗号分隔）", "Tags (comma-separated)"),
+        "PAGE_NOTE_TAG": ("标签", "Tag"),
+        "PAGE_NOTE_ADD": ("保存笔记", "Save note"),
+        "PAGE_NOTE_SAVE": ("保存修改", "Save changes"),
+        "PAGE_NOTE_DELETE": ("删除", "Delete"),
+        "PAGE_NOTE_DELETE_CONFIRM": (
+            "确定删除这条笔记吗？此操作会立即生效。",
+            "Delete this note? This takes effect at once.",
+        ),
+        "PAGE_NOTE_DELETE_YES": ("确定删除", "Yes, delete"),
+        "PAGE_NOTE_CANCEL": ("取消", "Cancel"),
+        "PAGE_NOTE_BACK": ("返回笔记列表", "Back to my notes"),
+        "PAGE_NOTE_UPDATED_AT": ("更新于", "Updated"),
+        "PAGE_NOTE_VERSION": ("版本", "Version"),
+        "PAGE_NOTE_ANY_TAG": ("所有标签", "Any tag"),
+    }
+)
 define_messages(
     {
         "PAGE_NOTE_CREATED": ("已保存笔记「{title}」。", "Note “{title}” saved."),

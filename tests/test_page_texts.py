@@ -103,3 +103,51 @@ def test_history_failed_card_with_an_unregistered_code_reads_as_words(user: Any)
     assert "Not done" in html
     assert translate("CHAT_PROBLEM_UNEXPLAINED", "en") in html
     assert ">SOMETHING_NEW<" not in html
+
+
+# --- One home for page texts: the page-text tables, never a template's own if/else --------
+
+_INLINE_CHOICE = re.compile(r"\{% if en == 'en' %\}(.*?)\{% else %\}(.*?)\{% endif %\}", re.S)
+# What a template may still choose by language: attribute values, not words people read.
+_NOT_TEXT = {("en", "zh-CN"), ("true", "false"), ("false", "true")}
+
+
+def test_no_template_writes_its_own_bilingual_text() -> None:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    templates = [
+        path
+        for path in root.rglob("*.html")
+        if "templates" in path.parts and ".venv" not in path.parts
+    ]
+    inline = [
+        f"{path.relative_to(root)}: {english!r} / {chinese!r}"
+        for path in templates
+        for english, chinese in _INLINE_CHOICE.findall(path.read_text(encoding="utf-8"))
+        if (english, chinese) not in _NOT_TEXT
+    ]
+
+    assert templates
+    assert inline == []
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("cookie", "texts"),
+    [
+        ("en", ("Skip to the content", 'aria-label="Main"', ">Log out<", "MCP tokens:")),
+        ("zh-hans", ("跳到正文", 'aria-label="主导航"', ">退出登录<", "MCP 令牌：")),
+    ],
+)
+def test_the_base_page_texts_follow_the_page_language(
+    user: Any, cookie: str, texts: tuple[str, ...]
+) -> None:
+    client = Client()
+    client.force_login(user)
+    client.cookies["django_language"] = cookie
+
+    html = client.get("/settings/").content.decode()
+
+    for text in texts:
+        assert text in html

@@ -13,48 +13,50 @@ from django.utils import timezone
 
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
+from lightnote.page_texts import define_page_texts
 from lightnote.times import is_plausible
 from lightnote.web import ItemPages, PageViewer, form_local_datetime, form_text, form_version
 from todos import selectors, services
 from todos.models import Todo
 
-PAGE_TEXTS = {
-    "PAGE_TODOS_HEADING": ("我的待办", "My todos"),
-    "PAGE_TODOS_EMPTY": (
-        "还没有待办。在上面新建一条，或在对话里让助手帮你创建。",
-        "No todos yet. Add one above, or ask the assistant in the chat.",
-    ),
-    "PAGE_TODOS_EMPTY_FILTERED": ("没有符合条件的待办。", "No todo matches these filters."),
-    "PAGE_TODO_NEW": ("新建待办", "New todo"),
-    "PAGE_TODO_TITLE": ("标题", "Title"),
-    "PAGE_TODO_DESCRIPTION": ("描述", "Description"),
-    "PAGE_TODO_PRIORITY": ("优先级", "Priority"),
-    "PAGE_TODO_DUE": ("截止时间", "Due"),
-    "PAGE_TODO_STATUS": ("状态", "Status"),
-    "PAGE_TODO_OPEN": ("未完成", "Open"),
-    "PAGE_TODO_DONE": ("已完成", "Done"),
-    "PAGE_TODO_ALL": ("全部", "All"),
-    "PAGE_TODO_PRIORITY_0": ("低", "Low"),
-    "PAGE_TODO_PRIORITY_1": ("普通", "Normal"),
-    "PAGE_TODO_PRIORITY_2": ("高", "High"),
-    "PAGE_TODO_NO_DUE": ("无截止时间", "No due time"),
-    "PAGE_TODO_ADD": ("添加", "Add"),
-    "PAGE_TODO_SAVE": ("保存修改", "Save changes"),
-    "PAGE_TODO_MARK_DONE": ("标记为完成", "Mark as done"),
-    "PAGE_TODO_REOPEN": ("重新打开", "Reopen"),
-    "PAGE_TODO_DELETE": ("删除", "Delete"),
-    "PAGE_TODO_DELETE_CONFIRM": (
-        "确定删除这条待办吗？此操作会立即生效。",
-        "Delete this todo? This takes effect at once.",
-    ),
-    "PAGE_TODO_DELETE_YES": ("确定删除", "Yes, delete"),
-    "PAGE_TODO_CANCEL": ("取消", "Cancel"),
-    "PAGE_TODO_BACK": ("返回待办列表", "Back to my todos"),
-    "PAGE_TODO_CREATED_AT": ("创建于", "Created"),
-    "PAGE_TODO_UPDATED_AT": ("更新于", "Updated"),
-    "PAGE_TODO_VERSION": ("版本", "Version"),
-}
-define_messages(PAGE_TEXTS)
+PAGE_TEXTS = define_page_texts(
+    {
+        "PAGE_TODOS_HEADING": ("我的待办", "My todos"),
+        "PAGE_TODOS_EMPTY": (
+            "还没有待办。在上面新建一条，或在对话里让助手帮你创建。",
+            "No todos yet. Add one above, or ask the assistant in the chat.",
+        ),
+        "PAGE_TODOS_EMPTY_FILTERED": ("没有符合条件的待办。", "No todo matches these filters."),
+        "PAGE_TODO_NEW": ("新建待办", "New todo"),
+        "PAGE_TODO_TITLE": ("标题", "Title"),
+        "PAGE_TODO_DESCRIPTION": ("描述", "Description"),
+        "PAGE_TODO_PRIORITY": ("优先级", "Priority"),
+        "PAGE_TODO_DUE": ("截止时间", "Due"),
+        "PAGE_TODO_STATUS": ("状态", "Status"),
+        "PAGE_TODO_OPEN": ("未完成", "Open"),
+        "PAGE_TODO_DONE": ("已完成", "Done"),
+        "PAGE_TODO_ALL": ("全部", "All"),
+        "PAGE_TODO_PRIORITY_0": ("低", "Low"),
+        "PAGE_TODO_PRIORITY_1": ("普通", "Normal"),
+        "PAGE_TODO_PRIORITY_2": ("高", "High"),
+        "PAGE_TODO_NO_DUE": ("无截止时间", "No due time"),
+        "PAGE_TODO_ADD": ("添加", "Add"),
+        "PAGE_TODO_SAVE": ("保存修改", "Save changes"),
+        "PAGE_TODO_MARK_DONE": ("标记为完成", "Mark as done"),
+        "PAGE_TODO_REOPEN": ("重新打开", "Reopen"),
+        "PAGE_TODO_DELETE": ("删除", "Delete"),
+        "PAGE_TODO_DELETE_CONFIRM": (
+            "确定删除这条待办吗？此操作会立即生效。",
+            "Delete this todo? This takes effect at once.",
+        ),
+        "PAGE_TODO_DELETE_YES": ("确定删除", "Yes, delete"),
+        "PAGE_TODO_CANCEL": ("取消", "Cancel"),
+        "PAGE_TODO_BACK": ("返回待办列表", "Back to my todos"),
+        "PAGE_TODO_CREATED_AT": ("创建于", "Created"),
+        "PAGE_TODO_UPDATED_AT": ("更新于", "Updated"),
+        "PAGE_TODO_VERSION": ("版本", "Version"),
+    }
+)
 define_messages(
     {
         "PAGE_TODO_CREATED": ("已创建待办「{title}」。", "Todo “{title}” added."),

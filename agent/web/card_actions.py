@@ -1,39 +1,53 @@
-"""The chat page's card actions of issue 15: pick from a choice, edit a card, undo.
+"""The chat page's card actions: pick from a choice, edit a card, undo (issue 15), ask again.
 
 Thin views over the API's functions (``choices.choose``, ``card_edits.edit``,
-``card_undo.undo``): each answers with the ordinary card it issued — a fragment for htmx,
-the whole page without JavaScript — or a localized notice with the real status.
+``card_undo.undo``, ``derived_cards.reissue_card``): each answers with the card it issued —
+a fragment for htmx, the whole page without JavaScript — or a localized notice with the real
+status.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from django import forms
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 
-from agent import card_edits, card_undo, choices
+from agent import card_edits, card_undo, choices, derived_cards
 from agent.models import AgentSession
 from agent.web.conversations import posted_conversation
 from agent.web.forms import ChooseForm, EditForm, ReissueForm, valid_data
-from agent.web.htmx import Fragment, run_action
-from agent.web.presenters import card_view, zone_of
+from agent.web.htmx import Fragment, card_fragment, run_action
 from agent.web.views import post_or_back
 from lightnote.context import ActorContext
 from lightnote.permissions import refuse_admin_write
 
+CardIssuer = Callable[..., dict[str, Any]]
 
-def _card_fragment(
-    card: dict[str, Any], *, actor: ActorContext, locale: str, conversation: AgentSession
-) -> Fragment:
-    view = card_view(
-        card,
-        dom_id=f"card-{card['card_id']}",
-        locale=locale,
-        zone=zone_of(actor),
-        session_id=conversation.id,
-    )
-    return Fragment("agent/card.html", {"card": view}, conversation=conversation)
+
+def _card_action(
+    request: HttpRequest,
+    form_class: type[forms.Form],
+    issue: CardIssuer,
+    *,
+    admin_write: str | None = None,
+) -> HttpResponse:
+    """Validate the posted form, find the posted conversation, let ``issue`` issue a card
+    (keyword arguments ``actor``, ``locale``, ``form``, ``data``, ``current``) and answer
+    with it; ``admin_write`` names a write refused in an admin read-only context."""
+
+    def act(actor: ActorContext, locale: str) -> Fragment:
+        form = form_class(request.POST)
+        data = valid_data(form)
+        if admin_write:
+            refuse_admin_write(request, what=admin_write)
+        current = posted_conversation(request, actor, data["session_id"])
+        card = issue(actor=actor, locale=locale, form=form, data=data, current=current)
+        return card_fragment(card, actor=actor, locale=locale, conversation=current)
+
+    return run_action(request, act, retarget="next .card-problem")
 
 
 @login_required
@@ -41,10 +55,8 @@ def _card_fragment(
 def chat_choose(request: HttpRequest) -> HttpResponse:
     """Pick one candidate of a choice card: the choice is replaced by the ordinary card."""
 
-    def pick(actor: ActorContext, locale: str) -> Fragment:
-        data = valid_data(ChooseForm(request.POST))
-        current = posted_conversation(request, actor, data["session_id"])
-        card = choices.choose(
+    def pick(*, actor: ActorContext, locale: str, data: dict[str, Any], **_: Any) -> Any:
+        return choices.choose(
             request=request,
             actor=actor,
             token=data["token"],
@@ -52,9 +64,8 @@ def chat_choose(request: HttpRequest) -> HttpResponse:
             candidate_id=str(data["candidate_id"]),
             locale=locale,
         )
-        return _card_fragment(card, actor=actor, locale=locale, conversation=current)
 
-    return run_action(request, pick, retarget="next .card-problem")
+    return _card_action(request, ChooseForm, pick)
 
 
 @login_required
@@ -62,11 +73,10 @@ def chat_choose(request: HttpRequest) -> HttpResponse:
 def chat_edit(request: HttpRequest) -> HttpResponse:
     """Edit a ready card: a new card replaces it (the old token no longer confirms)."""
 
-    def save(actor: ActorContext, locale: str) -> Fragment:
-        form = EditForm(request.POST)
-        data = valid_data(form)
-        current = posted_conversation(request, actor, data["session_id"])
-        card = card_edits.edit(
+    def save(
+        *, actor: ActorContext, locale: str, form: EditForm, data: dict[str, Any], **_: Any
+    ) -> Any:
+        return card_edits.edit(
             request=request,
             actor=actor,
             token=data["token"],
@@ -74,9 +84,8 @@ def chat_edit(request: HttpRequest) -> HttpResponse:
             edits=form.edits(),
             locale=locale,
         )
-        return _card_fragment(card, actor=actor, locale=locale, conversation=current)
 
-    return run_action(request, save, retarget="next .card-problem")
+    return _card_action(request, EditForm, save)
 
 
 @login_required
@@ -84,13 +93,26 @@ def chat_edit(request: HttpRequest) -> HttpResponse:
 def chat_undo(request: HttpRequest) -> HttpResponse:
     """Undo a succeeded card: the card for its compensating action, to confirm like any."""
 
-    def take_back(actor: ActorContext, locale: str) -> Fragment:
-        data = valid_data(ReissueForm(request.POST))
-        refuse_admin_write(request, what="card.undo")
-        current = posted_conversation(request, actor, data["session_id"])
-        card = card_undo.undo(
+    def take_back(
+        *, actor: ActorContext, locale: str, data: dict[str, Any], current: AgentSession, **_: Any
+    ) -> Any:
+        return card_undo.undo(
             request=request, actor=actor, session=current, card_id=data["card_id"], locale=locale
         )
-        return _card_fragment(card, actor=actor, locale=locale, conversation=current)
 
-    return run_action(request, take_back, retarget="next .card-problem")
+    return _card_action(request, ReissueForm, take_back, admin_write="card.undo")
+
+
+@login_required
+@post_or_back
+def chat_reissue(request: HttpRequest) -> HttpResponse:
+    """Ask again: re-issue a still-ready history card as a new live card (the old is voided)."""
+
+    def reissue(
+        *, actor: ActorContext, locale: str, data: dict[str, Any], current: AgentSession, **_: Any
+    ) -> Any:
+        return derived_cards.reissue_card(
+            request=request, actor=actor, session=current, card_id=data["card_id"], locale=locale
+        )
+
+    return _card_action(request, ReissueForm, reissue)

@@ -32,10 +32,11 @@ from agent.web.conversations import (
 )
 from agent.web.htmx import FRAGMENT_HEADER, is_htmx, page_context, problem, respond
 from agent.web.presenters import page_message
-from agent.web.texts import page_locale, page_texts
+from agent.web.texts import chat_texts
 from lightnote.context import ActorContext, actor_context
 from lightnote.errors import LightNoteError
 from lightnote.i18n import translate
+from lightnote.page_texts import page_locale
 from lightnote.permissions import refuse_admin_write
 
 
@@ -114,7 +115,7 @@ def _list_answer(
     """The refreshed list for htmx; without JS the page of ``current`` (or ``/chat/``)."""
     if is_htmx(request):
         context = {
-            "t": page_texts(locale),
+            "t": chat_texts(locale),
             "conversations": conversation_links(actor, current, locale=locale),
             "conversation": current,
             "conversations_open": True,

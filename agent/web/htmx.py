@@ -19,12 +19,14 @@ from agent import sessions
 from agent.models import MESSAGE_MAX, AgentSession
 from agent.web.conversation_list import conversation_links
 from agent.web.conversations import current_conversation
-from agent.web.presenters import history_entries, page_message, zone_of
+from agent.web.history import history_entries
+from agent.web.presenters import card_view, page_message, zone_of
 from agent.web.reply_retry import attach_reply_retries
-from agent.web.texts import page_locale, page_texts
+from agent.web.texts import chat_texts
 from lightnote.context import ActorContext, actor_context
 from lightnote.errors import LightNoteError
 from lightnote.i18n import translate
+from lightnote.page_texts import page_locale
 
 FRAGMENT_HEADER = "X-LightNote-Fragment"
 SUBJECT_CONVERSATIONS = 50  # listed inside an admin context, the latest first
@@ -48,7 +50,7 @@ def page_context(
     read-only inside an admin context (no composer, no card actions)."""
     zone = zone_of(actor)
     context: dict[str, Any] = {
-        "t": page_texts(locale),
+        "t": chat_texts(locale),
         "page_locale": locale,
         "message_max": MESSAGE_MAX,
     }
@@ -102,7 +104,7 @@ def respond(
     retarget: str | None = None,
     reswap: str = "innerHTML",
 ) -> HttpResponse:
-    context = {"t": page_texts(locale), "page_locale": locale, **fragment.context}
+    context = {"t": chat_texts(locale), "page_locale": locale, **fragment.context}
     body = render_to_string(fragment.template, context, request)
     if is_htmx(request):
         response = HttpResponse(body, status=fragment.status)
@@ -129,6 +131,20 @@ def respond(
     for name, value in (fragment.headers or {}).items():
         response[name] = value
     return response
+
+
+def card_fragment(
+    card: dict[str, Any], *, actor: ActorContext, locale: str, conversation: AgentSession
+) -> Fragment:
+    """The live card the server just issued, as the card fragment of ``conversation``."""
+    view = card_view(
+        card,
+        dom_id=f"card-{card['card_id']}",
+        locale=locale,
+        zone=zone_of(actor),
+        session_id=conversation.id,
+    )
+    return Fragment("agent/card.html", {"card": view}, conversation=conversation)
 
 
 def problem(error: LightNoteError, *, locale: str, retry: dict[str, Any] | None = None) -> Fragment:

@@ -1,20 +1,13 @@
-"""The chat page's texts (zh-CN and en) and its language: the switch's cookie first."""
+"""The chat page's texts (zh-CN and en), registered and rendered through
+``lightnote.page_texts`` like every page's (the language is ``page_locale``: the switch's
+cookie first)."""
 
 from __future__ import annotations
 
-from datetime import timedelta
-
-from django.conf import settings
-from django.http import HttpRequest
-
 from agent.web.conversation_texts import CONVERSATION_TEXTS
-from lightnote.i18n import define_messages, normalize_locale, request_locale, translate
+from lightnote.page_texts import define_page_texts, page_texts
 
-LANGUAGE_COOKIE_AGE = timedelta(days=365)
-# Django's own language cookie, so the admin and the login page follow the same switch.
-COOKIE_VALUES = {"zh-CN": "zh-hans", "en": "en"}
-
-PAGE_TEXTS: dict[str, tuple[str, str]] = {
+CHAT_TEXTS: dict[str, tuple[str, str]] = {
     "CHAT_TITLE": ("LightNote 助手", "LightNote assistant"),
     "CHAT_INTRO": (
         "告诉助手你想做什么，例如“帮我创建一条今晚 9 点提交周报的高优先级待办”。"
@@ -179,22 +172,10 @@ PAGE_TEXTS: dict[str, tuple[str, str]] = {
         "This conversation does not exist or is not yours; reload the page.",
     ),
 }
-PAGE_TEXTS.update(CONVERSATION_TEXTS)
-define_messages(PAGE_TEXTS)
+CHAT_TEXTS.update(CONVERSATION_TEXTS)
+define_page_texts(CHAT_TEXTS)
 
 
-def page_locale(request: HttpRequest) -> str:
-    """Return the page's locale: the language switch's cookie, else ``request_locale``.
-
-    The switch is a cookie, not the user's saved language: browsers always send
-    Accept-Language, which ``request_locale`` ranks above the saved language, so only an
-    explicit per-browser choice can override it — and it writes no user data (it works in an
-    admin read-only context too).
-    """
-    chosen = normalize_locale(request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME))
-    return chosen or request_locale(request)
-
-
-def page_texts(locale: str) -> dict[str, str]:
-    """Return every page text in ``locale``, for the templates' ``t``."""
-    return {code: translate(code, locale) for code in PAGE_TEXTS}
+def chat_texts(locale: str) -> dict[str, str]:
+    """Return every chat page text in ``locale``, for the templates' ``t``."""
+    return page_texts(locale, CHAT_TEXTS)

@@ -16,7 +16,6 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect
@@ -26,7 +25,7 @@ from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET
 
-from agent import continuations, conversation, derived_cards, execution
+from agent import continuations, conversation, execution
 from agent.models import MESSAGE_MAX
 from agent.web.conversation_list import conversation_item
 from agent.web.conversations import (
@@ -37,17 +36,22 @@ from agent.web.conversations import (
 from agent.web.forms import (
     CardForm,
     MessageForm,
-    ReissueForm,
     ReplyForm,
     card_fields,
     retry_fields,
     valid_data,
 )
-from agent.web.htmx import Fragment, is_htmx, page_context, problem, respond, run_action
+from agent.web.history import history_entries
+from agent.web.htmx import (
+    Fragment,
+    is_htmx,
+    page_context,
+    problem,
+    respond,
+    run_action,
+)
 from agent.web.presenters import (
     assistant_entry,
-    card_view,
-    history_entries,
     notice_view,
     outcome_view,
     time_view,
@@ -55,10 +59,10 @@ from agent.web.presenters import (
     zone_of,
 )
 from agent.web.reply_retry import remember_reply_token
-from agent.web.texts import COOKIE_VALUES, LANGUAGE_COOKIE_AGE, page_locale
 from lightnote.context import ActorContext, actor_context
 from lightnote.errors import LightNoteError
 from lightnote.i18n import normalize_locale
+from lightnote.page_texts import page_locale, set_language_cookie
 
 
 def post_or_back(view: Callable[[HttpRequest], HttpResponse]) -> Callable[..., HttpResponse]:
@@ -273,29 +277,6 @@ def chat_reply(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @post_or_back
-def chat_reissue(request: HttpRequest) -> HttpResponse:
-    """Ask again: re-issue a still-ready history card as a new live card (the old is voided)."""
-
-    def reissue(actor: ActorContext, locale: str) -> Fragment:
-        data = valid_data(ReissueForm(request.POST))
-        current = posted_conversation(request, actor, data["session_id"])
-        card = derived_cards.reissue_card(
-            request=request, actor=actor, session=current, card_id=data["card_id"], locale=locale
-        )
-        view = card_view(
-            card,
-            dom_id=f"card-{card['card_id']}",
-            locale=locale,
-            zone=zone_of(actor),
-            session_id=current.id,
-        )
-        return Fragment("agent/card.html", {"card": view}, conversation=current)
-
-    return run_action(request, reissue, retarget="next .card-problem")
-
-
-@login_required
-@post_or_back
 def chat_new(request: HttpRequest) -> HttpResponse:
     """Open a new conversation for this browser session."""
 
@@ -319,13 +300,5 @@ def chat_language(request: HttpRequest) -> HttpResponse:
     response = HttpResponseRedirect(target)
     locale = normalize_locale(request.POST.get("language"))
     if locale:
-        response.set_cookie(
-            settings.LANGUAGE_COOKIE_NAME,
-            COOKIE_VALUES[locale],
-            max_age=int(LANGUAGE_COOKIE_AGE.total_seconds()),
-            path=settings.LANGUAGE_COOKIE_PATH,
-            secure=settings.SESSION_COOKIE_SECURE,
-            httponly=True,
-            samesite="Lax",
-        )
+        set_language_cookie(response, locale)
     return response

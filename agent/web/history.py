@@ -1,0 +1,147 @@
+"""The conversation's history as the chat page shows it: its last messages, oldest first,
+each card in its real state from the lifecycle row (never a stored token), each choice as
+it ended, and "retry the reply" where a card's reply is missing.
+
+Nothing here writes; times are shown in the subject's zone.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from django.utils import timezone
+
+from agent import choice_store, lifecycle, sessions
+from agent.guard.provenance import issued_provenance
+from agent.models import ActionCard, AgentSession, Message
+from agent.previews import preview_in, summary_in
+from agent.tools import format_local_time
+from agent.web.card_views import history_choice_views, undo_offer
+from agent.web.presenters import (
+    assistant_entry,
+    card_view,
+    item_link,
+    page_message,
+    time_view,
+    user_entry,
+)
+from lightnote.i18n import translate
+
+HISTORY_LIMIT = 100
+
+
+def history_card_view(
+    row: ActionCard,
+    *,
+    dom_id: str,
+    locale: str,
+    zone: ZoneInfo,
+    now: datetime,
+    payload: dict[str, Any] | None = None,
+    subject: Any = None,
+) -> dict[str, Any]:
+    """Return a history card: as issued, with its real state from the lifecycle row.
+
+    Its preview is rendered again in the page's language from the stored prepared values.
+
+    A still-ready card carries no token (none is stored): it offers "ask again", which
+    re-issues it as a new live card. Every other state shows what happened, with the
+    receipt's summary and a link to the item for a confirmed one.
+    """
+    body = lifecycle.history_card(row, locale=locale, zone=zone, now=now)
+    body["preview"] = preview_in(row, locale=locale, zone=zone, subject=subject)
+    body["provenance"] = issued_provenance(body, payload or {}, locale)
+    view = card_view(body, dom_id=dom_id, locale=locale, zone=zone)
+    state = body["state"]
+    outcome = body.get("outcome") or {}
+    if state == ActionCard.State.SETTLED:
+        ok = outcome.get("ok")
+        state = "succeeded" if ok is True else "failed" if ok is False else "unknown"
+    view["state"] = state
+    view["card_id"] = str(row.id)
+    view["state_label"] = translate(f"CHAT_HISTORY_{state.upper()}", locale)
+    receipt = outcome.get("receipt")
+    if receipt:
+        view["receipt_summary"] = summary_in(row, locale=locale) or receipt.get("summary", "")
+        view["item_link"] = item_link(receipt.get("resource"))
+        if receipt.get("settled_at"):
+            view["settled_label"] = format_local_time(receipt["settled_at"], zone)
+    error = outcome.get("error")
+    if error and state in ("failed", "unknown"):
+        view["error_message"] = page_message(
+            str(error.get("code") or ""), error.get("message"), locale
+        )
+    if state == "voided":
+        reason = body.get("void_reason") or ""
+        view["void_text"] = translate(
+            f"CHAT_VOIDED_{reason.upper()}" if reason else "CHAT_VOIDED_SUPERSEDED", locale
+        )
+    if state == "succeeded" and row.compensates_id is None:
+        view["undo"] = undo_offer(
+            card_id=str(row.id), tool=row.tool, session_id=row.session_id, settled_at=row.settled_at
+        )
+    if state == "ready":
+        view["expires_iso"] = body["expires_at"]
+        view["reissue"] = {"card_id": str(row.id), "session_id": str(row.session_id)}
+    return view
+
+
+def history_entries(
+    conversation_: AgentSession, *, locale: str, zone: ZoneInfo
+) -> list[dict[str, Any]]:
+    """Return the conversation's last messages, oldest first; cards in their real state."""
+    recent = list(
+        sessions.session_messages(session=conversation_).order_by("-created_at", "-id")[
+            :HISTORY_LIMIT
+        ]
+    )
+    now = timezone.now()
+    # One query for every choice on the page (none when no message offered one).
+    choices = choice_store.choices_by_message(
+        [message.id for message in recent if (message.payload or {}).get("choices")]
+    )
+    entries = []
+    subject = conversation_.owner if recent else None
+    # Cards whose final reply is in the log (it names its card); the others may retry it.
+    replied = {
+        str((message.payload or {}).get("card_id"))
+        for message in recent
+        if message.role != Message.Role.USER and (message.payload or {}).get("receipt")
+    }
+    for message in reversed(recent):
+        dom_id = f"m-{message.id}"
+        if message.role == Message.Role.USER:
+            entries.append(
+                user_entry(dom_id=dom_id, text=message.text, at=message.created_at, zone=zone)
+            )
+            continue
+        entry = assistant_entry(
+            dom_id=dom_id,
+            reply=message.text,
+            payload={**(message.payload or {}), "cards": []},
+            locale=locale,
+            zone=zone,
+        )
+        entry["cards"] = [
+            history_card_view(
+                row,
+                dom_id=f"{dom_id}-card-{index}",
+                locale=locale,
+                zone=zone,
+                now=now,
+                payload=message.payload or {},
+                subject=subject,
+            )
+            for index, row in enumerate(message.cards.all())
+        ]
+        if message.id in choices:
+            entry["choices"] = history_choice_views(
+                choices[message.id], dom_id=dom_id, locale=locale, zone=zone, now=now
+            )
+        for card in entry["cards"]:
+            card["reply_missing"] = card["state"] == "succeeded" and card["card_id"] not in replied
+        entry["time"] = time_view(message.created_at, zone)
+        entries.append(entry)
+    return entries
