@@ -59,6 +59,35 @@ def ask(tool: str, slot: str, **args: Any) -> Intent:
     return Intent(tool, {key: value for key, value in args.items() if value}, slot=slot)
 
 
+def create_intent(tool: str, title: str, **fields: Any) -> Intent:
+    """Return ``tool`` creating ``title`` with the non-empty ``fields``, in their order.
+
+    Without a title it is a clarification for :data:`SLOT_TITLE` that keeps the fields.
+    """
+    args = {key: value for key, value in fields.items() if value}
+    if not title:
+        return ask(tool, SLOT_TITLE, **args)
+    return Intent(tool, {"title": title, **args})
+
+
+def read_of(*, notes: bool, todos: bool, keyword: str, todo_args: dict[str, Any]) -> Intent:
+    """Return the read a request names: its kinds, its keyword, the todo filters it gave.
+
+    Notes alone search the notes (asking for a keyword when there is none); todos, or a read
+    with nothing to search for, query the todos with ``todo_args``; a keyword that names
+    neither kind searches both.
+    """
+    if notes and not todos:
+        if not keyword:
+            return ask("search_notes", SLOT_KEYWORD)
+        return Intent("search_notes", {"keyword": keyword})
+    if todos or not keyword:
+        return Intent("query_todos", todo_args)
+    return Intent(
+        "search_notes", {"keyword": keyword}, also=(("query_todos", {"keyword": keyword}),)
+    )
+
+
 def normalise(text: str) -> str:
     """Fold full-width letters, digits and spaces; keep punctuation and words as typed."""
     folded = "".join(
