@@ -16,9 +16,10 @@ from typing import Any
 from django.db import transaction
 
 from agent import choice_store, conversation, pending
-from agent.execution import SessionAccess, session_access_for
+from agent.confirm_checks import session_access_for
 from agent.models import AgentSession, Choice
 from agent.ratelimit import limit_new_card
+from agent.sessions import SessionAccess
 from lightnote.audit import audit_event
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
