@@ -26,12 +26,9 @@ annotation keys, ``execute_claimed``) stay importable from here: the REST views 
 
 from __future__ import annotations
 
-import json
 import logging
 import uuid
 from typing import Any
-
-from django.db import DatabaseError
 
 from agent import cards, lifecycle
 from agent.card_audit import audit_card
@@ -49,7 +46,7 @@ from agent.ratelimit import limit_new_claim
 from agent.reconcile import answer_for_state
 from lightnote import store
 from lightnote.audit import audit_entry, audit_events
-from lightnote.binding import canonical_json
+from lightnote.audit_tallies import tallies_flush, tally
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
 
@@ -74,49 +71,30 @@ def _tally_repeat(card: cards.Card, actor: ActorContext) -> None:
         "tool": card.tool,
         "state": card.state,
     }
-    try:
-        store.counter_add(REPEAT_TALLIES_KEY, canonical_json(identity))
-    except store.StoreUnavailable:
-        logger.warning("repeat confirm of %s not tallied: the store is unavailable", card.id)
+    tally(REPEAT_TALLIES_KEY, identity, what=f"repeat confirm of {card.id}")
+
+
+def _repeat_entry(identity: dict[str, Any], count: int) -> Any:
+    return audit_entry(
+        "confirm.duplicate",
+        actor=_user_ref(identity.get("actor_id")),
+        subject=_user_ref(identity.get("subject_id")),
+        session_id=identity.get("session_id") or None,
+        capability=str(identity.get("capability", "")),
+        tool=str(identity.get("tool", "")),
+        action_id=identity.get("action_id") or None,
+        details={"state": identity.get("state"), "count": count},
+    )
 
 
 def flush_repeat_tallies() -> int:
     """Move the repeated-confirm tallies into the audit log; return the number of rows.
 
     The tallies are taken and cleared atomically, so each repeat is recorded once; if the
-    database refuses the rows, they are put back for the next run.
+    database refuses the rows, they are put back for the next run
+    (``lightnote.audit_tallies``).
     """
-    try:
-        tallies = store.counters_take_all(REPEAT_TALLIES_KEY)
-    except store.StoreUnavailable:
-        logger.warning("repeat tallies not flushed: the store is unavailable")
-        return 0
-    entries = []
-    for identity_json, count in tallies.items():
-        try:
-            identity = json.loads(identity_json)
-            entries.append(
-                audit_entry(
-                    "confirm.duplicate",
-                    actor=_user_ref(identity.get("actor_id")),
-                    subject=_user_ref(identity.get("subject_id")),
-                    session_id=identity.get("session_id") or None,
-                    capability=str(identity.get("capability", "")),
-                    tool=str(identity.get("tool", "")),
-                    action_id=identity.get("action_id") or None,
-                    details={"state": identity.get("state"), "count": count},
-                )
-            )
-        except (ValueError, TypeError, AttributeError):
-            logger.error("unreadable repeat tally %r dropped", identity_json[:200])
-    try:
-        audit_events(entries)
-    except DatabaseError:
-        logger.exception("repeat tallies not written; putting them back")
-        for identity_json, count in tallies.items():
-            store.counter_add(REPEAT_TALLIES_KEY, identity_json, count)
-        raise
-    return len(entries)
+    return tallies_flush(REPEAT_TALLIES_KEY, _repeat_entry, what="repeat", write=audit_events)
 
 
 def _user_ref(user_id: Any) -> Any:
