@@ -2,9 +2,10 @@
 
 A receipt is the truth of an action: ``succeeded`` rows are inserted in the execution's
 transaction with the change (``agent.executor``), ``voided`` rows by reconciliation as a
-fence (``agent.reconcile``). Race: whichever inserts first holds the slot; the other gets an
-``IntegrityError`` and reads the holder. After a lost connection, ``drop_connection`` makes
-the next lookup use a fresh one.
+fence (``agent.lifecycle.receipt_slot_void``, for ``agent.reconcile`` and the history
+rows). Race: whichever inserts first holds the slot; the other gets an ``IntegrityError``
+and reads the holder. After a lost connection, ``drop_connection`` makes the next lookup use
+a fresh one.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 
-from django.db import DatabaseError, IntegrityError, transaction
+from django.db import DatabaseError
 
 from agent import cards, lifecycle
 from agent.card_audit import audit_card
@@ -25,7 +25,7 @@ from agent.cards import CardState, OutcomeKind
 from agent.confirm_answers import Answer, outcome_from_receipt, running_answer, settled_answer
 from agent.confirm_checks import record_invalid
 from agent.models import ActionReceipt
-from agent.receipts import create_receipt, drop_connection, find_receipt
+from agent.receipts import drop_connection, find_receipt
 from lightnote.audit import audit_event
 from lightnote.errors import LightNoteError
 
@@ -40,25 +40,15 @@ def _void(card: cards.Card) -> ActionReceipt:
     """
     if card.subject_id is None or card.actor_id is None:  # an intact card always has both
         raise ValueError(f"card {card.id} names no subject or actor")
-    try:
-        with transaction.atomic():
-            voided = create_receipt(
-                card,
-                status=ActionReceipt.Status.VOIDED,
-                subject=card.subject_id,
-                actor=card.actor_id,
-                summary="not executed: lease passed without a receipt",
-            )
-            kind, outcome = lifecycle.outcome_of_receipt(voided)
-            lifecycle.record_outcome(
-                card.id, kind=kind, outcome=outcome, receipt=voided, best_effort=False
-            )
-            return voided
-    except IntegrityError:
-        receipt = find_receipt(card.id)
-        if receipt is None:  # pragma: no cover - the unique slot was taken a moment ago
-            raise
-        return receipt
+    return lifecycle.receipt_slot_void(
+        action_id=card.id,
+        tool=card.tool,
+        capability=card.capability,
+        args_hmac=card.args_hmac,
+        owner_id=card.subject_id,
+        actor_id=card.actor_id,
+        session_id=card.session_id,
+    )
 
 
 def resolve(card: cards.Card, *, locale: str) -> Answer | None:
