@@ -20,8 +20,9 @@ mid-run may find the card settled by a reconciler: it answers the stored outcome
 receipt fence makes agree with its own. Repeats of a running or settled card are tallied in
 the store (no database write) and flushed to the audit log later.
 
-The entry points' names (``Answer``, ``session_check_annotation`` and the ``SESSION_*``
-annotation keys, ``execute_claimed``) stay importable from here: the REST views use them.
+``Answer``, ``session_check_annotation`` and the ``SESSION_*`` annotation keys stay
+importable from here (the REST views and the chat page use them); ``execute_claimed`` is
+called through this module's name, so a test can stand in for it.
 """
 
 from __future__ import annotations
@@ -51,59 +52,6 @@ from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
 
 logger = logging.getLogger(__name__)
-
-
-# Repeated confirms of a running or settled card write nothing to the database: they are
-# tallied in the control store and moved into the audit log by ``flush_repeat_tallies``
-# (the ``reconcile_cards`` command runs it), one ``confirm.duplicate`` row per card, actor
-# and state with ``details.count``.
-REPEAT_TALLIES_KEY = "ln:audit:{repeats}"
-
-
-def _tally_repeat(card: cards.Card, actor: ActorContext) -> None:
-    """Count one repeated confirm of ``card`` (best effort: the answer never depends on it)."""
-    identity = {
-        "action_id": card.id,
-        "actor_id": actor.actor.pk,
-        "subject_id": actor.subject.pk,
-        "session_id": card.session_id,
-        "capability": card.capability,
-        "tool": card.tool,
-        "state": card.state,
-    }
-    tally(REPEAT_TALLIES_KEY, identity, what=f"repeat confirm of {card.id}")
-
-
-def _repeat_entry(identity: dict[str, Any], count: int) -> Any:
-    return audit_entry(
-        "confirm.duplicate",
-        actor=_user_ref(identity.get("actor_id")),
-        subject=_user_ref(identity.get("subject_id")),
-        session_id=identity.get("session_id") or None,
-        capability=str(identity.get("capability", "")),
-        tool=str(identity.get("tool", "")),
-        action_id=identity.get("action_id") or None,
-        details={"state": identity.get("state"), "count": count},
-    )
-
-
-def flush_repeat_tallies() -> int:
-    """Move the repeated-confirm tallies into the audit log; return the number of rows.
-
-    The tallies are taken and cleared atomically, so each repeat is recorded once; if the
-    database refuses the rows, they are put back for the next run
-    (``lightnote.audit_tallies``).
-    """
-    return tallies_flush(REPEAT_TALLIES_KEY, _repeat_entry, what="repeat", write=audit_events)
-
-
-def _user_ref(user_id: Any) -> Any:
-    """A user reference for an audit row, without a query (None when there is no id)."""
-    if user_id in (None, ""):
-        return None
-    from django.contrib.auth import get_user_model
-
-    return get_user_model()(pk=user_id)
 
 
 # --- The three endpoints' logic ----------------------------------------------------------
@@ -213,6 +161,61 @@ def status(
         return Answer(200, {"state": "rejected"})
     answer = answer_for_state(card, locale=locale)
     return answer if answer and answer.status == 200 else Answer(200, {"state": "running"})
+
+
+# --- Repeated confirms ----------------------------------------------------------------------
+
+# Repeated confirms of a running or settled card write nothing to the database: they are
+# tallied in the control store and moved into the audit log by ``flush_repeat_tallies``
+# (the ``reconcile_cards`` command runs it), one ``confirm.duplicate`` row per card, actor
+# and state with ``details.count``.
+REPEAT_TALLIES_KEY = "ln:audit:{repeats}"
+
+
+def _tally_repeat(card: cards.Card, actor: ActorContext) -> None:
+    """Count one repeated confirm of ``card`` (best effort: the answer never depends on it)."""
+    identity = {
+        "action_id": card.id,
+        "actor_id": actor.actor.pk,
+        "subject_id": actor.subject.pk,
+        "session_id": card.session_id,
+        "capability": card.capability,
+        "tool": card.tool,
+        "state": card.state,
+    }
+    tally(REPEAT_TALLIES_KEY, identity, what=f"repeat confirm of {card.id}")
+
+
+def _repeat_entry(identity: dict[str, Any], count: int) -> Any:
+    return audit_entry(
+        "confirm.duplicate",
+        actor=_user_ref(identity.get("actor_id")),
+        subject=_user_ref(identity.get("subject_id")),
+        session_id=identity.get("session_id") or None,
+        capability=str(identity.get("capability", "")),
+        tool=str(identity.get("tool", "")),
+        action_id=identity.get("action_id") or None,
+        details={"state": identity.get("state"), "count": count},
+    )
+
+
+def flush_repeat_tallies() -> int:
+    """Move the repeated-confirm tallies into the audit log; return the number of rows.
+
+    The tallies are taken and cleared atomically, so each repeat is recorded once; if the
+    database refuses the rows, they are put back for the next run
+    (``lightnote.audit_tallies``).
+    """
+    return tallies_flush(REPEAT_TALLIES_KEY, _repeat_entry, what="repeat", write=audit_events)
+
+
+def _user_ref(user_id: Any) -> Any:
+    """A user reference for an audit row, without a query (None when there is no id)."""
+    if user_id in (None, ""):
+        return None
+    from django.contrib.auth import get_user_model
+
+    return get_user_model()(pk=user_id)
 
 
 __all__ = [
