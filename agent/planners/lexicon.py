@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from agent.vocabulary import priority_name
 
@@ -52,6 +52,36 @@ class Intent:
 
 
 HELP = Intent(None)
+
+
+class Grammar(Protocol):
+    """One language's grammar (the ``zh`` and ``en`` packages) as its callers use it.
+
+    The rules planner calls :meth:`interpret`; ``agent.followups`` reads answers to a
+    pending question with the rest. Times stay the user's words; nothing here touches data.
+    """
+
+    def interpret(self, text: str) -> Intent: ...
+
+    def strip_polite(self, text: str) -> str: ...
+
+    def todo_fields(self, body: str, *, priority: str | None = None) -> Intent: ...
+
+    def note_fields(self, body: str) -> Intent: ...
+
+    def is_time(self, value: str) -> bool: ...
+
+    def merge_time(self, prior: str, answer: str) -> str: ...
+
+    def is_yes(self, text: str) -> bool: ...
+
+    def is_no(self, text: str) -> bool: ...
+
+    def ordinal(self, text: str) -> int | None: ...
+
+    def time_answer(self, text: str) -> str | None: ...
+
+    def priority_answer(self, text: str) -> str | None: ...
 
 
 def ask(tool: str, slot: str, **args: Any) -> Intent:
