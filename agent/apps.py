@@ -11,7 +11,7 @@ class AgentConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        """Register texts and checks, discover ``<app>/agent_tools.py``, validate the registry.
+        """Register texts and checks, discover each ``<app>.agent_tools``, validate the registry.
 
         A tool that disagrees with the capability table, or an enabled capability without
         its tool, raises ``ImproperlyConfigured`` here: the app refuses to start.

@@ -15,8 +15,10 @@ from typing import Any
 
 from django.db import transaction
 
-from agent import cards, confirm_checks, conversation, lifecycle, sessions
+from agent import cards, confirm_checks, lifecycle, sessions
+from agent.card_issuing import prepared_fields
 from agent.cards import CardState
+from agent.derived_cards import issue_derived_card, turn_for
 from agent.models import ActionCard
 from agent.policy import enforce_tool_policy
 from agent.ratelimit import limit_new_card
@@ -64,20 +66,6 @@ def _refusal_for_lost_void(digest: str) -> LightNoteError:
     )
 
 
-def turn_for(
-    *, request: Any, actor: ActorContext, row: ActionCard | None, session: Any, locale: str
-) -> Any:
-    """Return the turn a card derived from ``row`` is issued in (its question and facts)."""
-    return conversation.derived_context(
-        request=request,
-        actor=actor,
-        session=session,
-        locale=locale,
-        message=row.message if row is not None else None,
-        asked_before=row.created_at if row is not None else None,
-    )
-
-
 def edit(
     *,
     request: Any,
@@ -114,10 +102,10 @@ def edit(
         tool_name=card.tool, args=raw, context=turn.context, phase="prepare"
     )
     limit_new_card(request, user_id=actor.actor.pk)
-    derived = conversation.issue_derived_card(
+    derived = issue_derived_card(
         turn,
         message=row.message if row is not None else None,
-        **conversation.prepared_fields(prepared),
+        **prepared_fields(prepared),
     )
     new_card = derived.card
     if not cards.card_void(card.digest):

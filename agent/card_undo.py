@@ -17,8 +17,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from agent import cards, lifecycle
-from agent.card_edits import turn_for
-from agent.conversation import issue_derived_card, prepared_fields
+from agent.card_issuing import prepared_fields
+from agent.derived_cards import issue_derived_card, turn_for
 from agent.models import ActionCard, AgentSession
 from agent.policy import enforce_tool_policy
 from agent.ratelimit import limit_new_card

@@ -2,10 +2,13 @@
 
 ``POST /api/v1/agent/choices/choose/`` ``{"token", "session_id", "candidate_id"}``. The
 checks run in confirm's order (docs/confirmation-protocol.md): admin read-only 403 -> store
-503 -> token known 410 -> owner and session 403 ``CONFIRMATION_FORBIDDEN`` -> seal 409
-``CONFIRMATION_INVALID`` -> state (used: 410 ``CONFIRMATION_EXPIRED``) -> candidate (400
-``CHOICE_CANDIDATE_INVALID``) -> the new-card rate limit 429 -> issue and use. Nothing
-executes: the card is confirmed like any other.
+503 -> token known 410 (429 past the token-miss limit) -> owner and session 403
+``CONFIRMATION_FORBIDDEN`` -> seal 409 ``CONFIRMATION_INVALID`` -> state (used: 410
+``CONFIRMATION_EXPIRED``) -> candidate (400 ``CHOICE_CANDIDATE_INVALID``) -> the new-card
+rate limit 429 -> issue and use. Nothing executes: the card is confirmed like any other.
+
+A pick by words on a later message ("第二个", ``agent.turns.Turn.take_choice``) goes through
+the same :func:`checked_choice` and :func:`take_pick`: one choice yields at most one card.
 """
 
 from __future__ import annotations
@@ -15,10 +18,11 @@ from typing import Any
 
 from django.db import transaction
 
-from agent import choice_store, conversation, pending
+from agent import cards, choice_store, pending
 from agent.confirm_checks import session_access_for
+from agent.derived_cards import DerivedCard, derived_context, issue_derived_card
 from agent.models import AgentSession, Choice
-from agent.ratelimit import limit_new_card
+from agent.ratelimit import limit_new_card, limit_token_miss
 from agent.sessions import SessionAccess
 from lightnote.audit import audit_event
 from lightnote.context import ActorContext
@@ -42,7 +46,11 @@ def choose(
     """
     refuse_admin_write(request, what="choice.choose")
     stored = choice_store.choice_get(token)  # 503 when the store cannot answer
-    if stored is not None:
+    if stored is None:
+        # The miss path only, as for card tokens: 429 once this user's misses passed
+        # LIGHTNOTE_RATE_LIMIT_TOKEN_MISSES (checked_choice answers the 410 below).
+        limit_token_miss(actor=actor, kind="choice", action="choose")
+    else:
         access = session_access_for(request, session_id=session_id, owner=actor.subject)
         if access is SessionAccess.DELETED:
             raise LightNoteError("SESSION_NOT_FOUND", status=404)
@@ -50,9 +58,7 @@ def choose(
             _audit_refusal(actor, session_id, "CONFIRMATION_FORBIDDEN")
             raise LightNoteError("CONFIRMATION_FORBIDDEN", status=403)
     try:
-        choice = conversation.checked_choice(
-            stored, owner=actor.subject, session_id=str(session_id)
-        )
+        choice = checked_choice(stored, owner=actor.subject, session_id=str(session_id))
     except LightNoteError as error:
         _audit_refusal(actor, session_id, error.code)
         raise
@@ -62,7 +68,7 @@ def choose(
     session = AgentSession.objects.get(id=session_id)
     row = Choice.objects.select_related("message").filter(id=choice.id).first()
     message = row.message if row is not None else None
-    turn = conversation.derived_context(
+    turn = derived_context(
         request=request,
         actor=actor,
         session=session,
@@ -70,14 +76,14 @@ def choose(
         message=message,
         asked_before=row.created_at if row is not None else None,
     )
-    issued: list[conversation.DerivedCard] = []
+    issued: list[DerivedCard] = []
 
     def issue(**fields: Any) -> dict[str, Any]:
-        derived = conversation.issue_derived_card(turn, message=message, **fields)
+        derived = issue_derived_card(turn, message=message, **fields)
         issued.append(derived)
         return derived.card
 
-    card = conversation.take_pick(choice, str(candidate_id), issue)
+    card = take_pick(choice, str(candidate_id), issue)
     with transaction.atomic():
         issued[0].record()
         choice_store.record_chosen(
@@ -115,3 +121,48 @@ def _audit_refusal(actor: ActorContext, session_id: Any, code: str) -> None:
         session_id=session_id,
         code=code,
     )
+
+
+def checked_choice(
+    choice: choice_store.StoredChoice | None, *, owner: Any, session_id: str
+) -> choice_store.StoredChoice:
+    """Return the choice if it may be picked from, else the first failing check's error.
+
+    In confirm's order: gone/expired 410 -> another owner or session 403
+    ``CONFIRMATION_FORBIDDEN`` -> altered 409 ``CONFIRMATION_INVALID`` (destroyed) -> used
+    (``chosen``) 410 ``CONFIRMATION_EXPIRED``.
+    """
+    if choice is None:
+        raise LightNoteError("CONFIRMATION_EXPIRED", status=410)
+    if not choice.owned_by(owner.pk) or not choice.in_session(session_id):
+        raise LightNoteError("CONFIRMATION_FORBIDDEN", status=403)
+    if not choice.binding_valid():
+        choice_store.choice_destroy(choice.digest)
+        raise LightNoteError("CONFIRMATION_INVALID", status=409)
+    if choice.state != choice_store.STATE_READY:
+        raise LightNoteError("CONFIRMATION_EXPIRED", status=410)
+    return choice
+
+
+def take_pick(choice: choice_store.StoredChoice, candidate_id: str, issue: Any) -> dict[str, Any]:
+    """Issue (``issue(**card fields)``) the card of one candidate, then use the choice.
+
+    The card carries exactly the args and preview the choice prepared for that item. The
+    choice is used with one compare-and-set after the card exists: a pick that loses the
+    race destroys its card and answers 410, so one choice yields at most one card.
+    Raises 400 ``CHOICE_CANDIDATE_INVALID`` for a candidate the choice does not offer.
+    """
+    pick = choice.picks.get(str(candidate_id))
+    if not isinstance(pick, dict):
+        raise choice_store.refuse_unknown_candidate()
+    card: dict[str, Any] = issue(
+        tool=choice.tool,
+        capability=choice.capability,
+        risk=choice.risk,
+        args=dict(pick["args"]),
+        preview=dict(pick["preview"]),
+    )
+    if not choice_store.choice_take(choice.digest):
+        cards.card_destroy(card["token"])
+        raise LightNoteError("CONFIRMATION_EXPIRED", status=410)
+    return card

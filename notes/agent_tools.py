@@ -13,30 +13,31 @@ from typing import Any, ClassVar
 
 from django.db import transaction
 
-from agent.tools import (
+from agent.tools.adapters import (
+    ItemCardTool,
+    card,
+    changed_values,
+    listing,
+    page_data,
+    resolve_by_id_or_title,
+    run_versioned,
+    undo_update,
+    versioned_target,
+)
+from agent.tools.base import Compensation, ExecutionResult, ReadResult, Tool, ToolContext, WriteTool
+from agent.tools.formatting import detail, excerpt, joined, text, update_preview
+from agent.tools.schema import (
     KEYWORD_ALIASES,
     LIMIT_ALIASES,
-    UUID_PATTERN,
-    Compensation,
-    ExecutionResult,
-    ReadResult,
-    Tool,
-    ToolContext,
-    WriteTool,
-    change_detail,
+    UUID_SCHEMA,
+    VERSION_SCHEMA,
     closed_object,
-    detail,
     digits_to_int,
     exactly_one_of,
-    excerpt,
-    first_page,
-    joined,
-    registry,
-    resolve_by_id_or_title,
+    snapshot_schema,
     strip_text,
-    text,
-    update_preview,
 )
+from agent.tools.tool_registry import registry
 from lightnote.binding import canonical_json, keyed_hash
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
@@ -140,23 +141,32 @@ def resolve_note(args: dict[str, Any], context: ToolContext) -> Note:
         get=lambda note_id: note_selectors.note_get(owner=context.subject, note_id=note_id),
         find=lambda title: note_selectors.note_find_by_title(owner=context.subject, title=title),
         candidate=lambda note: {
-            "id": str(note.id),
-            "title": note.title,
-            "tags": list(note.tags or []),
-            "content_excerpt": excerpt(note.content, _EXCERPT),
+            **_note_fields(note),
             "updated_at": note.updated_at.astimezone(context.zone).isoformat(),
         },
     )
 
 
-def note_data(note: Note) -> dict[str, Any]:
-    """Return a JSON-safe description of a note (content cut to an excerpt)."""
+def _note_fields(note: Note) -> dict[str, Any]:
     return {
         "id": str(note.id),
         "title": note.title,
         "tags": list(note.tags or []),
         "content_excerpt": excerpt(note.content, _EXCERPT),
-        "version": note.version,
+    }
+
+
+def note_data(note: Note) -> dict[str, Any]:
+    """Return a JSON-safe description of a note (content cut to an excerpt)."""
+    return {**_note_fields(note), "version": note.version}
+
+
+def note_snapshot(note: Note) -> dict[str, Any]:
+    """Return the note's present values, for the card's "current" column."""
+    return {
+        "title": note.title,
+        "content_excerpt": excerpt(note.content, _EXCERPT),
+        "tags": list(note.tags or []),
     }
 
 
@@ -170,6 +180,15 @@ def _tags_value(tags: list[str], locale: str) -> str:
 
 def _content_value(content: str, locale: str) -> str:
     return excerpt(content, 120) if content.strip() else text("TOOL_VALUE_NONE", locale)
+
+
+def _note_details(title: str, tags: list[str], content: str, locale: str) -> list[dict[str, Any]]:
+    """Return the card rows of a whole note: title, tags and (an excerpt of) its content."""
+    return [
+        detail("title", _label("title", locale), title),
+        detail("tags", _label("tags", locale), _tags_value(tags, locale)),
+        detail("content", _label("content", locale), _content_value(content, locale)),
+    ]
 
 
 class NoteWriteTool(WriteTool):
@@ -214,30 +233,30 @@ class SearchNotesTool(Tool):
 
     def run(self, args: dict[str, Any], context: ToolContext) -> ReadResult:
         notes = note_selectors.note_list(owner=context.subject, keyword=args["keyword"])
-        page, total = first_page(notes, args.get("limit", SEARCH_LIMIT_DEFAULT))
-        data = {"count": total, "notes": [note_data(note) for note in page]}
-        return self.read_result(data, context)
+        limit = args.get("limit", SEARCH_LIMIT_DEFAULT)
+        return self.read_result(page_data(notes, limit, key="notes", describe=note_data), context)
 
     def summarize(self, data: dict[str, Any], locale: str) -> str:
-        if not data["notes"]:
-            return text("NOTE_RESULT_SEARCH_EMPTY", locale)
-        lines = [text("NOTE_RESULT_SEARCH", locale, count=data["count"])]
-        lines += [
-            text(
+        return listing(
+            data["notes"],
+            count=data["count"],
+            empty_code="NOTE_RESULT_SEARCH_EMPTY",
+            head_code="NOTE_RESULT_SEARCH",
+            line=lambda item: text(
                 "NOTE_RESULT_SEARCH_LINE",
                 locale,
                 title=item["title"],
                 tags=_tags_value(item["tags"], locale),
-            )
-            for item in data["notes"]
-        ]
-        return "\n".join(lines)
+            ),
+            locale=locale,
+        )
 
 
 @registry.register
 class CreateNoteTool(NoteWriteTool):
     name = "create_note"
     capability_id = "note.create"
+    reply_text_code = "REPLY_NOTE_CREATED"
     description: ClassVar[dict[str, str]] = {
         "zh-CN": "为用户创建一条笔记。需要用户确认卡片后才会执行。",
         "en": "Create a note for the user. Runs only after the user confirms the card.",
@@ -248,7 +267,7 @@ class CreateNoteTool(NoteWriteTool):
     )
     prepared_schema: ClassVar[dict[str, Any]] = closed_object(
         {
-            "note_id": {"type": "string", "pattern": UUID_PATTERN},
+            "note_id": UUID_SCHEMA,
             "title": {"type": "string", "minLength": 1},
             "content": {"type": "string"},
             "tags": _TAGS_SCHEMA,
@@ -285,21 +304,14 @@ class CreateNoteTool(NoteWriteTool):
         return {"note_id": note_id, "title": title, "content": content, "tags": tags}
 
     def preview(self, prepared: dict[str, Any], context: ToolContext) -> dict[str, Any]:
-        locale = context.locale
-        return {
-            "title": text("NOTE_PREVIEW_CREATE_TITLE", locale),
-            "target": prepared["title"],
-            "impact": text("NOTE_PREVIEW_CREATE_IMPACT", locale, title=prepared["title"]),
-            "details": [
-                detail("title", _label("title", locale), prepared["title"]),
-                detail("tags", _label("tags", locale), _tags_value(prepared["tags"], locale)),
-                detail(
-                    "content",
-                    _label("content", locale),
-                    _content_value(prepared["content"], locale),
-                ),
-            ],
-        }
+        title, locale = prepared["title"], context.locale
+        return card(
+            title_code="NOTE_PREVIEW_CREATE_TITLE",
+            impact_code="NOTE_PREVIEW_CREATE_IMPACT",
+            target=title,
+            details=_note_details(title, prepared["tags"], prepared["content"], locale),
+            locale=locale,
+        )
 
     def execute(self, prepared: dict[str, Any], context: ToolContext) -> ExecutionResult:
         """Create the note with its derived id; if that id exists for this owner, return it.
@@ -328,9 +340,6 @@ class CreateNoteTool(NoteWriteTool):
             return self.write_result({**note_data(existing), "already_existed": True}, context)
         return self.write_result({**note_data(note), "already_existed": False}, context)
 
-    def reply_code(self, data: dict[str, Any]) -> str:
-        return "REPLY_NOTE_CREATED"
-
     def summarize(self, data: dict[str, Any], locale: str) -> str:
         code = (
             "NOTE_RESULT_ALREADY_EXISTED" if data.get("already_existed") else "NOTE_RESULT_CREATED"
@@ -352,6 +361,8 @@ class CreateNoteTool(NoteWriteTool):
 class UpdateNoteTool(NoteWriteTool):
     name = "update_note"
     capability_id = "note.update"
+    result_code = "NOTE_RESULT_UPDATED"
+    reply_text_code = "REPLY_NOTE_UPDATED"
     description: ClassVar[dict[str, str]] = {
         "zh-CN": "修改用户一条笔记的标题、内容或标签（内容为整体替换）。需要用户确认。",
         "en": "Change a note's title, content (replaced as a whole) or tags. Runs only after "
@@ -369,8 +380,8 @@ class UpdateNoteTool(NoteWriteTool):
     )
     prepared_schema: ClassVar[dict[str, Any]] = closed_object(
         {
-            "note_id": {"type": "string", "pattern": UUID_PATTERN},
-            "expected_version": {"type": "integer", "minimum": 1},
+            "note_id": UUID_SCHEMA,
+            "expected_version": VERSION_SCHEMA,
             "title": {"type": "string", "minLength": 1},
             "content": {"type": "string"},
             "tags": _TAGS_SCHEMA,
@@ -395,52 +406,35 @@ class UpdateNoteTool(NoteWriteTool):
 
     def prepare(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         note = resolve_note(args, context)
-        changes: dict[str, Any] = {}
-        if "title" in args:
-            title = note_services.check_title(args["title"])
-            if title != note.title:
-                changes["title"] = title
-        if "content" in args:
-            content = note_services.check_content(args["content"])
-            if content != note.content:
-                changes["content"] = content
-        if "tags" in args:
-            tags = note_services.check_tags(args["tags"])
-            if tags != list(note.tags or []):
-                changes["tags"] = tags
-        if not changes:
-            raise LightNoteError("NOTE_UPDATE_NOOP")
-        return {
-            "note_id": str(note.id),
-            "expected_version": note.version,
-            **changes,
-            "current": {
-                "title": note.title,
-                "content_excerpt": excerpt(note.content, _EXCERPT),
-                "tags": list(note.tags or []),
-            },
+        checks = {
+            "title": note_services.check_title,
+            "content": note_services.check_content,
+            "tags": note_services.check_tags,
         }
+        present = {"title": note.title, "content": note.content, "tags": list(note.tags or [])}
+        changes = changed_values(args, checks, present, noop_code="NOTE_UPDATE_NOOP")
+        return versioned_target("note_id", note, **changes, current=note_snapshot(note))
 
     def preview(self, prepared: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         locale = context.locale
         current = prepared["current"]
-        fields = [field for field in CHANGE_FIELDS if field in prepared]
-        shown = {
+        as_shown = {
             "title": lambda value: value,
             "tags": lambda value: _tags_value(value, locale),
             "content": lambda value: _content_value(value, locale),
         }
-        details = [detail("title", _label("title", locale), current["title"])]
-        for field in fields:
-            old_raw = current["content_excerpt"] if field == "content" else current[field]
-            old, new = shown[field](old_raw), shown[field](prepared[field])
-            details.append(change_detail(field, _label(field, locale), old, new, locale))
+
+        def shown(field: str) -> tuple[str, str]:
+            old = current["content_excerpt"] if field == "content" else current[field]
+            return as_shown[field](old), as_shown[field](prepared[field])
+
         return update_preview(
             title_code="NOTE_PREVIEW_UPDATE_TITLE",
             impact_code="NOTE_PREVIEW_UPDATE_IMPACT",
             target=current["title"],
-            changed_labels=[_label(field, locale) for field in fields],
-            details=details,
+            fields=[field for field in CHANGE_FIELDS if field in prepared],
+            label=lambda field: _label(field, locale),
+            shown=shown,
             locale=locale,
         )
 
@@ -452,12 +446,8 @@ class UpdateNoteTool(NoteWriteTool):
         only at that version, and a version names exactly one state of the note).
         """
         before = note_selectors.note_get(owner=context.subject, note_id=prepared["note_id"])
-        note = note_services.note_update(
-            owner=context.subject,
-            note_id=prepared["note_id"],
-            expected_version=prepared["expected_version"],
-            **{field: prepared[field] for field in CHANGE_FIELDS if field in prepared},
-        )
+        changes = {field: prepared[field] for field in CHANGE_FIELDS if field in prepared}
+        note = run_versioned(note_services.note_update, "note_id", prepared, context, **changes)
         data = note_data(note)
         if before.version == prepared["expected_version"]:
             data["previous"] = {
@@ -472,20 +462,13 @@ class UpdateNoteTool(NoteWriteTool):
         previous = result.get("previous")
         if not isinstance(previous, dict):
             return None
-        restored = {field: previous[field] for field in CHANGE_FIELDS if field in prepared}
-        return Compensation(
-            "update_note", {"note_id": prepared["note_id"], **restored}, result["version"]
+        return undo_update(
+            "update_note", "note_id", prepared, previous, CHANGE_FIELDS, result["version"]
         )
-
-    def reply_code(self, data: dict[str, Any]) -> str:
-        return "REPLY_NOTE_UPDATED"
-
-    def summarize(self, data: dict[str, Any], locale: str) -> str:
-        return text("NOTE_RESULT_UPDATED", locale, title=data["title"])
 
 
 @registry.register
-class DiscardNoteTool(NoteWriteTool):
+class DiscardNoteTool(NoteWriteTool, ItemCardTool):
     """Internal (compensation-only): move a note an agent card created to the trash."""
 
     name = "discard_note"
@@ -498,51 +481,23 @@ class DiscardNoteTool(NoteWriteTool):
     schema: ClassVar[dict[str, Any]] = closed_object(
         {"note_id": {"type": "string", "maxLength": 64}}, required=("note_id",)
     )
-    prepared_schema: ClassVar[dict[str, Any]] = closed_object(
-        {
-            "note_id": {"type": "string", "pattern": UUID_PATTERN},
-            "expected_version": {"type": "integer", "minimum": 1},
-            "current": _CURRENT_NOTE,
-        },
-        required=("note_id", "expected_version", "current"),
-    )
+    prepared_schema: ClassVar[dict[str, Any]] = snapshot_schema("note_id", _CURRENT_NOTE)
+    preview_title_code = "NOTE_PREVIEW_DISCARD_TITLE"
+    preview_impact_code = "NOTE_PREVIEW_DISCARD_IMPACT"
+    result_code = "NOTE_RESULT_DISCARDED"
+    reply_text_code = "REPLY_NOTE_DISCARDED"
 
     def prepare(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         note = note_selectors.note_get(owner=context.subject, note_id=args["note_id"])
-        return {
-            "note_id": str(note.id),
-            "expected_version": note.version,
-            "current": {
-                "title": note.title,
-                "content_excerpt": excerpt(note.content, _EXCERPT),
-                "tags": list(note.tags or []),
-            },
-        }
+        return versioned_target("note_id", note, current=note_snapshot(note))
 
-    def preview(self, prepared: dict[str, Any], context: ToolContext) -> dict[str, Any]:
-        locale = context.locale
-        current = prepared["current"]
-        return {
-            "title": text("NOTE_PREVIEW_DISCARD_TITLE", locale),
-            "target": current["title"],
-            "impact": text("NOTE_PREVIEW_DISCARD_IMPACT", locale, title=current["title"]),
-            "details": [
-                detail("title", _label("title", locale), current["title"]),
-                detail("tags", _label("tags", locale), _tags_value(current["tags"], locale)),
-                detail(
-                    "content",
-                    _label("content", locale),
-                    _content_value(current["content_excerpt"], locale),
-                ),
-            ],
-        }
+    def item_details(self, current: dict[str, Any], context: ToolContext) -> list[dict[str, Any]]:
+        return _note_details(
+            current["title"], current["tags"], current["content_excerpt"], context.locale
+        )
 
     def execute(self, prepared: dict[str, Any], context: ToolContext) -> ExecutionResult:
-        note_id = note_services.note_delete(
-            owner=context.subject,
-            note_id=prepared["note_id"],
-            expected_version=prepared["expected_version"],
-        )
+        note_id = run_versioned(note_services.note_delete, "note_id", prepared, context)
         data = {
             "id": str(note_id),
             "title": prepared["current"]["title"],
@@ -551,9 +506,3 @@ class DiscardNoteTool(NoteWriteTool):
             "deleted": True,
         }
         return self.write_result(data, context)
-
-    def reply_code(self, data: dict[str, Any]) -> str:
-        return "REPLY_NOTE_DISCARDED"
-
-    def summarize(self, data: dict[str, Any], locale: str) -> str:
-        return text("NOTE_RESULT_DISCARDED", locale, title=data["title"])

@@ -9,6 +9,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from lightnote.errors import LightNoteError
+from lightnote.field_checks import UNSET, checked_text, checked_title, checked_values
 from lightnote.transactions import service_atomic
 from lightnote.versioning import (
     release_idempotency_key,
@@ -18,24 +19,15 @@ from lightnote.versioning import (
 )
 from notes.models import CONTENT_MAX, TAG_MAX, TAGS_MAX, TITLE_MAX, Note
 
-_UNSET: Any = object()
-
 
 def check_title(title: Any) -> str:
-    if not isinstance(title, str) or not title.strip():
-        raise LightNoteError("NOTE_TITLE_REQUIRED")
-    title = " ".join(title.split())
-    if len(title) > TITLE_MAX:
-        raise LightNoteError("NOTE_TITLE_TOO_LONG", params={"max": TITLE_MAX})
-    return title
+    """Return the trimmed title, or raise ``NOTE_TITLE_REQUIRED`` / ``NOTE_TITLE_TOO_LONG``."""
+    return checked_title(title, prefix="NOTE", max_length=TITLE_MAX)
 
 
 def check_content(content: Any) -> str:
-    if content is None:
-        return ""
-    if not isinstance(content, str) or len(content) > CONTENT_MAX:
-        raise LightNoteError("NOTE_CONTENT_TOO_LONG", params={"max": CONTENT_MAX})
-    return content
+    """Return the content as given (None: ``""``), or raise ``NOTE_CONTENT_TOO_LONG``."""
+    return checked_text(content, too_long="NOTE_CONTENT_TOO_LONG", max_length=CONTENT_MAX)
 
 
 def check_tags(tags: Any) -> list[str]:
@@ -103,18 +95,14 @@ def note_update(
     owner: Any,
     note_id: uuid.UUID | str,
     expected_version: int | None,
-    title: Any = _UNSET,
-    content: Any = _UNSET,
-    tags: Any = _UNSET,
+    title: Any = UNSET,
+    content: Any = UNSET,
+    tags: Any = UNSET,
 ) -> Note:
     """Change the given fields if the note is still at ``expected_version``."""
-    values: dict[str, Any] = {}
-    if title is not _UNSET:
-        values["title"] = check_title(title)
-    if content is not _UNSET:
-        values["content"] = check_content(content)
-    if tags is not _UNSET:
-        values["tags"] = check_tags(tags)
+    values = checked_values(
+        title=(title, check_title), content=(content, check_content), tags=(tags, check_tags)
+    )
     return versioned_update(
         Note,
         owner=owner,

@@ -24,7 +24,8 @@ DOMAIN_APPS = frozenset({"todos", "notes"})
 # imports them.
 INTERFACE_APPS = frozenset({"mcpserver"})
 PACKAGES = (BASE, AGENT, *sorted(DOMAIN_APPS), *sorted(INTERFACE_APPS))
-# A domain app reaches the agent from this module only (its tools register there).
+# A domain app reaches the agent from this module only (its tools register there); it may be
+# a package, whose modules all count as the adapter.
 AGENT_ADAPTER = "agent_tools"
 _STRING_IMPORTERS = frozenset({"import_module", "find_spec", "__import__"})
 
@@ -119,6 +120,12 @@ def _app(module: str) -> str:
     return module.split(".", 1)[0]
 
 
+def _is_agent_adapter(module: str) -> bool:
+    """True for ``<app>.agent_tools`` and, when it is a package, the modules inside it."""
+    rest = module.partition(".")[2]
+    return rest == AGENT_ADAPTER or rest.startswith(AGENT_ADAPTER + ".")
+
+
 def layer_rule_broken(imp: Import) -> str | None:
     """Return the rule ``imp`` breaks, or None."""
     source, target = _app(imp.importer), _app(imp.target)
@@ -134,7 +141,7 @@ def layer_rule_broken(imp: Import) -> str | None:
         return "the agent imports no domain app"
     if source in DOMAIN_APPS and target in DOMAIN_APPS:
         return "a domain app never imports another"
-    if source in DOMAIN_APPS and target == AGENT and imp.importer != f"{source}.{AGENT_ADAPTER}":
+    if source in DOMAIN_APPS and target == AGENT and not _is_agent_adapter(imp.importer):
         return f"a domain app imports the agent only from {AGENT_ADAPTER}.py"
     return None
 

@@ -114,6 +114,15 @@ VIOLATIONS = {
         "agent/tools.py": "class Tool: ...\n",
         "todos/api.py": "from agent.tools import Tool\n",
     },
+    "todos imports the agent from a module named like the adapter": {
+        "agent/tools.py": "class Tool: ...\n",
+        "todos/agent_tools_extra.py": "from agent.tools import Tool\n",
+    },
+    "notes imports the agent from a package beside the adapter package": {
+        "agent/tools.py": "class Tool: ...\n",
+        "notes/agent_tools/__init__.py": "",
+        "notes/pages/agent_tools.py": "from agent.tools import Tool\n",
+    },
     "the agent imports a domain app": {
         "notes/services.py": "",
         "agent/execution.py": "from notes import services\n",
@@ -169,6 +178,20 @@ def test_the_allowed_directions_pass(tmp_path: Path) -> None:
             "notes/agent_tools.py": "from agent import tools\nfrom . import api\n",
             "notes/api.py": "import json\nfrom django.db import models\n",
             "mcpserver/gateway.py": "from agent import tools\nfrom lightnote import store\n",
+        },
+    )
+    assert check(tree) == ([], [])
+
+
+def test_an_adapter_package_may_reach_the_agent_from_each_of_its_modules(tmp_path: Path) -> None:
+    tree = make_tree(
+        tmp_path,
+        {
+            "agent/tools.py": "class Tool: ...\n",
+            "todos/services.py": "",
+            "todos/agent_tools/__init__.py": "from todos.agent_tools import tools\n",
+            "todos/agent_tools/tools.py": "from agent.tools import Tool\nimport todos.services\n",
+            "todos/agent_tools/cards.py": "from agent import tools\n",
         },
     )
     assert check(tree) == ([], [])

@@ -40,6 +40,7 @@ pytestmark = pytest.mark.django_db
 
 EDIT_URL = "/api/v1/agent/confirmations/edit/"
 REPLY_URL = "/api/v1/agent/continuations/reply/"
+CHOOSE_URL = "/api/v1/agent/choices/choose/"
 
 
 @pytest.fixture(autouse=True)
@@ -55,22 +56,25 @@ def miss(client: Any, session_id: str, url: str = CONFIRM_URL) -> Any:
     body: dict[str, Any] = {"token": secrets.token_urlsafe(32), "session_id": session_id}
     if url == EDIT_URL:
         body["args"] = {"title": "x"}
+    if url == CHOOSE_URL:
+        body["candidate_id"] = "00000000-0000-4000-8000-000000000000"
     return client.post(url, body, format="json")
 
 
 def test_misses_over_the_limit_answer_429_on_every_token_endpoint(user: Any, settings: Any) -> None:
-    settings.LIGHTNOTE_RATE_LIMIT_TOKEN_MISSES = "5/m"
     client = token_client(user)
     session_id = open_session(client)
-    urls = [CONFIRM_URL, REJECT_URL, STATUS_URL, EDIT_URL, REPLY_URL]
+    urls = [CONFIRM_URL, REJECT_URL, STATUS_URL, EDIT_URL, REPLY_URL, CHOOSE_URL]
+    settings.LIGHTNOTE_RATE_LIMIT_TOKEN_MISSES = f"{len(urls)}/m"
 
-    first = [miss(client, session_id, url) for url in urls]  # 5 misses, one per endpoint
+    first = [miss(client, session_id, url) for url in urls]  # one miss per endpoint
     assert [(r.status_code, error_code(r)) for r in first] == [
         (410, "CONFIRMATION_EXPIRED"),
         (410, "CONFIRMATION_EXPIRED"),
         (410, "CONFIRMATION_EXPIRED"),
         (410, "CONFIRMATION_EXPIRED"),
         (410, "CONTINUATION_EXPIRED"),
+        (410, "CONFIRMATION_EXPIRED"),
     ]
     for url in urls:
         response = miss(client, session_id, url)

@@ -12,6 +12,7 @@ from typing import Any
 from django.utils import timezone
 
 from lightnote.errors import LightNoteError
+from lightnote.field_checks import UNSET, checked_text, checked_title, checked_values
 from lightnote.transactions import service_atomic
 from lightnote.versioning import (
     release_idempotency_key,
@@ -21,25 +22,17 @@ from lightnote.versioning import (
 )
 from todos.models import DESCRIPTION_MAX, PRIORITIES, TITLE_MAX, Todo
 
-_UNSET: Any = object()
-
 
 def check_title(title: Any) -> str:
     """Return the trimmed title, or raise ``TODO_TITLE_REQUIRED`` / ``TODO_TITLE_TOO_LONG``."""
-    if not isinstance(title, str) or not title.strip():
-        raise LightNoteError("TODO_TITLE_REQUIRED")
-    title = " ".join(title.split())
-    if len(title) > TITLE_MAX:
-        raise LightNoteError("TODO_TITLE_TOO_LONG", params={"max": TITLE_MAX})
-    return title
+    return checked_title(title, prefix="TODO", max_length=TITLE_MAX)
 
 
 def check_description(description: Any) -> str:
-    if description is None:
-        return ""
-    if not isinstance(description, str) or len(description) > DESCRIPTION_MAX:
-        raise LightNoteError("TODO_DESCRIPTION_TOO_LONG", params={"max": DESCRIPTION_MAX})
-    return description.strip()
+    """Return the trimmed description (None: ``""``), or raise ``TODO_DESCRIPTION_TOO_LONG``."""
+    return checked_text(
+        description, too_long="TODO_DESCRIPTION_TOO_LONG", max_length=DESCRIPTION_MAX
+    ).strip()
 
 
 def priority_invalid() -> LightNoteError:
@@ -118,24 +111,20 @@ def todo_update(
     owner: Any,
     todo_id: uuid.UUID | str,
     expected_version: int | None,
-    title: Any = _UNSET,
-    description: Any = _UNSET,
-    priority: Any = _UNSET,
-    due_at: Any = _UNSET,
-    status: Any = _UNSET,
+    title: Any = UNSET,
+    description: Any = UNSET,
+    priority: Any = UNSET,
+    due_at: Any = UNSET,
+    status: Any = UNSET,
 ) -> Todo:
     """Change the given fields if the todo is still at ``expected_version``."""
-    values: dict[str, Any] = {}
-    if title is not _UNSET:
-        values["title"] = check_title(title)
-    if description is not _UNSET:
-        values["description"] = check_description(description)
-    if priority is not _UNSET:
-        values["priority"] = check_priority(priority)
-    if due_at is not _UNSET:
-        values["due_at"] = check_due_at(due_at)
-    if status is not _UNSET:
-        values["status"] = check_status(status)
+    values = checked_values(
+        title=(title, check_title),
+        description=(description, check_description),
+        priority=(priority, check_priority),
+        due_at=(due_at, check_due_at),
+        status=(status, check_status),
+    )
     return versioned_update(
         Todo,
         owner=owner,

@@ -26,7 +26,7 @@ from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET
 
-from agent import continuations, conversation, execution
+from agent import continuations, conversation, derived_cards, execution
 from agent.models import MESSAGE_MAX
 from agent.web.conversation_list import conversation_item
 from agent.web.conversations import (
@@ -279,7 +279,7 @@ def chat_reissue(request: HttpRequest) -> HttpResponse:
     def reissue(actor: ActorContext, locale: str) -> Fragment:
         data = valid_data(ReissueForm(request.POST))
         current = posted_conversation(request, actor, data["session_id"])
-        card = conversation.reissue_card(
+        card = derived_cards.reissue_card(
             request=request, actor=actor, session=current, card_id=data["card_id"], locale=locale
         )
         view = card_view(

@@ -1,0 +1,180 @@
+"""What every domain app's tools share, so each app's tools stay thin adapters.
+
+Finding the item a proposal names (by id or exact title, with candidates), paging a read and
+its summary, the card of one item, the prepared args of a version-checked write, calling
+its service, the changes of an update, and the undo of an update.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, Protocol, TypeVar
+
+from agent.tools.base import Compensation, ToolContext, WriteTool
+from agent.tools.formatting import text
+from lightnote.errors import LightNoteError
+
+
+class _Page(Protocol):
+    def __getitem__(self, key: slice) -> Any: ...
+
+    def count(self) -> int: ...
+
+
+def first_page(rows: _Page, limit: int) -> tuple[list[Any], int]:
+    """Return the first ``limit`` rows and the total (counted only when the page is full)."""
+    items = list(rows[:limit])
+    total = len(items) if len(items) < limit else rows.count()
+    return items, total
+
+
+_Item = TypeVar("_Item")
+_Result = TypeVar("_Result")
+
+
+def resolve_by_id_or_title(
+    args: dict[str, Any],
+    *,
+    kind: str,
+    get: Callable[[Any], _Item],
+    find: Callable[[str], Sequence[_Item]],
+    candidate: Callable[[_Item], dict[str, Any]],
+) -> _Item:
+    """Return the one item named by ``<kind>_id`` or by exact ``<kind>_title``.
+
+    ``get`` looks an id up among the subject's items (and raises its own 404); ``find``
+    returns the subject's items with exactly this title. No match -> 404
+    ``<KIND>_NOT_FOUND``; several -> 409 ``<KIND>_TITLE_AMBIGUOUS`` listing ``candidate(item)``
+    for each, so the user can say which one.
+    """
+    if f"{kind}_id" in args:
+        return get(args[f"{kind}_id"])
+    title = " ".join(args[f"{kind}_title"].split())
+    matches = find(title) if title else []
+    if not matches:
+        raise LightNoteError(f"{kind.upper()}_NOT_FOUND", status=404)
+    if len(matches) > 1:
+        raise LightNoteError(
+            f"{kind.upper()}_TITLE_AMBIGUOUS",
+            status=409,
+            params={"count": len(matches), "title": title},
+            extra={"candidates": [candidate(item) for item in matches]},
+        )
+    return matches[0]
+
+
+def page_data(
+    rows: _Page, limit: int, *, key: str, describe: Callable[[Any], dict[str, Any]]
+) -> dict[str, Any]:
+    """Return a read's data: the first ``limit`` rows under ``key``, described, and the total."""
+    page, total = first_page(rows, limit)
+    return {"count": total, key: [describe(row) for row in page]}
+
+
+def listing(
+    items: Sequence[dict[str, Any]],
+    *,
+    count: int,
+    empty_code: str,
+    head_code: str,
+    line: Callable[[dict[str, Any]], str],
+    locale: str,
+) -> str:
+    """Return a read's summary: ``empty_code``, or ``head_code`` (count) and a line each."""
+    if not items:
+        return text(empty_code, locale)
+    return "\n".join([text(head_code, locale, count=count), *(line(item) for item in items)])
+
+
+def card(
+    *, title_code: str, impact_code: str, target: str, details: list[dict[str, Any]], locale: str
+) -> dict[str, Any]:
+    """Return a card whose impact names its ``target`` (``{title}`` in the impact text)."""
+    return {
+        "title": text(title_code, locale),
+        "target": target,
+        "impact": text(impact_code, locale, title=target),
+        "details": details,
+    }
+
+
+def versioned_target(id_key: str, item: Any, **more: Any) -> dict[str, Any]:
+    """Return the prepared args naming ``item`` at its present version: id, version, ``more``."""
+    return {id_key: str(item.id), "expected_version": item.version, **more}
+
+
+def run_versioned(
+    service: Callable[..., _Result],
+    id_key: str,
+    prepared: dict[str, Any],
+    context: Any,
+    **values: Any,
+) -> _Result:
+    """Call a domain write service on the prepared item, as the subject, version-checked."""
+    return service(
+        owner=context.subject,
+        **{id_key: prepared[id_key]},
+        expected_version=prepared["expected_version"],
+        **values,
+    )
+
+
+def changed_values(
+    args: dict[str, Any],
+    checks: dict[str, Callable[[Any], Any]],
+    current: dict[str, Any],
+    *,
+    noop_code: str,
+    same: Callable[[str, Any, Any], bool] = lambda field, new, old: new == old,
+) -> dict[str, Any]:
+    """Return the checked values of ``args`` that differ from ``current``, in ``checks`` order.
+
+    Each given field goes through its service check first (so a bad value is refused even
+    when another field would change). Nothing changes -> ``noop_code`` (400).
+    """
+    wanted = {field: check(args[field]) for field, check in checks.items() if field in args}
+    changes = {
+        field: value for field, value in wanted.items() if not same(field, value, current[field])
+    }
+    if not changes:
+        raise LightNoteError(noop_code)
+    return changes
+
+
+def undo_update(
+    tool: str,
+    id_key: str,
+    prepared: dict[str, Any],
+    previous: dict[str, Any],
+    fields: Sequence[str],
+    version: int,
+) -> Compensation:
+    """Return the undo of an update: ``tool`` puts back the ``previous`` values it changed."""
+    restored = {field: previous[field] for field in fields if field in prepared}
+    return Compensation(tool, {id_key: prepared[id_key], **restored}, version)
+
+
+class ItemCardTool(WriteTool):
+    """A write on one whole item (delete, restore, discard), prepared with its snapshot.
+
+    The card names the item (``current["title"]``) in ``preview_impact_code`` and shows
+    ``item_details`` of its present values; its summary and reply are the ``WriteTool``
+    codes (``result_code``, ``reply_text_code``).
+    """
+
+    preview_title_code: ClassVar[str] = ""
+    preview_impact_code: ClassVar[str] = ""
+
+    def item_details(self, current: dict[str, Any], context: ToolContext) -> list[dict[str, Any]]:
+        """Return the card rows of the item's present values (override per app)."""
+        raise NotImplementedError
+
+    def preview(self, prepared: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+        current = prepared["current"]
+        return card(
+            title_code=self.preview_title_code,
+            impact_code=self.preview_impact_code,
+            target=current["title"],
+            details=self.item_details(current, context),
+            locale=context.locale,
+        )

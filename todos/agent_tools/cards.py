@@ -1,0 +1,164 @@
+"""What the todo tools read and show: due-time preparation, the todo a proposal names, its
+snapshot and data, and the card's labels and rows (all in the subject's zone and language).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.timeparse import TimeParseError, read_time
+from agent.tools.adapters import resolve_by_id_or_title
+from agent.tools.base import ToolContext
+from agent.tools.formatting import detail, excerpt, format_local_time, parse_aware, text
+from lightnote.errors import LightNoteError
+from lightnote.times import rfc3339
+from todos import selectors as todo_selectors
+from todos import services as todo_services
+from todos.models import Todo
+
+# --- preparation helpers -----------------------------------------------------------------
+
+
+def prepare_due_at(value: str | None, context: ToolContext) -> str | None:
+    """Return a concrete ISO time with offset in the user's zone, or None for "no due time".
+
+    Raises ``TODO_DUE_AT_INVALID`` (vague, unreadable, self-contradictory or ambiguous) or
+    ``TODO_DUE_AT_SUSPICIOUS`` (over a year ago or over ten years ahead) before any card.
+    """
+    return prepare_due(value, context)[0]
+
+
+def prepare_due(value: str | None, context: ToolContext) -> tuple[str | None, str | None]:
+    """Return ``prepare_due_at``'s time and the text as said, when it was not plain ISO."""
+    if value is None:
+        return None, None
+    try:
+        reading = read_time(value, now=context.now, zone=context.zone)
+    except TimeParseError as error:
+        if error.reason == "suspicious":
+            parsed = getattr(error, "value", None)
+            shown = f"{parsed:%Y-%m-%d %H:%M}" if parsed is not None else value
+            raise LightNoteError("TODO_DUE_AT_SUSPICIOUS", params={"due_at": shown}) from None
+        raise LightNoteError("TODO_DUE_AT_INVALID") from None
+    checked = todo_services.check_due_at(reading.value)  # the service's rule: aware only
+    if checked is None:
+        raise LightNoteError("TODO_DUE_AT_INVALID")
+    said = None if reading.plain else " ".join(value.split())
+    return checked.astimezone(context.zone).isoformat(), said
+
+
+def due_reading_detail(said: str, due_at: str, context: ToolContext) -> dict[str, Any]:
+    """Return the card row that shows how a natural-language due time was read."""
+    moment = parse_aware(due_at).astimezone(context.zone)
+    reading = text(
+        "TODO_DUE_AT_READING",
+        context.locale,
+        said=said,
+        date=f"{moment:%Y-%m-%d}",
+        weekday=text(f"TODO_WEEKDAY_{moment.weekday()}", context.locale),
+        time=f"{moment:%H:%M}",
+    )
+    return detail("due_at_reading", text("TODO_LABEL_DUE_AT_READING", context.locale), reading)
+
+
+def local_iso(todo: Todo, context: ToolContext) -> str | None:
+    return rfc3339(todo.due_at, context.zone) if todo.due_at else None
+
+
+def resolve_todo(args: dict[str, Any], context: ToolContext) -> Todo:
+    """Return the subject's one todo named by ``todo_id`` or exact ``todo_title``.
+
+    None -> 404 ``TODO_NOT_FOUND`` (also for another user's id); several -> 409
+    ``TODO_TITLE_AMBIGUOUS`` with the candidates, so the user can say which one.
+    """
+    return resolve_by_id_or_title(
+        args,
+        kind="todo",
+        get=lambda todo_id: todo_selectors.todo_get(owner=context.subject, todo_id=todo_id),
+        find=lambda title: todo_selectors.todo_find_by_title(owner=context.subject, title=title),
+        candidate=lambda todo: {
+            "id": str(todo.id),
+            "title": todo.title,
+            "status": str(todo.status),
+            "priority": int(todo.priority),
+            "due_at": local_iso(todo, context),
+            "created_at": todo.created_at.astimezone(context.zone).isoformat(),
+            "description": excerpt(todo.description, 80),
+        },
+    )
+
+
+def todo_snapshot(todo: Todo, context: ToolContext) -> dict[str, Any]:
+    """Return the todo's present values, for the card's "current" column."""
+    return {
+        "title": todo.title,
+        "description": todo.description,
+        "priority": int(todo.priority),
+        "due_at": local_iso(todo, context),
+        "status": str(todo.status),  # a plain str, not the TextChoices member
+    }
+
+
+def todo_data(todo: Todo, context: ToolContext) -> dict[str, Any]:
+    """Return a JSON-safe description of a todo (times in the user's zone)."""
+    return {"id": str(todo.id), **todo_snapshot(todo, context), "version": todo.version}
+
+
+# --- display helpers ---------------------------------------------------------------------
+
+
+def priority_label(priority: int, locale: str) -> str:
+    return text(f"TODO_PRIORITY_LABEL_{priority}", locale)
+
+
+def status_label(status: str, locale: str) -> str:
+    return text(f"TODO_STATUS_LABEL_{status.upper()}", locale)
+
+
+def due_label(due_at: str | None, context: ToolContext) -> str:
+    if not due_at:
+        return text("TOOL_VALUE_NOT_SET", context.locale)
+    return format_local_time(due_at, context.zone)
+
+
+def is_overdue(due_at: str | None, context: ToolContext) -> bool:
+    return due_at is not None and parse_aware(due_at) < context.now
+
+
+def same_value(field: str, new: Any, current: Any) -> bool:
+    if field == "due_at" and new is not None and current is not None:
+        return parse_aware(new) == parse_aware(current)  # the same instant, however written
+    return new == current
+
+
+def field_value(field: str, value: Any, context: ToolContext) -> str:
+    if field == "priority":
+        return priority_label(value, context.locale)
+    if field == "due_at":
+        return due_label(value, context)
+    if field == "status":
+        return status_label(value, context.locale)
+    return value if value else text("TOOL_VALUE_NONE", context.locale)
+
+
+def field_label(field: str, locale: str) -> str:
+    return text(f"TODO_LABEL_{field.upper()}", locale)
+
+
+def current_details(current: dict[str, Any], context: ToolContext) -> list[dict[str, Any]]:
+    details = [
+        detail(field, field_label(field, context.locale), field_value(field, value, context))
+        for field, value in current.items()
+        if field != "description" or value
+    ]
+    if current["status"] == "open" and is_overdue(current["due_at"], context):
+        details.append(overdue_detail(context))
+    return details
+
+
+def overdue_detail(context: ToolContext) -> dict[str, Any]:
+    return detail(
+        "overdue",
+        text("TODO_LABEL_OVERDUE", context.locale),
+        text("TODO_VALUE_OVERDUE", context.locale),
+    )
