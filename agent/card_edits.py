@@ -15,7 +15,7 @@ from typing import Any
 
 from django.db import transaction
 
-from agent import cards, execution, lifecycle, sessions
+from agent import cards, confirm_checks, lifecycle, sessions
 from agent.card_issuing import prepared_fields
 from agent.cards import CardState
 from agent.derived_cards import issue_derived_card, turn_for
@@ -82,7 +82,7 @@ def edit(
     ``CONFIRMATION_ALREADY_CLAIMED``), then the edited args through the tool policy (the
     tool's own 400/404/409), the new-card rate limit (429), issue, and the void of the old.
     """
-    card = execution.load_card_for(
+    card = confirm_checks.load_card_for(
         request=request, actor=actor, token=token, session_id=session_id, action="edit"
     )
     if card.state == CardState.REJECTED:

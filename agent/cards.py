@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import logging
-import secrets
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -33,9 +32,15 @@ from typing import Any
 from django.conf import settings
 
 from agent.capabilities import RISKS
-from agent.control import card_key, confirmation_store
+from agent.control import (
+    card_key,
+    confirmation_store,
+    live_record_get,
+    sealed_record_create,
+    token_new,
+)
 from lightnote import store
-from lightnote.binding import canonical_json, digests_equal, owner_hash, seal, seal_intact
+from lightnote.binding import canonical_json, digests_equal, owner_hash, seal_intact
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
 
@@ -260,8 +265,7 @@ def card_issue(
         raise LightNoteError(
             "CARD_PREVIEW_TOO_LARGE", params={"limit_kb": MAX_PREVIEW_BYTES // 1024}
         )
-    token = secrets.token_urlsafe(32)
-    digest = store.token_digest(token)
+    token, digest = token_new()
     ttl_seconds = settings.LIGHTNOTE_CONFIRMATION_TTL
     created_at = store.now_datetime()
     expires_at = created_at + timedelta(seconds=ttl_seconds)
@@ -285,17 +289,15 @@ def card_issue(
     }
     if channel != CHANNEL_CHAT:  # chat records keep their exact former shape
         record["channel"] = channel
-    seal(record, field="args_hmac")
-    record_json = canonical_json(record)
-    result = store.record_create(
+    fields = sealed_record_create(
         card_key(digest),
         state=CardState.READY,
-        record_json=record_json,
-        ttl_ms=ttl_seconds * 1000,
+        record=record,
+        seal_field="args_hmac",
+        ttl_seconds=ttl_seconds,
+        kind="card",
     )
-    if not result.created:  # 256 random bits collided: impossible unless the RNG is broken
-        raise RuntimeError("a new card token named an existing record")
-    return IssuedCard(token=token, card=_card_from_fields(digest, result.fields))
+    return IssuedCard(token=token, card=_card_from_fields(digest, fields))
 
 
 @confirmation_store()
@@ -307,10 +309,8 @@ def card_get(token: str) -> Card | None:
 @confirmation_store()
 def card_get_by_digest(digest: str) -> Card | None:
     """Return the card whose token has this digest (reconciliation knows only digests)."""
-    fields = store.record_get(card_key(digest))
-    if fields is None or fields.get("state") == CardState.VOIDED:
-        return None  # a voided card is withdrawn: it answers like an unknown token
-    return _card_from_fields(digest, fields)
+    fields = live_record_get(card_key(digest), voided=CardState.VOIDED)
+    return None if fields is None else _card_from_fields(digest, fields)
 
 
 def card_binding_valid(card: Card) -> bool:

@@ -24,7 +24,6 @@ turn's message and updated when a pick issues its card (:func:`record_chosen`).
 from __future__ import annotations
 
 import logging
-import secrets
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -34,10 +33,10 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
-from agent.control import confirmation_store
+from agent.control import confirmation_store, live_record_get, sealed_record_create, token_new
 from agent.models import AgentSession, Choice
 from lightnote import store
-from lightnote.binding import canonical_json, digests_equal, owner_hash, seal, seal_intact
+from lightnote.binding import digests_equal, owner_hash, seal_intact
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
 
@@ -173,8 +172,7 @@ def choice_issue(
     """
     if {str(item["id"]) for item in candidates} != set(picks):
         raise ValueError("every candidate needs exactly one pick")
-    token = secrets.token_urlsafe(32)
-    digest = store.token_digest(token)
+    token, digest = token_new()
     ttl_seconds = settings.LIGHTNOTE_CONFIRMATION_TTL
     created_at = store.now_datetime()
     expires_at = created_at + timedelta(seconds=ttl_seconds)
@@ -194,16 +192,15 @@ def choice_issue(
         "created_at": created_at.isoformat(),
         "expires_at": expires_at.isoformat(),
     }
-    seal(record, field="seal")
-    result = store.record_create(
+    fields = sealed_record_create(
         choice_key(digest),
         state=STATE_READY,
-        record_json=canonical_json(record),
-        ttl_ms=ttl_seconds * 1000,
+        record=record,
+        seal_field="seal",
+        ttl_seconds=ttl_seconds,
+        kind="choice",
     )
-    if not result.created:  # 256 random bits collided: impossible unless the RNG is broken
-        raise RuntimeError("a new choice token named an existing record")
-    return IssuedChoice(token=token, choice=_from_fields(digest, result.fields))
+    return IssuedChoice(token=token, choice=_from_fields(digest, fields))
 
 
 @confirmation_store()
@@ -214,10 +211,8 @@ def choice_get(token: str) -> StoredChoice | None:
 
 @confirmation_store()
 def choice_get_by_digest(digest: str) -> StoredChoice | None:
-    fields = store.record_get(choice_key(digest))
-    if fields is None or fields.get("state") == STATE_VOIDED:
-        return None
-    return _from_fields(digest, fields)
+    fields = live_record_get(choice_key(digest), voided=STATE_VOIDED)
+    return None if fields is None else _from_fields(digest, fields)
 
 
 @confirmation_store()

@@ -19,10 +19,11 @@ from typing import Any
 from django.db import transaction
 
 from agent import cards, choice_store, pending
+from agent.confirm_checks import session_access_for
 from agent.derived_cards import DerivedCard, derived_context, issue_derived_card
-from agent.execution import SessionAccess, session_access_for
 from agent.models import AgentSession, Choice
 from agent.ratelimit import limit_new_card, limit_token_miss
+from agent.sessions import SessionAccess
 from lightnote.audit import audit_event
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import logging
-import secrets
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -27,10 +26,10 @@ from typing import Any
 
 from django.conf import settings
 
-from agent.control import confirmation_store, continuation_key
+from agent.control import confirmation_store, continuation_key, sealed_record_create, token_new
 from agent.models import ActionReceipt
 from lightnote import store
-from lightnote.binding import canonical_json, digests_equal, owner_hash, seal, seal_intact
+from lightnote.binding import canonical_json, digests_equal, owner_hash, seal_intact
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
 
@@ -163,8 +162,7 @@ def continuation_issue(
         raise LightNoteError(
             "CONTINUATION_SNAPSHOT_TOO_LARGE", params={"limit_kb": MAX_SNAPSHOT_BYTES // 1024}
         )
-    token = secrets.token_urlsafe(32)
-    digest = store.token_digest(token)
+    token, digest = token_new()
     created_at = store.now_datetime()
     record: dict[str, Any] = {
         "kind": _RECORD_KIND,
@@ -176,16 +174,15 @@ def continuation_issue(
         "created_at": created_at.isoformat(),
         "expires_at": (created_at + timedelta(seconds=CONTINUATION_TTL_SECONDS)).isoformat(),
     }
-    seal(record, field="binding_hmac")
-    result = store.record_create(
+    fields = sealed_record_create(
         continuation_key(digest),
         state=ContinuationState.PENDING,
-        record_json=canonical_json(record),
-        ttl_ms=CONTINUATION_TTL_SECONDS * 1000,
+        record=record,
+        seal_field="binding_hmac",
+        ttl_seconds=CONTINUATION_TTL_SECONDS,
+        kind="continuation",
     )
-    if not result.created:  # 256 random bits collided: impossible unless the RNG is broken
-        raise RuntimeError("a new continuation token named an existing record")
-    return token, _continuation_from_fields(digest, result.fields)
+    return token, _continuation_from_fields(digest, fields)
 
 
 @confirmation_store()

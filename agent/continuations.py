@@ -16,8 +16,8 @@ from typing import Any
 from django.db import transaction
 
 from agent import continuation_store
+from agent.confirm_answers import Answer, running_answer
 from agent.continuation_store import ContinuationClaimStatus, ContinuationState
-from agent.execution import Answer, running_answer
 from agent.guard import guard_reply, guarded_notice, notice_for_stored
 from agent.guard.records import audit_guard, receipt_backing, session_backings
 from agent.lifecycle import receipt_body

@@ -8,10 +8,13 @@ it here, so a card, a continuation or a rate-limit check all fail closed with on
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from lightnote import store
+from lightnote.binding import canonical_json, seal
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
 
@@ -36,6 +39,39 @@ def card_key(digest: str) -> str:
 def continuation_key(digest: str) -> str:
     """Return the record key of a continuation (``ln:cont:{digest}``)."""
     return store.record_key(CONTINUATION_KEY_PREFIX, digest)
+
+
+def token_new() -> tuple[str, str]:
+    """Return a new one-time token (256 random bits) and its digest, the record key's part."""
+    token = secrets.token_urlsafe(32)
+    return token, store.token_digest(token)
+
+
+def sealed_record_create(
+    key: str, *, state: str, record: dict[str, Any], seal_field: str, ttl_seconds: int, kind: str
+) -> dict[str, str]:
+    """Seal ``record`` (its HMAC into ``seal_field``) and store it new at ``key`` in ``state``
+    for ``ttl_seconds``; return the stored fields. One round trip; raises ``StoreUnavailable``.
+
+    A key that exists already means two tokens collided (256 random bits): a broken RNG, so
+    it raises ``RuntimeError`` rather than answer with another record.
+    """
+    seal(record, field=seal_field)
+    result = store.record_create(
+        key, state=state, record_json=canonical_json(record), ttl_ms=ttl_seconds * 1000
+    )
+    if not result.created:
+        raise RuntimeError(f"a new {kind} token named an existing record")
+    return result.fields
+
+
+def live_record_get(key: str, *, voided: str) -> dict[str, str] | None:
+    """Return the fields of the record at ``key``; None when it is unknown, expired, or in
+    the ``voided`` state (a withdrawn record answers like an unknown token)."""
+    fields = store.record_get(key)
+    if fields is None or fields.get("state") == voided:
+        return None
+    return fields
 
 
 def store_unavailable() -> LightNoteError:

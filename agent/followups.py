@@ -19,7 +19,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from types import ModuleType
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -34,6 +33,7 @@ from agent.planners.lexicon import (
     SLOT_PRIORITY,
     SLOT_TARGET,
     SLOT_TITLE,
+    Grammar,
     normalise,
     unquote,
 )
@@ -96,7 +96,7 @@ def search_words(named: str) -> list[str]:
     return list(dict.fromkeys(word for word in words if word.strip()))
 
 
-def _grammar(text: str, locale: str) -> ModuleType:
+def _grammar(text: str, locale: str) -> Grammar:
     if re.search(r"[\u3400-\u9fff]", text):
         return zh
     if re.search(r"[A-Za-z]", text):
@@ -118,7 +118,7 @@ def _kind(tool: str) -> str:
     return "note" if "note" in tool else "todo"
 
 
-def _pick(pending: PendingRequest, text: str, grammar: ModuleType) -> dict[str, Any] | None:
+def _pick(pending: PendingRequest, text: str, grammar: Grammar) -> dict[str, Any] | None:
     """Return the candidate an answer names (by number, "yes" to a single one, or title)."""
     candidates = pending.candidates
     if not candidates:
@@ -232,7 +232,7 @@ _DAY_OF = (
 )
 
 
-def _reference(text: str, grammar: ModuleType) -> str:
+def _reference(text: str, grammar: Grammar) -> str:
     """Return what an answer says about the item, without the verb ("删除X的那条" -> X)."""
     body = grammar.strip_polite(text).strip()
     if grammar is zh:

@@ -232,17 +232,45 @@ def reconcile_unknown_rows(*, limit: int = 500) -> int:
 
 def void_action(row: ActionCard) -> ActionReceipt:
     """Take the action's receipt slot with a voided receipt (or return the one holding it)."""
+    return receipt_slot_void(
+        action_id=row.id,
+        tool=row.tool,
+        capability=row.capability,
+        args_hmac="",
+        owner_id=row.owner_id,
+        actor_id=row.actor_id,
+        session_id=row.session_id,
+    )
+
+
+def receipt_slot_void(
+    *,
+    action_id: uuid.UUID | str,
+    tool: str,
+    capability: str,
+    args_hmac: str,
+    owner_id: Any,
+    actor_id: Any,
+    session_id: uuid.UUID | str,
+) -> ActionReceipt:
+    """Take the action's receipt slot with a voided receipt, or return the one holding it.
+
+    After this no executor can commit the action any more: its receipt insert fails on the
+    unique ``action_id``. The card's history row records the outcome in the same transaction.
+    Race: a concurrent executor or voider that inserted first holds the slot; its receipt is
+    returned. The owner is the subject (the user whose data the action names).
+    """
     try:
         with transaction.atomic():
             voided = ActionReceipt.objects.create(
-                action_id=row.id,
-                tool=row.tool,
-                capability=row.capability,
-                args_hmac="",
-                owner_id=row.owner_id,
-                subject_id=row.owner_id,
-                actor_id=row.actor_id,
-                session_id=row.session_id,
+                action_id=action_id,
+                tool=tool,
+                capability=capability,
+                args_hmac=args_hmac,
+                owner_id=owner_id,
+                subject_id=owner_id,
+                actor_id=actor_id,
+                session_id=session_id,
                 resource_type="",
                 resource_id="",
                 status=ActionReceipt.Status.VOIDED,
@@ -250,11 +278,11 @@ def void_action(row: ActionCard) -> ActionReceipt:
             )
             kind, outcome = outcome_of_receipt(voided)
             record_outcome(
-                str(row.id), kind=kind, outcome=outcome, receipt=voided, best_effort=False
+                str(action_id), kind=kind, outcome=outcome, receipt=voided, best_effort=False
             )
             return voided
     except IntegrityError:
-        receipt = ActionReceipt.objects.filter(action_id=row.id).first()
+        receipt = ActionReceipt.objects.filter(action_id=action_id).first()
         if receipt is None:  # pragma: no cover - the unique slot was taken a moment ago
             raise
         return receipt

@@ -18,7 +18,6 @@ count.
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import re
@@ -26,12 +25,11 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import DatabaseError
 
 from agent.control import store_unavailable
 from lightnote import store
-from lightnote.audit import audit_entry, audit_event, audit_events
-from lightnote.binding import canonical_json
+from lightnote.audit import audit_entry, audit_event
+from lightnote.audit_tallies import tallies_flush, tally
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
 
@@ -131,10 +129,7 @@ def limit_token_miss(*, actor: ActorContext, kind: str, action: str) -> None:
         "kind": kind,
         "action": action,
     }
-    try:
-        store.counter_add(MISS_TALLIES_KEY, canonical_json(identity))
-    except store.StoreUnavailable:
-        logger.warning("throttled token miss of user %s not tallied", actor.actor.pk)
+    tally(MISS_TALLIES_KEY, identity, what=f"throttled token miss of user {actor.actor.pk}")
     raise _limited(retry_after)
 
 
@@ -144,38 +139,21 @@ def flush_miss_tallies() -> int:
     One ``rate.limited`` row (group ``agent.token_misses``) per user, kind and action, with
     ``details.count``. Taken and cleared atomically; put back if the database refuses.
     """
-    try:
-        tallies = store.counters_take_all(MISS_TALLIES_KEY)
-    except store.StoreUnavailable:
-        logger.warning("token-miss tallies not flushed: the store is unavailable")
-        return 0
+    return tallies_flush(MISS_TALLIES_KEY, _miss_entry, what="token-miss")
+
+
+def _miss_entry(identity: dict[str, Any], count: int) -> Any:
     user = get_user_model()
-    entries = []
-    for identity_json, count in tallies.items():
-        try:
-            identity = json.loads(identity_json)
-            entries.append(
-                audit_entry(
-                    "rate.limited",
-                    actor=user(pk=identity["actor_id"]),
-                    subject=user(pk=identity["subject_id"]),
-                    code="RATE_LIMITED",
-                    details={
-                        "group": MISSES_GROUP,
-                        "rate": settings.LIGHTNOTE_RATE_LIMIT_TOKEN_MISSES,
-                        "kind": str(identity.get("kind", "")),
-                        "action": str(identity.get("action", "")),
-                        "count": count,
-                    },
-                )
-            )
-        except (ValueError, TypeError, KeyError, AttributeError):
-            logger.error("unreadable token-miss tally %r dropped", identity_json[:200])
-    try:
-        audit_events(entries)
-    except DatabaseError:
-        logger.exception("token-miss tallies not written; putting them back")
-        for identity_json, count in tallies.items():
-            store.counter_add(MISS_TALLIES_KEY, identity_json, count)
-        raise
-    return len(entries)
+    return audit_entry(
+        "rate.limited",
+        actor=user(pk=identity["actor_id"]),
+        subject=user(pk=identity["subject_id"]),
+        code="RATE_LIMITED",
+        details={
+            "group": MISSES_GROUP,
+            "rate": settings.LIGHTNOTE_RATE_LIMIT_TOKEN_MISSES,
+            "kind": str(identity.get("kind", "")),
+            "action": str(identity.get("action", "")),
+            "count": count,
+        },
+    )

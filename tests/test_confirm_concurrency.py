@@ -20,8 +20,8 @@ from django.db import connections
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from agent import execution
 from agent.models import ActionReceipt
+from agent.reconcile import reconcile_expired
 from tests.agent_helpers import CONFIRM_URL, StoreClock, flow_with_card, spy_on
 from todos import services as todo_services
 from todos.models import Todo
@@ -182,7 +182,7 @@ def test_an_executor_whose_lease_passed_mid_run_is_fenced_and_answers_the_reconc
         # database connection) voids the action. Then the executor carries on.
         def reconcile() -> None:
             try:
-                reconciled.append(execution.reconcile_expired(locale="zh-CN"))
+                reconciled.append(reconcile_expired(locale="zh-CN"))
             finally:
                 connections.close_all()
 

@@ -20,7 +20,7 @@ import pytest
 from django.core.management import call_command
 from django.db import IntegrityError, transaction
 
-from agent import cards, execution
+from agent import cards, executor
 from agent.models import ActionReceipt
 from lightnote.context import ActorContext
 from lightnote.models import AuditEvent
@@ -70,7 +70,7 @@ def execute_as_a_worker(user: Any, token: str, attempt_id: str) -> tuple[str, di
     claim = cards.card_claim(token, attempt_id=attempt_id)
     assert claim.status == "claimed"
     assert claim.card is not None
-    return execution.execute_claimed(
+    return executor.execute_claimed(
         claim.card, actor=ActorContext(actor=user, subject=user), locale="zh-CN"
     )
 
@@ -145,7 +145,7 @@ def test_scenario_6_without_a_receipt_resolves_to_not_executed_and_fences_a_late
     # its receipt insert meets the voided row, and its todo is rolled back with it.
     late = cards.card_get(flow.token)
     assert late is not None
-    kind, late_outcome = execution.execute_claimed(
+    kind, late_outcome = executor.execute_claimed(
         late, actor=ActorContext(actor=user, subject=user), locale="zh-CN"
     )
     assert (kind, late_outcome["error"]["code"]) == ("failed", "ACTION_NOT_EXECUTED")
@@ -178,7 +178,7 @@ def test_an_unknown_outcome_resolves_to_succeeded_when_the_commit_landed_after_a
     # its receipt now exists, within the lease.
     late = cards.card_get(flow.token)
     assert late is not None
-    kind, _ = execution.execute_claimed(
+    kind, _ = executor.execute_claimed(
         late, actor=ActorContext(actor=user, subject=user), locale="zh-CN"
     )
     assert kind == "succeeded"

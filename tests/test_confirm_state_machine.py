@@ -42,7 +42,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from agent import cards, execution
+from agent import cards, executor, reconcile
 from agent.models import ActionReceipt, AgentSession
 from lightnote.context import ActorContext
 from lightnote.redis import get_redis
@@ -259,7 +259,7 @@ class ConfirmationProtocol(RuleBasedStateMachine):
         assert claim.status == "claimed"
         assert claim.card is not None
         if after_commit:
-            kind, _ = execution.execute_claimed(claim.card, actor=self.actor, locale="zh-CN")
+            kind, _ = executor.execute_claimed(claim.card, actor=self.actor, locale="zh-CN")
             assert kind == "succeeded"
         card.executed = after_commit
         card.state = "running_executed" if after_commit else "running_dead"
@@ -300,7 +300,7 @@ class ConfirmationProtocol(RuleBasedStateMachine):
             for token in self.in_state(*RUNNING)
             if self.lease_passed(self.model[token])
         ]
-        assert execution.reconcile_expired() == len(stuck)
+        assert reconcile.reconcile_expired() == len(stuck)
         for card in stuck:
             card.state = "succeeded" if card.state == "running_executed" else "failed"
             card.body = None  # the next confirm or status establishes the final body

@@ -24,7 +24,7 @@ from django.db import connection
 from django.test import override_settings
 from rest_framework.test import APIClient
 
-from agent import cards, continuation_store, control, execution
+from agent import cards, continuation_store, control, executor
 from agent.models import ActionReceipt, Message
 from lightnote import store
 from lightnote.context import ActorContext
@@ -158,7 +158,7 @@ def test_an_unknown_outcome_later_resolved_to_success_activates_it(alice_api, us
         )
         before = final_reply(alice_api, session_id, card)
         # The slow COMMIT lands now: the change and its receipt, in one transaction.
-        kind, _ = execution.execute_claimed(
+        kind, _ = executor.execute_claimed(
             stored, actor=ActorContext(actor=user, subject=user), locale="zh-CN"
         )
         status = alice_api.post(

@@ -24,7 +24,7 @@ from django.test import Client, override_settings
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from agent import cards
+from agent import cards, confirm_checks
 from agent import execution as agent_execution
 from agent.models import ActionReceipt
 from notes.models import Note
@@ -576,13 +576,13 @@ def test_the_database_lost_after_authentication_but_before_the_claim_keeps_the_c
     flow = flow_with_card(user)
     browser = APIClient()
     browser.force_login(user)
-    original = agent_execution.session_access_for
+    original = confirm_checks.session_access_for
 
     def session_check_with_the_database_gone(*args: Any, **kwargs: Any) -> Any:
         with database_down():
             return original(*args, **kwargs)
 
-    monkeypatch.setattr(agent_execution, "session_access_for", session_check_with_the_database_gone)
+    monkeypatch.setattr(confirm_checks, "session_access_for", session_check_with_the_database_gone)
     body = {"token": flow.token, "session_id": flow.session_id}
     response = browser.post("/api/v1/agent/confirmations/confirm/", body, format="json")
     assert_error_body(response, 503, "DATABASE_UNAVAILABLE")

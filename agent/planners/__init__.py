@@ -2,7 +2,9 @@
 
 Layout: ``base`` (the contract), ``prompts`` (the model's prompts and planner texts),
 ``replies`` (templates that describe facts and receipts), ``lexicon`` + ``zh`` + ``en`` (the
-offline grammar, one module per language), ``rules`` and ``openai`` (the two engines), and
+offline grammar: what both languages share, then one package per language, each split into
+``slots``, ``reads``, ``writes`` and ``answers`` under its ``interpret`` order), ``rules`` and
+``openai`` (the two engines), and
 :func:`get_planner` here, the factory. Nothing in the package imports this module's factory,
 so there is no cycle between the engines and the contract.
 """

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from agent.vocabulary import priority_name
 
@@ -54,9 +54,68 @@ class Intent:
 HELP = Intent(None)
 
 
+class Grammar(Protocol):
+    """One language's grammar (the ``zh`` and ``en`` packages) as its callers use it.
+
+    The rules planner calls :meth:`interpret`; ``agent.followups`` reads answers to a
+    pending question with the rest. Times stay the user's words; nothing here touches data.
+    """
+
+    def interpret(self, text: str) -> Intent: ...
+
+    def strip_polite(self, text: str) -> str: ...
+
+    def todo_fields(self, body: str, *, priority: str | None = None) -> Intent: ...
+
+    def note_fields(self, body: str) -> Intent: ...
+
+    def is_time(self, value: str) -> bool: ...
+
+    def merge_time(self, prior: str, answer: str) -> str: ...
+
+    def is_yes(self, text: str) -> bool: ...
+
+    def is_no(self, text: str) -> bool: ...
+
+    def ordinal(self, text: str) -> int | None: ...
+
+    def time_answer(self, text: str) -> str | None: ...
+
+    def priority_answer(self, text: str) -> str | None: ...
+
+
 def ask(tool: str, slot: str, **args: Any) -> Intent:
     """Return a clarification: ``tool`` is understood, ``slot`` is missing."""
     return Intent(tool, {key: value for key, value in args.items() if value}, slot=slot)
+
+
+def create_intent(tool: str, title: str, **fields: Any) -> Intent:
+    """Return ``tool`` creating ``title`` with the non-empty ``fields``, in their order.
+
+    Without a title it is a clarification for :data:`SLOT_TITLE` that keeps the fields.
+    """
+    args = {key: value for key, value in fields.items() if value}
+    if not title:
+        return ask(tool, SLOT_TITLE, **args)
+    return Intent(tool, {"title": title, **args})
+
+
+def read_of(*, notes: bool, todos: bool, keyword: str, todo_args: dict[str, Any]) -> Intent:
+    """Return the read a request names: its kinds, its keyword, the todo filters it gave.
+
+    Notes alone search the notes (asking for a keyword when there is none); todos, or a read
+    with nothing to search for, query the todos with ``todo_args``; a keyword that names
+    neither kind searches both.
+    """
+    if notes and not todos:
+        if not keyword:
+            return ask("search_notes", SLOT_KEYWORD)
+        return Intent("search_notes", {"keyword": keyword})
+    if todos or not keyword:
+        return Intent("query_todos", todo_args)
+    return Intent(
+        "search_notes", {"keyword": keyword}, also=(("query_todos", {"keyword": keyword}),)
+    )
 
 
 def normalise(text: str) -> str:

@@ -10,7 +10,6 @@ caller asks and keeps it pending); its final reply is a template filled from the
 from __future__ import annotations
 
 import re
-from types import ModuleType
 from typing import Any
 
 from agent.planners import en, zh
@@ -22,13 +21,13 @@ from agent.planners.base import (
     reply_locale,
     run_read,
 )
-from agent.planners.lexicon import Intent, normalise
+from agent.planners.lexicon import Grammar, Intent, normalise
 from agent.planners.questions import question
 from agent.planners.replies import describe_facts, template_reply
 from lightnote.i18n import translate
 
 
-def grammar_for(text: str) -> ModuleType:
+def grammar_for(text: str) -> Grammar:
     """Return the grammar module of the sentence's language (Chinese if it has any CJK)."""
     return zh if reply_locale(text, "en") == "zh-CN" else en
 

@@ -7,9 +7,10 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from agent.execution import flush_repeat_tallies, reconcile_expired
+from agent.execution import flush_repeat_tallies
 from agent.lifecycle import reconcile_unknown_rows
 from agent.ratelimit import flush_miss_tallies
+from agent.reconcile import reconcile_expired
 
 
 class Command(BaseCommand):

@@ -1,273 +1,38 @@
-"""The Chinese grammar of the rules planner: one sentence -> one :class:`Intent`.
+"""Chinese write requests: each explicit write form and the create/update fields it names.
 
-The order is the cardinal rule: a read verb at the head (列出 查看 看看 显示 搜索 找…) makes a
-read, whatever follows; then the explicit write forms (each needs its verb: 创建/添加/记…,
-删除, 完成/标记为, 改为/推迟到…, 提醒我); then questions and bare collections (我的待办有哪些);
-then a bare "time + event" ("下周一上午开会"), which is *asked about*, never carded; anything
-else is help. Times stay the user's words; the tool's ``prepare`` parses them.
+Every form needs its verb (创建/添加/记…, 删除, 完成/标记为, 改为/推迟到…, 提醒我); a form that
+lacks its target, title or value becomes a clarification, never a guess. Bulk deletes are
+not offered (help).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from agent.planners.lexicon import (
     HELP,
     QUOTED,
     SLOT_CHANGE,
     SLOT_DUE,
-    SLOT_INTENT,
-    SLOT_KEYWORD,
     SLOT_PRIORITY,
     SLOT_TARGET,
     SLOT_TITLE,
     STRIP,
     Intent,
     ask,
+    create_intent,
     priority_of,
     split_tags,
-    take_time,
     unquote,
 )
-from agent.planners.lexicon import ISO as _ISO
-
-# --- time expressions --------------------------------------------------------------------
-
-_NUMBER = r"[0-9零〇一二两三四五六七八九十百]+"
-_WEEKDAY = r"[一二三四五六日天1-7]"
-
-_DAY_PIECES = [
-    _ISO,
-    # relative: 两小时后, 半小时后, 3天后, 一个半小时之后
-    rf"(?:{_NUMBER}\s*个?\s*半?\s*(?:小时|钟头|分钟|天|周|星期|礼拜|月)"
-    rf"|半\s*个?\s*(?:小时|钟头|天|月))\s*(?:后|之后|以后)",
-    r"大后天|后天|明天|明日|今天|今日|昨天|前天|今晚|明晚|昨晚|今早|明早|今夜|明夜",
-    rf"(?:下下|下|上|本|这)?个?(?:周|星期|礼拜){_WEEKDAY}",
-    # 2099年1月1日, 12月25日 (an explicit year stays with its date: the tool judges it)
-    rf"(?:\d{{4}}\s*年\s*)?{_NUMBER}\s*月\s*{_NUMBER}\s*[日号]",
-    rf"(?:下|本|这|上)?个?月\s*{_NUMBER}\s*[号日]",
-    rf"{_NUMBER}\s*号",
-    r"月底|月末|周末|年底|下周|下个?星期|下个?月|本周|这周|本月",
-]
-_CLOCK_PIECES = [
-    r"凌晨|清晨|早上|早晨|上午|中午|正午|午后|下午|傍晚|晚上|夜里|夜间|半夜|晚间",
-    r"\d{1,2}\s*[:：]\s*\d{2}",
-    # 9 点, 八点半, 9点15分 — not 快一点 ("a bit faster") nor 点心/点名
-    rf"(?:(?<![快早慢多少好有差些])(?=一)|(?!一))(?:{_NUMBER})\s*[点點](?![心子名赞评击菜])"
-    rf"(?:\s*(?:半|一刻|三刻|整|钟|{_NUMBER}\s*分?))?",
-    r"以后|稍后",
-]
-_PIECE = "|".join(_DAY_PIECES + _CLOCK_PIECES)
-TIME = re.compile(rf"(?:{_PIECE})(?:\s*(?:{_PIECE}))*")
-_DAY = re.compile("|".join(_DAY_PIECES))
-_BEFORE_TIME = re.compile(
-    r"(?:在|于|截止到?|截至|到期(?:时间)?|截止时间|截止日期|时间)\s*(?:是|为)?\s*[:：]?\s*$"
+from agent.planners.zh.reads import OPEN
+from agent.planners.zh.slots import (
+    DEADLINE_SUFFIX,
+    clean_title,
+    is_time,
+    take_priority,
+    take_zh_time,
 )
-_AFTER_TIME = re.compile(r"^\s*(?:之前|以前|前|为止|截止|到期)")
-_DEADLINE_SUFFIX = re.compile(r"\s*(?:之前|以前|前|为止)$")
-
-
-def take_zh_time(text: str) -> tuple[str, str | None]:
-    """Cut the time expression out of ``text``; return the rest and the time as typed."""
-    return take_time(
-        text, TIME, prefer_last=False, before=_BEFORE_TIME, after=_AFTER_TIME, tail="的"
-    )
-
-
-def is_time(value: str) -> bool:
-    """Return True when ``value`` is a time expression and nothing else."""
-    rest, due = take_zh_time(value)
-    return due is not None and not rest.strip(STRIP + "的")
-
-
-_PART_OF_DAY = re.compile(
-    r"凌晨|清晨|早上|早晨|上午|中午|正午|午后|下午|傍晚|晚上|夜里|夜间|半夜|晚间"
-)
-
-
-def merge_time(prior: str, answer: str) -> str:
-    """Complete a vague time with an answer: "下周一上午" + "10点" -> "下周一上午10点".
-
-    An answer that names its own day replaces the prior time; a clock time keeps the prior
-    day, and the prior part of the day unless the answer names its own ("下午3点").
-    """
-    if _DAY.search(answer) or not prior:
-        return answer
-    day = "".join(match.group() for match in _DAY.finditer(prior))
-    if not _PART_OF_DAY.search(answer):
-        part = _PART_OF_DAY.search(prior)
-        if part and not day.startswith(("今晚", "明晚", "昨晚", "今早", "明早")):
-            day += part.group()
-    return day + answer
-
-
-# --- priorities, titles ------------------------------------------------------------------
-
-_PRIORITIES = (
-    ("low", r"低优先级|优先级(?:为|是|设为|设成)?低|不紧急|不太急|不急|低优"),
-    ("normal", r"普通优先级|中等?优先级|一般优先级|优先级(?:为|是)?(?:普通|中等?|一般)"),
-    (
-        "high",
-        r"最?高优先级|优先级(?:为|是|设为|设成)?(?:最?高)|高优|很急|非常紧急|比较急|特别重要|"
-        r"(?<![^的，,、\s])(?:重要|紧急|加急)(?=$|[的，,、\s])",
-    ),
-)
-
-
-def take_priority(text: str) -> tuple[str, str | None]:
-    """Remove a priority phrase from ``text``; return the rest and the priority."""
-    for priority, pattern in _PRIORITIES:
-        match = re.search(rf"[，,、\s]*的?(?:{pattern})的?", text)
-        if match:
-            return (text[: match.start()] + text[match.end() :]).strip(), priority
-    return text, None
-
-
-def clean_title(text: str) -> str:
-    title = text.strip().strip(STRIP).strip("的").strip(STRIP)
-    title = re.sub(r"^(?:我)?(?:需要|要|得|该|必须)(?=..)", "", title)
-    title = re.sub(r"(?:这件事|这事|这个事)$", "", title)
-    return unquote(title).strip(STRIP)
-
-
-# --- politeness --------------------------------------------------------------------------
-
-_POLITE_HEAD = re.compile(
-    r"^(?:(?:你好|您好|嗨|hi|hello|hey)[，,！!\s]*)?"
-    r"(?:(?:请你?|请您|麻烦(?:你|您)?|劳驾|拜托(?:你)?|能不能|能否|可不可以|可以|你能|您能|能|你可以|"
-    r"帮忙|帮个忙|帮我|帮|给我|替我|为我|我想要?|我要|我得|我需要|想|要)\s*)+"
-)
-_POLITE_TAIL = re.compile(
-    r"(?:[，,\s]*(?:好吗|好不好|可以吗|行吗|行不行|可以不|吗|么|吧|呢|啊|呀|哈|嘛|哦|喔|一下子?|谢谢你?|谢谢啦|"
-    r"谢啦|多谢|麻烦了|辛苦了|please|thanks|thx)|[。.!！~～?？…]|\s)+$"
-)
-
-
-def strip_polite(text: str) -> str:
-    """Drop polite openings and closing particles: "请帮我列出我的待办吧" -> "列出我的待办"."""
-    body = _POLITE_TAIL.sub("", text.strip())
-    # "创建个待办吧：整理桌面": a particle before a colon or comma closes a phrase only.
-    body = re.sub(r"(?:吧|呢|啊|呀|哈)\s*(?=[：:，,])", "", body)
-    # "能帮我新建一个待办吗，明天交房租": the question particle closes the polite part only.
-    body = re.sub(r"(?:好吗|好不好|可以吗|行吗|吗|么)\s*[，,]\s*", "：", body, count=1)
-    stripped = _POLITE_HEAD.sub("", body)
-    # "要" / "想" alone only open a request: keep them when nothing else remains.
-    return stripped.strip() or body.strip()
-
-
-# --- reads -------------------------------------------------------------------------------
-
-_TODO_WORD = (
-    r"(?:待办事项|待办清单|待办列表|待办|代办|任务|事项|todo|to-do|要做的事|要做的|计划|清单|提醒)"
-)
-_NOTE_WORD = r"(?:笔记|记录|备忘录|备忘|notes?|note)"
-_READ_HEAD = re.compile(
-    r"^(?:列出|列一下|列举|罗列|列列|查看|查阅|看看|看一下|看一眼|看下|瞧瞧|瞅瞅|瞅一眼|看|显示|展示|"
-    r"给我看看?|查一下|查查|查询|查找|查|搜索|搜一下|搜搜|搜|找一下|找找|找出|找|检索|翻翻|翻一下|"
-    r"告诉我|说说|汇总|统计|回顾|浏览|打开)"
-)
-_READ_TAIL = re.compile(r"(?:列出来|列一下|看看|看一下|显示出来|给我看看?|调出来|找出来|翻出来)$")
-_QUESTION = re.compile(
-    r"有哪些|有什么|有没有|有几[个条项件]|多少[个条项件]?|哪些|哪几|什么|几个|几条|啥|怎么样|"
-    r"还剩|剩下|剩几|是否|哪里|哪儿|在哪|怎么|如何|为什么|为啥|[吗么][？?]?$|[？?]$"
-)
-_OPEN = (
-    r"未完成|没完成|没有完成|未做完|没做完|还没做|还没完成|待完成|待处理|进行中|没搞定|未结束|没弄完"
-    r"|open|开放"
-)
-_DONE = r"已完成|已经完成|完成了的|完成的|做完的|做完了的|已做完|搞定的|已结束|done|关闭的"
-_READ_FILLER = re.compile(
-    rf"我的|我|所有的?|全部的?|一下|一眼|最近的?|现在的?|目前的?|当前的?|还|都|吧|呢|有哪些|有什么|"
-    rf"有没有|哪些|什么|多少|几个|几条|是|的|里面?|中|列表|清单|(?:{_OPEN})|(?:{_DONE})|"
-    rf"高优先级|低优先级|普通优先级|优先级|重要的|紧急的|完成了|做完了|搞定了|完成|做完|搞定|相关|关于|有关|包含|含有|提到|要做|要干|要处理|安排|事情|事儿|日程|[:：，,。？?！!、\s]"
-)
-
-
-_READ_IN = re.compile(
-    rf"^(?:在|从)\s*(?:我的)?\s*(?:{_NOTE_WORD}|{_TODO_WORD})\s*(?:里面|里|中)?\s*(?=[搜查找看翻])",
-    re.IGNORECASE,
-)
-
-
-def _read_status(text: str) -> str | None:
-    if re.search(_OPEN, text, re.IGNORECASE):
-        return "open"
-    if re.search(_DONE, text, re.IGNORECASE):
-        return "done"
-    return None
-
-
-def _keyword(text: str) -> str:
-    """Return what is left of a read once its verbs, targets and fillers are gone."""
-    quoted = re.search(QUOTED, text)
-    if quoted:
-        return unquote(quoted.group())
-    about = re.search(r"(?:关于|有关|包含|含有|提到|提及)\s*(?P<kw>.+?)\s*(?:的|相关)", text)
-    if about:
-        return unquote(about.group("kw"))
-    rest = _READ_HEAD.sub("", _READ_IN.sub("", text).strip())
-    rest = _READ_TAIL.sub("", rest)
-    rest = re.sub(_TODO_WORD, " ", rest, flags=re.IGNORECASE)
-    rest = re.sub(_NOTE_WORD, " ", rest, flags=re.IGNORECASE)
-    rest = re.sub(r"^(?:把|将|在|从)", "", rest.strip())
-    rest = _READ_FILLER.sub(" ", rest)
-    return " ".join(rest.split()).strip(STRIP)
-
-
-# What a question must be about to be read as a lookup of the user's items.
-_TOPIC = re.compile(
-    rf"{_TODO_WORD}|{_NOTE_WORD}|{_OPEN}|{_DONE}|安排|要做|做什么|干什么|忙什么|事情|事儿|日程|截止|到期|"
-    r"过期|逾期|优先级|完成|记过|写过",
-    re.IGNORECASE,
-)
-
-
-def read_intent(text: str) -> Intent:
-    """Turn a read request into query_todos / search_notes (both when it names neither)."""
-    notes = re.search(_NOTE_WORD, text, re.IGNORECASE) is not None
-    status = _read_status(text)
-    todos = (
-        re.search(_TODO_WORD, text, re.IGNORECASE) is not None
-        or status is not None
-        or re.search(r"完成|做完|搞定|截止|到期|过期|逾期|优先级|要做", text) is not None
-    )
-    rest, due = take_zh_time(text)
-    keyword = _keyword(rest if due else text)
-    todo_args: dict[str, Any] = {}
-    if status:
-        todo_args["status"] = status
-    if keyword:
-        todo_args["keyword"] = keyword
-    if due and re.fullmatch(r"今天|今日|明天|后天|今晚|明晚", due):
-        todo_args["due_before"] = due
-    if notes and not todos:
-        if not keyword:
-            return ask("search_notes", SLOT_KEYWORD)
-        return Intent("search_notes", {"keyword": keyword})
-    if todos or not keyword:
-        return Intent("query_todos", todo_args)
-    # A search that names neither kind: look in both.
-    return Intent(
-        "search_notes", {"keyword": keyword}, also=(("query_todos", {"keyword": keyword}),)
-    )
-
-
-def _is_read(text: str) -> bool:
-    if _READ_HEAD.match(text) or _READ_TAIL.search(text):
-        return True
-    if _QUESTION.search(text) and not _WRITE_HEAD.match(text):
-        return True
-    # A bare collection: 我的待办, 未完成的任务, 所有笔记, 待办列表.
-    return bool(
-        re.fullmatch(
-            rf"(?:我的|所有的?|全部的?|今天的?|明天的?|最近的?|(?:{_OPEN})的?|(?:{_DONE})的?)*\s*"
-            rf"(?:{_TODO_WORD}|{_NOTE_WORD})(?:列表|清单)?",
-            text,
-            re.IGNORECASE,
-        )
-    )
-
 
 # --- writes ------------------------------------------------------------------------------
 
@@ -282,7 +47,7 @@ _END = r"\s*$"
 _TITLE = rf"(?P<title>{QUOTED}|.+?)"
 _DONE_STATE = r"完成|已完成|做完|搞定|结束|完结|done"
 _OPEN_STATE = r"未完成|没完成|待完成|未做完|没做完|进行中|重新打开|打开|未开始|待办|open"
-_WRITE_HEAD = re.compile(
+WRITE_HEAD = re.compile(
     rf"^(?:{_CREATE}|写|删除|删掉|删了|删|移除|去掉|清除|把|将|给|完成|做完|勾掉|勾选|重新打开|重开|"
     r"修改|更改|调整|更新|改|重命名|推迟|延后|提前|标记|提醒)(?!的|过的|了的)"
 )
@@ -301,7 +66,7 @@ def _zh(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE | re.DOTALL)
 
 
-_DELETE_ACCOUNT = _zh(
+DELETE_ACCOUNT = _zh(
     r"(?:注销|删除|删掉|销毁|关闭|停用|注销掉)\s*(?:我的|这个)?\s*(?:账号|账户|帐号|帐户|用户)"
 )
 _DELETE_VERB = r"(?:删除|删掉|删了|删(?![除掉了])|移除|去掉|清除|清掉|干掉)"
@@ -428,8 +193,8 @@ _CREATE_TODO = [
 _ASK_TODO = _zh(rf"^{_CREATE}\s*{_MEASURE}\s*(?:新的?)?\s*{_TODO}{_END}")
 _ASK_NOTE = _zh(rf"^(?:{_CREATE}|写)\s*{_MEASURE}\s*(?:新的?)?\s*{_NOTE}{_END}")
 # A todo named by a noun phrase that carries its own time: 下周一上午 10 点开会的待办.
-_TODO_PHRASE = _zh(rf"^(?P<body>.+?)\s*的\s*{_TODO}{_END}")
-_WRITE_WORDS = re.compile(
+TODO_PHRASE = _zh(rf"^(?P<body>.+?)\s*的\s*{_TODO}{_END}")
+WRITE_WORDS = re.compile(
     r"删除|删掉|创建|新建|添加|修改|更新|标记|改成|改为|改到|注销|完成|推迟|提醒|记|加|改|删|设"
 )
 
@@ -482,9 +247,9 @@ def _field_args(kind: str, field_name: str, verb: str, value: str) -> Intent:
         return Intent("update_todo", {"priority": priority})
     if field_name in {"描述", "备注", "说明"}:
         return Intent("update_todo", {"description": unquote(value)})
-    timed = field_name or is_time(_DEADLINE_SUFFIX.sub("", value) or value)
+    timed = field_name or is_time(DEADLINE_SUFFIX.sub("", value) or value)
     if timed or verb in _MOVE_VERBS:
-        return Intent("update_todo", {"due_at": _DEADLINE_SUFFIX.sub("", value) or value})
+        return Intent("update_todo", {"due_at": DEADLINE_SUFFIX.sub("", value) or value})
     # "把X改成Y" with a Y that is no time nor priority: a new title.
     return Intent("update_todo", {"title": unquote(value)})
 
@@ -515,16 +280,10 @@ def todo_fields(body: str, *, priority: str | None = None) -> Intent:
     rest, due = take_zh_time(rest)
     rest = re.sub(r"^(?:我)?(?:要|得|需要)?(?:在|于)\s*$", "", rest)
     title = unquote(quoted.group()) if quoted else clean_title(rest)
-    args: dict[str, Any] = {}
-    if description:
-        args["description"] = description
-    if due:
-        args["due_at"] = _DEADLINE_SUFFIX.sub("", due) or due
-    if priority:
-        args["priority"] = priority
-    if not title:
-        return ask("create_todo", SLOT_TITLE, **args)
-    return Intent("create_todo", {"title": title, **args})
+    due_at = (DEADLINE_SUFFIX.sub("", due) or due) if due else None
+    return create_intent(
+        "create_todo", title, description=description, due_at=due_at, priority=priority
+    )
 
 
 _NOTE_SPLIT = re.compile(r"\s*(?:——|—|–|--|：|:|，|,|；|;|\n)\s*|\s+-\s+")
@@ -562,14 +321,7 @@ def note_fields(body: str) -> Intent:
         if content:
             content = re.sub(r"^(?:内容|正文)\s*(?:是|为)?\s*[:：]?\s*", "", content)
     title = unquote(title)
-    args: dict[str, Any] = {}
-    if content and content.strip():
-        args["content"] = content.strip()
-    if tags:
-        args["tags"] = tags
-    if not title:
-        return ask("create_note", SLOT_TITLE, **args)
-    return Intent("create_note", {"title": title, **args})
+    return create_intent("create_note", title, content=(content or "").strip(), tags=tags)
 
 
 def _status(match: re.Match[str]) -> Intent | None:
@@ -581,14 +333,14 @@ def _status(match: re.Match[str]) -> Intent | None:
         state = match.group("state")
         opened = re.fullmatch(rf"{_OPEN_STATE}|重开|恢复|取消完成|撤销完成|取消勾选", state, re.I)
         return ask("set_todo_status", SLOT_TARGET, status="open" if opened else "done")
-    if re.search(rf"^(?:所有|全部|已完成的|{_OPEN})", title):
+    if re.search(rf"^(?:所有|全部|已完成的|{OPEN})", title):
         return None
     state = match.group("state")
     opened = re.fullmatch(rf"{_OPEN_STATE}|重开|恢复|取消完成|撤销完成|取消勾选|打开", state, re.I)
     return Intent("set_todo_status", {"todo_title": title, "status": "open" if opened else "done"})
 
 
-def _writes(text: str) -> Intent | None:
+def write_intent(text: str) -> Intent | None:
     """Return the write (or its clarification) the sentence clearly asks for, else None."""
     for pattern in _DELETE:
         match = pattern.match(text)
@@ -679,113 +431,3 @@ def _writes(text: str) -> Intent | None:
                 body = given + body  # not a priority word: part of the title ("开会的待办")
             return todo_fields(body, priority=priority)
     return None
-
-
-_NEGATED = re.compile(
-    r"^(?:不要|不用|别|先别|先不要|不必|无需|不需要|千万别|没必要|暂时不要|暂时别|不想)"
-)
-_GREETING = re.compile(
-    r"(?:早上好|早安|上午好|中午好|下午好|晚上好|晚安|你好|您好|嗨|哈喽|在吗|在不在|谢谢|多谢|好的|嗯|ok)"
-    r"[！!。.~～]*",
-    re.IGNORECASE,
-)
-
-
-def interpret(text: str) -> Intent:
-    """Return what one Chinese sentence asks for; reads first, writes only when explicit."""
-    if _DELETE_ACCOUNT.search(text):
-        return Intent("delete_account", {})
-    body = strip_polite(text)
-    if not body or _GREETING.fullmatch(body) or _NEGATED.match(body):
-        return HELP  # "不要删除买菜", "不用提醒我开会": a request NOT to write is no write
-    if _READ_HEAD.match(body) or _READ_TAIL.search(body) or _READ_IN.match(body):
-        return read_intent(body)
-    # A question is a read unless it is a polite wrapper around an explicit write
-    # ("能帮我把周报标记为完成吗" asks for the write; "周报完成了吗" asks about it).
-    question = bool(_QUESTION.search(text))
-    if question and not _WRITE_HEAD.match(body):
-        return read_intent(body) if _TOPIC.search(body) else HELP
-    write = _writes(body)
-    if write is not None:
-        return write
-    if _is_read(body):
-        return read_intent(body)
-    match = _TODO_PHRASE.match(body)
-    if match:
-        intent = todo_fields(match.group("body"))
-        if intent.tool == "create_todo" and not intent.slot and "due_at" in intent.args:
-            return intent  # 下周一上午 10 点开会的待办: the todo and its time are both named
-        return read_intent(body)
-    rest, due = take_zh_time(
-        re.sub(r"^(?:记一下|记下来|记下|记录一下|记一笔|记着|记住)\s*", "", body)
-    )
-    title = clean_title(rest)
-    if due and title and not question and not _WRITE_WORDS.search(title):
-        # 下周一上午开会: probably a todo, but nothing asked for one: ask, never guess.
-        return ask("create_todo", SLOT_INTENT, title=title, due_at=due)
-    return HELP
-
-
-# --- follow-up answers -------------------------------------------------------------------
-
-_YES = re.compile(
-    r"^(?:是|是的|对|对的|好|好的|好啊|行|可以|没错|嗯|嗯嗯|确定|要|需要|创建吧|就这样|ok|okay|yes)$",
-    re.I,
-)
-_NO = re.compile(
-    r"^(?:不|不是|不对|不用|不要|算|算了|取消|别|别了|没有|否|先不|先不用|先不要|不创建|不记|不改|不删|"
-    r"不需要|没事|no|cancel)$",
-    re.I,
-)
-_ORDINALS = {
-    "一": 1,
-    "二": 2,
-    "两": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-    "八": 8,
-    "九": 9,
-    "十": 10,
-}
-
-
-def is_yes(text: str) -> bool:
-    return bool(_YES.match(strip_polite(text).strip(STRIP) or text.strip(STRIP)))
-
-
-def is_no(text: str) -> bool:
-    return bool(_NO.match(re.sub(r"(?:吧|啊|呀|哈|了)+$", "", text.strip().strip(STRIP))))
-
-
-def ordinal(text: str) -> int | None:
-    """Return the position an answer names: 第二个 / 第2条 / 2 / 最后一个 (-1)."""
-    body = strip_polite(text).strip(STRIP)
-    match = re.fullmatch(
-        r"(?:是|选|要|就)?\s*第?\s*([0-9]+|[一二两三四五六七八九十])\s*(?:个|条|项|件|篇|号)?(?:吧)?",
-        body,
-    )
-    if match:
-        value = match.group(1)
-        return int(value) if value.isdigit() else _ORDINALS[value]
-    if re.fullmatch(r"(?:是|选)?最后一?[个条项]", body):
-        return -1
-    return None
-
-
-def time_answer(text: str) -> str | None:
-    """Return the time an answer gives ("10点", "改到明天下午3点吧"), else None."""
-    body = strip_polite(text).strip(STRIP)
-    body = re.sub(
-        r"^(?:改到|改成|改为|定在|定为|设为|设在|截止(?:时间)?(?:是|为)?|就|在|是)\s*", "", body
-    )
-    body = _DEADLINE_SUFFIX.sub("", body)
-    return body if is_time(body) else None
-
-
-def priority_answer(text: str) -> str | None:
-    body = strip_polite(text).strip(STRIP)
-    body = re.sub(r"^(?:改成|改为|设为|设成|调成|调到|就|是|要)\s*", "", body)
-    return priority_of(body) or priority_of(re.sub(r"的?优先级|的$", "", body))

@@ -1,9 +1,8 @@
-"""The English grammar of the rules planner: one sentence -> one :class:`Intent`.
+"""English write requests: each explicit write form and the create/update fields it names.
 
-Same order as the Chinese grammar (the cardinal rule): a read verb at the head (show, list,
-what are, find, search, look up…) or a question makes a read; then the explicit write forms
-(create/add/remind me, delete, mark/complete/reopen, change/move/rename…); then a bare
-"event + time" ("call mom tomorrow at 5pm"), which is asked about, never carded; else help.
+Every form needs its verb (create/add/remind me, delete, mark/complete/reopen,
+change/move/rename…); a form that lacks its target, title or value becomes a clarification,
+never a guess. Bulk deletes are not offered (help).
 """
 
 from __future__ import annotations
@@ -11,222 +10,23 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from agent.planners.en.slots import clean_title, is_time, take_en_time, take_priority
 from agent.planners.lexicon import (
     HELP,
-    ISO,
     QUOTED,
     SLOT_CHANGE,
     SLOT_DUE,
-    SLOT_INTENT,
-    SLOT_KEYWORD,
     SLOT_PRIORITY,
     SLOT_TARGET,
     SLOT_TITLE,
     STRIP,
     Intent,
     ask,
+    create_intent,
     priority_of,
     split_tags,
-    take_time,
     unquote,
 )
-
-# --- time expressions --------------------------------------------------------------------
-
-_WEEKDAY = (
-    r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday"
-    r"|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)"
-)
-_MONTH = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
-    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
-)
-_COUNT = r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve|half\s+an?)"
-_DAY_PIECES = [
-    ISO,
-    rf"in\s+{_COUNT}\s+(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?)\b",
-    r"in\s+half\s+an\s+hour\b",
-    r"the\s+day\s+after\s+tomorrow\b",
-    r"(?:tomorrow|tmrw|tmr|today|tonight|yesterday)(?:\s+(?:morning|afternoon|evening|night))?\b",
-    r"this\s+(?:morning|afternoon|evening|weekend|week)\b",
-    rf"(?:(?:next|this|coming)\s+)?{_WEEKDAY}\b(?:\s+(?:morning|afternoon|evening|night))?",
-    r"next\s+(?:week|month|weekend)\b",
-    r"end\s+of\s+(?:the\s+)?(?:day|week|month)\b|eod\b|eow\b",
-    rf"{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b(?:,?\s*\d{{4}}\b)?",
-    rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b",
-]
-_CLOCK_PIECES = [
-    r"\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)(?![a-z])",
-    r"\d{1,2}:\d{2}\b",
-    r"(?:noon|midnight|midday)\b",
-    r"\d{1,2}\s*o'?clock\b",
-    r"at\s+\d{1,2}(?::\d{2})?(?![\d:])"
-    r"(?!\s*(?:am|pm|a\.m\.|p\.m\.|o'?clock|%|percent|people|items|minutes|hours))",
-    r"(?:in\s+the\s+)?(?:morning|afternoon|evening)\b",
-    r"(?:soon|asap)\b",
-]
-_PIECE = "|".join(_DAY_PIECES + _CLOCK_PIECES)
-TIME = re.compile(
-    rf"(?<![\w-])(?:{_PIECE})(?:(?:\s*,\s*|\s+)(?:(?:at|on|by|in)\s+)?(?:{_PIECE}))*",
-    re.IGNORECASE,
-)
-_DAY = re.compile(rf"(?<![\w-])(?:{'|'.join(_DAY_PIECES)})", re.IGNORECASE)
-_BEFORE_TIME = re.compile(
-    r"(?:\s*,)?\s+(?:at|on|by|before|due(?:\s+(?:on|at|by))?|until|till|for|from)\s*:?\s*$",
-    re.IGNORECASE,
-)
-
-
-def take_en_time(text: str) -> tuple[str, str | None]:
-    """Cut the time expression out of ``text``; return the rest and the time as typed."""
-    return take_time(text, TIME, prefer_last=True, before=_BEFORE_TIME, glue=" ")
-
-
-def is_time(value: str) -> bool:
-    rest, due = take_en_time(value)
-    return due is not None and not rest.strip(STRIP)
-
-
-def merge_time(prior: str, answer: str) -> str:
-    """Complete a vague time: "next Monday morning" + "10am" -> "next Monday 10am"."""
-    if _DAY.search(answer) or not prior:
-        return answer
-    day = " ".join(match.group() for match in _DAY.finditer(prior))
-    day = re.sub(r"\s+(?:morning|afternoon|evening|night)$", "", day, flags=re.I)
-    day = re.sub(r"^tonight$", "today", day, flags=re.I)
-    return f"{day} {answer}".strip() if day else answer
-
-
-# --- priorities, titles ------------------------------------------------------------------
-
-_PRIORITIES = (
-    ("low", r"(?:with\s+)?(?:a\s+)?low[\s-]+priority|priority\s*(?::|is|of)?\s*low|not\s+urgent"),
-    (
-        "normal",
-        r"(?:with\s+)?(?:a\s+)?(?:normal|medium)[\s-]+priority|priority\s*(?::|is|of)?\s*"
-        r"(?:normal|medium)",
-    ),
-    (
-        "high",
-        r"(?:with\s+)?(?:a\s+)?(?:high|top)[\s-]+priority|priority\s*(?::|is|of)?\s*high|urgent(?:ly)?"
-        r"|important",
-    ),
-)
-
-
-def take_priority(text: str) -> tuple[str, str | None]:
-    for priority, pattern in _PRIORITIES:
-        match = re.search(rf"[,;]?\s*\b(?:{pattern})\b", text, re.IGNORECASE)
-        if match:
-            return (text[: match.start()] + " " + text[match.end() :]).strip(), priority
-    return text, None
-
-
-def clean_title(text: str) -> str:
-    title = re.sub(r"\s+", " ", text).strip().strip(STRIP)
-    title = re.sub(
-        r"^(?:to|that|about|for|which\s+is|i\s+(?:need|have|must|should)\s+to|i\s+gotta)\s+",
-        "",
-        title,
-        flags=re.IGNORECASE,
-    )
-    for _ in range(3):
-        title = _BEFORE_TIME.sub("", " " + title).strip().strip(STRIP)
-    title = unquote(title)
-    return title[:1].upper() + title[1:]
-
-
-# --- politeness --------------------------------------------------------------------------
-
-_POLITE_HEAD = re.compile(
-    r"^(?:(?:hey|hi|hello|ok|okay|so|um|uh|yo)\b[,!\s]*)*"
-    r"(?:(?:please|pls|plz|kindly)\b[,\s]*|(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+)?|"
-    r"(?:help\s+me|i(?:'d|\s+would)\s+like\s+(?:you\s+)?to|i\s+want\s+(?:you\s+)?to|"
-    r"i\s+wanna|let'?s|go\s+ahead\s+and|quickly|just)\s+)*",
-    re.IGNORECASE,
-)
-_POLITE_TAIL = re.compile(
-    r"(?:[,\s]*\b(?:please|pls|plz|thanks|thank\s+you|thx|for\s+me|real\s+quick)\b|[.!?…]|\s)+$",
-    re.IGNORECASE,
-)
-
-
-def strip_polite(text: str) -> str:
-    body = _POLITE_TAIL.sub("", text.strip())
-    return _POLITE_HEAD.sub("", body).strip() or body.strip()
-
-
-# --- reads -------------------------------------------------------------------------------
-
-_TODO_WORD = (
-    r"\b(?:todos?|to-dos?|to\s+do\s+list|to-do\s+list|tasks?|task\s+list|reminders?|agenda"
-    r"|checklist)\b"
-)
-_NOTE_WORD = r"\bnotes?\b"
-_READ_HEAD = re.compile(
-    r"^(?:show|list|display|view|see|give\s+me|get\s+me|get\s+my|what(?:'s|\s+is|\s+are|\s+do|\s+does|"
-    r"\s+did|\s+have|\s+tasks|\s+todos|\s+notes)?|which|how\s+many|do\s+i\s+have|have\s+i|did\s+i|"
-    r"are\s+there|is\s+there|any|find|search|look\s+up|look\s+for|look\s+through|look\s+at|pull\s+up|"
-    r"check(?!\s+off)|open\s+my|browse|tell\s+me|remind\s+me\s+what|where(?:'s|\s+is|\s+are))\b",
-    re.IGNORECASE,
-)
-_OPEN = (
-    r"\b(?:open|pending|unfinished|incomplete|outstanding|remaining|not\s+done|undone|active"
-    r"|left)\b"
-)
-_DONE = r"\b(?:done|completed?|finish(?:ed)?|closed|checked\s+off)\b"
-_FILLER = re.compile(
-    rf"\b(?:show|list|display|view|see|give|get|me|my|all|the|a|an|of|what|what's|whats|is|are|do|does|"
-    rf"did|have|has|i|which|how|many|there|any|find|search|look|up|for|through|at|pull|check|open|"
-    rf"browse|tell|in|on|with|about|mentioning|containing|matching|regarding|that|mention|current|"
-    rf"currently|still|right|now|again|please|everything|stuff|items?|things?|to\s+do|left|got|need|"
-    rf"needs|gotta|should|must|anything|something|due|overdue|doing|this|week|from|by)\b|"
-    rf"{_OPEN}|{_DONE}|{_TODO_WORD}|{_NOTE_WORD}|'s\b|’s\b|[?.!,:;]",
-    re.IGNORECASE,
-)
-
-
-def _keyword(text: str) -> str:
-    quoted = re.search(QUOTED, text)
-    if quoted:
-        return unquote(quoted.group())
-    about = re.search(
-        r"\b(?:about|mentioning|containing|matching|regarding|with|on|for)\s+(?P<kw>.+?)\s*"
-        r"(?:\bin\s+(?:my\s+|the\s+)?notes?\b.*)?[.?!]?\s*$",
-        text,
-        re.IGNORECASE,
-    )
-    if about:
-        keyword = _FILLER.sub(" ", about.group("kw"))
-        if keyword.strip():
-            return " ".join(keyword.split())
-    return " ".join(_FILLER.sub(" ", text).split()).strip(STRIP)
-
-
-def read_intent(text: str) -> Intent:
-    notes = re.search(_NOTE_WORD, text, re.IGNORECASE) is not None
-    todos = re.search(_TODO_WORD, text, re.IGNORECASE) is not None
-    args: dict[str, Any] = {}
-    if re.search(_OPEN, text, re.IGNORECASE):
-        args["status"] = "open"
-    elif re.search(_DONE, text, re.IGNORECASE):
-        args["status"] = "done"
-    rest, due = take_en_time(text)
-    keyword = _keyword(rest if due else text)
-    if due and re.fullmatch(r"today|tomorrow|tonight|tmrw|tmr", due, re.IGNORECASE):
-        args["due_before"] = due
-    if keyword:
-        args["keyword"] = keyword
-    if notes and not todos:
-        if not keyword:
-            return ask("search_notes", SLOT_KEYWORD)
-        return Intent("search_notes", {"keyword": keyword})
-    if todos or not keyword:
-        return Intent("query_todos", args)
-    return Intent(
-        "search_notes", {"keyword": keyword}, also=(("query_todos", {"keyword": keyword}),)
-    )
-
 
 # --- writes ------------------------------------------------------------------------------
 
@@ -237,7 +37,7 @@ _DONE_STATE = r"done|completed?|finished|closed|checked(?:\s+off)?|complete"
 _OPEN_STATE = (
     r"not\s+done|undone|not\s+completed?|incomplete|unfinished|open|pending|active|to\s?do"
 )
-_WRITE_HEAD = re.compile(
+WRITE_HEAD = re.compile(
     r"^(?:create|add|make|new|set|put|record|note|write|jot|schedule|remind|delete|remove|erase|"
     r"drop|trash|get\s+rid|mark|complete|finish|check\s+off|tick|close|reopen|re-open|uncheck|"
     r"unmark|change|update|edit|rename|move|reschedule|postpone|push|delay|shift|save|take|start|"
@@ -250,7 +50,7 @@ def _en(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE | re.DOTALL)
 
 
-_DELETE_ACCOUNT = _en(
+DELETE_ACCOUNT = _en(
     r"\b(?:delete|close|remove|cancel|deactivate|terminate|erase)\s+(?:my\s+|the\s+|this\s+)?"
     r"(?:user\s+)?(?:account|profile)\b"
 )
@@ -377,7 +177,7 @@ _ASK_TODO = _en(rf"^(?:create|add|make|new)\s+(?:a\s+|an\s+)?(?:new\s+)?{_TODO}\
 _ASK_NOTE = _en(
     r"^(?:create|add|make|write|new|take)\s+(?:a\s+|an\s+)?(?:new\s+)?note\s*[.!?]?\s*$"
 )
-_WRITE_WORDS = _en(r"\b(?:delete|remove|create|add|update|change|mark|rename|move|edit)\b")
+WRITE_WORDS = _en(r"\b(?:delete|remove|create|add|update|change|mark|rename|move|edit)\b")
 
 
 def todo_fields(body: str, *, priority: str | None = None) -> Intent:
@@ -397,16 +197,9 @@ def todo_fields(body: str, *, priority: str | None = None) -> Intent:
     priority = priority or found_priority
     rest, due = take_en_time(rest)
     title = unquote(quoted.group()) if quoted else clean_title(rest)
-    args: dict[str, Any] = {}
-    if description:
-        args["description"] = description
-    if due:
-        args["due_at"] = due
-    if priority:
-        args["priority"] = priority
-    if not title:
-        return ask("create_todo", SLOT_TITLE, **args)
-    return Intent("create_todo", {"title": title, **args})
+    return create_intent(
+        "create_todo", title, description=description, due_at=due, priority=priority
+    )
 
 
 def note_fields(body: str) -> Intent:
@@ -445,14 +238,7 @@ def note_fields(body: str) -> Intent:
         )
         title, content = (parts.group("title"), parts.group("content")) if parts else (body, None)
     title = unquote(title)
-    args: dict[str, Any] = {}
-    if content and content.strip():
-        args["content"] = content.strip()
-    if tags:
-        args["tags"] = tags
-    if not title:
-        return ask("create_note", SLOT_TITLE, **args)
-    return Intent("create_note", {"title": title, **args})
+    return create_intent("create_note", title, content=(content or "").strip(), tags=tags)
 
 
 def _update_todo(match: re.Match[str]) -> Intent:
@@ -478,7 +264,7 @@ def _update_todo(match: re.Match[str]) -> Intent:
     return Intent("update_todo", args)
 
 
-def _writes(text: str) -> Intent | None:
+def write_intent(text: str) -> Intent | None:
     match = _DELETE.match(text)
     if match:
         kind = (match.group("kind") or match.group("kind2") or "todo").lower().rstrip("s")
@@ -555,110 +341,3 @@ def _writes(text: str) -> Intent | None:
             body = match.group("body") + (match.groupdict().get("tail") or "")
             return todo_fields(body, priority=priority_of(given) if given else None)
     return None
-
-
-# Explicit lookups read whatever follows; a question must be about the user's items.
-_SEARCH_HEAD = re.compile(
-    r"^(?:show|list|display|view|give\s+me|get\s+me|get\s+my|find|search|look\s+up|look\s+for|"
-    r"look\s+through|pull\s+up|check(?!\s+off)|open\s+my|browse)\b",
-    re.IGNORECASE,
-)
-_TOPIC = re.compile(
-    rf"{_TODO_WORD}|{_NOTE_WORD}|{_OPEN}|{_DONE}|\b(?:due|overdue|deadline|priority|to\s+do|plans?|"
-    r"schedule|need\s+to|have\s+to|on\s+my\s+plate|up\s+next|busy)\b|[\"“‘「]",
-    re.IGNORECASE,
-)
-_QUESTION = re.compile(
-    r"\?\s*$|^(?:what|which|how|when|where|who|do|does|did|is|are|have|has)\b", re.I
-)
-
-
-_NEGATED = re.compile(r"^(?:don'?t|do\s+not|never|no\s+need\s+to|not\s+now)\b", re.IGNORECASE)
-_GREETING = re.compile(
-    r"(?:good\s+(?:morning|afternoon|evening|night|day)|morning|evening|hi|hello|hey|yo|thanks|"
-    r"thank\s+you|ok|okay|cool|great|nice)(?:\s+there)?[!.]*",
-    re.IGNORECASE,
-)
-
-
-def interpret(text: str) -> Intent:
-    """Return what one English sentence asks for; reads first, writes only when explicit."""
-    if _DELETE_ACCOUNT.search(text):
-        return Intent("delete_account", {})
-    body = strip_polite(text)
-    if not body or _GREETING.fullmatch(body) or _NEGATED.match(body):
-        return HELP  # "don't delete Pay rent": a request NOT to write is no write
-    if _SEARCH_HEAD.match(body) and not _WRITE_HEAD.match(body):
-        return read_intent(body)
-    if (_READ_HEAD.match(body) or _QUESTION.search(text)) and not _WRITE_HEAD.match(body):
-        return read_intent(body) if _TOPIC.search(body) else HELP
-    write = _writes(body)
-    if write is not None:
-        return write
-    mentions = re.search(_TODO_WORD, body, re.I) or re.search(_NOTE_WORD, body, re.I)
-    if mentions and not _WRITE_WORDS.search(body):
-        return read_intent(body)
-    rest, due = take_en_time(body)
-    title = clean_title(rest)
-    if due and title and not _WRITE_WORDS.search(title) and len(title.split()) <= 12:
-        return ask("create_todo", SLOT_INTENT, title=title, due_at=due)
-    need = re.match(
-        r"^i\s+(?:need|have|must|gotta|got|should)\s+(?:to\s+)?(?P<title>.+)$", body, re.I
-    )
-    if need and not _WRITE_WORDS.search(need.group("title")):
-        # "I need to buy milk": probably a todo, but nothing asked for one: ask.
-        return ask("create_todo", SLOT_INTENT, title=clean_title(need.group("title")))
-    return HELP
-
-
-# --- follow-up answers -------------------------------------------------------------------
-
-_YES = re.compile(
-    r"^(?:y|yes|yeah|yep|yup|sure|ok|okay|right|correct|exactly|please\s+do|do\s+it|go\s+ahead|"
-    r"sounds\s+good|that'?s\s+right|create\s+it|add\s+it|yes\s+please)$",
-    re.I,
-)
-_NO = re.compile(
-    r"^(?:n|no|nope|nah|never\s*mind|cancel|forget\s+it|stop|don'?t|no\s+thanks)$", re.I
-)
-_ORDINAL_WORDS = {
-    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
-    "eighth": 8, "ninth": 9, "tenth": 10, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
-    "1st": 1, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5, "last": -1,
-}  # fmt: skip
-
-
-def is_yes(text: str) -> bool:
-    return bool(_YES.match(text.strip().strip(STRIP).lower()))
-
-
-def is_no(text: str) -> bool:
-    return bool(_NO.match(text.strip().strip(STRIP).lower()))
-
-
-def ordinal(text: str) -> int | None:
-    """Return the position an answer names: "the second one", "#2", "2", "last"."""
-    body = strip_polite(text).strip(STRIP).lower()
-    body = re.sub(r"^(?:i\s+mean|i\s+meant|it'?s|its|number|no\.?|#|pick|choose)\s*", "", body)
-    body = re.sub(r"^the\s+", "", body)
-    body = re.sub(r"\s+(?:one|item|todo|task|note)$", "", body)
-    if body.isdigit():
-        return int(body)
-    return _ORDINAL_WORDS.get(body)
-
-
-def time_answer(text: str) -> str | None:
-    body = strip_polite(text).strip(STRIP)
-    body = re.sub(
-        r"^(?:make\s+it|change\s+it\s+to|move\s+it\s+to|set\s+it\s+to|due|by|at|on|it'?s)\s+",
-        "",
-        body,
-        flags=re.I,
-    )
-    return body if is_time(body) else None
-
-
-def priority_answer(text: str) -> str | None:
-    body = strip_polite(text).strip(STRIP)
-    body = re.sub(r"^(?:make\s+it|set\s+it\s+to|change\s+it\s+to|it'?s)\s+", "", body, flags=re.I)
-    return priority_of(body)

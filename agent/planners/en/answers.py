@@ -1,0 +1,64 @@
+"""English follow-up answers: yes/no, "the second one", a time or a priority given to a question.
+
+Used by ``agent.followups`` to complete a pending clarification or choice.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent.planners.en.slots import is_time, strip_polite
+from agent.planners.lexicon import (
+    STRIP,
+    priority_of,
+)
+
+_YES = re.compile(
+    r"^(?:y|yes|yeah|yep|yup|sure|ok|okay|right|correct|exactly|please\s+do|do\s+it|go\s+ahead|"
+    r"sounds\s+good|that'?s\s+right|create\s+it|add\s+it|yes\s+please)$",
+    re.I,
+)
+_NO = re.compile(
+    r"^(?:n|no|nope|nah|never\s*mind|cancel|forget\s+it|stop|don'?t|no\s+thanks)$", re.I
+)
+_ORDINAL_WORDS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+    "eighth": 8, "ninth": 9, "tenth": 10, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
+    "1st": 1, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5, "last": -1,
+}  # fmt: skip
+
+
+def is_yes(text: str) -> bool:
+    return bool(_YES.match(text.strip().strip(STRIP).lower()))
+
+
+def is_no(text: str) -> bool:
+    return bool(_NO.match(text.strip().strip(STRIP).lower()))
+
+
+def ordinal(text: str) -> int | None:
+    """Return the position an answer names: "the second one", "#2", "2", "last"."""
+    body = strip_polite(text).strip(STRIP).lower()
+    body = re.sub(r"^(?:i\s+mean|i\s+meant|it'?s|its|number|no\.?|#|pick|choose)\s*", "", body)
+    body = re.sub(r"^the\s+", "", body)
+    body = re.sub(r"\s+(?:one|item|todo|task|note)$", "", body)
+    if body.isdigit():
+        return int(body)
+    return _ORDINAL_WORDS.get(body)
+
+
+def time_answer(text: str) -> str | None:
+    body = strip_polite(text).strip(STRIP)
+    body = re.sub(
+        r"^(?:make\s+it|change\s+it\s+to|move\s+it\s+to|set\s+it\s+to|due|by|at|on|it'?s)\s+",
+        "",
+        body,
+        flags=re.I,
+    )
+    return body if is_time(body) else None
+
+
+def priority_answer(text: str) -> str | None:
+    body = strip_polite(text).strip(STRIP)
+    body = re.sub(r"^(?:make\s+it|set\s+it\s+to|change\s+it\s+to|it'?s)\s+", "", body, flags=re.I)
+    return priority_of(body)

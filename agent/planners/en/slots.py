@@ -1,0 +1,141 @@
+"""English slot values: time expressions, priorities, titles, and the polite wrapper.
+
+Each function cuts one kind of value out of a phrase and returns the rest, or cleans the
+phrase around it. Times stay the user's words ("tomorrow 9pm"): the tool's ``prepare``
+parses them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent.planners.lexicon import (
+    ISO,
+    STRIP,
+    take_time,
+    unquote,
+)
+
+# --- time expressions --------------------------------------------------------------------
+
+_WEEKDAY = (
+    r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+    r"|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)"
+)
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+_COUNT = r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve|half\s+an?)"
+_DAY_PIECES = [
+    ISO,
+    rf"in\s+{_COUNT}\s+(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?)\b",
+    r"in\s+half\s+an\s+hour\b",
+    r"the\s+day\s+after\s+tomorrow\b",
+    r"(?:tomorrow|tmrw|tmr|today|tonight|yesterday)(?:\s+(?:morning|afternoon|evening|night))?\b",
+    r"this\s+(?:morning|afternoon|evening|weekend|week)\b",
+    rf"(?:(?:next|this|coming)\s+)?{_WEEKDAY}\b(?:\s+(?:morning|afternoon|evening|night))?",
+    r"next\s+(?:week|month|weekend)\b",
+    r"end\s+of\s+(?:the\s+)?(?:day|week|month)\b|eod\b|eow\b",
+    rf"{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b(?:,?\s*\d{{4}}\b)?",
+    rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b",
+]
+_CLOCK_PIECES = [
+    r"\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)(?![a-z])",
+    r"\d{1,2}:\d{2}\b",
+    r"(?:noon|midnight|midday)\b",
+    r"\d{1,2}\s*o'?clock\b",
+    r"at\s+\d{1,2}(?::\d{2})?(?![\d:])"
+    r"(?!\s*(?:am|pm|a\.m\.|p\.m\.|o'?clock|%|percent|people|items|minutes|hours))",
+    r"(?:in\s+the\s+)?(?:morning|afternoon|evening)\b",
+    r"(?:soon|asap)\b",
+]
+_PIECE = "|".join(_DAY_PIECES + _CLOCK_PIECES)
+TIME = re.compile(
+    rf"(?<![\w-])(?:{_PIECE})(?:(?:\s*,\s*|\s+)(?:(?:at|on|by|in)\s+)?(?:{_PIECE}))*",
+    re.IGNORECASE,
+)
+_DAY = re.compile(rf"(?<![\w-])(?:{'|'.join(_DAY_PIECES)})", re.IGNORECASE)
+_BEFORE_TIME = re.compile(
+    r"(?:\s*,)?\s+(?:at|on|by|before|due(?:\s+(?:on|at|by))?|until|till|for|from)\s*:?\s*$",
+    re.IGNORECASE,
+)
+
+
+def take_en_time(text: str) -> tuple[str, str | None]:
+    """Cut the time expression out of ``text``; return the rest and the time as typed."""
+    return take_time(text, TIME, prefer_last=True, before=_BEFORE_TIME, glue=" ")
+
+
+def is_time(value: str) -> bool:
+    rest, due = take_en_time(value)
+    return due is not None and not rest.strip(STRIP)
+
+
+def merge_time(prior: str, answer: str) -> str:
+    """Complete a vague time: "next Monday morning" + "10am" -> "next Monday 10am"."""
+    if _DAY.search(answer) or not prior:
+        return answer
+    day = " ".join(match.group() for match in _DAY.finditer(prior))
+    day = re.sub(r"\s+(?:morning|afternoon|evening|night)$", "", day, flags=re.I)
+    day = re.sub(r"^tonight$", "today", day, flags=re.I)
+    return f"{day} {answer}".strip() if day else answer
+
+
+# --- priorities, titles ------------------------------------------------------------------
+
+_PRIORITIES = (
+    ("low", r"(?:with\s+)?(?:a\s+)?low[\s-]+priority|priority\s*(?::|is|of)?\s*low|not\s+urgent"),
+    (
+        "normal",
+        r"(?:with\s+)?(?:a\s+)?(?:normal|medium)[\s-]+priority|priority\s*(?::|is|of)?\s*"
+        r"(?:normal|medium)",
+    ),
+    (
+        "high",
+        r"(?:with\s+)?(?:a\s+)?(?:high|top)[\s-]+priority|priority\s*(?::|is|of)?\s*high|urgent(?:ly)?"
+        r"|important",
+    ),
+)
+
+
+def take_priority(text: str) -> tuple[str, str | None]:
+    for priority, pattern in _PRIORITIES:
+        match = re.search(rf"[,;]?\s*\b(?:{pattern})\b", text, re.IGNORECASE)
+        if match:
+            return (text[: match.start()] + " " + text[match.end() :]).strip(), priority
+    return text, None
+
+
+def clean_title(text: str) -> str:
+    title = re.sub(r"\s+", " ", text).strip().strip(STRIP)
+    title = re.sub(
+        r"^(?:to|that|about|for|which\s+is|i\s+(?:need|have|must|should)\s+to|i\s+gotta)\s+",
+        "",
+        title,
+        flags=re.IGNORECASE,
+    )
+    for _ in range(3):
+        title = _BEFORE_TIME.sub("", " " + title).strip().strip(STRIP)
+    title = unquote(title)
+    return title[:1].upper() + title[1:]
+
+
+# --- politeness --------------------------------------------------------------------------
+
+_POLITE_HEAD = re.compile(
+    r"^(?:(?:hey|hi|hello|ok|okay|so|um|uh|yo)\b[,!\s]*)*"
+    r"(?:(?:please|pls|plz|kindly)\b[,\s]*|(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+)?|"
+    r"(?:help\s+me|i(?:'d|\s+would)\s+like\s+(?:you\s+)?to|i\s+want\s+(?:you\s+)?to|"
+    r"i\s+wanna|let'?s|go\s+ahead\s+and|quickly|just)\s+)*",
+    re.IGNORECASE,
+)
+_POLITE_TAIL = re.compile(
+    r"(?:[,\s]*\b(?:please|pls|plz|thanks|thank\s+you|thx|for\s+me|real\s+quick)\b|[.!?…]|\s)+$",
+    re.IGNORECASE,
+)
+
+
+def strip_polite(text: str) -> str:
+    body = _POLITE_TAIL.sub("", text.strip())
+    return _POLITE_HEAD.sub("", body).strip() or body.strip()

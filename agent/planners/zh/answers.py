@@ -1,0 +1,76 @@
+"""Chinese follow-up answers: yes/no, "第二个", a time or a priority given to a question.
+
+Used by ``agent.followups`` to complete a pending clarification or choice.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent.planners.lexicon import (
+    STRIP,
+    priority_of,
+)
+from agent.planners.zh.slots import DEADLINE_SUFFIX, is_time, strip_polite
+
+_YES = re.compile(
+    r"^(?:是|是的|对|对的|好|好的|好啊|行|可以|没错|嗯|嗯嗯|确定|要|需要|创建吧|就这样|ok|okay|yes)$",
+    re.I,
+)
+_NO = re.compile(
+    r"^(?:不|不是|不对|不用|不要|算|算了|取消|别|别了|没有|否|先不|先不用|先不要|不创建|不记|不改|不删|"
+    r"不需要|没事|no|cancel)$",
+    re.I,
+)
+_ORDINALS = {
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+    "十": 10,
+}
+
+
+def is_yes(text: str) -> bool:
+    return bool(_YES.match(strip_polite(text).strip(STRIP) or text.strip(STRIP)))
+
+
+def is_no(text: str) -> bool:
+    return bool(_NO.match(re.sub(r"(?:吧|啊|呀|哈|了)+$", "", text.strip().strip(STRIP))))
+
+
+def ordinal(text: str) -> int | None:
+    """Return the position an answer names: 第二个 / 第2条 / 2 / 最后一个 (-1)."""
+    body = strip_polite(text).strip(STRIP)
+    match = re.fullmatch(
+        r"(?:是|选|要|就)?\s*第?\s*([0-9]+|[一二两三四五六七八九十])\s*(?:个|条|项|件|篇|号)?(?:吧)?",
+        body,
+    )
+    if match:
+        value = match.group(1)
+        return int(value) if value.isdigit() else _ORDINALS[value]
+    if re.fullmatch(r"(?:是|选)?最后一?[个条项]", body):
+        return -1
+    return None
+
+
+def time_answer(text: str) -> str | None:
+    """Return the time an answer gives ("10点", "改到明天下午3点吧"), else None."""
+    body = strip_polite(text).strip(STRIP)
+    body = re.sub(
+        r"^(?:改到|改成|改为|定在|定为|设为|设在|截止(?:时间)?(?:是|为)?|就|在|是)\s*", "", body
+    )
+    body = DEADLINE_SUFFIX.sub("", body)
+    return body if is_time(body) else None
+
+
+def priority_answer(text: str) -> str | None:
+    body = strip_polite(text).strip(STRIP)
+    body = re.sub(r"^(?:改成|改为|设为|设成|调成|调到|就|是|要)\s*", "", body)
+    return priority_of(body) or priority_of(re.sub(r"的?优先级|的$", "", body))

@@ -1,0 +1,106 @@
+"""Chinese read requests: the read vocabulary and ``read_intent`` (query_todos / search_notes).
+
+The patterns here (``READ_HEAD``, ``QUESTION``, ``TOPIC``, the item words) are also what the
+grammar's order in ``agent.planners.zh`` tests first: a read can never become a card.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from agent.planners.lexicon import (
+    QUOTED,
+    STRIP,
+    Intent,
+    read_of,
+    unquote,
+)
+from agent.planners.zh.slots import take_zh_time
+
+# --- reads -------------------------------------------------------------------------------
+
+TODO_WORD = (
+    r"(?:待办事项|待办清单|待办列表|待办|代办|任务|事项|todo|to-do|要做的事|要做的|计划|清单|提醒)"
+)
+NOTE_WORD = r"(?:笔记|记录|备忘录|备忘|notes?|note)"
+READ_HEAD = re.compile(
+    r"^(?:列出|列一下|列举|罗列|列列|查看|查阅|看看|看一下|看一眼|看下|瞧瞧|瞅瞅|瞅一眼|看|显示|展示|"
+    r"给我看看?|查一下|查查|查询|查找|查|搜索|搜一下|搜搜|搜|找一下|找找|找出|找|检索|翻翻|翻一下|"
+    r"告诉我|说说|汇总|统计|回顾|浏览|打开)"
+)
+READ_TAIL = re.compile(r"(?:列出来|列一下|看看|看一下|显示出来|给我看看?|调出来|找出来|翻出来)$")
+QUESTION = re.compile(
+    r"有哪些|有什么|有没有|有几[个条项件]|多少[个条项件]?|哪些|哪几|什么|几个|几条|啥|怎么样|"
+    r"还剩|剩下|剩几|是否|哪里|哪儿|在哪|怎么|如何|为什么|为啥|[吗么][？?]?$|[？?]$"
+)
+OPEN = (
+    r"未完成|没完成|没有完成|未做完|没做完|还没做|还没完成|待完成|待处理|进行中|没搞定|未结束|没弄完"
+    r"|open|开放"
+)
+DONE = r"已完成|已经完成|完成了的|完成的|做完的|做完了的|已做完|搞定的|已结束|done|关闭的"
+_READ_FILLER = re.compile(
+    rf"我的|我|所有的?|全部的?|一下|一眼|最近的?|现在的?|目前的?|当前的?|还|都|吧|呢|有哪些|有什么|"
+    rf"有没有|哪些|什么|多少|几个|几条|是|的|里面?|中|列表|清单|(?:{OPEN})|(?:{DONE})|"
+    rf"高优先级|低优先级|普通优先级|优先级|重要的|紧急的|完成了|做完了|搞定了|完成|做完|搞定|相关|关于|有关|包含|含有|提到|要做|要干|要处理|安排|事情|事儿|日程|[:：，,。？?！!、\s]"
+)
+
+
+READ_IN = re.compile(
+    rf"^(?:在|从)\s*(?:我的)?\s*(?:{NOTE_WORD}|{TODO_WORD})\s*(?:里面|里|中)?\s*(?=[搜查找看翻])",
+    re.IGNORECASE,
+)
+
+
+def _read_status(text: str) -> str | None:
+    if re.search(OPEN, text, re.IGNORECASE):
+        return "open"
+    if re.search(DONE, text, re.IGNORECASE):
+        return "done"
+    return None
+
+
+def _keyword(text: str) -> str:
+    """Return what is left of a read once its verbs, targets and fillers are gone."""
+    quoted = re.search(QUOTED, text)
+    if quoted:
+        return unquote(quoted.group())
+    about = re.search(r"(?:关于|有关|包含|含有|提到|提及)\s*(?P<kw>.+?)\s*(?:的|相关)", text)
+    if about:
+        return unquote(about.group("kw"))
+    rest = READ_HEAD.sub("", READ_IN.sub("", text).strip())
+    rest = READ_TAIL.sub("", rest)
+    rest = re.sub(TODO_WORD, " ", rest, flags=re.IGNORECASE)
+    rest = re.sub(NOTE_WORD, " ", rest, flags=re.IGNORECASE)
+    rest = re.sub(r"^(?:把|将|在|从)", "", rest.strip())
+    rest = _READ_FILLER.sub(" ", rest)
+    return " ".join(rest.split()).strip(STRIP)
+
+
+# What a question must be about to be read as a lookup of the user's items.
+TOPIC = re.compile(
+    rf"{TODO_WORD}|{NOTE_WORD}|{OPEN}|{DONE}|安排|要做|做什么|干什么|忙什么|事情|事儿|日程|截止|到期|"
+    r"过期|逾期|优先级|完成|记过|写过",
+    re.IGNORECASE,
+)
+
+
+def read_intent(text: str) -> Intent:
+    """Turn a read request into query_todos / search_notes (both when it names neither)."""
+    notes = re.search(NOTE_WORD, text, re.IGNORECASE) is not None
+    status = _read_status(text)
+    todos = (
+        re.search(TODO_WORD, text, re.IGNORECASE) is not None
+        or status is not None
+        or re.search(r"完成|做完|搞定|截止|到期|过期|逾期|优先级|要做", text) is not None
+    )
+    rest, due = take_zh_time(text)
+    keyword = _keyword(rest if due else text)
+    todo_args: dict[str, Any] = {}
+    if status:
+        todo_args["status"] = status
+    if keyword:
+        todo_args["keyword"] = keyword
+    if due and re.fullmatch(r"今天|今日|明天|后天|今晚|明晚", due):
+        todo_args["due_before"] = due
+    return read_of(notes=notes, todos=todos, keyword=keyword, todo_args=todo_args)
