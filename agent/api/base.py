@@ -131,7 +131,7 @@ class TokenBodyView(BodyFirstView):
 
     def token_query_annotations(self) -> TokenQueryExtension | None:
         """Ask the token query whether the body's session is the token user's (one query
-        for both; ``execution.session_access_for`` reads the answer)."""
+        for both; ``confirm_checks.session_access_for`` reads the answer)."""
         payload = getattr(self, "payload", None) or {}
         if "session_id" not in payload:
             return None
