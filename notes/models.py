@@ -5,6 +5,7 @@ import uuid
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from lightnote.versioning import LiveManager
 
@@ -35,6 +36,8 @@ class Note(models.Model):
     objects = LiveManager()  # the default (Meta): live rows only: reads, writes, lists, admin
 
     class Meta:
+        verbose_name = _("note")
+        verbose_name_plural = _("notes")
         default_manager_name = "objects"
         ordering = ["-updated_at", "id"]
         # The list's filter and sort, owner first: the live rows (``deleted_at`` IS NULL is

@@ -459,6 +459,24 @@ def test_admin_is_translated(staff, user) -> None:
     assert "进行中" in listing.content.decode()
 
 
+def test_the_todo_and_note_admin_is_translated(staff, user) -> None:
+    from todos import services as todo_services
+
+    todo_services.todo_create(owner=user, title="交报告", priority=2)
+    browser = Client()
+    browser.force_login(staff)
+    index = browser.get("/admin/", HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    todos = browser.get("/admin/todos/todo/", HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    english = browser.get("/admin/todos/todo/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+
+    assert "待办" in index  # the model names
+    assert "笔记" in index
+    for text in ("未完成", "高", "优先级"):  # a status, a priority and a column
+        assert text in todos, text
+    assert ">open<" in english
+    assert ">high<" in english
+
+
 def test_every_admin_screen_shows_the_staff_members_zone(staff, user) -> None:
     moment = dt.datetime(2026, 7, 1, 12, 0, tzinfo=dt.UTC)  # 13:00 in London (BST)
     with time_machine.travel(moment, tick=False):

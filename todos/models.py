@@ -6,6 +6,7 @@ from typing import ClassVar
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from lightnote.versioning import LiveManager
 
@@ -50,6 +51,8 @@ class Todo(models.Model):
     objects = LiveManager()  # the default (Meta): live rows only: reads, writes, lists, admin
 
     class Meta:
+        verbose_name = _("todo")
+        verbose_name_plural = _("todos")
         default_manager_name = "objects"
         ordering = ["-created_at", "id"]
         # Each list's filter and sort, owner first: the live rows (``deleted_at`` IS NULL is
