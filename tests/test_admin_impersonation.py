@@ -471,8 +471,13 @@ def test_the_todo_and_note_admin_is_translated(staff, user) -> None:
 
     assert "待办" in index  # the model names
     assert "笔记" in index
-    for text in ("未完成", "高", "优先级"):  # a status, a priority and a column
+    for text in ("未完成", "高", "优先级", "已完成"):  # statuses, a priority, a column, a filter
         assert text in todos, text
+    assert ">open<" not in todos  # the status filter speaks Chinese too
+    done_only = browser.get("/admin/todos/todo/?status=done", HTTP_ACCEPT_LANGUAGE="zh-CN")
+    assert "交报告" not in done_only.content.decode()
+    garbage = browser.get("/admin/todos/todo/?priority=x", HTTP_ACCEPT_LANGUAGE="zh-CN")
+    assert garbage.status_code == 200
     assert ">open<" in english
     assert ">high<" in english
 
