@@ -33,6 +33,7 @@ from agent.turns import Turn
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages, translate
+from lightnote.write_statements import insert_rows
 
 logger = logging.getLogger(__name__)
 
@@ -290,7 +291,7 @@ def handle_message(
                 ],
             },
         )
-        Message.objects.bulk_create([user_message, message])
+        insert_rows([user_message, message])  # built once (lightnote.write_statements)
         lifecycle.record_issued(turn.card_rows, message=message)
         record_choices(turn, message=message)
         turn.flush_audit()

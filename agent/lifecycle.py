@@ -34,6 +34,7 @@ from django.utils import timezone
 from agent import cards
 from agent.models import ActionCard, ActionReceipt, AgentSession, Message
 from lightnote.i18n import DEFAULT_LOCALE, message_template, translate
+from lightnote.write_statements import ConditionalUpdate, insert_rows
 
 logger = logging.getLogger(__name__)
 
@@ -89,11 +90,20 @@ def record_issued(rows: list[ActionCard], *, message: Message | None) -> None:
         return
     for row in rows:
         row.message = message
-    ActionCard.objects.bulk_create(rows)
+    insert_rows(rows)  # built once per number of rows (lightnote.write_statements)
 
 
 def _not_final() -> Q:
     return ~Q(state=ActionCard.State.SETTLED, outcome_kind__in=FINAL_KINDS)
+
+
+# ``record_succeeded``'s UPDATE, built once (it is on every confirm's path): the row, unless
+# it already holds a final outcome (the same guard as ``_not_final``).
+_SETTLE_SUCCEEDED = ConditionalUpdate(
+    ActionCard,
+    fields=("state", "outcome_kind", "receipt", "error", "settled_at"),
+    where="NOT (state = %s AND outcome_kind IN (%s, %s))",
+)
 
 
 def record_succeeded(card_id: str, *, receipt: ActionReceipt) -> None:
@@ -102,12 +112,16 @@ def record_succeeded(card_id: str, *, receipt: ActionReceipt) -> None:
     Needs: the durable execution transaction that created ``receipt``, so both commit
     together (a lost COMMIT loses both; the receipt lookup then finds neither).
     """
-    ActionCard.objects.filter(_not_final(), id=card_id).update(
-        state=ActionCard.State.SETTLED,
-        outcome_kind=ActionCard.OutcomeKind.SUCCEEDED,
-        receipt=receipt,
-        error=None,
-        settled_at=receipt.settled_at,
+    _SETTLE_SUCCEEDED.run(
+        card_id,
+        {
+            "state": ActionCard.State.SETTLED,
+            "outcome_kind": ActionCard.OutcomeKind.SUCCEEDED,
+            "receipt": receipt.pk,
+            "error": None,
+            "settled_at": receipt.settled_at,
+        },
+        where_params=(ActionCard.State.SETTLED, *FINAL_KINDS),
     )
 
 

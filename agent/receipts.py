@@ -16,6 +16,7 @@ from django.db import connection
 
 from agent import cards
 from agent.models import ActionReceipt
+from lightnote.write_statements import insert_rows
 
 
 def drop_connection() -> None:
@@ -47,7 +48,7 @@ def create_receipt(
     def person(field: str, value: Any) -> dict[str, Any]:
         return {field: value} if hasattr(value, "pk") else {f"{field}_id": value}
 
-    return ActionReceipt.objects.create(
+    receipt = ActionReceipt(
         action_id=card.id,
         tool=card.tool,
         capability=card.capability,
@@ -62,3 +63,5 @@ def create_receipt(
         summary=summary,
         result=result or {},
     )
+    insert_rows([receipt])  # built once; the confirm's hot path (lightnote.write_statements)
+    return receipt

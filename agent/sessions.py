@@ -20,6 +20,7 @@ from lightnote.audit import audit_event
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
+from lightnote.write_statements import ConditionalUpdate
 
 define_messages(
     {
@@ -212,21 +213,25 @@ def session_open_for(*, actor: ActorContext) -> AgentSession:
     return session
 
 
+# ``session_touch``'s UPDATEs, built once: every message turn makes one.
+_TOUCH = ConditionalUpdate(AgentSession, fields=("updated_at",))
+_TOUCH_TITLED = ConditionalUpdate(AgentSession, fields=("updated_at", "title"), where="title = %s")
+
+
 def session_touch(*, session: AgentSession, first_text: str | None = None) -> None:
     """Move the session's ``updated_at`` (one UPDATE); title it from ``first_text`` if untitled.
 
     Needs: the message turn's transaction.
     """
     now = timezone.now()
-    changes: dict[str, Any] = {"updated_at": now}
     if first_text is not None and not session.title:
-        changes["title"] = title_from_text(first_text)
-    updated = AgentSession.objects.filter(id=session.id)
-    if "title" in changes:
-        updated = updated.filter(title="")  # a rename meanwhile wins
-    updated.update(**changes)
-    for name, value in changes.items():
-        setattr(session, name, value)
+        title = title_from_text(first_text)
+        # A rename meanwhile wins: only an untitled row takes the title (and the time).
+        _TOUCH_TITLED.run(session.id, {"updated_at": now, "title": title}, where_params=("",))
+        session.title = title
+    else:
+        _TOUCH.run(session.id, {"updated_at": now})
+    session.updated_at = now
 
 
 def session_rename(*, session: AgentSession, title: str) -> AgentSession:

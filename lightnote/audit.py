@@ -10,6 +10,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from lightnote.models import AuditEvent
+from lightnote.write_statements import insert_rows
 
 logger = logging.getLogger(__name__)
 
@@ -55,8 +56,12 @@ def audit_entry(
 
 
 def audit_events(events: list[AuditEvent]) -> None:
-    """Record several events in one INSERT; ``details`` JSON-safe, never a raw token."""
-    AuditEvent.objects.bulk_create(events)
+    """Record several events in one INSERT; ``details`` JSON-safe, never a raw token.
+
+    The INSERT is built once per number of rows (``lightnote.write_statements``): the
+    confirm and the card-issuing turn write their rows here.
+    """
+    insert_rows(events)
     for event in events:
         logger.info("audit %s code=%s action=%s", event.event_type, event.code, event.action_id)
 
