@@ -12,6 +12,8 @@ DRF authenticates (``self.payload`` holds it); a 400 still answers in the caller
 from __future__ import annotations
 
 import contextlib
+import re
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -54,8 +56,37 @@ class TokenRequestSerializer(StrictSerializer):
     session_id = serializers.UUIDField()
 
 
+# A body that is certainly what ``TokenRequestSerializer`` accepts, and unchanged by it: a
+# token of URL-safe characters (nothing for the field to trim or refuse) and a session id in
+# the canonical 36-character form.
+_PLAIN_TOKEN = re.compile(r"[A-Za-z0-9_\-]{1,512}")
+_CANONICAL_UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
+
+
+def plain_token_body(data: Any) -> dict[str, Any] | None:
+    """``TokenRequestSerializer``'s answer for a plain, valid token body; else None.
+
+    The confirm / reject / status path sees this body on every call, and building the
+    serializer (DRF deep-copies its fields per instance) costs more than the check itself.
+    Only bodies the serializer would accept unchanged pass here; everything else, every
+    invalid body included, is the serializer's to judge and word.
+    """
+    if type(data) is not dict or data.keys() != {"token", "session_id"}:
+        return None
+    token, session_id = data["token"], data["session_id"]
+    if type(token) is not str or not _PLAIN_TOKEN.fullmatch(token):
+        return None
+    if type(session_id) is not str or not _CANONICAL_UUID.fullmatch(session_id):
+        return None
+    return {"token": token, "session_id": uuid.UUID(session_id)}
+
+
 def validated(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:
     """Return the request body validated by ``serializer_class`` (400 when it is not)."""
+    if serializer_class is TokenRequestSerializer:
+        plain = plain_token_body(request.data)
+        if plain is not None:
+            return plain
     serializer = serializer_class(data=request.data, context={"request": request})
     serializer.is_valid(raise_exception=True)
     return dict(serializer.validated_data)
