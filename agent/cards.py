@@ -33,10 +33,12 @@ from django.conf import settings
 
 from agent.capabilities import RISKS
 from agent.control import (
+    SealedCreate,
     card_key,
     confirmation_store,
     live_record_get,
-    sealed_record_create,
+    sealed_record_prepare,
+    sealed_records_create,
     token_new,
 )
 from lightnote import store
@@ -231,8 +233,37 @@ def _json_size(value: Any) -> int:
     return len(canonical_json(value).encode("utf-8"))
 
 
+@dataclass(frozen=True)
+class CardIssue:
+    """A checked, sealed card not stored yet (:func:`card_prepare`): its one-time token and
+    the record's script (``sealed``), to send alone (:func:`card_issue`) or in one round
+    trip with other records (``agent.card_issuing``)."""
+
+    token: str = field(repr=False)
+    digest: str
+    sealed: SealedCreate
+
+    def issued(self, reply: Any) -> IssuedCard:
+        """Return the :class:`IssuedCard` once the record's script answered ``reply``."""
+        return IssuedCard(
+            token=self.token, card=_card_from_fields(self.digest, self.sealed.fields(reply))
+        )
+
+
 @confirmation_store()
-def card_issue(
+def card_issue(**card: Any) -> IssuedCard:
+    """Store a new ready card for the prepared ``args`` and return its one-time token.
+
+    Takes :func:`card_prepare`'s arguments. Raises ``CARD_ARGS_TOO_LARGE`` /
+    ``CARD_PREVIEW_TOO_LARGE`` (400) before any write, and ``CONFIRMATION_STORE_UNAVAILABLE``
+    (503) when the store cannot answer.
+    """
+    prepared = card_prepare(**card)
+    (fields,) = sealed_records_create([prepared.sealed])
+    return IssuedCard(token=prepared.token, card=_card_from_fields(prepared.digest, fields))
+
+
+def card_prepare(
     *,
     owner_id: int | str,
     session_id: uuid.UUID | str,
@@ -249,11 +280,11 @@ def card_issue(
     continuation_digest: str | None = None,
     card_id: str | None = None,
     channel: str = CHANNEL_CHAT,
-) -> IssuedCard:
-    """Store a new ready card for the prepared ``args`` and return its one-time token.
+) -> CardIssue:
+    """Check and seal a new ready card for the prepared ``args``, with a new one-time token;
+    nothing is stored yet (:meth:`CardIssue.issued` reads the store's reply).
 
-    Raises ``CARD_ARGS_TOO_LARGE`` / ``CARD_PREVIEW_TOO_LARGE`` (400) before any write, and
-    ``CONFIRMATION_STORE_UNAVAILABLE`` (503) when the store cannot answer.
+    Raises ``CARD_ARGS_TOO_LARGE`` / ``CARD_PREVIEW_TOO_LARGE`` (400).
     """
     if risk not in RISKS:
         raise ValueError(f"risk must be one of {RISKS}, got {risk!r}")
@@ -289,7 +320,7 @@ def card_issue(
     }
     if channel != CHANNEL_CHAT:  # chat records keep their exact former shape
         record["channel"] = channel
-    fields = sealed_record_create(
+    sealed = sealed_record_prepare(
         card_key(digest),
         state=CardState.READY,
         record=record,
@@ -297,7 +328,7 @@ def card_issue(
         ttl_seconds=ttl_seconds,
         kind="card",
     )
-    return IssuedCard(token=token, card=_card_from_fields(digest, fields))
+    return CardIssue(token=token, digest=digest, sealed=sealed)
 
 
 @confirmation_store()

@@ -81,11 +81,23 @@ def session_get(*, session_id: Any, owner: Any, admin_context: Any = None) -> Ag
 
 
 class RecentMessage(NamedTuple):
-    """What a turn reads of an earlier message (the planner's history)."""
+    """What a turn reads of an earlier message (the planner's history): its role, its text,
+    and its payload's ``reads`` (the stored items read on that turn; None when absent)."""
 
     role: str
     text: str
-    payload: Any
+    reads: Any
+
+
+# The columns of a message that ``RecentMessage`` holds: the payload's "reads" only, so a
+# turn never transfers or decodes earlier cards, facts and notices.
+RECENT_MESSAGE_COLUMNS = ("role", "text", "payload__reads")
+
+
+def recent_messages(*, session: AgentSession, limit: int) -> list[RecentMessage]:
+    """Return the session's ``limit`` latest messages, newest first (one query)."""
+    rows = session.messages.order_by("-created_at", "-id").values_list(*RECENT_MESSAGE_COLUMNS)
+    return [RecentMessage(*row) for row in rows[:limit]]
 
 
 def session_get_with_recent(
@@ -93,12 +105,13 @@ def session_get_with_recent(
 ) -> tuple[AgentSession, list[RecentMessage]]:
     """Return ``owner``'s live session and its ``limit`` latest messages, newest first.
 
-    One query (the messages' role, text and payload, joined to their session's columns)
-    when the session has messages; a session without any costs a second one
+    One query (the messages' role, text and payload ``reads``, joined to their session's
+    columns) when the session has messages; a session without any costs a second one
     (:func:`session_get`). Unknown, deleted or another user's: 404, as for
     :func:`session_get`.
     """
     fields = [field for field in AgentSession._meta.concrete_fields]
+    width = len(RECENT_MESSAGE_COLUMNS)
     try:
         rows = list(
             Message.objects.filter(
@@ -108,16 +121,16 @@ def session_get_with_recent(
                 session__admin_context__isnull=True,  # an ordinary conversation (session_get)
             )
             .order_by("-created_at", "-id")
-            .values_list("role", "text", "payload", *[f"session__{f.name}" for f in fields])[:limit]
+            .values_list(*RECENT_MESSAGE_COLUMNS, *[f"session__{f.name}" for f in fields])[:limit]
         )
     except (ValidationError, ValueError):
         rows = []
     if not rows:
         return session_get(session_id=session_id, owner=owner), []
     session = AgentSession.from_db(
-        Message.objects.db, [field.attname for field in fields], list(rows[0][3:])
+        Message.objects.db, [field.attname for field in fields], list(rows[0][width:])
     )
-    return session, [RecentMessage(*row[:3]) for row in rows]
+    return session, [RecentMessage(*row[:width]) for row in rows]
 
 
 def context_session_get(*, session_id: Any, actor: ActorContext) -> AgentSession:
