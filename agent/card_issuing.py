@@ -2,8 +2,9 @@
 
 :class:`CardIssuer` holds what a card is proposed from (the user's question, the facts and
 the stored items read on the way, the actor and session) and issues cards for prepared
-args: the continuation first (pending until a succeeded receipt for the card's action
-exists), then the sealed card in the store, the history row queued in ``card_rows`` and, for
+args: the continuation (pending until a succeeded receipt for the card's action exists) and
+the sealed card that names it, stored in one round trip (with the card limit's count, for a
+message turn's card), the history row queued in ``card_rows`` and, for
 :meth:`CardIssuer.issue_audited`, the ``card.issued`` audit row queued in ``audit_rows``.
 Nothing here writes the database: the caller records the queued rows in its transaction
 (``lifecycle.record_issued``, :meth:`CardIssuer.flush_audit`).

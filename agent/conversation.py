@@ -99,14 +99,10 @@ def public_fact(fact: Fact) -> dict[str, Any]:
 def _offered_tools(actor: ActorContext) -> tuple[list[dict[str, Any]], frozenset[str]]:
     """Return the OpenAI specs of every tool this user may use, and which of them read."""
     roles = user_roles(actor.actor)
-    allowed = {tool.name for tool in registry.tools() if roles & tool.allowed_roles}
-    specs = [
-        spec
-        for spec in registry.openai_tools(include_writes=True)
-        if spec["function"]["name"] in allowed
-    ]
-    reads = frozenset(tool.name for tool in registry.tools() if not tool.is_write) & allowed
-    return specs, reads
+    # One pass over the registry; the specs of allowed tools only (registry.openai_tools's).
+    allowed = [tool for tool in registry.tools() if roles & tool.allowed_roles]
+    specs = [tool.openai_spec() for tool in allowed]
+    return specs, frozenset(tool.name for tool in allowed if not tool.is_write)
 
 
 def _pending_request(actor: ActorContext, session_id: str) -> pending.PendingRequest | None:

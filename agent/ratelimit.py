@@ -4,6 +4,10 @@ Each limit is a fixed window per user (``LIGHTNOTE_RATE_LIMIT_CARDS`` / ``..._CO
 e.g. ``60/m``) counted by one Lua script that checks and counts together
 (:func:`lightnote.store.counter_take`), so concurrent requests can never count past the limit.
 
+A message turn's card counts its unit in the round trip that stores the card
+(``agent.card_issuing``, :class:`LimitTake`) when the limiter shares the records' connection
+(not on Redis Cluster): still one unit per card, checked before the card is shown.
+
 Callers place the check where docs/api.md's order puts it. A confirm counts only when it has won
 the claim (``agent.execution.confirm``): a repeat of a running or settled card, and every
 loser of a race for one card, are never counted and never refused.
