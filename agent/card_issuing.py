@@ -208,7 +208,7 @@ class CardIssuer:
             if retry_after is not None:
                 self._withdraw(continuation.sealed, prepared.sealed)
                 unit.refuse(retry_after)
-        continuation.sealed.fields(replies[0])  # stored new (a collision raises)
+        continuation.sealed.fields(replies[0])  # stored new (a token collision raises)
         issued = prepared.issued(replies[1])
         continuation_token = continuation.token
         expires_at = issued.card.expires_at

@@ -31,7 +31,6 @@ from agent.control import (
     confirmation_store,
     continuation_key,
     sealed_record_prepare,
-    sealed_records_create,
     token_new,
 )
 from agent.models import ActionReceipt
@@ -223,8 +222,8 @@ def continuation_issue(
     prepared = continuation_prepare(
         action_id=action_id, owner_id=owner_id, session_id=session_id, snapshot=snapshot
     )
-    (fields,) = sealed_records_create([prepared.sealed])
-    return prepared.token, _continuation_from_fields(prepared.digest, fields)
+    (reply,) = store.scripts_run([prepared.sealed.create.call])
+    return prepared.token, prepared.issued(reply)
 
 
 @confirmation_store()

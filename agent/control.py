@@ -9,7 +9,7 @@ it here, so a card, a continuation or a rate-limit check all fail closed with on
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -51,8 +51,8 @@ def token_new() -> tuple[str, str]:
 @dataclass(frozen=True)
 class SealedCreate:
     """A sealed record ready to be stored new (:func:`sealed_record_prepare`), not sent yet:
-    ``create.call`` is its script, for :func:`sealed_records_create` or
-    :func:`lightnote.store.scripts_run`; :meth:`fields` reads the script's reply."""
+    ``create.call`` is its script, to send alone or with others in one round trip
+    (:func:`lightnote.store.scripts_run`); :meth:`fields` reads the script's reply."""
 
     create: store.RecordCreate
     kind: str
@@ -81,14 +81,6 @@ def sealed_record_prepare(
     return SealedCreate(create=create, kind=kind)
 
 
-def sealed_records_create(creates: Sequence[SealedCreate]) -> list[dict[str, str]]:
-    """Store the prepared records, all in one round trip (one per record on Redis Cluster),
-    and return each one's fields; raises ``StoreUnavailable``, or ``RuntimeError`` for a
-    key that existed (:meth:`SealedCreate.fields`)."""
-    replies = store.scripts_run([sealed.create.call for sealed in creates])
-    return [sealed.fields(reply) for sealed, reply in zip(creates, replies, strict=True)]
-
-
 def sealed_record_create(
     key: str, *, state: str, record: dict[str, Any], seal_field: str, ttl_seconds: int, kind: str
 ) -> dict[str, str]:
@@ -103,8 +95,8 @@ def sealed_record_create(
         ttl_seconds=ttl_seconds,
         kind=kind,
     )
-    (fields,) = sealed_records_create([sealed])
-    return fields
+    (reply,) = store.scripts_run([sealed.create.call])
+    return sealed.fields(reply)
 
 
 def live_record_get(key: str, *, voided: str) -> dict[str, str] | None:

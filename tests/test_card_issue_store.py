@@ -216,3 +216,60 @@ def test_a_card_too_large_to_store_over_the_limit_is_a_429_as_before(
     assert limited.status_code == 429
     assert error_code(limited) == "RATE_LIMITED"
     assert AuditEvent.objects.filter(event_type="rate.limited").count() == 1
+
+
+# --- store.scripts_run ---------------------------------------------------------------------
+
+
+def _create(key: str) -> store.RecordCreate:
+    return store.record_create_call(key, state="ready", record_json="{}", ttl_ms=60_000)
+
+
+def test_scripts_in_one_batch_answer_in_order_each_on_its_own_key() -> None:
+    first, second = _create("ln:test:{a}"), _create("ln:test:{b}")
+    counter = store.counter_take_call("ln:test:{n}", limit=1, ttl_ms=60_000)
+
+    replies = store.scripts_run([counter, first.call, second.call, counter])
+
+    taken, refused = (
+        store.counter_take_result(reply, limit=1, ttl_ms=60_000)
+        for reply in (replies[0], replies[3])
+    )
+    assert (taken.taken, refused.taken) == (True, False)
+    assert first.result(replies[1]).created
+    assert second.result(replies[2]).created
+    assert not first.result(store.scripts_run([first.call])[0]).created  # it exists now
+    assert get_redis().hget("ln:test:{a}", "state") == b"ready"
+
+
+def test_a_batch_sent_to_a_server_that_lost_its_scripts_still_runs_each_once() -> None:
+    """A server that answers NOSCRIPT (restarted, flushed) ran nothing: each such script is
+    loaded and run once more, alone. (A wrong SHA stands in for a flushed server, which
+    would disturb every other user of a shared one.)"""
+    script = store._script("counter_take", get_redis())
+    script.sha = "0" * 40
+    counter = store.counter_take_call("ln:test:{n}", limit=5, ttl_ms=60_000)
+
+    replies = store.scripts_run([counter, _create("ln:test:{c}").call])
+
+    assert store.counter_take_result(replies[0], limit=5, ttl_ms=60_000).count == 1
+    assert get_redis().get("ln:test:{n}") == b"1"
+    assert get_redis().hget("ln:test:{c}", "state") == b"ready"
+    assert script.sha != "0" * 40  # it was loaded again
+
+
+def test_an_error_reply_in_a_batch_is_raised_after_the_others_ran() -> None:
+    bad = store.ScriptCall("counter_take", "ln:test:{bad}", ("x", "1"))
+
+    with pytest.raises(Exception, match="counter_take: limit"):
+        store.scripts_run([_create("ln:test:{d}").call, bad])
+
+    assert get_redis().hget("ln:test:{d}", "state") == b"ready"
+
+
+def test_records_delete_removes_every_key_in_one_batch() -> None:
+    store.scripts_run([_create("ln:test:{e}").call, _create("ln:test:{f}").call])
+
+    store.records_delete(["ln:test:{e}", "ln:test:{f}", "ln:test:{absent}"])
+
+    assert keys("ln:test:") == []
