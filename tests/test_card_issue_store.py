@@ -218,6 +218,41 @@ def test_a_card_too_large_to_store_over_the_limit_is_a_429_as_before(
     assert AuditEvent.objects.filter(event_type="rate.limited").count() == 1
 
 
+# --- the history a turn reads --------------------------------------------------------------
+
+
+def test_the_history_query_reads_the_session_and_only_each_message_s_reads(user: Any) -> None:
+    from agent import sessions
+    from agent.models import AgentSession
+
+    session = sessions.session_create(owner=user)
+    sessions.session_rename(session=session, title="计划")
+    reads = [{"type": "note", "id": "n1", "title": "周报"}]
+    Message.objects.create(session=session, role=Message.Role.USER, text="问", payload={})
+    Message.objects.create(
+        session=session,
+        role=Message.Role.ASSISTANT,
+        text="答",
+        payload={"reads": reads, "cards": [{"args": {"title": "x" * 5000}}], "facts": []},
+    )
+    Message.objects.create(
+        session=session, role=Message.Role.ASSISTANT, text="旧", payload={"facts": []}
+    )
+
+    found, recent = sessions.session_get_with_recent(session_id=session.id, owner=user, limit=20)
+
+    expected = AgentSession.objects.get(id=session.id)
+    names = [field.attname for field in AgentSession._meta.concrete_fields]
+    assert [getattr(found, name) for name in names] == [getattr(expected, name) for name in names]
+    assert found._state.adding is False
+    assert [(m.role, m.text, m.reads) for m in recent] == [
+        ("assistant", "旧", None),
+        ("assistant", "答", reads),
+        ("user", "问", None),
+    ]
+    assert sessions.recent_messages(session=session, limit=20) == recent
+
+
 # --- store.scripts_run ---------------------------------------------------------------------
 
 
