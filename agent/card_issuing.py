@@ -2,8 +2,9 @@
 
 :class:`CardIssuer` holds what a card is proposed from (the user's question, the facts and
 the stored items read on the way, the actor and session) and issues cards for prepared
-args: the continuation first (pending until a succeeded receipt for the card's action
-exists), then the sealed card in the store, the history row queued in ``card_rows`` and, for
+args: the continuation (pending until a succeeded receipt for the card's action exists) and
+the sealed card that names it, stored in one round trip (with the card limit's count, for a
+message turn's card), the history row queued in ``card_rows`` and, for
 :meth:`CardIssuer.issue_audited`, the ``card.issued`` audit row queued in ``audit_rows``.
 Nothing here writes the database: the caller records the queued rows in its transaction
 (``lifecycle.record_issued``, :meth:`CardIssuer.flush_audit`).
@@ -14,12 +15,14 @@ from an earlier one (``agent.derived_cards``: reissue, edit, undo, choice).
 
 from __future__ import annotations
 
+import logging
 import uuid
 from typing import Any
 
 from django.utils import timezone
 
-from agent import cards, continuation_store, lifecycle
+from agent import cards, continuation_store, lifecycle, ratelimit
+from agent.control import SealedCreate, confirmation_store
 from agent.guard.provenance import merge, provenance, sources_of
 from agent.models import ActionCard, AgentSession
 from agent.planners.base import Fact
@@ -29,6 +32,8 @@ from lightnote import store
 from lightnote.audit import audit_entry, audit_events
 from lightnote.context import ActorContext
 from lightnote.models import AuditEvent
+
+logger = logging.getLogger(__name__)
 
 
 def request_id(request: Any) -> str:
@@ -86,9 +91,13 @@ class CardIssuer:
         """Return the stored items the model read on this turn (note bodies, todo lists)."""
         return merge(sources_of(fact.data) for fact in self.facts if fact.status == "succeeded")
 
-    def issue(self, prepared: PolicyResult) -> dict[str, Any]:
-        """Store the card and its pending continuation; add the card to the turn; return it."""
-        return self.issue_audited(**prepared_fields(prepared))
+    def issue(self, prepared: PolicyResult, *, limited: bool = False) -> dict[str, Any]:
+        """Store the card and its pending continuation; add the card to the turn; return it.
+
+        ``limited``: count the card against the user's card limit first (see
+        :meth:`issue_prepared`).
+        """
+        return self.issue_audited(**prepared_fields(prepared), limited=limited)
 
     def issue_audited(
         self,
@@ -98,12 +107,13 @@ class CardIssuer:
         risk: str,
         args: dict[str, Any],
         preview: dict[str, Any],
+        limited: bool = False,
     ) -> dict[str, Any]:
         """:meth:`issue_prepared`, with its ``card.issued`` audit row queued in ``audit_rows``:
         the caller writes it in the transaction that writes the card's history row
         (:meth:`flush_audit`)."""
         card = self.issue_prepared(
-            tool=tool, capability=capability, risk=risk, args=args, preview=preview
+            tool=tool, capability=capability, risk=risk, args=args, preview=preview, limited=limited
         )
         entry = audit_entry(
             "card.issued",
@@ -131,41 +141,76 @@ class CardIssuer:
         risk: str,
         args: dict[str, Any],
         preview: dict[str, Any],
+        limited: bool = False,
     ) -> dict[str, Any]:
         """Issue a card (and its pending continuation) for prepared args; return the API card.
 
-        The card's history row is queued in ``card_rows`` for the caller's transaction.
+        Both records are stored in one round trip (one each on Redis Cluster). The card's
+        history row is queued in ``card_rows`` for the caller's transaction.
+
+        ``limited``: the card counts against the user's card limit, exactly as
+        ``ratelimit.limit_new_card`` before it would: one unit per card, counted before the
+        sizes are checked. Where the limiter shares the records' connection, its count
+        travels first in the records' round trip; over the limit the records just stored
+        are deleted (their tokens never left this call, so nothing was confirmable) and the
+        refusal is audited and raised (429 ``RATE_LIMITED``). Elsewhere it is counted alone
+        first. The store unreachable: 503 ``CONFIRMATION_STORE_UNAVAILABLE``, before any
+        card is shown.
         """
-        # The continuation is issued first so the card can name it; it stays pending until
+        unit = ratelimit.new_card_unit(user_id=self.actor.actor.pk) if limited else None
+        # The continuation is prepared first so the card can name it; it stays pending until
         # a succeeded receipt for this card's action exists.
         action_id = str(uuid.uuid4())
-        continuation_token, _ = continuation_store.continuation_issue(
-            action_id=action_id,
-            owner_id=self.actor.subject.pk,
-            session_id=str(self.session.id),
-            snapshot={
-                "question": self.text,
-                "locale": self.locale,
-                "time_zone": self.context.zone.key,
-                "facts": [self._fact_dict(fact) for fact in self.facts],
-            },
-        )
-        issued = cards.card_issue(
-            card_id=action_id,
-            owner_id=self.actor.subject.pk,
-            session_id=str(self.session.id),
-            subject_id=self.actor.subject.pk,
-            actor_id=self.actor.actor.pk,
-            tool=tool,
-            capability=capability,
-            risk=risk,
-            args=args,
-            preview=preview,
-            admin_context_id=self.actor.admin_context_id,
-            admin_mode=self.actor.admin_mode,
-            request_id=self.context.request_id,
-            continuation_digest=store.token_digest(continuation_token),
-        )
+        try:
+            continuation = continuation_store.continuation_prepare(
+                action_id=action_id,
+                owner_id=self.actor.subject.pk,
+                session_id=str(self.session.id),
+                snapshot={
+                    "question": self.text,
+                    "locale": self.locale,
+                    "time_zone": self.context.zone.key,
+                    "facts": [self._fact_dict(fact) for fact in self.facts],
+                },
+            )
+            prepared = cards.card_prepare(
+                card_id=action_id,
+                owner_id=self.actor.subject.pk,
+                session_id=str(self.session.id),
+                subject_id=self.actor.subject.pk,
+                actor_id=self.actor.actor.pk,
+                tool=tool,
+                capability=capability,
+                risk=risk,
+                args=args,
+                preview=preview,
+                admin_context_id=self.actor.admin_context_id,
+                admin_mode=self.actor.admin_mode,
+                request_id=self.context.request_id,
+                continuation_digest=continuation.digest,
+            )
+        except Exception:
+            if unit is not None:  # counted (or refused) before the sizes, as always
+                ratelimit.take_now(unit)
+            raise
+        calls = [continuation.sealed.create.call, prepared.sealed.create.call]
+        with confirmation_store():
+            riding = unit is not None and store.pipelines_scripts(unit.alias)
+        if unit is not None:
+            if riding:
+                calls.insert(0, unit.call)
+            else:
+                ratelimit.take_now(unit)
+        with confirmation_store():
+            replies = store.scripts_run(calls)
+        if riding and unit is not None:
+            retry_after = unit.retry_after(replies.pop(0))
+            if retry_after is not None:
+                self._withdraw(continuation.sealed, prepared.sealed)
+                unit.refuse(retry_after)
+        continuation.sealed.fields(replies[0])  # stored new (a token collision raises)
+        issued = prepared.issued(replies[1])
+        continuation_token = continuation.token
         expires_at = issued.card.expires_at
         if expires_at is None:  # pragma: no cover - a card just issued always has one
             raise RuntimeError("an issued card has no expiry")
@@ -175,7 +220,7 @@ class CardIssuer:
                 session=self.session,
                 owner_id=self.actor.subject.pk,
                 actor_id=self.actor.actor.pk,
-                continuation_digest=store.token_digest(continuation_token),
+                continuation_digest=continuation.digest,
             )
         )
         card = {
@@ -194,6 +239,15 @@ class CardIssuer:
         }
         self.cards.append(card)
         return card
+
+    @staticmethod
+    def _withdraw(*sealed: SealedCreate) -> None:
+        """Delete records just stored for a card that is not issued after all (best effort:
+        their tokens were never shown, and they expire anyway)."""
+        try:
+            store.records_delete([record.create.call.key for record in sealed])
+        except store.StoreUnavailable:
+            logger.warning("records of a refused card not deleted; they expire")
 
     @staticmethod
     def _fact_dict(fact: Fact) -> dict[str, Any]:

@@ -33,10 +33,11 @@ from django.conf import settings
 
 from agent.capabilities import RISKS
 from agent.control import (
+    SealedCreate,
     card_key,
     confirmation_store,
     live_record_get,
-    sealed_record_create,
+    sealed_record_prepare,
     token_new,
 )
 from lightnote import store
@@ -231,6 +232,23 @@ def _json_size(value: Any) -> int:
     return len(canonical_json(value).encode("utf-8"))
 
 
+@dataclass(frozen=True)
+class CardIssue:
+    """A checked, sealed card not stored yet (:func:`card_prepare`): its one-time token and
+    the record's script (``sealed``), to send alone (:func:`card_issue`) or in one round
+    trip with other records (``agent.card_issuing``)."""
+
+    token: str = field(repr=False)
+    digest: str
+    sealed: SealedCreate
+
+    def issued(self, reply: Any) -> IssuedCard:
+        """Return the :class:`IssuedCard` once the record's script answered ``reply``."""
+        return IssuedCard(
+            token=self.token, card=_card_from_fields(self.digest, self.sealed.fields(reply))
+        )
+
+
 @confirmation_store()
 def card_issue(
     *,
@@ -254,6 +272,50 @@ def card_issue(
 
     Raises ``CARD_ARGS_TOO_LARGE`` / ``CARD_PREVIEW_TOO_LARGE`` (400) before any write, and
     ``CONFIRMATION_STORE_UNAVAILABLE`` (503) when the store cannot answer.
+    """
+    prepared = card_prepare(
+        owner_id=owner_id,
+        session_id=session_id,
+        subject_id=subject_id,
+        actor_id=actor_id,
+        tool=tool,
+        capability=capability,
+        risk=risk,
+        args=args,
+        preview=preview,
+        admin_context_id=admin_context_id,
+        admin_mode=admin_mode,
+        request_id=request_id,
+        continuation_digest=continuation_digest,
+        card_id=card_id,
+        channel=channel,
+    )
+    (reply,) = store.scripts_run([prepared.sealed.create.call])
+    return prepared.issued(reply)
+
+
+def card_prepare(
+    *,
+    owner_id: int | str,
+    session_id: uuid.UUID | str,
+    subject_id: int | str,
+    actor_id: int | str,
+    tool: str,
+    capability: str,
+    risk: str,
+    args: Mapping[str, Any],
+    preview: Mapping[str, Any],
+    admin_context_id: uuid.UUID | str | None,
+    admin_mode: str | None,
+    request_id: str,
+    continuation_digest: str | None = None,
+    card_id: str | None = None,
+    channel: str = CHANNEL_CHAT,
+) -> CardIssue:
+    """Check and seal a new ready card for the prepared ``args``, with a new one-time token;
+    nothing is stored yet (:meth:`CardIssue.issued` reads the store's reply).
+
+    Raises ``CARD_ARGS_TOO_LARGE`` / ``CARD_PREVIEW_TOO_LARGE`` (400).
     """
     if risk not in RISKS:
         raise ValueError(f"risk must be one of {RISKS}, got {risk!r}")
@@ -289,7 +351,7 @@ def card_issue(
     }
     if channel != CHANNEL_CHAT:  # chat records keep their exact former shape
         record["channel"] = channel
-    fields = sealed_record_create(
+    sealed = sealed_record_prepare(
         card_key(digest),
         state=CardState.READY,
         record=record,
@@ -297,7 +359,7 @@ def card_issue(
         ttl_seconds=ttl_seconds,
         kind="card",
     )
-    return IssuedCard(token=token, card=_card_from_fields(digest, fields))
+    return CardIssue(token=token, digest=digest, sealed=sealed)
 
 
 @confirmation_store()

@@ -26,7 +26,13 @@ from typing import Any
 
 from django.conf import settings
 
-from agent.control import confirmation_store, continuation_key, sealed_record_create, token_new
+from agent.control import (
+    SealedCreate,
+    confirmation_store,
+    continuation_key,
+    sealed_record_prepare,
+    token_new,
+)
 from agent.models import ActionReceipt
 from lightnote import store
 from lightnote.binding import canonical_json, digests_equal, owner_hash, seal_intact
@@ -144,19 +150,33 @@ def _key(token: str) -> tuple[str, str]:
     return digest, continuation_key(digest)
 
 
-@confirmation_store()
-def continuation_issue(
+@dataclass(frozen=True)
+class ContinuationIssue:
+    """A checked, sealed pending continuation not stored yet (:func:`continuation_prepare`):
+    its token and the record's script (``sealed``), to send alone
+    (:func:`continuation_issue`) or in one round trip with its card (``agent.card_issuing``)."""
+
+    token: str = field(repr=False)
+    digest: str
+    sealed: SealedCreate
+
+    def issued(self, reply: Any) -> Continuation:
+        """Return the stored continuation once the record's script answered ``reply``."""
+        return _continuation_from_fields(self.digest, self.sealed.fields(reply))
+
+
+def continuation_prepare(
     *,
     action_id: uuid.UUID | str,
     owner_id: int | str,
     session_id: uuid.UUID | str,
     snapshot: Mapping[str, Any],
-) -> tuple[str, Continuation]:
-    """Store a pending continuation for the action ``action_id``; return (token, it).
+) -> ContinuationIssue:
+    """Check and seal a pending continuation for the action ``action_id``, with a new
+    token; nothing is stored yet (:meth:`ContinuationIssue.issued` reads the reply).
 
     ``snapshot`` is what the final reply may read (question, locale, read-only facts); it
-    must be JSON-safe and at most 64 KB (``CONTINUATION_SNAPSHOT_TOO_LARGE`` otherwise,
-    before any write).
+    must be JSON-safe and at most 64 KB (``CONTINUATION_SNAPSHOT_TOO_LARGE`` otherwise).
     """
     if len(canonical_json(dict(snapshot)).encode("utf-8")) > MAX_SNAPSHOT_BYTES:
         raise LightNoteError(
@@ -174,7 +194,7 @@ def continuation_issue(
         "created_at": created_at.isoformat(),
         "expires_at": (created_at + timedelta(seconds=CONTINUATION_TTL_SECONDS)).isoformat(),
     }
-    fields = sealed_record_create(
+    sealed = sealed_record_prepare(
         continuation_key(digest),
         state=ContinuationState.PENDING,
         record=record,
@@ -182,7 +202,28 @@ def continuation_issue(
         ttl_seconds=CONTINUATION_TTL_SECONDS,
         kind="continuation",
     )
-    return token, _continuation_from_fields(digest, fields)
+    return ContinuationIssue(token=token, digest=digest, sealed=sealed)
+
+
+@confirmation_store()
+def continuation_issue(
+    *,
+    action_id: uuid.UUID | str,
+    owner_id: int | str,
+    session_id: uuid.UUID | str,
+    snapshot: Mapping[str, Any],
+) -> tuple[str, Continuation]:
+    """Store a pending continuation for the action ``action_id``; return (token, it).
+
+    ``snapshot`` is what the final reply may read (question, locale, read-only facts); it
+    must be JSON-safe and at most 64 KB (``CONTINUATION_SNAPSHOT_TOO_LARGE`` otherwise,
+    before any write).
+    """
+    prepared = continuation_prepare(
+        action_id=action_id, owner_id=owner_id, session_id=session_id, snapshot=snapshot
+    )
+    (reply,) = store.scripts_run([prepared.sealed.create.call])
+    return prepared.token, prepared.issued(reply)
 
 
 @confirmation_store()

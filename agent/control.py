@@ -11,6 +11,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from lightnote import store
@@ -47,22 +48,55 @@ def token_new() -> tuple[str, str]:
     return token, store.token_digest(token)
 
 
+@dataclass(frozen=True)
+class SealedCreate:
+    """A sealed record ready to be stored new (:func:`sealed_record_prepare`), not sent yet:
+    ``create.call`` is its script, to send alone or with others in one round trip
+    (:func:`lightnote.store.scripts_run`); :meth:`fields` reads the script's reply."""
+
+    create: store.RecordCreate
+    kind: str
+
+    def fields(self, reply: Any) -> dict[str, str]:
+        """Return the stored fields from the script's ``reply``.
+
+        A key that existed already means two tokens collided (256 random bits): a broken
+        RNG, so it raises ``RuntimeError`` rather than answer with another record.
+        """
+        result = self.create.result(reply)
+        if not result.created:
+            raise RuntimeError(f"a new {self.kind} token named an existing record")
+        return result.fields
+
+
+def sealed_record_prepare(
+    key: str, *, state: str, record: dict[str, Any], seal_field: str, ttl_seconds: int, kind: str
+) -> SealedCreate:
+    """Seal ``record`` (its HMAC into ``seal_field``) for storing it new at ``key`` in
+    ``state`` for ``ttl_seconds``; nothing is sent yet."""
+    seal(record, field=seal_field)
+    create = store.record_create_call(
+        key, state=state, record_json=canonical_json(record), ttl_ms=ttl_seconds * 1000
+    )
+    return SealedCreate(create=create, kind=kind)
+
+
 def sealed_record_create(
     key: str, *, state: str, record: dict[str, Any], seal_field: str, ttl_seconds: int, kind: str
 ) -> dict[str, str]:
     """Seal ``record`` (its HMAC into ``seal_field``) and store it new at ``key`` in ``state``
-    for ``ttl_seconds``; return the stored fields. One round trip; raises ``StoreUnavailable``.
-
-    A key that exists already means two tokens collided (256 random bits): a broken RNG, so
-    it raises ``RuntimeError`` rather than answer with another record.
-    """
-    seal(record, field=seal_field)
-    result = store.record_create(
-        key, state=state, record_json=canonical_json(record), ttl_ms=ttl_seconds * 1000
+    for ``ttl_seconds``; return the stored fields. One round trip; raises ``StoreUnavailable``,
+    or ``RuntimeError`` when the key existed (two tokens collided: a broken RNG)."""
+    sealed = sealed_record_prepare(
+        key,
+        state=state,
+        record=record,
+        seal_field=seal_field,
+        ttl_seconds=ttl_seconds,
+        kind=kind,
     )
-    if not result.created:
-        raise RuntimeError(f"a new {kind} token named an existing record")
-    return result.fields
+    (reply,) = store.scripts_run([sealed.create.call])
+    return sealed.fields(reply)
 
 
 def live_record_get(key: str, *, voided: str) -> dict[str, str] | None:

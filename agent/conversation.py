@@ -54,19 +54,19 @@ define_messages(
 
 
 def _session_history(
-    session: AgentSession, recent: Sequence[Any] | None = None
+    session: AgentSession, recent: Sequence[sessions.RecentMessage] | None = None
 ) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     """Return the history the planner sees, and the stored items read on those turns.
 
-    ``recent``: the session's latest ``HISTORY_TURNS`` messages (anything with their
-    ``role``, ``text`` and ``payload``), newest first, when the caller read them already
-    (``sessions.session_get_with_recent``).
+    ``recent``: the session's latest ``HISTORY_TURNS`` messages (role, text and the
+    payload's ``reads``), newest first, when the caller read them already
+    (``sessions.session_get_with_recent``); else they are read here (one query).
     """
     if recent is None:
-        recent = list(session.messages.order_by("-created_at", "-id")[:HISTORY_TURNS])
+        recent = sessions.recent_messages(session=session, limit=HISTORY_TURNS)
     history = [{"role": message.role, "text": message.text} for message in reversed(recent)]
     reads = merge(
-        (message.payload or {}).get("reads") or []
+        message.reads or []
         for message in reversed(recent)
         if message.role == Message.Role.ASSISTANT
     )
@@ -100,14 +100,10 @@ def public_fact(fact: Fact) -> dict[str, Any]:
 def _offered_tools(actor: ActorContext) -> tuple[list[dict[str, Any]], frozenset[str]]:
     """Return the OpenAI specs of every tool this user may use, and which of them read."""
     roles = user_roles(actor.actor)
-    allowed = {tool.name for tool in registry.tools() if roles & tool.allowed_roles}
-    specs = [
-        spec
-        for spec in registry.openai_tools(include_writes=True)
-        if spec["function"]["name"] in allowed
-    ]
-    reads = frozenset(tool.name for tool in registry.tools() if not tool.is_write) & allowed
-    return specs, reads
+    # One pass over the registry; the specs of allowed tools only (registry.openai_tools's).
+    allowed = [tool for tool in registry.tools() if roles & tool.allowed_roles]
+    specs = [tool.openai_spec() for tool in allowed]
+    return specs, frozenset(tool.name for tool in allowed if not tool.is_write)
 
 
 def _pending_request(actor: ActorContext, session_id: str) -> pending.PendingRequest | None:
@@ -159,12 +155,13 @@ def handle_message(
     session: AgentSession,
     text: str,
     locale: str,
-    recent: Sequence[Any] | None = None,
+    recent: Sequence[sessions.RecentMessage] | None = None,
 ) -> dict[str, Any]:
     """Handle one user message and return the API's message body.
 
     Needs: ``session`` belongs to the caller; ``recent``, if given, is its latest
-    ``HISTORY_TURNS`` messages, newest first (read with the session: one query for both).
+    ``HISTORY_TURNS`` messages, newest first (read with the session: one query for both;
+    ``sessions.RecentMessage``).
     Issues cards (Redis) outside any database transaction, then writes the user's message,
     the assistant's guarded reply, the cards' history rows (with their ``card.issued`` audit
     rows) and the session's title/activity together in one transaction: a turn that fails

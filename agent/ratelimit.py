@@ -4,6 +4,10 @@ Each limit is a fixed window per user (``LIGHTNOTE_RATE_LIMIT_CARDS`` / ``..._CO
 e.g. ``60/m``) counted by one Lua script that checks and counts together
 (:func:`lightnote.store.counter_take`), so concurrent requests can never count past the limit.
 
+A message turn's card counts its unit in the round trip that stores the card
+(``agent.card_issuing``, :class:`LimitTake`) when the limiter shares the records' connection
+(not on Redis Cluster): still one unit per card, checked before the card is shown.
+
 Callers place the check where docs/api.md's order puts it. A confirm counts only when it has won
 the claim (``agent.execution.confirm``): a repeat of a running or settled card, and every
 loser of a race for one card, are never counted and never refused.
@@ -21,7 +25,8 @@ from __future__ import annotations
 import logging
 import math
 import re
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NoReturn
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -48,26 +53,72 @@ def parse_rate(rate: str) -> tuple[int, int]:
     return int(limit), int(multiplier or 1) * _UNIT_SECONDS[unit[0]]
 
 
-def _take(*, group: str, rate: str, user_id: int) -> int | None:
-    """Count one unit of ``group`` for ``user_id``: None when taken, else the seconds until
-    the window ends (nothing counted). The store unreachable: 503."""
+@dataclass(frozen=True)
+class LimitTake:
+    """One unit of a limit, not counted yet: ``call`` is its ``counter_take`` script, which
+    :func:`take_now` sends alone and a caller may send in its own round trip instead
+    (``agent.card_issuing``), then read the reply with :meth:`retry_after`."""
+
+    group: str
+    rate: str
+    user_id: int
+    alias: str
+    limit: int
+    ttl_ms: int
+    call: store.ScriptCall
+
+    def retry_after(self, reply: Any) -> int | None:
+        """None when the script's ``reply`` took the unit, else the seconds until the window
+        ends (nothing counted)."""
+        taken = store.counter_take_result(reply, limit=self.limit, ttl_ms=self.ttl_ms)
+        if taken.taken:
+            return None
+        return max(1, math.ceil(taken.retry_after_ms / 1000))
+
+    def refuse(self, retry_after: int) -> NoReturn:
+        """Audit the refusal (``rate.limited``) and raise 429 ``RATE_LIMITED``."""
+        audit_event(
+            "rate.limited",
+            actor=get_user_model().objects.filter(pk=self.user_id).first(),
+            code="RATE_LIMITED",
+            details={"group": self.group, "rate": self.rate, "retry_after": retry_after},
+        )
+        raise _limited(retry_after)
+
+
+def _unit(*, group: str, rate: str, user_id: int) -> LimitTake:
+    """Return one unit of ``group`` for ``user_id`` in the current window, not counted yet."""
     limit, window_seconds = parse_rate(rate)
     window_ms = window_seconds * 1000
     now = store.now_ms()
     window = now // window_ms
     key = f"ln:rate:{group}:{user_id}:{window}"
+    ttl_ms = (window + 1) * window_ms - now
+    return LimitTake(
+        group=group,
+        rate=rate,
+        user_id=user_id,
+        alias=getattr(settings, "RATELIMIT_USE_CACHE", "default"),
+        limit=limit,
+        ttl_ms=ttl_ms,
+        call=store.counter_take_call(key, limit=limit, ttl_ms=ttl_ms),
+    )
+
+
+def _send(unit: LimitTake) -> int | None:
+    """Count ``unit`` (one round trip): None when taken, else the seconds until the window
+    ends (nothing counted). The store unreachable: 503."""
     try:
-        taken = store.counter_take(
-            key,
-            limit=limit,
-            ttl_ms=(window + 1) * window_ms - now,
-            alias=getattr(settings, "RATELIMIT_USE_CACHE", "default"),
-        )
+        (reply,) = store.scripts_run([unit.call], alias=unit.alias)
     except store.StoreUnavailable:
         raise store_unavailable() from None
-    if taken.taken:
-        return None
-    return max(1, math.ceil(taken.retry_after_ms / 1000))
+    return unit.retry_after(reply)
+
+
+def _take(*, group: str, rate: str, user_id: int) -> int | None:
+    """Count one unit of ``group`` for ``user_id``: None when taken, else the seconds until
+    the window ends (nothing counted). The store unreachable: 503."""
+    return _send(_unit(group=group, rate=rate, user_id=user_id))
 
 
 def _limited(retry_after: int) -> LightNoteError:
@@ -79,23 +130,27 @@ def _limited(retry_after: int) -> LightNoteError:
     )
 
 
+def take_now(unit: LimitTake) -> None:
+    """Count ``unit`` now (one round trip); over the limit: audited, 429 ``RATE_LIMITED``."""
+    retry_after = _send(unit)
+    if retry_after is not None:
+        unit.refuse(retry_after)
+
+
 def _limit(*, group: str, rate: str, user_id: int) -> None:
     """Count one unit of ``group`` for ``user_id``; 429 ``RATE_LIMITED`` over the limit."""
-    retry_after = _take(group=group, rate=rate, user_id=user_id)
-    if retry_after is None:
-        return
-    audit_event(
-        "rate.limited",
-        actor=get_user_model().objects.filter(pk=user_id).first(),
-        code="RATE_LIMITED",
-        details={"group": group, "rate": rate, "retry_after": retry_after},
-    )
-    raise _limited(retry_after)
+    take_now(_unit(group=group, rate=rate, user_id=user_id))
+
+
+def new_card_unit(*, user_id: int) -> LimitTake:
+    """Return one unit of the card limit for ``user_id``, not counted yet: counted by
+    :func:`take_now`, or in the round trip that stores the card (``agent.card_issuing``)."""
+    return _unit(group="agent.cards", rate=settings.LIGHTNOTE_RATE_LIMIT_CARDS, user_id=user_id)
 
 
 def limit_new_card(request: Any, *, user_id: int) -> None:
     """Count one card about to be issued; 429 ``RATE_LIMITED`` over the limit."""
-    _limit(group="agent.cards", rate=settings.LIGHTNOTE_RATE_LIMIT_CARDS, user_id=user_id)
+    take_now(new_card_unit(user_id=user_id))
 
 
 def limit_new_claim(request: Any, *, user_id: int) -> None:

@@ -82,11 +82,33 @@ def session_get(*, session_id: Any, owner: Any, admin_context: Any = None) -> Ag
 
 
 class RecentMessage(NamedTuple):
-    """What a turn reads of an earlier message (the planner's history)."""
+    """What a turn reads of an earlier message (the planner's history): its role, its text,
+    and its payload's ``reads`` (the stored items read on that turn; None when absent)."""
 
     role: str
     text: str
-    payload: Any
+    reads: Any
+
+
+# The columns of a message that ``RecentMessage`` holds: the payload's "reads" only, so a
+# turn never transfers or decodes earlier cards, facts and notices.
+RECENT_MESSAGE_COLUMNS = ("role", "text", "payload__reads")
+
+
+def recent_messages(*, session: AgentSession, limit: int) -> list[RecentMessage]:
+    """Return the session's ``limit`` latest messages, newest first (one query)."""
+    rows = session.messages.order_by("-created_at", "-id").values_list(*RECENT_MESSAGE_COLUMNS)
+    return [RecentMessage(*row) for row in rows[:limit]]
+
+
+# What the history query reads of the session: the columns its filter does not fix (the
+# owner is the caller; a live, ordinary session has no ``deleted_at`` nor admin context).
+_RECENT_SESSION_COLUMNS = (
+    "session_id",
+    "session__title",
+    "session__created_at",
+    "session__updated_at",
+)
 
 
 def session_get_with_recent(
@@ -94,12 +116,12 @@ def session_get_with_recent(
 ) -> tuple[AgentSession, list[RecentMessage]]:
     """Return ``owner``'s live session and its ``limit`` latest messages, newest first.
 
-    One query (the messages' role, text and payload, joined to their session's columns)
-    when the session has messages; a session without any costs a second one
-    (:func:`session_get`). Unknown, deleted or another user's: 404, as for
-    :func:`session_get`.
+    One query (the messages' role, text and payload ``reads``, joined to the session's
+    columns that its filter does not fix) when the session has messages; a session without
+    any costs a second one (:func:`session_get`). Unknown, deleted or another user's: 404,
+    as for :func:`session_get`.
     """
-    fields = [field for field in AgentSession._meta.concrete_fields]
+    width = len(RECENT_MESSAGE_COLUMNS)
     try:
         rows = list(
             Message.objects.filter(
@@ -109,16 +131,26 @@ def session_get_with_recent(
                 session__admin_context__isnull=True,  # an ordinary conversation (session_get)
             )
             .order_by("-created_at", "-id")
-            .values_list("role", "text", "payload", *[f"session__{f.name}" for f in fields])[:limit]
+            .values_list(*RECENT_MESSAGE_COLUMNS, *_RECENT_SESSION_COLUMNS)[:limit]
         )
     except (ValidationError, ValueError):
         rows = []
     if not rows:
         return session_get(session_id=session_id, owner=owner), []
-    session = AgentSession.from_db(
-        Message.objects.db, [field.attname for field in fields], list(rows[0][3:])
-    )
-    return session, [RecentMessage(*row[:3]) for row in rows]
+    found_id, title, created_at, updated_at = rows[0][width:]
+    values = {
+        "id": found_id,
+        "owner_id": getattr(owner, "pk", owner),
+        "title": title,
+        "created_at": created_at,
+        "updated_at": updated_at,
+        "deleted_at": None,
+        "admin_context_id": None,
+    }
+    # Every concrete field, or a KeyError: a field added to the model must be read here.
+    names = [field.attname for field in AgentSession._meta.concrete_fields]
+    session = AgentSession.from_db(Message.objects.db, names, [values[name] for name in names])
+    return session, [RecentMessage(*row[:width]) for row in rows]
 
 
 def context_session_get(*, session_id: Any, actor: ActorContext) -> AgentSession:

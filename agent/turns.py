@@ -26,7 +26,6 @@ from agent.planners.base import Clarification, Fact, Proposal, reply_locale
 from agent.planners.lexicon import SLOT_TARGET
 from agent.planners.questions import question
 from agent.policy import enforce_tool_policy
-from agent.ratelimit import limit_new_card
 from agent.tools import registry
 from lightnote.audit import audit_event
 from lightnote.errors import LightNoteError
@@ -148,9 +147,9 @@ class Turn(CardIssuer):
         if not prepared.tool.is_write:  # a read proposed alongside writes: run it, no card
             self.run_read_tool(proposal.tool, proposal.args)
             return
-        limit_new_card(self.request, user_id=self.actor.actor.pk)
         try:
-            self.issue(prepared)
+            # Counted against the user's card limit in the round trip that stores it.
+            self.issue(prepared, limited=True)
         except LightNoteError as error:
             if error.status >= 500 or error.status == 429:
                 raise  # the store is down or the user is over the limit: the whole turn fails

@@ -234,6 +234,58 @@ def _run_script(
         return reply
 
 
+@dataclass(frozen=True)
+class ScriptCall:
+    """One script on one key, to be sent with others in one round trip (:func:`scripts_run`)."""
+
+    name: str
+    key: str
+    args: tuple[str, ...]
+
+
+def pipelines_scripts(alias: str = "default") -> bool:
+    """Return True when scripts sent through ``alias`` share the records' round trip: the
+    same client as ``default``'s, and not a Redis Cluster (whose pipelines take no script)."""
+    with store_call():
+        client = get_redis(alias)
+        return (alias == "default" or client is get_redis()) and not isinstance(
+            client, RedisCluster
+        )
+
+
+def scripts_run(calls: Iterable[ScriptCall], *, alias: str = "default") -> list[Any]:
+    """Run independent one-key scripts in one round trip; return their replies in order.
+
+    Each script is atomic on its own key (one slot, so Redis Cluster keeps working); together
+    they are not a transaction: Redis runs them one after another, and each one's writes
+    stand whatever the others answer. On Redis Cluster, whose pipelines take no script,
+    they run one after another, one round trip each, stopping at the first failure.
+    Scripts are sent by ``EVALSHA`` (see :func:`_run_script`); one the server lacks is
+    loaded and run once more, alone. The first error reply is raised after every reply
+    was read (:class:`StoreUnavailable` when the store could not answer).
+    """
+    batch = list(calls)
+    with store_call():
+        client = get_redis(alias)
+        if isinstance(client, RedisCluster) or len(batch) < 2:
+            return [
+                _script(call.name, client)(keys=[call.key], args=list(call.args), client=client)
+                for call in batch
+            ]
+        pipe = client.pipeline(transaction=False)
+        for call in batch:
+            pipe.evalsha(_script(call.name, client).sha, 1, call.key, *call.args)
+        replies = pipe.execute(raise_on_error=False)
+        for position, (call, reply) in enumerate(zip(batch, replies, strict=True)):
+            if isinstance(reply, NoScriptError):  # not loaded yet: once more, alone
+                script = _script(call.name, client)
+                replies[position] = script(keys=[call.key], args=list(call.args), client=client)
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
+        return list(replies)
+
+
 def _update_index(client: Any, index: IndexUpdate) -> None:
     """Apply ``index`` on its own (best effort: the index is a hint)."""
     try:
@@ -296,15 +348,38 @@ class TransitionResult:
         return self.fields.get("state") if self.fields else None
 
 
-def record_create(
+@dataclass(frozen=True)
+class RecordCreate:
+    """A checked :func:`record_create`, not sent yet: ``call`` is its script (to run alone or
+    with others, :func:`scripts_run`) and :meth:`result` reads its reply."""
+
+    call: ScriptCall
+    state: str
+    record_json: str
+    extra_fields: dict[str, str]
+
+    def result(self, reply: Any) -> CreateResult:
+        """Return the :class:`CreateResult` of the script's ``reply``."""
+        if int(reply[0]) == 1:
+            fields = {
+                "state": str(self.state),
+                "record": self.record_json,
+                "attempt": "",
+                "lease_until": "0",
+            }
+            return CreateResult(created=True, fields={**fields, **self.extra_fields})
+        return CreateResult(created=False, fields=_decode_fields(reply[1:]))
+
+
+def record_create_call(
     key: str,
     *,
     state: str,
     record_json: str,
     ttl_ms: int,
     extra_fields: Mapping[str, str] | None = None,
-) -> CreateResult:
-    """Create the record at ``key`` unless it exists (atomic); the key expires after ``ttl_ms``."""
+) -> RecordCreate:
+    """Check the arguments of :func:`record_create` (ValueError) and return it unsent."""
     _check_state_name(state)
     if ttl_ms <= 0:
         raise ValueError("ttl_ms must be positive")
@@ -315,11 +390,27 @@ def record_create(
     args = [state, record_json, str(ttl_ms)]
     for field, value in extras.items():
         args += [field, value]
-    reply = _run_script("record_create", key=key, args=args)
-    if int(reply[0]) == 1:
-        fields = {"state": str(state), "record": record_json, "attempt": "", "lease_until": "0"}
-        return CreateResult(created=True, fields={**fields, **extras})
-    return CreateResult(created=False, fields=_decode_fields(reply[1:]))
+    return RecordCreate(
+        call=ScriptCall("record_create", key, tuple(args)),
+        state=state,
+        record_json=record_json,
+        extra_fields=extras,
+    )
+
+
+def record_create(
+    key: str,
+    *,
+    state: str,
+    record_json: str,
+    ttl_ms: int,
+    extra_fields: Mapping[str, str] | None = None,
+) -> CreateResult:
+    """Create the record at ``key`` unless it exists (atomic); the key expires after ``ttl_ms``."""
+    create = record_create_call(
+        key, state=state, record_json=record_json, ttl_ms=ttl_ms, extra_fields=extra_fields
+    )
+    return create.result(_run_script("record_create", key=key, args=list(create.call.args)))
 
 
 def record_get(key: str) -> dict[str, str] | None:
@@ -405,6 +496,16 @@ def record_delete(key: str) -> bool:
         return bool(get_redis().delete(key))
 
 
+def records_delete(keys: Iterable[str]) -> None:
+    """Delete the records, all in one round trip (a pipeline of one-key commands, so it
+    also works across Redis Cluster slots)."""
+    with store_call():
+        pipe = get_redis().pipeline(transaction=False)
+        for key in keys:
+            pipe.delete(key)
+        pipe.execute()
+
+
 # A sorted-set index (member -> a time in ms). Updated beside the record's script (in its
 # pipeline, see IndexUpdate, or by these commands), never inside it: on Cluster the index
 # lives in another slot. Readers must treat it as a hint and re-check each record.
@@ -462,21 +563,33 @@ class CounterTake:
     retry_after_ms: int
 
 
-def counter_take(key: str, *, limit: int, ttl_ms: int, alias: str = "default") -> CounterTake:
-    """Count one unit at ``key`` unless ``limit`` units were counted already (one round trip).
-
-    The key expires ``ttl_ms`` after its first unit. ``alias`` names the Redis connection
-    (a cache alias), so the limiter's store can be another server than the records'.
-    """
+def counter_take_call(key: str, *, limit: int, ttl_ms: int) -> ScriptCall:
+    """Return :func:`counter_take`'s script, unsent (to travel with others, :func:`scripts_run`);
+    read its reply with :func:`counter_take_result`."""
     if limit < 0 or ttl_ms <= 0:
         raise ValueError("limit must be >= 0 and ttl_ms > 0")
-    reply = _run_script("counter_take", key=key, args=[str(limit), str(ttl_ms)], alias=alias)
+    return ScriptCall("counter_take", key, (str(limit), str(ttl_ms)))
+
+
+def counter_take_result(reply: Any, *, limit: int, ttl_ms: int) -> CounterTake:
+    """Return the :class:`CounterTake` of a ``counter_take`` script's ``reply``."""
     if int(reply[0]) == 1:
         return CounterTake(taken=True, count=int(reply[1]), retry_after_ms=0)
     remaining = int(reply[1])
     return CounterTake(
         taken=False, count=limit, retry_after_ms=remaining if remaining > 0 else ttl_ms
     )
+
+
+def counter_take(key: str, *, limit: int, ttl_ms: int, alias: str = "default") -> CounterTake:
+    """Count one unit at ``key`` unless ``limit`` units were counted already (one round trip).
+
+    The key expires ``ttl_ms`` after its first unit. ``alias`` names the Redis connection
+    (a cache alias), so the limiter's store can be another server than the records'.
+    """
+    call = counter_take_call(key, limit=limit, ttl_ms=ttl_ms)
+    reply = _run_script(call.name, key=key, args=list(call.args), alias=alias)
+    return counter_take_result(reply, limit=limit, ttl_ms=ttl_ms)
 
 
 def counter_add(hash_key: str, field: str, amount: int = 1) -> None:

@@ -140,3 +140,45 @@ def test_an_unreachable_cluster_fails_closed() -> None:
         assert (caught.value.code, caught.value.status) == ("CONFIRMATION_STORE_UNAVAILABLE", 503)
         with pytest.raises(LightNoteError):
             cards.card_claim("some-token", attempt_id="attempt-1")
+
+
+@pytest.mark.django_db
+def test_a_card_turn_on_the_cluster_counts_then_stores_each_record_on_its_own(
+    on_cluster: LocalCluster, alice_api: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """redis-py takes no script in a cluster pipeline: the limit is counted first, alone
+    (a refusal stores nothing), then the continuation and the card, one round trip each."""
+    from agent.models import Message
+    from lightnote import store
+    from tests.test_conversation_api import new_session, say, send
+
+    batches: list[list[str]] = []
+    original = store.scripts_run
+
+    def spy(calls: Any, **kwargs: Any) -> list[Any]:
+        batch = list(calls)
+        batches.append([call.name for call in batch])
+        return original(batch, **kwargs)
+
+    monkeypatch.setattr(store, "scripts_run", spy)
+    monkeypatch.setattr(settings, "LIGHTNOTE_RATE_LIMIT_CARDS", "1/d")
+    assert store.pipelines_scripts() is False
+    session_id = new_session(alice_api)
+
+    [card] = say(alice_api, session_id, "帮我创建一条明天下午三点开会的待办")["cards"]
+
+    assert batches == [["counter_take"], ["record_create", "record_create"]]
+    stored = cards.card_get(card["token"])
+    assert stored is not None
+    assert stored.state == "ready"
+    continuation = continuation_store.continuation_get(card["continuation_token"])
+    assert continuation is not None
+    assert continuation.state == "pending"
+    client = get_redis()
+    [counter] = client.keys("ln:rate:agent.cards:*", target_nodes="primaries")
+    assert client.get(counter) == b"1"
+
+    limited = send(alice_api, session_id, "帮我创建一条明天下午五点交报告的待办")
+    assert limited.status_code == 429
+    assert batches[2:] == [["counter_take"]]  # refused before any record
+    assert not Message.objects.filter(text__contains="交报告").exists()
