@@ -6,17 +6,20 @@ through here, so a deleted session is 404 everywhere and another user's is never
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Callable
 from enum import StrEnum
 from typing import Any, NamedTuple
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import router, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
 from agent import choice_store, lifecycle
 from agent.models import TITLE_MAX, ActionCard, AgentSession, Message
 from lightnote.audit import audit_event
+from lightnote.compiled_queries import STAND_IN_INTS, STAND_IN_UUIDS, compiled_select
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
@@ -111,6 +114,38 @@ _RECENT_SESSION_COLUMNS = (
 )
 
 
+def _recent_query(limit: int) -> Callable[[uuid.UUID, int], Any]:
+    def build(session_id: uuid.UUID, owner_id: int) -> Any:
+        return (
+            Message.objects.filter(
+                session_id=session_id,
+                session__owner_id=owner_id,
+                session__deleted_at__isnull=True,
+                session__admin_context__isnull=True,  # an ordinary conversation (session_get)
+            )
+            .order_by("-created_at", "-id")
+            .values_list(*RECENT_MESSAGE_COLUMNS, *_RECENT_SESSION_COLUMNS)[:limit]
+        )
+
+    return build
+
+
+def _recent_rows(session_id: uuid.UUID, owner_id: int, limit: int) -> list[Any]:
+    """The history query's rows: compiled once per thread and ``limit`` (every message turn
+    runs it; building it with the ORM cost about as much as running it)."""
+    build = _recent_query(limit)
+    compiled = compiled_select(
+        ("agent.session_recent", limit),
+        build,
+        alias=router.db_for_read(Message),
+        stand_ins=(STAND_IN_UUIDS[0], STAND_IN_INTS[0]),
+        other_stand_ins=(STAND_IN_UUIDS[1], STAND_IN_INTS[1]),
+    )
+    if compiled is None:  # a shape that cannot be compiled: the ORM each time
+        return list(build(session_id, owner_id))
+    return compiled.rows(session_id, owner_id)
+
+
 def session_get_with_recent(
     *, session_id: Any, owner: Any, limit: int
 ) -> tuple[AgentSession, list[RecentMessage]]:
@@ -122,17 +157,9 @@ def session_get_with_recent(
     as for :func:`session_get`.
     """
     width = len(RECENT_MESSAGE_COLUMNS)
+    owner_id = getattr(owner, "pk", owner)
     try:
-        rows = list(
-            Message.objects.filter(
-                session_id=session_id,
-                session__owner=owner,
-                session__deleted_at__isnull=True,
-                session__admin_context__isnull=True,  # an ordinary conversation (session_get)
-            )
-            .order_by("-created_at", "-id")
-            .values_list(*RECENT_MESSAGE_COLUMNS, *_RECENT_SESSION_COLUMNS)[:limit]
-        )
+        rows = _recent_rows(uuid.UUID(str(session_id)), int(owner_id), limit)
     except (ValidationError, ValueError):
         rows = []
     if not rows:

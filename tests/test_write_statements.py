@@ -47,8 +47,10 @@ def test_one_row_is_inserted_in_one_statement_and_gets_its_key(user):
     receipt = _receipt(user)
     with CaptureQueriesContext(connection) as queries:
         insert_rows([receipt])
-    assert len(queries) == 1 and queries[0]["sql"].startswith("INSERT INTO")
-    assert receipt.pk is not None and not receipt._state.adding
+    assert len(queries) == 1
+    assert queries[0]["sql"].startswith("INSERT INTO")
+    assert receipt.pk is not None
+    assert not receipt._state.adding
     stored = ActionReceipt.objects.get(pk=receipt.pk)
     for field in ("action_id", "tool", "summary", "result", "session_id", "created_at"):
         assert getattr(stored, field) == getattr(receipt, field), field
@@ -71,9 +73,12 @@ def test_several_rows_are_one_insert_with_json_null_and_sql_null_kept_apart(user
         "action.executed",
         "x.y",
     ]
-    assert stored[0].details == {"a": 1} and stored[0].actor_id == user.pk
-    assert stored[1].actor_id is None and stored[1].details == {}
-    assert stored[2].details == {"z": [None, "中文"]} and stored[2].action_id == events[2].action_id
+    assert stored[0].details == {"a": 1}
+    assert stored[0].actor_id == user.pk
+    assert stored[1].actor_id is None
+    assert stored[1].details == {}
+    assert stored[2].details == {"z": [None, "中文"]}
+    assert stored[2].action_id == events[2].action_id
 
 
 def test_rows_with_their_own_keys_and_foreign_keys(user):
@@ -158,9 +163,11 @@ def test_a_conditional_update_changes_only_a_matching_row_and_counts_it(user):
     assert _settle(card.id, receipt) == 1
     card.refresh_from_db()
     assert (card.state, card.outcome_kind, card.receipt_id) == ("settled", "succeeded", receipt.pk)
-    assert card.error is None and card.settled_at == receipt.settled_at
+    assert card.error is None
+    assert card.settled_at == receipt.settled_at
     other.refresh_from_db()
-    assert other.state == "ready" and other.receipt_id is None  # only the keyed row
+    assert other.state == "ready"
+    assert other.receipt_id is None
 
     # The guard: a final outcome is never overwritten.
     second = _receipt(user)

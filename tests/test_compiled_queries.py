@@ -1,0 +1,102 @@
+"""``lightnote.compiled_queries``: a query compiled once answers exactly what the ORM answers,
+for each call's own values; a shape it cannot fill in is refused (the caller keeps the ORM)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from agent import sessions
+from agent.models import AgentSession, Message
+from lightnote.compiled_queries import STAND_IN_INTS, STAND_IN_UUIDS, CompiledSelect
+
+pytestmark = pytest.mark.django_db
+
+
+def _compile(build):
+    return CompiledSelect.compile(
+        build,
+        alias="default",
+        stand_ins=(STAND_IN_UUIDS[0], STAND_IN_INTS[0]),
+        other_stand_ins=(STAND_IN_UUIDS[1], STAND_IN_INTS[1]),
+    )
+
+
+@pytest.fixture
+def conversations():
+    user_model = get_user_model()
+    alice = user_model.objects.create_user("alice-cq", password="pw-alice-2026")
+    bob = user_model.objects.create_user("bob-cq", password="pw-bob-2026")
+    mine = AgentSession.objects.create(owner=alice, title="我的")
+    theirs = AgentSession.objects.create(owner=bob)
+    start = timezone.now()
+    for index in range(5):
+        Message.objects.create(
+            session=mine,
+            role="user" if index % 2 == 0 else "assistant",
+            text=f"消息 {index}",
+            created_at=start + timedelta(seconds=index),
+            payload={"reads": [{"type": "todo", "id": index, "title": "开会"}]}
+            if index % 2
+            else {},
+        )
+    Message.objects.create(session=theirs, role="user", text="bob", created_at=start)
+    return alice, bob, mine, theirs
+
+
+def test_the_history_query_compiles_and_answers_as_the_orm(conversations):
+    alice, bob, mine, theirs = conversations
+    build = sessions._recent_query(3)
+    compiled = _compile(build)
+    assert compiled is not None  # on this pass's database (SQLite or MariaDB)
+    for session, owner in ((mine, alice), (theirs, bob), (mine, bob), (theirs, alice)):
+        expected = [tuple(row) for row in build(session.id, owner.pk)]
+        assert [tuple(row) for row in compiled.rows(session.id, owner.pk)] == expected
+    rows = compiled.rows(mine.id, alice.pk)
+    assert [row[1] for row in rows] == ["消息 4", "消息 3", "消息 2"]  # newest first, limit 3
+    assert rows[1][2] == [{"type": "todo", "id": 3, "title": "开会"}]  # JSON decoded
+    assert compiled.rows(mine.id, bob.pk) == []  # someone else's conversation: nothing
+
+
+def test_the_turn_reads_session_and_history_in_one_compiled_query(conversations):
+    alice, _, mine, _ = conversations
+    sessions.session_get_with_recent(session_id=mine.id, owner=alice, limit=20)  # compiled here
+    with CaptureQueriesContext(connection) as queries:
+        session, recent = sessions.session_get_with_recent(
+            session_id=str(mine.id), owner=alice, limit=20
+        )
+    assert len(queries) == 1
+    assert (session.id, session.title, session.owner_id) == (mine.id, "我的", alice.pk)
+    assert [message.text for message in recent] == [f"消息 {i}" for i in range(4, -1, -1)]
+    with pytest.raises(Exception) as refused:
+        sessions.session_get_with_recent(session_id="not-a-uuid", owner=alice, limit=20)
+    assert getattr(refused.value, "code", None) == "SESSION_NOT_FOUND"
+    with pytest.raises(Exception) as unknown:
+        sessions.session_get_with_recent(session_id=uuid.uuid4(), owner=alice, limit=20)
+    assert getattr(unknown.value, "code", None) == "SESSION_NOT_FOUND"
+
+
+def test_a_value_that_does_not_reach_the_sql_as_a_parameter_is_refused(conversations):
+    # The owner id reaches the SQL only through a transformation: nothing to fill in.
+    def build(session_id, owner_id):
+        return Message.objects.filter(session_id=session_id, text=f"x{owner_id}").values_list("id")
+
+    assert _compile(build) is None
+
+    def ignores_owner(session_id, owner_id):
+        return Message.objects.filter(session_id=session_id).values_list("id")
+
+    assert _compile(ignores_owner) is None
+
+
+def test_a_value_of_another_type_than_its_stand_in_is_an_error(conversations):
+    compiled = _compile(sessions._recent_query(3))
+    assert compiled is not None
+    with pytest.raises(TypeError):
+        compiled.rows("not a uuid object", 1)
