@@ -15,6 +15,8 @@ from django.db import connections, router
 from django.utils.translation import gettext_lazy as _
 from rest_framework import authentication, exceptions
 
+from lightnote.compiled_queries import STAND_IN_UUIDS, CompiledSelect
+
 
 class _WithActorContext:
     """Resolve the actor context, then run the admin read-only gate (``lightnote.readonly``):
@@ -52,30 +54,21 @@ class TokenQueryExtension:
     value: uuid.UUID
 
 
-# Stand-ins for the values while a query is compiled: each is then found among the compiled
-# parameters, so a request's own values take their places. Never valid for a real request.
-_SENTINEL_VALUE = uuid.UUID("5e771e15-0b5e-4c0d-9a11-7e5700000000")
-_OTHER_SENTINEL_VALUE = uuid.UUID("5e771e15-0b5e-4c0d-9a11-7e5700000001")
-_SENTINEL_KEY = "lightnote-compiled-token-query-sentinel-key"
-_VALUE_FORMS: tuple[Callable[[uuid.UUID], Any], ...] = (
-    lambda value: value,
-    str,
-    lambda value: value.hex,
+# Stand-ins for the key and the value while the query is compiled
+# (``lightnote.compiled_queries``). Never valid for a real request.
+_STAND_IN_KEYS = (
+    "lightnote-compiled-token-query-sentinel-key",
+    "lightnote-compiled-token-query-sentinel-key-2",
 )
 
 
 @dataclass
 class _CompiledTokenQuery:
-    """The token query (the token, its user, the extension's expressions), compiled once.
+    """The token query (the token, its user, the extension's expressions), compiled once:
+    its SQL and parameters (:class:`~lightnote.compiled_queries.CompiledSelect`) and how a
+    row becomes the token with its user and the extension's values."""
 
-    ``slots`` says where each SQL parameter comes from: the key, the extension's value (in
-    the form the backend was given it) or a constant of the query.
-    """
-
-    alias: str
-    sql: str
-    slots: list[tuple[str, Any]]
-    compiler: Any
+    select: CompiledSelect
     init_list: list[str]
     fields: tuple[int, int]
     populators: list[Any]
@@ -85,75 +78,41 @@ class _CompiledTokenQuery:
     def compile(cls, model: Any, alias: str, build: Callable[..., dict[str, Any]] | None) -> Any:
         from django.db.models.query import get_related_populators  # type: ignore[attr-defined]
 
-        def compiled(value: uuid.UUID) -> tuple[Any, str, list[Any]]:
+        def query(key: str, value: uuid.UUID | None = None) -> Any:
             queryset = model.objects.using(alias).select_related("user")
             if build is not None:
                 queryset = queryset.annotate(**build(value))
-            compiler = queryset.filter(key=_SENTINEL_KEY)[:2].query.get_compiler(using=alias)
-            sql, params = compiler.as_sql()
-            return compiler, sql, list(params)
+            return queryset.filter(key=key)[:2]
 
-        compiler, sql, params = compiled(_SENTINEL_VALUE)
-        slots: list[tuple[str, Any]] = []
-        for param in params:
-            if param == _SENTINEL_KEY:
-                slots.append(("key", None))
-                continue
-            form = next(
-                (
-                    f
-                    for f in _VALUE_FORMS
-                    if type(param) is type(f(_SENTINEL_VALUE)) and param == f(_SENTINEL_VALUE)
-                ),
-                None,
-            )
-            slots.append(("value", form) if form is not None else ("constant", param))
-        # Compiled again with another value, everything but the value slots must stay the
-        # same; a value that reaches the SQL in any other way cannot be filled in.
-        _, other_sql, other_params = compiled(_OTHER_SENTINEL_VALUE)
-        fillable = (
-            other_sql == sql
-            and len(other_params) == len(slots)
-            and all(
-                other
-                == (
-                    _SENTINEL_KEY
-                    if kind == "key"
-                    else how(_OTHER_SENTINEL_VALUE)
-                    if kind == "value"
-                    else how
-                )
-                for (kind, how), other in zip(slots, other_params, strict=True)
-            )
-            and sum(kind == "key" for kind, _ in slots) == 1
+        stand_ins: tuple[Any, ...] = _STAND_IN_KEYS[:1]
+        other_stand_ins: tuple[Any, ...] = _STAND_IN_KEYS[1:]
+        if build is not None:
+            stand_ins += STAND_IN_UUIDS[:1]
+            other_stand_ins += STAND_IN_UUIDS[1:]
+        select = CompiledSelect.compile(
+            query, alias=alias, stand_ins=stand_ins, other_stand_ins=other_stand_ins
         )
-        if not fillable:
-            return None  # a shape this cache cannot fill in: the caller uses the ORM
-        select, klass_info = compiler.select, compiler.klass_info
+        if select is None:
+            return None  # a shape that cannot be filled in: the caller uses the ORM
+        compiler = select.compiler
+        columns, klass_info = compiler.select, compiler.klass_info
         start, end = klass_info["select_fields"][0], klass_info["select_fields"][-1] + 1
         return cls(
-            alias=alias,
-            sql=sql,
-            slots=slots,
-            compiler=compiler,
-            init_list=[column[0].target.attname for column in select[start:end]],
+            select=select,
+            init_list=[column[0].target.attname for column in columns[start:end]],
             fields=(start, end),
-            populators=get_related_populators(klass_info, select, alias),
+            populators=get_related_populators(klass_info, columns, alias),
             annotation_col_map=dict(compiler.annotation_col_map or {}),
         )
 
     def get(self, model: Any, key: str, value: uuid.UUID | None) -> Any:
         """Run the query for ``key`` (and ``value``); return the token (its user loaded) or
         None."""
-        params = [
-            key if kind == "key" else how(value) if kind == "value" else how
-            for kind, how in self.slots
-        ]
-        with connections[self.alias].cursor() as cursor:
-            cursor.execute(self.sql, params)
-            rows = cursor.fetchall()
-        for row in self.compiler.results_iter([rows]):
-            token = model.from_db(self.alias, self.init_list, row[self.fields[0] : self.fields[1]])
+        values = (key,) if value is None else (key, uuid.UUID(str(value)))
+        for row in self.select.rows(*values):
+            token = model.from_db(
+                self.select.alias, self.init_list, row[self.fields[0] : self.fields[1]]
+            )
             for populator in self.populators:
                 populator.populate(row, token)
             for name, position in self.annotation_col_map.items():
