@@ -167,11 +167,18 @@ class IndexUpdate:
     ``score_ms`` None removes ``member``; otherwise it is added (or moved) with that score.
     It is applied whatever the script answers: an index is a hint that readers re-check
     against each record (on Cluster it lives in another slot, so no script may touch it).
+
+    ``if_applied`` is for an entry only a transition that applies should add (a claim sent
+    by requests that may find the record in any state): it is added only when ``member`` is
+    not in the index yet (``ZADD NX``), so a call that changed nothing never moves an
+    existing entry later; on Cluster, where the update follows the script's reply, it is
+    skipped when the transition did not apply.
     """
 
     index_key: str
     member: str
     score_ms: int | None = None
+    if_applied: bool = False
 
 
 def _script(name: str, client: Any) -> Script:
@@ -187,11 +194,13 @@ def _run_script(
     key: str,
     args: list[str],
     index: IndexUpdate | None = None,
+    applied: Callable[[Any], bool] | None = None,
     alias: str = "default",
 ) -> Any:
     """Run the script ``name`` on ``key`` (loaded once; re-sent by SHA afterwards).
 
     With ``index``, the script and the index update travel in one pipeline: one round trip.
+    ``applied`` reads the script's reply for an ``index.if_applied`` update on Cluster.
     """
     with store_call():
         client = get_redis(alias)
@@ -203,17 +212,15 @@ def _run_script(
             # redis-py refuses scripts in a cluster pipeline, and the index lives in another
             # slot anyway: the script, then the index update (two round trips on Cluster).
             reply = script(keys=[key], args=args, client=client)
-            _update_index(client, index)
+            if not index.if_applied or applied is None or applied(reply):
+                _update_index(client, index)
             return reply
         pipe = client.pipeline(transaction=False)
         # EVALSHA by hand: a redis-py Script in a pipeline costs a SCRIPT EXISTS round trip
         # on every execute. A server that lacks the script answers NOSCRIPT without running
         # it; then it is loaded and run once more (rare: after a restart or SCRIPT FLUSH).
         pipe.evalsha(script.sha, 1, key, *args)
-        if index.score_ms is None:
-            pipe.zrem(index.index_key, index.member)
-        else:
-            pipe.zadd(index.index_key, {index.member: index.score_ms})
+        _queue_index(pipe, index)
         riders = _riders.get() or []
         boarded = list(riders)
         riders.clear()
@@ -234,13 +241,18 @@ def _run_script(
         return reply
 
 
+def _queue_index(client: Any, index: IndexUpdate) -> None:
+    """Send (or, on a pipeline, queue) the command that applies ``index``."""
+    if index.score_ms is None:
+        client.zrem(index.index_key, index.member)
+    else:
+        client.zadd(index.index_key, {index.member: index.score_ms}, nx=index.if_applied)
+
+
 def _update_index(client: Any, index: IndexUpdate) -> None:
     """Apply ``index`` on its own (best effort: the index is a hint)."""
     try:
-        if index.score_ms is None:
-            client.zrem(index.index_key, index.member)
-        else:
-            client.zadd(index.index_key, {index.member: index.score_ms})
+        _queue_index(client, index)
     except UNAVAILABLE_ERRORS as exc:
         logger.warning("index %s not updated: %s", index.index_key, exc)
 
@@ -351,6 +363,7 @@ def record_transition(
     takeover_expired_lease: bool = False,
     now_ms: int,
     index: IndexUpdate | None = None,
+    expect_record: Mapping[str, str] | None = None,
 ) -> TransitionResult:
     """Move the record from one of ``from_states`` to ``to_state`` in one compare-and-set.
 
@@ -364,6 +377,11 @@ def record_transition(
     A call whose record is already in ``to_state`` under the same ``attempt`` (and the same
     outcome, when one is given) answers ALREADY without writing: redis-py re-sends a command
     whose reply was lost, and that re-sent claim must not look like a second claimer.
+
+    ``expect_record`` adds conditions on the record's immutable part: each name must be a
+    top-level key of its JSON with exactly that string value (the script decodes the JSON to
+    read it, never rewrites it; one that cannot be decoded matches nothing). A caller can so
+    check and transition in one round trip, and still re-check the returned fields itself.
 
     ``index`` is sent in the same round trip (see :class:`IndexUpdate`).
     """
@@ -392,11 +410,25 @@ def record_transition(
         "1" if takeover_expired_lease else "0",
         str(now_ms),
     ]
-    reply = _run_script("record_transition", key=key, args=args, index=index)
+    for name, value in (expect_record or {}).items():
+        if not isinstance(name, str) or not name or not isinstance(value, str):
+            raise ValueError("expect_record maps non-empty names to strings")
+        args += [name, value]
+    reply = _run_script(
+        "record_transition", key=key, args=args, index=index, applied=_transition_applied
+    )
     status = _TRANSITION_CODES[int(reply[0])]
     if status is TransitionStatus.MISSING:
         return TransitionResult(status=status, fields=None)
     return TransitionResult(status=status, fields=_decode_fields(reply[1:]))
+
+
+def _transition_applied(reply: Any) -> bool:
+    """Read a ``record_transition`` reply: did the record end up transitioned by this call?"""
+    return _TRANSITION_CODES.get(int(reply[0])) in (
+        TransitionStatus.TRANSITIONED,
+        TransitionStatus.ALREADY,
+    )
 
 
 def record_delete(key: str) -> bool:

@@ -14,13 +14,17 @@
 -- ARGV[11]  '1': refuse while the current lease is live (lease_until > now_ms), so a record
 --           whose holder vanished can be taken over once its lease has passed
 -- ARGV[12]  now_ms: the caller's clock in milliseconds since the epoch
+-- ARGV[13..] optional pairs (name, value): the record JSON (field ``record``) must hold each
+--           name at its top level with exactly that string value, or nothing is written
+--           (refused). The JSON is only decoded to read it; its stored bytes stay as they are.
 --
 -- Returns {code, field, value, ...}: code then the record's fields after the call (HGETALL)
 --    1  transitioned
 --    2  already done by this attempt: the record is in to_state under the same attempt (and,
 --       when an outcome is given, with that same outcome and kind), e.g. a claim the client library
 --       re-sent after losing the reply. Nothing is written.
---    0  refused: the state, attempt, outcome kind or lease did not match. Nothing is written.
+--    0  refused: the state, attempt, outcome kind, lease or an expected record value did
+--       not match (a record JSON that cannot be decoded matches nothing). Nothing is written.
 --   -1  missing (unknown or expired); no fields follow.
 -- Errors "ERR ..." on bad arguments, raised before any write (Redis never rolls back a script).
 
@@ -41,8 +45,8 @@ local function is_count(value)
   return value ~= nil and value >= 0 and value == math.floor(value)
 end
 
-if #ARGV ~= 12 then
-  return redis.error_reply('ERR record_transition: expected 12 arguments')
+if #ARGV < 12 or (#ARGV - 12) % 2 ~= 0 then
+  return redis.error_reply('ERR record_transition: expected 12 arguments and name/value pairs')
 end
 if to_state == '' or from_states == '' then
   return redis.error_reply('ERR record_transition: from_states and to_state are required')
@@ -106,6 +110,17 @@ if expect_kind ~= '' and current_kind ~= expect_kind then
 end
 if takeover and lease_until > now_ms then
   return reply_with(0)
+end
+if #ARGV > 12 then
+  local decoded_ok, record = pcall(cjson.decode, redis.call('HGET', KEYS[1], 'record') or '')
+  if not decoded_ok or type(record) ~= 'table' then
+    return reply_with(0)
+  end
+  for i = 13, #ARGV, 2 do
+    if record[ARGV[i]] ~= ARGV[i + 1] then
+      return reply_with(0)
+    end
+  end
 end
 
 -- Every check passed: only writes from here on.
