@@ -374,9 +374,11 @@ def card_claim(
         expected = {"owner_hash": owner_hash(owner_id), "session_id": str(session_id)}
     # The running-cards index entry travels with the claim (one round trip); it is added
     # only when the card has none (ZADD NX), so a call that claimed nothing never moves a
-    # holder's entry later. A loser's or a repeat's entry names a card that is running or
-    # settled under someone else: the index is a hint, and reconciliation re-reads every
-    # record it lists (and drops stale entries).
+    # holder's entry later. A loser's, a repeat's or a refused owner's entry names a card
+    # that is running or settled under someone else, or still ready: the index is a hint,
+    # and reconciliation re-reads every record it lists (and drops stale entries). A stale
+    # entry is never later than the lease of a claim made after it (up to the app servers'
+    # clock skew), so it can only make reconciliation look at a card early, never late.
     result = store.record_transition(
         card_key(digest),
         from_states=(CardState.READY,),

@@ -241,6 +241,103 @@ def test_lease_none_keeps_the_lease_and_zero_clears_it() -> None:
     assert cleared.fields["lease_until"] == "0"
 
 
+def make_owned_record(key: str) -> None:
+    record_json = '{"owner":"h1","session":"s1","n":7,"args":{"owner":"h2"}}'
+    assert store.record_create(key, state="ready", record_json=record_json, ttl_ms=HOUR_MS).created
+
+
+def test_expected_record_values_that_match_let_the_transition_apply() -> None:
+    key = new_key()
+    make_owned_record(key)
+    before = raw_fields(key)["record"]
+    result = claim(key, "attempt-1", expect_record={"owner": "h1", "session": "s1"})
+    assert result.status is store.TransitionStatus.TRANSITIONED
+    assert result.fields is not None
+    assert result.fields["state"] == "running"
+    assert result.fields["record"] == before  # decoded to read it, its bytes untouched
+    again = claim(key, "attempt-1", expect_record={"owner": "h1", "session": "s1"})
+    assert again.status is store.TransitionStatus.ALREADY  # a re-sent claim
+
+
+@pytest.mark.parametrize(
+    "expected",
+    [
+        pytest.param({"owner": "h2", "session": "s1"}, id="another-owner"),
+        pytest.param({"owner": "h1", "session": "s2"}, id="another-session"),
+        pytest.param({"owner": "h1", "missing": "s1"}, id="absent-name"),
+        pytest.param({"n": "7"}, id="a-number-is-not-its-text"),
+        pytest.param({"owner": "h1", "args": "{}"}, id="an-object-is-not-a-string"),
+    ],
+)
+def test_expected_record_values_that_do_not_match_refuse_and_write_nothing(
+    expected: dict[str, str],
+) -> None:
+    key = new_key()
+    make_owned_record(key)
+    before = raw_fields(key)
+    ttl_before = get_redis().pttl(key)
+    result = claim(key, "attempt-1", expect_record=expected, ttl_ms=24 * HOUR_MS)
+    assert result.status is store.TransitionStatus.REFUSED
+    assert result.fields == before  # the record as it is, for the caller's own checks
+    assert raw_fields(key) == before
+    assert get_redis().pttl(key) <= ttl_before
+
+
+def test_a_record_that_cannot_be_decoded_matches_no_expected_value() -> None:
+    key = new_key()
+    assert store.record_create(key, state="ready", record_json="{not json", ttl_ms=HOUR_MS).created
+    result = claim(key, "attempt-1", expect_record={"owner": "h1"})
+    assert result.status is store.TransitionStatus.REFUSED
+    assert raw_fields(key)["state"] == "ready"
+
+
+def test_expected_record_values_are_checked_after_the_state() -> None:
+    key = new_key()
+    make_owned_record(key)
+    assert claim(key, "holder").applied
+    lost = claim(key, "late", expect_record={"owner": "h1", "session": "s1"})
+    assert lost.status is store.TransitionStatus.REFUSED
+    assert lost.fields is not None
+    assert (lost.state, lost.fields["attempt"]) == ("running", "holder")
+    missing = claim(new_key(), "attempt-1", expect_record={"owner": "h1"})
+    assert missing.status is store.TransitionStatus.MISSING
+
+
+@pytest.mark.parametrize("expected", [{"": "x"}, {"owner": 1}])
+def test_expected_record_values_must_be_named_strings(expected: Any) -> None:
+    key = new_key()
+    make_owned_record(key)
+    with pytest.raises(ValueError, match="expect_record"):
+        claim(key, "attempt-1", expect_record=expected)
+    assert raw_fields(key)["state"] == "ready"
+
+
+def test_the_transition_script_refuses_an_odd_number_of_expected_values() -> None:
+    key = new_key()
+    make_owned_record(key)
+    args = ["ready", "running", "attempt-1", "0", "", "30000", "0", "0", "", "", "0", str(NOW)]
+    with pytest.raises(redis.exceptions.ResponseError, match="pairs"):
+        get_redis().eval(script_text("record_transition"), 1, key, *args, "owner")
+    assert raw_fields(key)["state"] == "ready"
+
+
+def test_an_if_applied_index_entry_is_added_once_and_never_moved_by_later_calls() -> None:
+    index = f"ln:test-index:{uuid.uuid4().hex}"
+    key = new_key()
+    make_owned_record(key)
+
+    def entry(now_ms: int) -> store.IndexUpdate:
+        return store.IndexUpdate(index, "member", score_ms=now_ms + 30_000, if_applied=True)
+
+    assert claim(key, "holder", index=entry(NOW)).applied
+    assert get_redis().zscore(index, "member") == NOW + 30_000
+    assert not claim(key, "late", now_ms=NOW + 5_000, index=entry(NOW + 5_000)).applied
+    assert get_redis().zscore(index, "member") == NOW + 30_000  # the holder's lease stands
+    plain = store.IndexUpdate(index, "member", score_ms=NOW + 99_000)
+    assert not claim(key, "later", index=plain).applied
+    assert get_redis().zscore(index, "member") == NOW + 99_000  # a plain update moves it
+
+
 @pytest.mark.parametrize(
     ("position", "bad_value", "message"),
     [
