@@ -10,6 +10,10 @@ deleted conversation, 403 for someone else's card or session, 409 ``CONFIRMATION
 The session check rides on the token query when the request's authentication asked exactly
 this (``session_check_annotation``); otherwise it costs one query. Races: none of its own;
 a card that changes after these checks is judged by its state, read afterwards.
+
+A confirm whose token query already found the session to be the caller's own reads and
+claims the card in one script (``claim_card_for``): the claim applies only when the record
+names this owner and session, and the same checks then run on the record it returns.
 """
 
 from __future__ import annotations

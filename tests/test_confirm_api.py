@@ -551,6 +551,36 @@ def test_a_card_the_claiming_script_took_but_the_owner_check_refuses_is_given_ba
     assert Todo.objects.count() == 0
 
 
+def test_a_ready_card_the_claiming_script_left_alone_but_python_accepts_is_claimed_as_before(
+    user: Any, monkeypatch: Any
+) -> None:
+    """Should the script and Python ever read a record differently (the script finds no
+    owner match, Python's checks pass), the confirm claims it the way it did before the
+    read and the claim were one script: one execution, one claim."""
+    flow = flow_with_card(user)
+    original = cards.card_claim
+    claims: list[dict[str, Any]] = []
+
+    def script_sees_no_match(token: str, **kwargs: Any) -> cards.ClaimResult:
+        claims.append(kwargs)
+        if "owner_id" in kwargs:
+            return cards.ClaimResult(status=cards.ClaimStatus.READY, card=cards.card_get(token))
+        return original(token, **kwargs)
+
+    monkeypatch.setattr(cards, "card_claim", script_sees_no_match)
+    service_calls = spy_on(monkeypatch, todo_services, "todo_create")
+
+    settled_ok(flow.confirm())
+
+    assert [sorted(kwargs) for kwargs in claims] == [
+        ["attempt_id", "owner_id", "session_id"],
+        ["attempt_id"],
+    ]
+    assert claims[0]["attempt_id"] == claims[1]["attempt_id"]
+    assert len(service_calls) == 1
+    assert flow.status().json()["state"] == "settled"
+
+
 def test_the_binding_is_checked_before_the_state_even_for_a_settled_card(user: Any) -> None:
     flow = flow_with_card(user)
     settled_ok(flow.confirm())
