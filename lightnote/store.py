@@ -7,9 +7,9 @@ HASH; its key carries the SHA-256 digest of the token inside ``{...}``, the Redi
 hash tag, so every script touches exactly one slot. The raw token is never stored.
 
 Fields every record has: ``state``, ``attempt``, ``lease_until`` (ms since the epoch, ``0``
-for none) and ``record`` (the immutable part, a JSON string the scripts never decode, so
-its bytes survive exactly). Settling adds ``outcome`` (JSON string), ``outcome_kind`` and
-``settled_at`` (ms).
+for none) and ``record`` (the immutable part, a JSON string the scripts never rewrite, so
+its bytes survive exactly; a transition may decode it to compare values, ``expect_record``).
+Settling adds ``outcome`` (JSON string), ``outcome_kind`` and ``settled_at`` (ms).
 
 Fail closed: every error that means "the store could not answer" becomes
 :class:`StoreUnavailable`; it is never read as "no record". Each caller maps it to its own
