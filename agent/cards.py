@@ -88,6 +88,9 @@ class ClaimStatus(StrEnum):
     SETTLED = "settled"
     REJECTED = "rejected"
     GONE = "gone"  # unknown or expired
+    # Still ready, nothing claimed: the record does not name the owner and session the claim
+    # expected (``card_claim(..., owner_id=, session_id=)``), or cannot be read.
+    READY = "ready"
 
 
 class RejectStatus(StrEnum):
@@ -402,7 +405,13 @@ def _index_best_effort(action: str, digest: str, *, score_ms: int = 0) -> None:
 
 
 @confirmation_store()
-def card_claim(token: str, *, attempt_id: str) -> ClaimResult:
+def card_claim(
+    token: str,
+    *,
+    attempt_id: str,
+    owner_id: int | str | None = None,
+    session_id: uuid.UUID | str | None = None,
+) -> ClaimResult:
     """Claim a ready card for ``attempt_id``: ready -> running, with a lease. One winner.
 
     Only a CLAIMED result lets the caller execute. The claim is one Lua compare-and-set, so
@@ -410,13 +419,24 @@ def card_claim(token: str, *, attempt_id: str) -> ClaimResult:
     ``attempt_id`` (e.g. by redis-py after a lost reply) is recognised and answers CLAIMED
     again without a second claimer. The lease is ``LIGHTNOTE_EXECUTION_LEASE``; the key's
     TTL becomes ``LIGHTNOTE_SETTLED_TTL``.
+
+    With ``owner_id`` and ``session_id`` the same script first checks that the record names
+    that owner (its owner hash) and that session, so a confirm reads and claims its card in
+    one round trip: READY (and nothing claimed) when they do not match. Every result except
+    GONE carries the card as stored after the call, for the caller's own checks (the owner
+    and session in constant time, the binding) in the API's order.
     """
     digest = store.token_digest(token)
     now = store.now_ms()
     lease_ms = settings.LIGHTNOTE_EXECUTION_LEASE * 1000
-    # The running-cards index entry travels with the claim (one round trip). A loser's
-    # entry names a card that is running or settled under someone else: the index is a
-    # hint, and reconciliation re-reads every record it lists (and drops stale entries).
+    expected: dict[str, str] | None = None
+    if owner_id is not None or session_id is not None:
+        if owner_id is None or session_id is None:
+            raise ValueError("name both the expected owner and the expected session, or neither")
+        expected = {"owner_hash": owner_hash(owner_id), "session_id": str(session_id)}
+    # The running-cards index entry is added by the claim itself, only when it wins (one
+    # round trip on a single Redis; on Cluster the entry follows the won claim as its own
+    # command): a loser, a repeat or a refused owner leaves no entry behind.
     result = store.record_transition(
         card_key(digest),
         from_states=(CardState.READY,),
@@ -426,6 +446,7 @@ def card_claim(token: str, *, attempt_id: str) -> ClaimResult:
         ttl_ms=settings.LIGHTNOTE_SETTLED_TTL * 1000,
         now_ms=now,
         index=store.IndexUpdate(RUNNING_INDEX_KEY, digest, score_ms=now + lease_ms),
+        expect_record=expected,
     )
     if result.fields is None:
         return ClaimResult(status=ClaimStatus.GONE, card=None)
@@ -443,6 +464,8 @@ def card_claim(token: str, *, attempt_id: str) -> ClaimResult:
         return ClaimResult(status=ClaimStatus.REJECTED, card=card)
     if card.state == CardState.VOIDED:
         return ClaimResult(status=ClaimStatus.GONE, card=None)
+    if card.state == CardState.READY and expected is not None:
+        return ClaimResult(status=ClaimStatus.READY, card=card)
     logger.error("card %s is in an unknown state %r", digest[:12], card.state)
     return ClaimResult(status=ClaimStatus.GONE, card=None)
 
@@ -476,7 +499,8 @@ def card_settle(
         ttl_ms=settings.LIGHTNOTE_SETTLED_TTL * 1000,
         now_ms=store.now_ms(),
         # Leaves the running-cards index in the same round trip. Should this attempt not
-        # hold the card any more, its holder's own settle or reconciliation settles it.
+        # hold the card any more, its holder's own settle or reconciliation settles it (and
+        # removes the entry).
         index=store.IndexUpdate(RUNNING_INDEX_KEY, digest),
     )
     return result.applied

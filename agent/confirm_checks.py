@@ -10,10 +10,15 @@ deleted conversation, 403 for someone else's card or session, 409 ``CONFIRMATION
 The session check rides on the token query when the request's authentication asked exactly
 this (``session_check_annotation``); otherwise it costs one query. Races: none of its own;
 a card that changes after these checks is judged by its state, read afterwards.
+
+A confirm whose token query already found the session to be the caller's own reads and
+claims the card in one script (``claim_card_for``): the claim applies only when the record
+names this owner and session, and the same checks then run on the record it returns.
 """
 
 from __future__ import annotations
 
+import logging
 import uuid
 from typing import Any
 
@@ -28,6 +33,8 @@ from lightnote.audit import audit_event
 from lightnote.authentication import token_annotations
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
+
+logger = logging.getLogger(__name__)
 
 SESSION_ID_ANNOTATION = "lightnote_session_id"
 SESSION_OWN_ANNOTATION = "lightnote_session_own"
@@ -46,9 +53,11 @@ def session_check_annotation(session_id: uuid.UUID) -> dict[str, Any]:
     }
 
 
-def session_access_for(request: Any, *, session_id: uuid.UUID, owner: Any) -> SessionAccess:
-    """``session_access`` answered by this request's token query when it asked exactly this
-    (same session, same user); else with one query."""
+def known_session_access(
+    request: Any, *, session_id: uuid.UUID, owner: Any
+) -> SessionAccess | None:
+    """``session_access`` as this request's token query answered it, when it asked exactly
+    this (same session, same user); None when it did not (no query is made here)."""
     known = token_annotations(request)
     if known.get(SESSION_ID_ANNOTATION) == str(session_id) and known.get("user_id") == owner.pk:
         if known[SESSION_OWN_ANNOTATION]:
@@ -56,6 +65,15 @@ def session_access_for(request: Any, *, session_id: uuid.UUID, owner: Any) -> Se
         if known[SESSION_DELETED_ANNOTATION]:
             return SessionAccess.DELETED
         return SessionAccess.NONE
+    return None
+
+
+def session_access_for(request: Any, *, session_id: uuid.UUID, owner: Any) -> SessionAccess:
+    """``session_access`` answered by this request's token query when it asked exactly this
+    (same session, same user); else with one query."""
+    known = known_session_access(request, session_id=session_id, owner=owner)
+    if known is not None:
+        return known
     return session_access(session_id=session_id, owner=owner)
 
 
@@ -72,17 +90,89 @@ def load_card_for(
     """
     card = cards.card_get(token)  # 503 when the store cannot answer
     if card is None:
-        # The miss path only: a known token pays no round trip for the miss throttle.
-        limit_token_miss(actor=actor, kind="card", action=action)  # 429 over the limit
-        audit_event(
-            "confirm.expired",
-            actor=actor.actor,
-            subject=actor.subject,
-            code="CONFIRMATION_EXPIRED",
-            details={"action": action},
-        )
-        raise LightNoteError("CONFIRMATION_EXPIRED", status=410)
+        raise _unknown_token(actor, action=action)
     access = session_access_for(request, session_id=session_id, owner=actor.subject)
+    _check_owner_and_binding(
+        card, token=token, actor=actor, session_id=session_id, access=access, action=action
+    )
+    return card
+
+
+def claim_card_for(
+    *, request: Any, actor: ActorContext, token: str, session_id: uuid.UUID, attempt_id: str
+) -> tuple[cards.Card, bool]:
+    """``load_card_for``'s checks for a confirm, with its claim in the same round trip when
+    it can be; return the card and whether ``attempt_id`` now holds it.
+
+    When this request's token query already says the session is the caller's own, one
+    script reads the card and moves it ``ready -> running`` only if its record names this
+    owner and this session (``cards.card_claim`` with both). The checks then run in the
+    API's order on the record it returns, as ``load_card_for`` runs them, so every answer
+    is the one a read would have given: 410 (a miss), 403 (nothing was claimed), 409 for a
+    failed binding. A card claimed by this call that fails a check before the claim (its
+    record was altered after issue: only a binding failure can do this) never executes: a
+    binding failure destroys it as always; should the owner check in Python disagree with
+    the script's, the claim is given back. The card returned with False is the stored
+    one (not ready: the caller answers its state; ready: the caller claims it as before).
+
+    Otherwise (another session, the caller's deleted one, or no annotation: the chat page
+    and MCP views) it is ``load_card_for`` and nothing is claimed, so a 410 still comes
+    before the session's 404 or 403.
+    """
+    owner = actor.subject
+    if known_session_access(request, session_id=session_id, owner=owner) is not SessionAccess.OWN:
+        card = load_card_for(
+            request=request, actor=actor, token=token, session_id=session_id, action="confirm"
+        )
+        return card, False
+    claim = cards.card_claim(  # 503 when the store cannot answer
+        token, attempt_id=attempt_id, owner_id=owner.pk, session_id=session_id
+    )
+    if claim.card is None:
+        raise _unknown_token(actor, action="confirm")
+    claimed = claim.status is cards.ClaimStatus.CLAIMED
+    try:
+        _check_owner_and_binding(
+            claim.card,
+            token=token,
+            actor=actor,
+            session_id=session_id,
+            access=SessionAccess.OWN,
+            action="confirm",
+        )
+    except LightNoteError as refused:
+        if claimed and refused.status == 403:
+            give_back(token, attempt_id=attempt_id, card=claim.card)
+        raise
+    return claim.card, claimed
+
+
+def _unknown_token(actor: ActorContext, *, action: str) -> LightNoteError:
+    """Return the 410 of an unknown or expired token, after the miss throttle (which raises
+    its 429 over the limit) and the audit row."""
+    # The miss path only: a known token pays no round trip for the miss throttle.
+    limit_token_miss(actor=actor, kind="card", action=action)  # 429 over the limit
+    audit_event(
+        "confirm.expired",
+        actor=actor.actor,
+        subject=actor.subject,
+        code="CONFIRMATION_EXPIRED",
+        details={"action": action},
+    )
+    return LightNoteError("CONFIRMATION_EXPIRED", status=410)
+
+
+def _check_owner_and_binding(
+    card: cards.Card,
+    *,
+    token: str,
+    actor: ActorContext,
+    session_id: uuid.UUID,
+    access: SessionAccess,
+    action: str,
+) -> None:
+    """Raise 404 for the caller's deleted session, 403 for someone else's card or session,
+    409 (the card destroyed, its history row voided) for a record that fails its binding."""
     if access is SessionAccess.DELETED:
         # The caller's own conversation, deleted: 404 everywhere, as for its messages.
         raise LightNoteError("SESSION_NOT_FOUND", status=404)
@@ -105,7 +195,15 @@ def load_card_for(
         record_invalid(card)
         audit_card("confirm.invalid", card, actor, code="CONFIRMATION_INVALID")
         raise LightNoteError("CONFIRMATION_INVALID", status=409)
-    return card
+
+
+def give_back(token: str, *, attempt_id: str, card: cards.Card) -> None:
+    """Release a claim that will not execute (best effort: if the store cannot answer, the
+    lease runs out and reconciliation voids the card, which never executed)."""
+    try:
+        cards.card_release(token, attempt_id=attempt_id, expires_at=card.expires_at)
+    except LightNoteError:
+        logger.warning("claim on %s not given back: the store is unavailable", card.id)
 
 
 def record_invalid(card: cards.Card) -> None:

@@ -4,7 +4,10 @@ The confirm path, in the order docs/api.md fixes: admin read-only -> store reach
 -> owner and session -> args binding (``agent.confirm_checks``) -> state (rejected / running /
 settled, ``agent.reconcile.answer_for_state``) -> atomic claim -> rate limit for the *new*
 claim -> tool policy again and the domain service with its receipt in ONE durable
-transaction (``agent.executor``) -> settle.
+transaction (``agent.executor``) -> settle. The read and the claim are one script when the
+token query says the session is the caller's own (``confirm_checks.claim_card_for``): it
+claims only a ready card whose record names this owner and session, and the checks are
+then made on the record it returns, in the same order, before anything executes.
 
 Why nothing runs twice:
 - the Lua claim lets exactly one attempt move a card ``ready -> running``;
@@ -39,6 +42,8 @@ from agent.confirm_checks import (
     SESSION_DELETED_ANNOTATION,
     SESSION_ID_ANNOTATION,
     SESSION_OWN_ANNOTATION,
+    claim_card_for,
+    give_back,
     load_card_for,
     session_check_annotation,
 )
@@ -63,31 +68,35 @@ def confirm(
 ) -> Answer:
     """Confirm a card: claim it and execute it once, or report what happened to it.
 
-    Round trips to the control store on the way to an execution: read the card, claim it
-    (with its running-index entry), count the claim against the rate limit, settle it (and
-    leave the index). Only a request that won the claim is counted; one the limit refuses
-    gives the claim back untouched (running -> ready) and answers 429, so the card stays
-    confirmable.
+    Round trips to the control store on the way to an execution (3): read and claim the card
+    in one script, when its record names this owner and this session (with its running-index
+    entry in the same pipeline); count the claim against the rate limit; settle it (and leave
+    the index). A repeat costs 2: the same script, which claims nothing on a running or
+    settled card, and the repeat's tally. When the token query has not already said the
+    session is the caller's own, the card is read first and claimed after its checks (4).
+    Only a request that won the claim is counted; one the limit refuses gives the claim back
+    untouched (running -> ready) and answers 429, so the card stays confirmable.
     """
-    card = load_card_for(
-        request=request, actor=actor, token=token, session_id=session_id, action="confirm"
-    )
-    answer = answer_for_state(card, locale=locale)
-    if answer is not None:
-        _tally_repeat(card, actor)
-        return answer
     attempt_id = uuid.uuid4().hex
-    claim = cards.card_claim(token, attempt_id=attempt_id)
-    if claim.status != cards.ClaimStatus.CLAIMED:
-        # Another request won the race between our read and our claim.
-        if claim.card is None:
-            raise LightNoteError("CONFIRMATION_EXPIRED", status=410)
-        answer = answer_for_state(claim.card, locale=locale)
-        return answer or running_answer()
+    card, claimed = claim_card_for(
+        request=request, actor=actor, token=token, session_id=session_id, attempt_id=attempt_id
+    )
+    if not claimed:
+        answer = answer_for_state(card, locale=locale)
+        if answer is not None:
+            _tally_repeat(card, actor)
+            return answer
+        claim = cards.card_claim(token, attempt_id=attempt_id)
+        if claim.status != cards.ClaimStatus.CLAIMED:
+            # Another request won the race between our read and our claim.
+            if claim.card is None:
+                raise LightNoteError("CONFIRMATION_EXPIRED", status=410)
+            answer = answer_for_state(claim.card, locale=locale)
+            return answer or running_answer()
     try:
         limit_new_claim(request, user_id=actor.actor.pk)
     except LightNoteError:
-        _give_back(token, attempt_id=attempt_id, card=card)
+        give_back(token, attempt_id=attempt_id, card=card)
         raise
     kind, outcome = execute_claimed(card, actor=actor, locale=locale)
     try:
@@ -105,15 +114,6 @@ def confirm(
         if stored is not None:
             return settled_answer(stored)
     return settled_answer(outcome)
-
-
-def _give_back(token: str, *, attempt_id: str, card: cards.Card) -> None:
-    """Release a claim that will not execute (best effort: if the store cannot answer, the
-    lease runs out and reconciliation voids the card, which never executed)."""
-    try:
-        cards.card_release(token, attempt_id=attempt_id, expires_at=card.expires_at)
-    except LightNoteError:
-        logger.warning("claim on %s not given back: the store is unavailable", card.id)
 
 
 def _stored_final_outcome(digest: str) -> dict[str, Any] | None:

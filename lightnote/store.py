@@ -7,9 +7,9 @@ HASH; its key carries the SHA-256 digest of the token inside ``{...}``, the Redi
 hash tag, so every script touches exactly one slot. The raw token is never stored.
 
 Fields every record has: ``state``, ``attempt``, ``lease_until`` (ms since the epoch, ``0``
-for none) and ``record`` (the immutable part, a JSON string the scripts never decode, so
-its bytes survive exactly). Settling adds ``outcome`` (JSON string), ``outcome_kind`` and
-``settled_at`` (ms).
+for none) and ``record`` (the immutable part, a JSON string the scripts never rewrite, so
+its bytes survive exactly; a transition may decode it to compare values, ``expect_record``).
+Settling adds ``outcome`` (JSON string), ``outcome_kind`` and ``settled_at`` (ms).
 
 Fail closed: every error that means "the store could not answer" becomes
 :class:`StoreUnavailable`; it is never read as "no record". Each caller maps it to its own
@@ -162,16 +162,29 @@ def ride(name: str, *, key: str, args: list[str]) -> None:
 
 @dataclass(frozen=True)
 class IndexUpdate:
-    """A change to a sorted-set index, sent in the same round trip as a record's script.
+    """A change to a sorted-set index that a record's transition makes when it applies.
 
     ``score_ms`` None removes ``member``; otherwise it is added (or moved) with that score.
-    It is applied whatever the script answers: an index is a hint that readers re-check
-    against each record (on Cluster it lives in another slot, so no script may touch it).
+    Only a transition that applies changes the index (a claim that won adds its entry, a
+    refused one adds nothing), so requests that find the record in any state leave no stale
+    entries. On a single Redis the script itself makes the change (the index is its second
+    key): no extra round trip, not even a pipeline. On Cluster the index lives in another
+    slot, so no script may touch it: the change follows the script's reply as its own
+    command. An index is a hint either way: readers re-check each record it lists.
     """
 
     index_key: str
     member: str
     score_ms: int | None = None
+
+    def script_args(self) -> list[str]:
+        """The script's index arguments (``record_transition.lua``'s ARGV[13..15])."""
+        if self.score_ms is None:
+            return ["remove", self.member, ""]
+        return ["add", self.member, str(self.score_ms)]
+
+
+_NO_INDEX_ARGS = ["", "", ""]
 
 
 def _script(name: str, client: Any) -> Script:
@@ -187,11 +200,16 @@ def _run_script(
     key: str,
     args: list[str],
     index: IndexUpdate | None = None,
+    applied: Callable[[Any], bool] | None = None,
     alias: str = "default",
 ) -> Any:
     """Run the script ``name`` on ``key`` (loaded once; re-sent by SHA afterwards).
 
-    With ``index``, the script and the index update travel in one pipeline: one round trip.
+    With ``index`` (a ``record_transition``): on a single Redis the index is the script's
+    second key and ``args`` already carry the change, so one call does both; best-effort
+    scripts waiting to ride (:func:`riding_context`) travel in the same round trip (a
+    pipeline). On Cluster the script names only ``key``, and the index change follows as its
+    own command when ``applied(reply)`` says the transition applied.
     """
     with store_call():
         client = get_redis(alias)
@@ -200,35 +218,33 @@ def _run_script(
             # ``client=`` matters: settings may point at another server (tests, a cluster).
             return script(keys=[key], args=args, client=client)
         if isinstance(client, RedisCluster):
-            # redis-py refuses scripts in a cluster pipeline, and the index lives in another
-            # slot anyway: the script, then the index update (two round trips on Cluster).
+            # The index lives in another slot: the script on the record alone, then the
+            # index change (two round trips on Cluster).
             reply = script(keys=[key], args=args, client=client)
-            _update_index(client, index)
+            if applied is None or applied(reply):
+                _update_index(client, index)
             return reply
+        keys = [key, index.index_key]
+        riders = _riders.get() or []
+        boarded = list(riders)
+        riders.clear()
+        if not boarded:
+            return script(keys=keys, args=args, client=client)
         pipe = client.pipeline(transaction=False)
         # EVALSHA by hand: a redis-py Script in a pipeline costs a SCRIPT EXISTS round trip
         # on every execute. A server that lacks the script answers NOSCRIPT without running
         # it; then it is loaded and run once more (rare: after a restart or SCRIPT FLUSH).
-        pipe.evalsha(script.sha, 1, key, *args)
-        if index.score_ms is None:
-            pipe.zrem(index.index_key, index.member)
-        else:
-            pipe.zadd(index.index_key, {index.member: index.score_ms})
-        riders = _riders.get() or []
-        boarded = list(riders)
-        riders.clear()
+        pipe.evalsha(script.sha, len(keys), *keys, *args)
         for rider, rider_key, rider_args in boarded:
             pipe.evalsha(_script(rider, client).sha, 1, rider_key, *rider_args)
-        reply, index_reply, *rider_replies = pipe.execute(raise_on_error=False)
-        if isinstance(index_reply, Exception):
-            logger.warning("index %s not updated: %s", index.index_key, index_reply)
+        reply, *rider_replies = pipe.execute(raise_on_error=False)
         for (rider, rider_key, rider_args), rider_reply in zip(boarded, rider_replies, strict=True):
             if isinstance(rider_reply, NoScriptError):  # not loaded yet: once more, alone
                 riders.append((rider, rider_key, rider_args))
             elif isinstance(rider_reply, Exception):
                 logger.warning("best-effort script %s on %s: %s", rider, rider_key, rider_reply)
         if isinstance(reply, NoScriptError):
-            return script(keys=[key], args=args, client=client)
+            return script(keys=keys, args=args, client=client)
         if isinstance(reply, Exception):
             raise reply
         return reply
@@ -286,13 +302,18 @@ def scripts_run(calls: Iterable[ScriptCall], *, alias: str = "default") -> list[
         return list(replies)
 
 
+def _queue_index(client: Any, index: IndexUpdate) -> None:
+    """Send (or, on a pipeline, queue) the command that applies ``index``."""
+    if index.score_ms is None:
+        client.zrem(index.index_key, index.member)
+    else:
+        client.zadd(index.index_key, {index.member: index.score_ms})
+
+
 def _update_index(client: Any, index: IndexUpdate) -> None:
     """Apply ``index`` on its own (best effort: the index is a hint)."""
     try:
-        if index.score_ms is None:
-            client.zrem(index.index_key, index.member)
-        else:
-            client.zadd(index.index_key, {index.member: index.score_ms})
+        _queue_index(client, index)
     except UNAVAILABLE_ERRORS as exc:
         logger.warning("index %s not updated: %s", index.index_key, exc)
 
@@ -442,6 +463,7 @@ def record_transition(
     takeover_expired_lease: bool = False,
     now_ms: int,
     index: IndexUpdate | None = None,
+    expect_record: Mapping[str, str] | None = None,
 ) -> TransitionResult:
     """Move the record from one of ``from_states`` to ``to_state`` in one compare-and-set.
 
@@ -455,6 +477,11 @@ def record_transition(
     A call whose record is already in ``to_state`` under the same ``attempt`` (and the same
     outcome, when one is given) answers ALREADY without writing: redis-py re-sends a command
     whose reply was lost, and that re-sent claim must not look like a second claimer.
+
+    ``expect_record`` adds conditions on the record's immutable part: each name must be a
+    top-level key of its JSON with exactly that string value (the script decodes the JSON to
+    read it, never rewrites it; one that cannot be decoded matches nothing). A caller can so
+    check and transition in one round trip, and still re-check the returned fields itself.
 
     ``index`` is sent in the same round trip (see :class:`IndexUpdate`).
     """
@@ -482,12 +509,33 @@ def record_transition(
         outcome_kind or "",
         "1" if takeover_expired_lease else "0",
         str(now_ms),
+        *(index.script_args() if index is not None and _index_in_script() else _NO_INDEX_ARGS),
     ]
-    reply = _run_script("record_transition", key=key, args=args, index=index)
+    for name, value in (expect_record or {}).items():
+        if not isinstance(name, str) or not name or not isinstance(value, str):
+            raise ValueError("expect_record maps non-empty names to strings")
+        args += [name, value]
+    reply = _run_script(
+        "record_transition", key=key, args=args, index=index, applied=_transition_applied
+    )
     status = _TRANSITION_CODES[int(reply[0])]
     if status is TransitionStatus.MISSING:
         return TransitionResult(status=status, fields=None)
     return TransitionResult(status=status, fields=_decode_fields(reply[1:]))
+
+
+def _index_in_script(alias: str = "default") -> bool:
+    """True when a script may change an index itself: a single Redis (see IndexUpdate)."""
+    with store_call():
+        return not isinstance(get_redis(alias), RedisCluster)
+
+
+def _transition_applied(reply: Any) -> bool:
+    """Read a ``record_transition`` reply: did the record end up transitioned by this call?"""
+    return _TRANSITION_CODES.get(int(reply[0])) in (
+        TransitionStatus.TRANSITIONED,
+        TransitionStatus.ALREADY,
+    )
 
 
 def record_delete(key: str) -> bool:

@@ -287,6 +287,105 @@ def test_a_second_claim_sees_running_and_a_re_sent_claim_of_the_same_attempt_see
     assert again.card.attempt == "attempt-1"
 
 
+def index_score(card: cards.Card) -> float | None:
+    return get_redis().zscore(cards.RUNNING_INDEX_KEY, card.digest)
+
+
+def test_a_claim_for_the_recorded_owner_and_session_reads_and_claims_in_one_call(
+    clock: Any,
+) -> None:
+    issued = issue()
+    result = cards.card_claim(issued.token, attempt_id="attempt-1", owner_id=7, session_id=SESSION)
+    assert result.status is ClaimStatus.CLAIMED
+    assert result.card is not None
+    assert (result.card.state, result.card.attempt) == ("running", "attempt-1")
+    assert result.card.record == issued.card.record  # the record, for the caller's checks
+    assert cards.card_binding_valid(result.card)
+    assert index_score(issued.card) == store.now_ms() + 30_000
+    assert DAY_MS - 1_000 < pttl(issued.token) <= DAY_MS
+    again = cards.card_claim(issued.token, attempt_id="attempt-1", owner_id=7, session_id=SESSION)
+    assert again.status is ClaimStatus.CLAIMED  # a re-sent claim, not a second claimer
+
+
+@pytest.mark.parametrize(
+    ("owner_id", "session_id"),
+    [
+        pytest.param(8, SESSION, id="another-owner"),
+        pytest.param(7, uuid.uuid4(), id="another-session"),
+        pytest.param("7 ", SESSION, id="an-owner-id-that-only-looks-alike"),
+    ],
+)
+def test_a_claim_for_another_owner_or_session_claims_nothing_and_returns_the_card(
+    owner_id: Any, session_id: Any
+) -> None:
+    issued = issue()
+    ttl_before = pttl(issued.token)
+    result = cards.card_claim(
+        issued.token, attempt_id="thief", owner_id=owner_id, session_id=session_id
+    )
+    assert result.status is ClaimStatus.READY
+    assert result.card == issued.card  # as stored: ready, no attempt, no lease
+    assert 0 < pttl(issued.token) <= ttl_before  # still a ready card's lifetime, not 24 h
+    owned = cards.card_claim(issued.token, attempt_id="owner", owner_id=7, session_id=SESSION)
+    assert owned.status is ClaimStatus.CLAIMED  # its owner can still confirm it
+
+
+def test_a_claim_for_the_owner_answers_other_states_as_a_plain_claim_does() -> None:
+    issued = issue()
+    plain = cards.card_claim(issued.token, attempt_id="holder")
+    assert plain.status is ClaimStatus.CLAIMED
+    score = index_score(issued.card)
+    late = cards.card_claim(issued.token, attempt_id="late", owner_id=7, session_id=SESSION)
+    assert late.status is ClaimStatus.RUNNING
+    assert index_score(issued.card) == score  # the holder's entry is never moved
+    assert settle(issued.token, "holder")
+    settled = cards.card_claim(issued.token, attempt_id="late", owner_id=7, session_id=SESSION)
+    assert settled.status is ClaimStatus.SETTLED
+    assert settled.card is not None
+    assert settled.card.outcome == {"ok": True}
+    rejected = issue()
+    cards.card_reject(rejected.token)
+    assert (
+        cards.card_claim(rejected.token, attempt_id="a", owner_id=7, session_id=SESSION).status
+        is ClaimStatus.REJECTED
+    )
+    voided = issue()
+    assert cards.card_void(voided.card.digest)
+    gone = cards.card_claim(voided.token, attempt_id="a", owner_id=7, session_id=SESSION)
+    assert (gone.status, gone.card) == (ClaimStatus.GONE, None)
+    unknown = cards.card_claim("no-such-token", attempt_id="a", owner_id=7, session_id=SESSION)
+    assert (unknown.status, unknown.card) == (ClaimStatus.GONE, None)
+
+
+def test_a_claim_names_both_the_expected_owner_and_session_or_neither() -> None:
+    issued = issue()
+    with pytest.raises(ValueError, match="both"):
+        cards.card_claim(issued.token, attempt_id="a", owner_id=7)
+    with pytest.raises(ValueError, match="both"):
+        cards.card_claim(issued.token, attempt_id="a", session_id=SESSION)
+    assert cards.card_get(issued.token) == issued.card
+
+
+def test_a_claim_for_the_owner_of_an_altered_record_still_claims_for_the_caller_to_check() -> None:
+    """The script only compares the owner and session; the binding is Python's check, made
+    on the returned record (the confirm then destroys the card, see test_confirm_api)."""
+    issued = issue()
+    rewrite_record(issued.token, lambda record: record["args"].update(title="改过"))
+    result = cards.card_claim(issued.token, attempt_id="a", owner_id=7, session_id=SESSION)
+    assert result.status is ClaimStatus.CLAIMED
+    assert result.card is not None
+    assert cards.card_binding_valid(result.card) is False
+
+
+def test_a_claim_for_the_owner_of_an_unreadable_record_claims_nothing() -> None:
+    issued = issue()
+    get_redis().hset(key_of(issued.token), "record", "{not json")
+    result = cards.card_claim(issued.token, attempt_id="a", owner_id=7, session_id=SESSION)
+    assert result.status is ClaimStatus.READY
+    assert result.card is not None
+    assert result.card.intact is False
+
+
 def test_a_running_card_reports_when_its_lease_has_passed(clock: Any) -> None:
     issued = issue()
     cards.card_claim(issued.token, attempt_id="attempt-1")
@@ -464,13 +563,17 @@ def test_running_cards_with_an_expired_lease_are_listed_for_reconciliation(clock
 # --- races (real Redis) ------------------------------------------------------------------
 
 
-def race_claims_in_threads(token: str, *, threads: int = 50) -> Counter[str]:
-    """Claim ``token`` from ``threads`` threads released together; count the statuses."""
+def race_claims_in_threads(token: str, *, threads: int = 50, owner_of: Any = None) -> Counter[str]:
+    """Claim ``token`` from ``threads`` threads released together; count the statuses.
+
+    With ``owner_of``, thread ``i`` claims as a confirm does, for the owner ``owner_of(i)``
+    in ``SESSION`` (the card's read and claim in one script)."""
     barrier = threading.Barrier(threads)
 
     def claim(index: int) -> str:
+        expected = {} if owner_of is None else {"owner_id": owner_of(index), "session_id": SESSION}
         barrier.wait(timeout=30)
-        return str(cards.card_claim(token, attempt_id=f"thread-{index}").status)
+        return str(cards.card_claim(token, attempt_id=f"thread-{index}", **expected).status)
 
     with ThreadPoolExecutor(max_workers=threads) as pool:
         return Counter(pool.map(claim, range(threads)))
@@ -506,15 +609,31 @@ def race_claims_in_processes(token: str, *, processes: int = 8) -> Counter[str]:
 
 
 @pytest.mark.services
-def test_fifty_concurrent_claims_in_threads_have_exactly_one_winner() -> None:
+@pytest.mark.parametrize("owner_of", [None, lambda index: 7], ids=["plain", "owner-checked"])
+def test_fifty_concurrent_claims_in_threads_have_exactly_one_winner(owner_of: Any) -> None:
     issued = issue()
-    statuses = race_claims_in_threads(issued.token, threads=50)
+    statuses = race_claims_in_threads(issued.token, threads=50, owner_of=owner_of)
     assert statuses == Counter({"claimed": 1, "running": 49})
     card = cards.card_get(issued.token)
     assert card is not None
     assert card.state == "running"
     assert card.attempt is not None
     assert card.attempt.startswith("thread-")
+    assert index_score(card) == card.lease_until.timestamp() * 1000  # type: ignore[union-attr]
+
+
+@pytest.mark.services
+def test_strangers_racing_the_owner_for_a_card_never_claim_it() -> None:
+    issued = issue()
+    statuses = race_claims_in_threads(
+        issued.token, threads=50, owner_of=lambda index: 7 if index % 2 == 0 else 8
+    )
+    assert statuses["claimed"] == 1
+    assert set(statuses) <= {"claimed", "running", "ready"}  # ready: a stranger, first
+    card = cards.card_get(issued.token)
+    assert card is not None
+    assert card.attempt is not None
+    assert int(card.attempt.removeprefix("thread-")) % 2 == 0  # the owner's thread won
 
 
 @pytest.mark.services

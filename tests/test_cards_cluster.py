@@ -22,8 +22,9 @@ from agent import cards, continuation_store, control
 from agent.checks import check_control_store
 from lightnote.errors import LightNoteError
 from lightnote.redis import get_redis
+from lightnote.request_counters import count_requests
 from tests.redis_cluster import ClusterUnavailable, LocalCluster, local_cluster
-from tests.test_cards import issue, race_claims_in_processes, race_claims_in_threads
+from tests.test_cards import SESSION, issue, race_claims_in_processes, race_claims_in_threads
 
 pytestmark = [pytest.mark.services, pytest.mark.cluster]
 
@@ -90,6 +91,43 @@ def test_fifty_concurrent_claims_on_the_cluster_have_exactly_one_winner(
     assert race_claims_in_threads(issued.token, threads=50) == Counter(
         {"claimed": 1, "running": 49}
     )
+
+
+def test_fifty_owner_checked_claims_on_the_cluster_have_exactly_one_winner(
+    on_cluster: LocalCluster,
+) -> None:
+    """A confirm's read-and-claim script is one key too: it runs on the card's own master."""
+    issued = issue()
+    assert race_claims_in_threads(issued.token, threads=50, owner_of=lambda index: 7) == Counter(
+        {"claimed": 1, "running": 49}
+    )
+
+
+@pytest.mark.django_db  # count_requests also counts SQL (there is none here)
+def test_on_the_cluster_a_claim_that_applies_adds_its_index_entry_and_one_that_does_not_none(
+    on_cluster: LocalCluster,
+) -> None:
+    client = get_redis()
+    warm = issue()  # the script is loaded on the master of this card's slot
+    cards.card_claim(warm.token, attempt_id="warm", owner_id=7, session_id=SESSION)
+    issued = issue()
+    cards.card_claim(issued.token, attempt_id="warm", owner_id=8, session_id=SESSION)
+    with count_requests() as refused_counts:
+        refused = cards.card_claim(issued.token, attempt_id="thief", owner_id=8, session_id=SESSION)
+    assert refused.status is cards.ClaimStatus.READY
+    assert client.zscore(cards.RUNNING_INDEX_KEY, issued.card.digest) is None  # not applied
+    with count_requests() as claim_counts:
+        claim = cards.card_claim(issued.token, attempt_id="owner", owner_id=7, session_id=SESSION)
+    assert claim.status is cards.ClaimStatus.CLAIMED
+    # The script, then (only for a claim that applied) the index update on its own slot.
+    assert (refused_counts.redis, claim_counts.redis) == (1, 2)
+    assert claim.card is not None
+    assert claim.card.lease_until is not None
+    score = claim.card.lease_until.timestamp() * 1000
+    assert client.zscore(cards.RUNNING_INDEX_KEY, issued.card.digest) == score
+    late = cards.card_claim(issued.token, attempt_id="late", owner_id=7, session_id=SESSION)
+    assert late.status is cards.ClaimStatus.RUNNING
+    assert client.zscore(cards.RUNNING_INDEX_KEY, issued.card.digest) == score
 
 
 def test_concurrent_claims_from_processes_on_the_cluster_have_exactly_one_winner(

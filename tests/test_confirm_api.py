@@ -20,12 +20,14 @@ from zoneinfo import ZoneInfo
 
 import pytest
 import time_machine
+from django.conf import settings as django_settings
 
 from agent import cards
 from agent.execution import flush_repeat_tallies
 from agent.models import ActionReceipt
 from lightnote.models import AuditEvent
 from lightnote.redis import get_redis
+from lightnote.store import token_digest
 from tests.agent_helpers import (
     CONFIRM_URL,
     REJECT_URL,
@@ -133,6 +135,11 @@ def test_scenario_2_another_accounts_token_is_403_and_reveals_nothing(
     assert ActionReceipt.objects.count() == 0
     assert flow.status().json() == {"state": "ready"}  # the owner's card is untouched
     assert audit_codes("confirm.forbidden") == ["CONFIRMATION_FORBIDDEN"] * 2
+    # From the thief's own session the card was read by the claiming script, which claimed
+    # nothing: no attempt, no lease, still a ready card's lifetime; its owner confirms it.
+    assert_unclaimed(flow)
+    settled_ok(flow.confirm())
+    assert Todo.objects.count() == 1
 
 
 def test_scenario_3_same_account_in_another_session_is_refused(user: Any) -> None:
@@ -145,8 +152,17 @@ def test_scenario_3_same_account_in_another_session_is_refused(user: Any) -> Non
     assert error_code(response) == "CONFIRMATION_FORBIDDEN"
     assert_nothing_of_the_card(response, flow)
     assert Todo.objects.count() == 0
+    assert_unclaimed(flow)
     settled_ok(flow.confirm())  # the refusal did not burn the card for its own session
     assert Todo.objects.count() == 1
+
+
+def assert_unclaimed(flow: Any) -> None:
+    """The card is as issued: ready, no attempt, no lease, within its ready lifetime."""
+    fields = raw_fields(flow.token)
+    assert (fields["state"], fields["attempt"], fields["lease_until"]) == ("ready", "", "0")
+    ttl_ms = get_redis().pttl(card_key_of(flow.token))
+    assert 0 < ttl_ms <= django_settings.LIGHTNOTE_CONFIRMATION_TTL * 1000  # not a claim's 24 h
 
 
 @pytest.mark.parametrize(
@@ -162,17 +178,23 @@ def test_scenario_3_same_account_in_another_session_is_refused(user: Any) -> Non
     ],
 )
 def test_scenario_4_a_record_altered_in_redis_is_invalid_destroyed_and_audited(
-    user: Any, alteration: Any
+    user: Any, alteration: Any, monkeypatch: Any
 ) -> None:
     flow = flow_with_card(user)
     card_id = flow.card_id()
     rewrite_record(flow.token, alteration)
+
+    service_calls = spy_on(monkeypatch, todo_services, "todo_create")
 
     response = flow.confirm()
 
     assert response.status_code == 409
     assert error_code(response) == "CONFIRMATION_INVALID"
     assert not get_redis().exists(card_key_of(flow.token))  # destroyed
+    # The owner's request claimed it in the same script as the read; the failed binding
+    # destroyed it before anything ran, and its running-index entry went with it.
+    assert service_calls == []
+    assert get_redis().zscore(cards.RUNNING_INDEX_KEY, token_digest(flow.token)) is None
     again = flow.confirm()
     assert again.status_code == 410
     assert error_code(again) == "CONFIRMATION_EXPIRED"
@@ -505,6 +527,58 @@ def test_ownership_is_checked_before_the_binding_and_leaves_a_tampered_card_alon
     assert (response.status_code, error_code(response)) == (403, "CONFIRMATION_FORBIDDEN")
     assert get_redis().exists(card_key_of(flow.token))  # only its owner's request destroys it
     assert (flow.confirm().status_code, Todo.objects.count()) == (409, 0)
+
+
+def test_a_card_the_claiming_script_took_but_the_owner_check_refuses_is_given_back(
+    user: Any, monkeypatch: Any
+) -> None:
+    """The script compares only the owner hash and session; Python's owner check also needs
+    a readable record. A record with the right owner but args that are not an object is
+    claimed by the script, refused 403 in Python, and given back before anything runs."""
+    flow = flow_with_card(user)
+    rewrite_record(flow.token, lambda record: record.update(args=["not", "an", "object"]))
+    service_calls = spy_on(monkeypatch, todo_services, "todo_create")
+
+    response = flow.confirm()
+
+    assert (response.status_code, error_code(response)) == (403, "CONFIRMATION_FORBIDDEN")
+    assert service_calls == []
+    fields = raw_fields(flow.token)
+    assert (fields["state"], fields["lease_until"]) == ("ready", "0")  # given back
+    ttl_ms = get_redis().pttl(card_key_of(flow.token))
+    assert 0 < ttl_ms <= django_settings.LIGHTNOTE_CONFIRMATION_TTL * 1000
+    assert get_redis().zscore(cards.RUNNING_INDEX_KEY, token_digest(flow.token)) is None
+    assert Todo.objects.count() == 0
+
+
+def test_a_ready_card_the_claiming_script_left_alone_but_python_accepts_is_claimed_as_before(
+    user: Any, monkeypatch: Any
+) -> None:
+    """Should the script and Python ever read a record differently (the script finds no
+    owner match, Python's checks pass), the confirm claims it the way it did before the
+    read and the claim were one script: one execution, one claim."""
+    flow = flow_with_card(user)
+    original = cards.card_claim
+    claims: list[dict[str, Any]] = []
+
+    def script_sees_no_match(token: str, **kwargs: Any) -> cards.ClaimResult:
+        claims.append(kwargs)
+        if "owner_id" in kwargs:
+            return cards.ClaimResult(status=cards.ClaimStatus.READY, card=cards.card_get(token))
+        return original(token, **kwargs)
+
+    monkeypatch.setattr(cards, "card_claim", script_sees_no_match)
+    service_calls = spy_on(monkeypatch, todo_services, "todo_create")
+
+    settled_ok(flow.confirm())
+
+    assert [sorted(kwargs) for kwargs in claims] == [
+        ["attempt_id", "owner_id", "session_id"],
+        ["attempt_id"],
+    ]
+    assert claims[0]["attempt_id"] == claims[1]["attempt_id"]
+    assert len(service_calls) == 1
+    assert flow.status().json()["state"] == "settled"
 
 
 def test_the_binding_is_checked_before_the_state_even_for_a_settled_card(user: Any) -> None:

@@ -5,10 +5,13 @@ against the real Redis. Only the request that actually claims the card counts ag
 ``LIGHTNOTE_RATE_LIMIT_CONFIRMS``: every duplicate, whether it saw the card ready and lost
 the claim, or saw it running or settled, is answered 202 or the settled body, never 429;
 the user's claim counter moves by exactly one, so the next new claim is still allowed.
+Each racer's read and claim are one script; strangers racing with the token from their own
+session are refused 403 and never claim it.
 """
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections import Counter
@@ -20,6 +23,7 @@ from django.db import connections
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from agent import cards
 from agent.models import ActionReceipt
 from lightnote.redis import get_redis
 from tests.agent_helpers import (
@@ -29,7 +33,9 @@ from tests.agent_helpers import (
     error_code,
     flow_with_card,
     issue_card,
+    open_session,
     spy_on,
+    token_client,
 )
 from todos import services as todo_services
 from todos.models import Todo
@@ -39,22 +45,31 @@ pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 THREADS = 100  # MariaDB's default max_connections is 151, shared with the other tests
 
 
-def race(key: str, payload: dict[str, str], threads: int) -> list[tuple[int, bytes]]:
-    """POST ``payload`` to the confirm endpoint from ``threads`` threads at once."""
+def race(
+    key: str, payload: dict[str, str], threads: int, *, stranger: Any = None
+) -> list[tuple[int, bytes]]:
+    """POST ``payload`` to the confirm endpoint from ``threads`` threads at once.
+
+    ``stranger`` (index -> (key, payload) or None) lets some racers be another user."""
     barrier = threading.Barrier(threads)
 
-    def confirm_once(_: int) -> tuple[int, bytes]:
+    def confirm_once(index: int) -> tuple[int, bytes]:
+        racer_key, racer_payload = (stranger and stranger(index)) or (key, payload)
         client = APIClient()
-        client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+        client.credentials(HTTP_AUTHORIZATION=f"Token {racer_key}")
         try:
             barrier.wait(timeout=60)
-            response = client.post(CONFIRM_URL, payload, format="json")
+            response = client.post(CONFIRM_URL, racer_payload, format="json")
             return response.status_code, response.content
         finally:
             connections.close_all()  # this thread's own connection
 
     with ThreadPoolExecutor(max_workers=threads) as pool:
         return list(pool.map(confirm_once, range(threads)))
+
+
+def error_code_of(body: bytes) -> str:
+    return str(json.loads(body)["error"]["code"])
 
 
 def claims_counted(user_id: int) -> int:
@@ -65,7 +80,7 @@ def claims_counted(user_id: int) -> int:
 
 
 def test_a_hundred_racers_on_one_card_count_one_claim_and_none_gets_429(
-    user: Any, settings: Any, monkeypatch: Any
+    user: Any, other_user: Any, settings: Any, monkeypatch: Any
 ) -> None:
     settings.LIGHTNOTE_RATE_LIMIT_CONFIRMS = "2/h"
     clock = StoreClock(frozen=True).start()  # one rate window for the whole test
@@ -87,10 +102,25 @@ def test_a_hundred_racers_on_one_card_count_one_claim_and_none_gets_429(
             return counted(*args, **kwargs)
 
         monkeypatch.setattr(todo_services, "todo_create", slow_create)
+        # Every racer's read and claim is the one script (the token query says each session
+        # is the racer's own); a tenth of them are a stranger holding the token, from their
+        # own session: the script claims nothing for them and they are refused.
+        separate_reads = spy_on(monkeypatch, cards, "card_get")
+        thief_key = Token.objects.get_or_create(user=other_user)[0].key
+        thief_payload = {"token": flow.token, "session_id": open_session(token_client(other_user))}
 
-        answers = race(key, payload, THREADS)
+        def stranger(index: int) -> tuple[str, dict[str, str]] | None:
+            return (thief_key, thief_payload) if index % 10 == 0 else None
+
+        answers = race(key, payload, THREADS, stranger=stranger)
 
         statuses = Counter(code for code, _ in answers)
+        assert statuses[403] == THREADS // 10, statuses
+        assert {error_code_of(body) for code, body in answers if code == 403} == {
+            "CONFIRMATION_FORBIDDEN"
+        }
+        del statuses[403]
+        assert separate_reads == []
         assert 429 not in statuses, statuses
         assert set(statuses) <= {200, 202}, statuses
         settled = {body for code, body in answers if code == 200}

@@ -241,6 +241,155 @@ def test_lease_none_keeps_the_lease_and_zero_clears_it() -> None:
     assert cleared.fields["lease_until"] == "0"
 
 
+def make_owned_record(key: str) -> None:
+    record_json = '{"owner":"h1","session":"s1","n":7,"args":{"owner":"h2"}}'
+    assert store.record_create(key, state="ready", record_json=record_json, ttl_ms=HOUR_MS).created
+
+
+def test_expected_record_values_that_match_let_the_transition_apply() -> None:
+    key = new_key()
+    make_owned_record(key)
+    before = raw_fields(key)["record"]
+    result = claim(key, "attempt-1", expect_record={"owner": "h1", "session": "s1"})
+    assert result.status is store.TransitionStatus.TRANSITIONED
+    assert result.fields is not None
+    assert result.fields["state"] == "running"
+    assert result.fields["record"] == before  # decoded to read it, its bytes untouched
+    again = claim(key, "attempt-1", expect_record={"owner": "h1", "session": "s1"})
+    assert again.status is store.TransitionStatus.ALREADY  # a re-sent claim
+
+
+@pytest.mark.parametrize(
+    "expected",
+    [
+        pytest.param({"owner": "h2", "session": "s1"}, id="another-owner"),
+        pytest.param({"owner": "h1", "session": "s2"}, id="another-session"),
+        pytest.param({"owner": "h1", "missing": "s1"}, id="absent-name"),
+        pytest.param({"n": "7"}, id="a-number-is-not-its-text"),
+        pytest.param({"owner": "h1", "args": "{}"}, id="an-object-is-not-a-string"),
+    ],
+)
+def test_expected_record_values_that_do_not_match_refuse_and_write_nothing(
+    expected: dict[str, str],
+) -> None:
+    key = new_key()
+    make_owned_record(key)
+    before = raw_fields(key)
+    ttl_before = get_redis().pttl(key)
+    result = claim(key, "attempt-1", expect_record=expected, ttl_ms=24 * HOUR_MS)
+    assert result.status is store.TransitionStatus.REFUSED
+    assert result.fields == before  # the record as it is, for the caller's own checks
+    assert raw_fields(key) == before
+    assert get_redis().pttl(key) <= ttl_before
+
+
+def test_a_record_that_cannot_be_decoded_matches_no_expected_value() -> None:
+    key = new_key()
+    assert store.record_create(key, state="ready", record_json="{not json", ttl_ms=HOUR_MS).created
+    result = claim(key, "attempt-1", expect_record={"owner": "h1"})
+    assert result.status is store.TransitionStatus.REFUSED
+    assert raw_fields(key)["state"] == "ready"
+
+
+def test_expected_record_values_are_checked_after_the_state() -> None:
+    key = new_key()
+    make_owned_record(key)
+    assert claim(key, "holder").applied
+    lost = claim(key, "late", expect_record={"owner": "h1", "session": "s1"})
+    assert lost.status is store.TransitionStatus.REFUSED
+    assert lost.fields is not None
+    assert (lost.state, lost.fields["attempt"]) == ("running", "holder")
+    missing = claim(new_key(), "attempt-1", expect_record={"owner": "h1"})
+    assert missing.status is store.TransitionStatus.MISSING
+
+
+@pytest.mark.parametrize("expected", [{"": "x"}, {"owner": 1}])
+def test_expected_record_values_must_be_named_strings(expected: Any) -> None:
+    key = new_key()
+    make_owned_record(key)
+    with pytest.raises(ValueError, match="expect_record"):
+        claim(key, "attempt-1", expect_record=expected)
+    assert raw_fields(key)["state"] == "ready"
+
+
+# The transition script's arguments for a claim, without an index change (ARGV[1..15]).
+BASE_ARGS = ["ready", "running", "attempt-1", "0", "", "30000", "0", "0", "", "", "0", str(NOW)]
+BASE_ARGS += ["", "", ""]
+
+
+def test_the_transition_script_refuses_an_odd_number_of_expected_values() -> None:
+    key = new_key()
+    make_owned_record(key)
+    args = [*BASE_ARGS]
+    with pytest.raises(redis.exceptions.ResponseError, match="pairs"):
+        get_redis().eval(script_text("record_transition"), 1, key, *args, "owner")
+    assert raw_fields(key)["state"] == "ready"
+
+
+def test_only_a_transition_that_applies_changes_the_index() -> None:
+    index = f"ln:test-index:{uuid.uuid4().hex}"
+    key = new_key()
+    make_owned_record(key)
+
+    def entry(now_ms: int) -> store.IndexUpdate:
+        return store.IndexUpdate(index, "member", score_ms=now_ms + 30_000)
+
+    refused = claim(key, "stranger", index=entry(NOW), expect_record={"owner": "not-h1"})
+    assert not refused.applied
+    assert get_redis().zscore(index, "member") is None  # a refused claim adds nothing
+    assert claim(key, "holder", index=entry(NOW)).applied
+    assert get_redis().zscore(index, "member") == NOW + 30_000
+    assert not claim(key, "late", now_ms=NOW + 5_000, index=entry(NOW + 5_000)).applied
+    assert get_redis().zscore(index, "member") == NOW + 30_000  # the holder's lease stands
+    again = claim(key, "holder", now_ms=NOW + 1, index=entry(NOW + 1))  # a re-sent claim
+    assert again.status is store.TransitionStatus.ALREADY
+    removal = store.IndexUpdate(index, "member")
+    refused_removal = store.record_transition(
+        key,
+        from_states=("running",),
+        to_state="settled",
+        attempt="late",
+        require_attempt=True,
+        now_ms=NOW + 2,
+        index=removal,
+    )
+    assert not refused_removal.applied
+    assert get_redis().zscore(index, "member") is not None  # not the holder's: kept
+    settled = store.record_transition(
+        key,
+        from_states=("running",),
+        to_state="settled",
+        attempt="holder",
+        require_attempt=True,
+        now_ms=NOW + 3,
+        index=removal,
+    )
+    assert settled.applied
+    assert get_redis().zscore(index, "member") is None
+
+
+@pytest.mark.parametrize(
+    ("index_args", "message"),
+    [
+        (["move", "member", "1"], "add, remove or empty"),
+        (["add", "", "1"], "KEYS"),
+        (["add", "member", "soon"], "score"),
+    ],
+)
+def test_the_transition_script_rejects_a_bad_index_change_before_any_write(
+    index_args: list[str], message: str
+) -> None:
+    key = new_key()
+    make_record(key)
+    before = raw_fields(key)
+    args = [*BASE_ARGS[:12], *index_args]
+    with pytest.raises(redis.exceptions.ResponseError, match=message):
+        get_redis().eval(script_text("record_transition"), 2, key, "ln:test-index:x", *args)
+    assert raw_fields(key) == before
+    with pytest.raises(redis.exceptions.ResponseError, match="KEYS"):
+        get_redis().eval(script_text("record_transition"), 1, key, *BASE_ARGS[:12], "add", "m", "1")
+
+
 @pytest.mark.parametrize(
     ("position", "bad_value", "message"),
     [
@@ -256,7 +405,7 @@ def test_the_transition_script_rejects_bad_arguments_before_any_write(
     key = new_key()
     make_record(key)
     before = raw_fields(key)
-    args = ["ready", "running", "attempt-1", "0", "", "30000", "0", "0", "", "", "0", str(NOW)]
+    args = [*BASE_ARGS]
     args[position] = bad_value
     with pytest.raises(redis.exceptions.ResponseError, match=message):
         get_redis().eval(script_text("record_transition"), 1, key, *args)

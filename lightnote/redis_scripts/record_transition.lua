@@ -1,6 +1,10 @@
 -- Move a control record from one of several states to another: one compare-and-set.
 --
 -- KEYS[1]   the record hash, e.g. ln:card:{<sha256 of the token>}
+-- KEYS[2]   optional: a sorted-set index of records (e.g. the running cards), changed by this
+--           call only when the transition applies (codes 1 and 2). Named only on a single
+--           Redis: on Cluster the index lives in another slot, and the caller changes it
+--           itself after reading the reply.
 -- ARGV[1]   from_states: allowed current states, separated by single spaces
 -- ARGV[2]   to_state (non-empty)
 -- ARGV[3]   attempt id, '' for none; stored on success
@@ -14,13 +18,21 @@
 -- ARGV[11]  '1': refuse while the current lease is live (lease_until > now_ms), so a record
 --           whose holder vanished can be taken over once its lease has passed
 -- ARGV[12]  now_ms: the caller's clock in milliseconds since the epoch
+-- ARGV[13]  the index change with KEYS[2]: 'add' (ZADD ARGV[14] with score ARGV[15]),
+--           'remove' (ZREM ARGV[14]) or '' for none
+-- ARGV[14]  the index member
+-- ARGV[15]  the index score (an integer, for 'add')
+-- ARGV[16..] optional pairs (name, value): the record JSON (field ``record``) must hold each
+--           name at its top level with exactly that string value, or nothing is written
+--           (refused). The JSON is only decoded to read it; its stored bytes stay as they are.
 --
 -- Returns {code, field, value, ...}: code then the record's fields after the call (HGETALL)
 --    1  transitioned
 --    2  already done by this attempt: the record is in to_state under the same attempt (and,
 --       when an outcome is given, with that same outcome and kind), e.g. a claim the client library
 --       re-sent after losing the reply. Nothing is written.
---    0  refused: the state, attempt, outcome kind or lease did not match. Nothing is written.
+--    0  refused: the state, attempt, outcome kind, lease or an expected record value did
+--       not match (a record JSON that cannot be decoded matches nothing). Nothing is written.
 --   -1  missing (unknown or expired); no fields follow.
 -- Errors "ERR ..." on bad arguments, raised before any write (Redis never rolls back a script).
 
@@ -41,8 +53,18 @@ local function is_count(value)
   return value ~= nil and value >= 0 and value == math.floor(value)
 end
 
-if #ARGV ~= 12 then
-  return redis.error_reply('ERR record_transition: expected 12 arguments')
+if #ARGV < 15 or (#ARGV - 15) % 2 ~= 0 then
+  return redis.error_reply('ERR record_transition: expected 15 arguments and name/value pairs')
+end
+local index_op = ARGV[13]
+if index_op ~= '' and index_op ~= 'add' and index_op ~= 'remove' then
+  return redis.error_reply('ERR record_transition: the index change is add, remove or empty')
+end
+if index_op ~= '' and (#KEYS < 2 or ARGV[14] == '') then
+  return redis.error_reply('ERR record_transition: an index change needs KEYS[2] and a member')
+end
+if index_op == 'add' and not is_count(tonumber(ARGV[15])) then
+  return redis.error_reply('ERR record_transition: an index score must be an integer >= 0')
 end
 if to_state == '' or from_states == '' then
   return redis.error_reply('ERR record_transition: from_states and to_state are required')
@@ -65,6 +87,11 @@ if has_outcome and outcome_kind == '' then
 end
 
 local function reply_with(code)
+  if index_op == 'add' and code > 0 then
+    redis.call('ZADD', KEYS[2], ARGV[15], ARGV[14])
+  elseif index_op == 'remove' and code > 0 then
+    redis.call('ZREM', KEYS[2], ARGV[14])
+  end
   local reply = {code}
   local fields = redis.call('HGETALL', KEYS[1])
   for i = 1, #fields do
@@ -106,6 +133,17 @@ if expect_kind ~= '' and current_kind ~= expect_kind then
 end
 if takeover and lease_until > now_ms then
   return reply_with(0)
+end
+if #ARGV > 15 then
+  local decoded_ok, record = pcall(cjson.decode, redis.call('HGET', KEYS[1], 'record') or '')
+  if not decoded_ok or type(record) ~= 'table' then
+    return reply_with(0)
+  end
+  for i = 16, #ARGV, 2 do
+    if record[ARGV[i]] ~= ARGV[i + 1] then
+      return reply_with(0)
+    end
+  end
 end
 
 -- Every check passed: only writes from here on.
