@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -177,7 +178,9 @@ def handle_message(
         earlier_reads=earlier_reads,
     )
     session_id = str(session.id)
-    waiting = _pending_request(actor, session_id)
+    # The store holds a pending question only if an earlier turn left one that has not
+    # expired (the session row says so): otherwise there is nothing to read.
+    waiting = _pending_request(actor, session_id) if sessions.may_have_pending(session) else None
     resumed = (
         followups.resume(waiting, text, now=turn.context.now, zone=turn.context.zone)
         if waiting is not None
@@ -232,8 +235,11 @@ def handle_message(
         reply = plan.text or ""
     # One pending request per session: this turn's question replaces any older one, and a
     # turn that asked nothing ends the wait (answered, cancelled, or a new request).
+    pending_until = None
     if turn.asked is not None:
         pending.pending_save(owner_id=actor.subject.pk, session_id=session_id, request=turn.asked)
+        # Read after the save, so the hint never expires before the stored question.
+        pending_until = timezone.now() + timedelta(seconds=settings.LIGHTNOTE_PENDING_TTL)
     elif waiting is not None:
         pending.pending_clear(session_id=session_id)
     original = reply
@@ -292,7 +298,7 @@ def handle_message(
         lifecycle.record_issued(turn.card_rows, message=message)
         record_choices(turn, message=message)
         turn.flush_audit()
-        sessions.session_touch(session=session, first_text=text)
+        sessions.session_touch(session=session, first_text=text, pending_until=pending_until)
         if verdict.replaced:
             audit_guard(verdict, actor=actor, session_id=session.id, original=original)
     return {

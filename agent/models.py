@@ -36,6 +36,11 @@ class AgentSession(models.Model):
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(default=timezone.now)
     deleted_at = models.DateTimeField(null=True, blank=True)
+    # Until when a pending question or choice of this conversation may wait in the store
+    # (``agent.pending``), written by the turn that asked it; null when the last turn asked
+    # nothing. A hint, read with the session: a turn reads the store only while it may hold
+    # one (the store's record, with its own expiry, stays the truth).
+    pending_until = models.DateTimeField(null=True, blank=True)
     # Set for a staff member's read-only conversation inside an admin context: owned by the
     # staff member, it reads the context's subject's data and is usable only inside that
     # context (never listed, never reachable without it). Null for every ordinary one.

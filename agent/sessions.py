@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
+from datetime import datetime
 from enum import StrEnum
 from typing import Any, NamedTuple
 
@@ -111,6 +112,7 @@ _RECENT_SESSION_COLUMNS = (
     "session__title",
     "session__created_at",
     "session__updated_at",
+    "session__pending_until",
 )
 
 
@@ -164,13 +166,14 @@ def session_get_with_recent(
         rows = []
     if not rows:
         return session_get(session_id=session_id, owner=owner), []
-    found_id, title, created_at, updated_at = rows[0][width:]
+    found_id, title, created_at, updated_at, pending_until = rows[0][width:]
     values = {
         "id": found_id,
         "owner_id": getattr(owner, "pk", owner),
         "title": title,
         "created_at": created_at,
         "updated_at": updated_at,
+        "pending_until": pending_until,
         "deleted_at": None,
         "admin_context_id": None,
     }
@@ -273,24 +276,42 @@ def session_open_for(*, actor: ActorContext) -> AgentSession:
 
 
 # ``session_touch``'s UPDATEs, built once: every message turn makes one.
-_TOUCH = ConditionalUpdate(AgentSession, fields=("updated_at",))
-_TOUCH_TITLED = ConditionalUpdate(AgentSession, fields=("updated_at", "title"), where="title = %s")
+_TOUCH = ConditionalUpdate(AgentSession, fields=("updated_at", "pending_until"))
+_TOUCH_TITLED = ConditionalUpdate(
+    AgentSession, fields=("updated_at", "pending_until", "title"), where="title = %s"
+)
 
 
-def session_touch(*, session: AgentSession, first_text: str | None = None) -> None:
-    """Move the session's ``updated_at`` (one UPDATE); title it from ``first_text`` if untitled.
+def session_touch(
+    *,
+    session: AgentSession,
+    first_text: str | None = None,
+    pending_until: datetime | None = None,
+) -> None:
+    """Move the session's ``updated_at`` and set its ``pending_until`` (one UPDATE); title it
+    from ``first_text`` if untitled.
 
-    Needs: the message turn's transaction.
+    ``pending_until``: when the pending question this turn stored expires (None: the turn
+    left none). Needs: the message turn's transaction.
     """
     now = timezone.now()
+    changes = {"updated_at": now, "pending_until": pending_until}
     if first_text is not None and not session.title:
         title = title_from_text(first_text)
-        # A rename meanwhile wins: only an untitled row takes the title (and the time).
-        _TOUCH_TITLED.run(session.id, {"updated_at": now, "title": title}, where_params=("",))
+        # A rename meanwhile wins: only an untitled row takes the title (and the time; its
+        # pending question is then read from the store only on a later turn that asks).
+        _TOUCH_TITLED.run(session.id, {**changes, "title": title}, where_params=("",))
         session.title = title
     else:
-        _TOUCH.run(session.id, {"updated_at": now})
+        _TOUCH.run(session.id, changes)
     session.updated_at = now
+    session.pending_until = pending_until
+
+
+def may_have_pending(session: AgentSession) -> bool:
+    """Whether the session's last turn left a pending question that may still wait in the
+    store (``pending_until``): only then does a turn read the store for it."""
+    return session.pending_until is not None and session.pending_until > timezone.now()
 
 
 def session_rename(*, session: AgentSession, title: str) -> AgentSession:

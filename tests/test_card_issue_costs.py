@@ -21,8 +21,11 @@ from tests.agent_helpers import CREATE_TODO_TEXT, messages_url, open_session, to
 # session, COMMIT
 CARD_ISSUE_SQL_MAX = 8
 CARD_ISSUE_WRITES = 4
-# the pending question; the card limit, the continuation and the card in one pipeline
-CARD_ISSUE_REDIS_MAX = 2
+# the card limit, the continuation and the card in one pipeline (the pending question is
+# read only after a turn that asked one: the session row's ``pending_until``)
+CARD_ISSUE_REDIS_MAX = 1
+# ... and after a turn that left a question: read it, clear it, the card's records
+CARD_ISSUE_AFTER_QUESTION_REDIS = 3
 
 
 def _turn(client: Any, session_id: str, text: str = CREATE_TODO_TEXT) -> Any:
@@ -83,3 +86,22 @@ def test_round_trips_to_redis_per_card_turn(user: Any) -> None:
     with count_requests() as counts:
         _turn(client, session_id)
     assert counts.redis == CARD_ISSUE_REDIS_MAX
+
+
+@pytest.mark.services
+@pytest.mark.django_db
+def test_the_pending_question_is_read_only_after_a_turn_that_asked_one(user: Any) -> None:
+    client = token_client(user)
+    session_id = open_session(client)
+    _turn(client, session_id, "帮我创建一条明天下午3点热身的待办")  # every script loaded
+    asked = client.post(
+        messages_url(session_id), {"text": "提醒我下周一上午开会"}, format="json"
+    ).json()
+    assert [notice["status"] for notice in asked["notices"]] == ["clarify"], asked
+    with count_requests() as counts:
+        answered = client.post(messages_url(session_id), {"text": "10点"}, format="json")
+    assert len(answered.json()["cards"]) == 1, answered.content  # the question completed
+    assert counts.redis == CARD_ISSUE_AFTER_QUESTION_REDIS
+    with count_requests() as counts:
+        _turn(client, session_id)
+    assert counts.redis == CARD_ISSUE_REDIS_MAX  # answered: nothing pending any more

@@ -373,3 +373,44 @@ def test_a_question_speaks_the_language_of_the_sentence(client_for, user, text, 
     api = client_for(user, **{"Accept-Language": language})
     notice = clarify_notice(say(api, session_of(api), text))
     assert word in notice["message"]
+
+
+def test_the_session_row_says_when_a_question_may_be_pending(api, settings) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from agent.models import AgentSession
+
+    session_id = session_of(api)
+    clarify_notice(say(api, session_id, "提醒我下周一上午开会"))
+    until = AgentSession.objects.get(id=session_id).pending_until
+    assert until is not None
+    expected = timezone.now() + timedelta(seconds=settings.LIGHTNOTE_PENDING_TTL)
+    assert abs((until - expected).total_seconds()) < 5  # read right after the store's save
+    [card] = say(api, session_id, "10点")["cards"]  # the answer found the question
+    assert card["args"]["due_at"] == "2026-12-07T10:00:00+08:00"
+    assert AgentSession.objects.get(id=session_id).pending_until is None  # answered
+
+
+def test_a_hint_whose_question_the_store_lost_is_harmless(api) -> None:
+    from agent.models import AgentSession
+
+    session_id = session_of(api)
+    clarify_notice(say(api, session_id, "提醒我下周一上午开会"))
+    pending.pending_clear(session_id=session_id)  # e.g. expired, or the store restarted
+    body = say(api, session_id, "10点")  # planned as a new request
+    assert body["cards"] == []
+    assert AgentSession.objects.get(id=session_id).pending_until is None
+
+
+def test_a_question_whose_hint_has_passed_is_not_read(api, user) -> None:
+    from agent.models import AgentSession
+
+    session_id = session_of(api)
+    clarify_notice(say(api, session_id, "提醒我下周一上午开会"))
+    AgentSession.objects.filter(id=session_id).update(pending_until=None)
+    body = say(api, session_id, "10点")  # the stored question is not looked for
+    assert body["cards"] == []
+    # Never looked at, so still stored (it expires on its own).
+    assert pending.pending_get(owner_id=user.pk, session_id=session_id) is not None
