@@ -16,8 +16,10 @@ be looked at again; never a guess.
 from __future__ import annotations
 
 import logging
+import uuid
+from typing import Any
 
-from django.db import DatabaseError
+from django.db import DatabaseError, router
 
 from agent import cards, lifecycle
 from agent.card_audit import audit_card
@@ -27,6 +29,7 @@ from agent.confirm_checks import record_invalid
 from agent.models import ActionReceipt
 from agent.receipts import drop_connection, find_receipt
 from lightnote.audit import audit_event
+from lightnote.compiled_queries import STAND_IN_UUIDS, compiled_select
 from lightnote.errors import LightNoteError
 
 logger = logging.getLogger(__name__)
@@ -108,6 +111,31 @@ def answer_for_state(card: cards.Card, *, locale: str) -> Answer | None:
     return None
 
 
+def _succeeded_receipt_query(action_id: uuid.UUID) -> Any:
+    return ActionReceipt.objects.filter(
+        action_id=action_id, status=ActionReceipt.Status.SUCCEEDED
+    ).values_list("id")[:1]
+
+
+def _has_succeeded_receipt(action_id: str) -> bool:
+    """Whether a succeeded receipt holds the slot of ``action_id``: every repeated confirm
+    of a success asks, so the query is compiled once (``lightnote.compiled_queries``)."""
+    try:
+        key = uuid.UUID(action_id)
+    except ValueError:
+        return False
+    compiled = compiled_select(
+        "agent.succeeded_receipt",
+        _succeeded_receipt_query,
+        alias=router.db_for_read(ActionReceipt),
+        stand_ins=STAND_IN_UUIDS[:1],
+        other_stand_ins=STAND_IN_UUIDS[1:],
+    )
+    if compiled is None:  # a shape that cannot be compiled: the ORM each time
+        return _succeeded_receipt_query(key).exists()
+    return bool(compiled.rows(key))
+
+
 def _check_success_has_receipt(card: cards.Card) -> None:
     """Refuse to repeat a stored success that the receipt table does not back.
 
@@ -116,11 +144,7 @@ def _check_success_has_receipt(card: cards.Card) -> None:
     has the last word, so such a card is destroyed and answers 409 ``CONFIRMATION_INVALID``.
     """
     receipt = (card.outcome or {}).get("receipt") or {}
-    backed = receipt.get("action_id") == card.id and (
-        ActionReceipt.objects.filter(
-            action_id=card.id, status=ActionReceipt.Status.SUCCEEDED
-        ).exists()
-    )
+    backed = receipt.get("action_id") == card.id and _has_succeeded_receipt(card.id)
     if not backed:
         cards.card_destroy(digest=card.digest)
         record_invalid(card)
