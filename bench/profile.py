@@ -61,8 +61,20 @@ def main() -> int:
                 if response.status_code != 200:
                     raise RuntimeError(f"confirm failed: {response.content!r}")
 
+            def create(i: int) -> None:
+                response = client.post(
+                    "/api/v1/todos/", {"title": f"直接创建{i}"}, content_type="application/json"
+                )
+                if response.status_code != 201:
+                    raise RuntimeError(f"create failed: {response.content!r}")
+
             for i in range(20):  # warm-up
                 confirm(issue(-i))
+                create(-i)
+            create_profile = Profiler(interval=0.0005)
+            with create_profile:
+                for i in range(n):
+                    create(i)
             issue_profile = Profiler(interval=0.0005)
             with issue_profile:
                 tokens = [issue(i) for i in range(n)]
@@ -75,6 +87,7 @@ def main() -> int:
                 for token_value in tokens:
                     confirm(token_value)
             for title, profile in (
+                ("direct create (POST /api/v1/todos/)", create_profile),
                 ("card issue (message turn, rules planner)", issue_profile),
                 ("confirm", confirm_profile),
                 ("repeat confirm", repeat_profile),
