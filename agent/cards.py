@@ -91,6 +91,9 @@ class ClaimStatus(StrEnum):
     # Still ready, nothing claimed: the record does not name the owner and session the claim
     # expected (``card_claim(..., owner_id=, session_id=)``), or cannot be read.
     READY = "ready"
+    # Still ready, nothing claimed and nothing counted: the claim would have won, but the
+    # rate limit it was to count against (``card_claim(..., take=)``) is reached.
+    LIMITED = "limited"
 
 
 class RejectStatus(StrEnum):
@@ -157,6 +160,8 @@ class ClaimResult:
     # For RUNNING: the holder's lease has passed, so the caller should reconcile the card
     # from the receipt table (card_resolve), never execute it again.
     lease_expired: bool = False
+    # For LIMITED: the milliseconds until the limit's window ends.
+    retry_after_ms: int = 0
 
 
 @dataclass(frozen=True)
@@ -411,6 +416,7 @@ def card_claim(
     attempt_id: str,
     owner_id: int | str | None = None,
     session_id: uuid.UUID | str | None = None,
+    take: store.CounterUnit | None = None,
 ) -> ClaimResult:
     """Claim a ready card for ``attempt_id``: ready -> running, with a lease. One winner.
 
@@ -425,6 +431,12 @@ def card_claim(
     one round trip: READY (and nothing claimed) when they do not match. Every result except
     GONE carries the card as stored after the call, for the caller's own checks (the owner
     and session in constant time, the binding) in the API's order.
+
+    With ``take`` (a single Redis whose limiter shares the cards' connection:
+    ``store.counter_in_script``) the same script counts one unit of the claims limit, only
+    when the claim wins: LIMITED (the card untouched, no index entry, nothing counted, with
+    ``retry_after_ms``) when the limit is reached. A repeat, a loser or a refused owner is
+    neither counted nor refused.
     """
     digest = store.token_digest(token)
     now = store.now_ms()
@@ -447,10 +459,15 @@ def card_claim(
         now_ms=now,
         index=store.IndexUpdate(RUNNING_INDEX_KEY, digest, score_ms=now + lease_ms),
         expect_record=expected,
+        take=take,
     )
     if result.fields is None:
         return ClaimResult(status=ClaimStatus.GONE, card=None)
     card = _card_from_fields(digest, result.fields)
+    if result.status is store.TransitionStatus.LIMITED:
+        return ClaimResult(
+            status=ClaimStatus.LIMITED, card=card, retry_after_ms=result.retry_after_ms
+        )
     if result.applied:
         return ClaimResult(status=ClaimStatus.CLAIMED, card=card)
     if card.state == CardState.RUNNING:

@@ -13,7 +13,9 @@ a card that changes after these checks is judged by its state, read afterwards.
 
 A confirm whose token query already found the session to be the caller's own reads and
 claims the card in one script (``claim_card_for``): the claim applies only when the record
-names this owner and session, and the same checks then run on the record it returns.
+names this owner and session, and the same checks then run on the record it returns. That
+script may also count the claims limit's unit (only when it wins): a claim the limit refuses
+writes nothing, and its 429 comes after these checks, as the API's order puts it.
 """
 
 from __future__ import annotations
@@ -27,8 +29,9 @@ from django.db.models import Exists, OuterRef, Value
 from agent import cards, lifecycle
 from agent.card_audit import audit_card
 from agent.models import ActionCard, AgentSession
-from agent.ratelimit import limit_token_miss
+from agent.ratelimit import LimitTake, limit_token_miss, retry_after_seconds
 from agent.sessions import SessionAccess, session_access
+from lightnote import store
 from lightnote.audit import audit_event
 from lightnote.authentication import token_annotations
 from lightnote.context import ActorContext
@@ -99,7 +102,13 @@ def load_card_for(
 
 
 def claim_card_for(
-    *, request: Any, actor: ActorContext, token: str, session_id: uuid.UUID, attempt_id: str
+    *,
+    request: Any,
+    actor: ActorContext,
+    token: str,
+    session_id: uuid.UUID,
+    attempt_id: str,
+    limit: LimitTake | None = None,
 ) -> tuple[cards.Card, bool]:
     """``load_card_for``'s checks for a confirm, with its claim in the same round trip when
     it can be; return the card and whether ``attempt_id`` now holds it.
@@ -115,6 +124,12 @@ def claim_card_for(
     the script's, the claim is given back. The card returned with False is the stored
     one (not ready: the caller answers its state; ready: the caller claims it as before).
 
+    With ``limit`` (a unit of the claims limit that the claim's script may count:
+    ``store.counter_in_script``) the claim counts it only when it wins. One the limit
+    refuses wrote nothing (the card stays ready): once the checks pass on its record, the
+    429 (``LimitTake.refuse``). A claimed card that then fails a check gives its unit back
+    (``give_back_unit``) with its claim, or is destroyed (binding) after giving it back.
+
     Otherwise (another session, the caller's deleted one, or no annotation: the chat page
     and MCP views) it is ``load_card_for`` and nothing is claimed, so a 410 still comes
     before the session's 404 or 403.
@@ -126,7 +141,11 @@ def claim_card_for(
         )
         return card, False
     claim = cards.card_claim(  # 503 when the store cannot answer
-        token, attempt_id=attempt_id, owner_id=owner.pk, session_id=session_id
+        token,
+        attempt_id=attempt_id,
+        owner_id=owner.pk,
+        session_id=session_id,
+        take=limit.counter if limit is not None else None,
     )
     if claim.card is None:
         raise _unknown_token(actor, action="confirm")
@@ -141,9 +160,13 @@ def claim_card_for(
             action="confirm",
         )
     except LightNoteError as refused:
+        if claimed and limit is not None:
+            give_back_unit(limit)  # counted by the claim, which will not execute
         if claimed and refused.status == 403:
             give_back(token, attempt_id=attempt_id, card=claim.card)
         raise
+    if claim.status is cards.ClaimStatus.LIMITED and limit is not None:  # nothing written
+        limit.refuse(retry_after_seconds(claim.retry_after_ms))
     return claim.card, claimed
 
 
@@ -204,6 +227,15 @@ def give_back(token: str, *, attempt_id: str, card: cards.Card) -> None:
         cards.card_release(token, attempt_id=attempt_id, expires_at=card.expires_at)
     except LightNoteError:
         logger.warning("claim on %s not given back: the store is unavailable", card.id)
+
+
+def give_back_unit(limit: LimitTake) -> None:
+    """Return the claims-limit unit a claim counted in its script and that will not execute
+    (best effort: if the store cannot answer, the unit stays counted until its window ends)."""
+    try:
+        store.counter_give_back(limit.counter.key)
+    except store.StoreUnavailable:
+        logger.warning("claims-limit unit not given back: the store is unavailable")
 
 
 def record_invalid(card: cards.Card) -> None:

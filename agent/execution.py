@@ -2,12 +2,15 @@
 
 The confirm path, in the order docs/api.md fixes: admin read-only -> store reachable -> token known
 -> owner and session -> args binding (``agent.confirm_checks``) -> state (rejected / running /
-settled, ``agent.reconcile.answer_for_state``) -> atomic claim -> rate limit for the *new*
+settled, ``agent.reconcile.answer_for_state``) -> rate limit for the *new* claim -> atomic
 claim -> tool policy again and the domain service with its receipt in ONE durable
 transaction (``agent.executor``) -> settle. The read and the claim are one script when the
 token query says the session is the caller's own (``confirm_checks.claim_card_for``): it
 claims only a ready card whose record names this owner and session, and the checks are
-then made on the record it returns, in the same order, before anything executes.
+then made on the record it returns, in the same order, before anything executes. On a single
+Redis whose limiter shares the cards' connection the same script counts the claims limit's
+unit, only when it wins, and writes nothing when the limit refuses (the 429 then follows the
+checks); elsewhere the unit is counted after the claim, and a refused claim is given back.
 
 Why nothing runs twice:
 - the Lua claim lets exactly one attempt move a card ``ready -> running``;
@@ -48,7 +51,7 @@ from agent.confirm_checks import (
     session_check_annotation,
 )
 from agent.executor import execute_claimed
-from agent.ratelimit import limit_new_claim
+from agent.ratelimit import new_claim_unit, retry_after_seconds, take_now
 from agent.reconcile import answer_for_state
 from lightnote import store
 from lightnote.audit import audit_entry, audit_events
@@ -68,36 +71,51 @@ def confirm(
 ) -> Answer:
     """Confirm a card: claim it and execute it once, or report what happened to it.
 
-    Round trips to the control store on the way to an execution (3): read and claim the card
-    in one script, when its record names this owner and this session (with its running-index
-    entry in the same pipeline); count the claim against the rate limit; settle it (and leave
-    the index). A repeat costs 2: the same script, which claims nothing on a running or
-    settled card, and the repeat's tally. When the token query has not already said the
-    session is the caller's own, the card is read first and claimed after its checks (4).
-    Only a request that won the claim is counted; one the limit refuses gives the claim back
-    untouched (running -> ready) and answers 429, so the card stays confirmable.
+    Round trips to the control store on the way to an execution, on a single Redis whose
+    limiter shares the cards' connection (2): one script reads the card, claims it when its
+    record names this owner and this session, adds its running-index entry and counts the
+    claim against the rate limit, all only when the claim wins; settle it (and leave the
+    index). Elsewhere (3; Cluster: plus the index commands): the claims limit is counted
+    after the claim, which a refusal gives back untouched (running -> ready). A repeat costs
+    2: the same script, which claims and counts nothing on a running or settled card, and
+    the repeat's tally. When the token query has not already said the session is the
+    caller's own, the card is read first and claimed after its checks (one more).
+    Only a request that won the claim is counted; one the limit refuses answers 429 and the
+    card stays ready, confirmable.
     """
     attempt_id = uuid.uuid4().hex
+    unit = new_claim_unit(user_id=actor.actor.pk)
+    in_claim = store.counter_in_script(unit.alias)
     card, claimed = claim_card_for(
-        request=request, actor=actor, token=token, session_id=session_id, attempt_id=attempt_id
+        request=request,
+        actor=actor,
+        token=token,
+        session_id=session_id,
+        attempt_id=attempt_id,
+        limit=unit if in_claim else None,
     )
     if not claimed:
         answer = answer_for_state(card, locale=locale)
         if answer is not None:
             _tally_repeat(card, actor)
             return answer
-        claim = cards.card_claim(token, attempt_id=attempt_id)
+        claim = cards.card_claim(
+            token, attempt_id=attempt_id, take=unit.counter if in_claim else None
+        )
+        if claim.status == cards.ClaimStatus.LIMITED:
+            unit.refuse(retry_after_seconds(claim.retry_after_ms))  # nothing was written
         if claim.status != cards.ClaimStatus.CLAIMED:
             # Another request won the race between our read and our claim.
             if claim.card is None:
                 raise LightNoteError("CONFIRMATION_EXPIRED", status=410)
             answer = answer_for_state(claim.card, locale=locale)
             return answer or running_answer()
-    try:
-        limit_new_claim(request, user_id=actor.actor.pk)
-    except LightNoteError:
-        give_back(token, attempt_id=attempt_id, card=card)
-        raise
+    if not in_claim:
+        try:
+            take_now(unit)
+        except LightNoteError:
+            give_back(token, attempt_id=attempt_id, card=card)
+            raise
     kind, outcome = execute_claimed(card, actor=actor, locale=locale)
     try:
         settled = cards.card_settle(

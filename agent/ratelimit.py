@@ -10,7 +10,11 @@ A message turn's card counts its unit in the round trip that stores the card
 
 Callers place the check where docs/api.md's order puts it. A confirm counts only when it has won
 the claim (``agent.execution.confirm``): a repeat of a running or settled card, and every
-loser of a race for one card, are never counted and never refused.
+loser of a race for one card, are never counted and never refused. When the limiter shares
+the cards' connection on a single Redis, the claim's own script counts the unit
+(:attr:`LimitTake.counter`, ``agent.cards.card_claim(..., take=)``) and a refused claim
+writes nothing; elsewhere the unit is counted after the claim, which is given back if refused.
+Both paths refuse through :meth:`LimitTake.refuse` (the same audit row, body and header).
 
 Token misses (``LIGHTNOTE_RATE_LIMIT_TOKEN_MISSES``): an unknown or expired card or
 continuation token costs a unit, counted only on the miss path (the request already knows
@@ -67,13 +71,19 @@ class LimitTake:
     ttl_ms: int
     call: store.ScriptCall
 
+    @property
+    def counter(self) -> store.CounterUnit:
+        """This unit for a record's transition to count in its own script
+        (``store.record_transition(..., take=)``), where ``store.counter_in_script(alias)``."""
+        return store.CounterUnit(key=self.call.key, limit=self.limit, ttl_ms=self.ttl_ms)
+
     def retry_after(self, reply: Any) -> int | None:
         """None when the script's ``reply`` took the unit, else the seconds until the window
         ends (nothing counted)."""
         taken = store.counter_take_result(reply, limit=self.limit, ttl_ms=self.ttl_ms)
         if taken.taken:
             return None
-        return max(1, math.ceil(taken.retry_after_ms / 1000))
+        return retry_after_seconds(taken.retry_after_ms)
 
     def refuse(self, retry_after: int) -> NoReturn:
         """Audit the refusal (``rate.limited``) and raise 429 ``RATE_LIMITED``."""
@@ -84,6 +94,11 @@ class LimitTake:
             details={"group": self.group, "rate": self.rate, "retry_after": retry_after},
         )
         raise _limited(retry_after)
+
+
+def retry_after_seconds(remaining_ms: int) -> int:
+    """The ``Retry-After`` seconds of a window with ``remaining_ms`` left (at least 1)."""
+    return max(1, math.ceil(remaining_ms / 1000))
 
 
 def _unit(*, group: str, rate: str, user_id: int) -> LimitTake:
@@ -137,11 +152,6 @@ def take_now(unit: LimitTake) -> None:
         unit.refuse(retry_after)
 
 
-def _limit(*, group: str, rate: str, user_id: int) -> None:
-    """Count one unit of ``group`` for ``user_id``; 429 ``RATE_LIMITED`` over the limit."""
-    take_now(_unit(group=group, rate=rate, user_id=user_id))
-
-
 def new_card_unit(*, user_id: int) -> LimitTake:
     """Return one unit of the card limit for ``user_id``, not counted yet: counted by
     :func:`take_now`, or in the round trip that stores the card (``agent.card_issuing``)."""
@@ -153,9 +163,15 @@ def limit_new_card(request: Any, *, user_id: int) -> None:
     take_now(new_card_unit(user_id=user_id))
 
 
+def new_claim_unit(*, user_id: int) -> LimitTake:
+    """Return one unit of the claims limit for ``user_id``, not counted yet: counted by
+    :func:`take_now`, or by the claim's own script (:attr:`LimitTake.counter`)."""
+    return _unit(group="agent.claims", rate=settings.LIGHTNOTE_RATE_LIMIT_CONFIRMS, user_id=user_id)
+
+
 def limit_new_claim(request: Any, *, user_id: int) -> None:
     """Count one new claim (a won confirm, or a reply generation); 429 over the limit."""
-    _limit(group="agent.claims", rate=settings.LIGHTNOTE_RATE_LIMIT_CONFIRMS, user_id=user_id)
+    take_now(new_claim_unit(user_id=user_id))
 
 
 # --- Token misses ---------------------------------------------------------------------------

@@ -187,6 +187,38 @@ class IndexUpdate:
 _NO_INDEX_ARGS = ["", "", ""]
 
 
+@dataclass(frozen=True)
+class CounterUnit:
+    """One unit of a windowed counter (a rate limit, as :func:`counter_take` takes it) that a
+    record's transition takes in its own script, only when it transitions.
+
+    On a single Redis whose limiter shares the records' connection
+    (:func:`counter_in_script`), ``record_transition.lua`` checks the counter after every
+    other condition: the limit reached, nothing is written and the result is LIMITED with
+    the window's remaining time; else the unit is counted with the transition, atomically.
+    Elsewhere (Cluster: another slot; another connection) the caller takes it on its own.
+    """
+
+    key: str
+    limit: int
+    ttl_ms: int
+
+    def script_args(self) -> list[str]:
+        """The script's limit arguments (``record_transition.lua``'s ARGV[16..17])."""
+        if self.limit < 0 or self.ttl_ms <= 0:
+            raise ValueError("limit must be >= 0 and ttl_ms > 0")
+        return [str(self.limit), str(self.ttl_ms)]
+
+
+_NO_LIMIT_ARGS = ["", ""]
+
+
+def counter_in_script(alias: str = "default") -> bool:
+    """True when a record's transition may take a unit of a counter kept through ``alias``
+    in its own script: a single Redis, and the same connection as the records'."""
+    return pipelines_scripts(alias)
+
+
 def _script(name: str, client: Any) -> Script:
     script = _scripts.get(name)
     if script is None:
@@ -202,6 +234,7 @@ def _run_script(
     index: IndexUpdate | None = None,
     applied: Callable[[Any], bool] | None = None,
     alias: str = "default",
+    counter_key: str | None = None,
 ) -> Any:
     """Run the script ``name`` on ``key`` (loaded once; re-sent by SHA afterwards).
 
@@ -210,10 +243,18 @@ def _run_script(
     scripts waiting to ride (:func:`riding_context`) travel in the same round trip (a
     pipeline). On Cluster the script names only ``key``, and the index change follows as its
     own command when ``applied(reply)`` says the transition applied.
+
+    With ``counter_key`` (a :class:`CounterUnit`'s, single Redis only) the script's keys are
+    ``key``, the index's (or ``key`` again when there is none: unused) and the counter.
     """
     with store_call():
         client = get_redis(alias)
         script = _script(name, client)
+        if counter_key is not None:
+            if isinstance(client, RedisCluster):
+                raise ValueError("a counter rides in a script only on a single Redis")
+            keys = [key, index.index_key if index is not None else key, counter_key]
+            return script(keys=keys, args=args, client=client)
         if index is None:
             # ``client=`` matters: settings may point at another server (tests, a cluster).
             return script(keys=[key], args=args, client=client)
@@ -334,6 +375,7 @@ class TransitionStatus(StrEnum):
     ALREADY = "already"  # the same attempt already made this transition (a re-sent call)
     REFUSED = "refused"
     MISSING = "missing"
+    LIMITED = "limited"  # every condition held, but the counter's limit is reached
 
 
 _TRANSITION_CODES = {
@@ -341,6 +383,7 @@ _TRANSITION_CODES = {
     2: TransitionStatus.ALREADY,
     0: TransitionStatus.REFUSED,
     -1: TransitionStatus.MISSING,
+    3: TransitionStatus.LIMITED,
 }
 
 
@@ -358,6 +401,8 @@ class TransitionResult:
 
     status: TransitionStatus
     fields: dict[str, str] | None
+    # LIMITED: the milliseconds until the counter's window ends (nothing was written).
+    retry_after_ms: int = 0
 
     @property
     def applied(self) -> bool:
@@ -464,6 +509,7 @@ def record_transition(
     now_ms: int,
     index: IndexUpdate | None = None,
     expect_record: Mapping[str, str] | None = None,
+    take: CounterUnit | None = None,
 ) -> TransitionResult:
     """Move the record from one of ``from_states`` to ``to_state`` in one compare-and-set.
 
@@ -484,6 +530,11 @@ def record_transition(
     check and transition in one round trip, and still re-check the returned fields itself.
 
     ``index`` is sent in the same round trip (see :class:`IndexUpdate`).
+
+    ``take`` (only where :func:`counter_in_script` says so, else ValueError) is one unit of a
+    rate limit, counted by the same script only when it transitions (not on ALREADY): when
+    the limit is reached nothing is written and the status is LIMITED, with
+    ``retry_after_ms``.
     """
     states = list(from_states)
     if not states:
@@ -510,17 +561,30 @@ def record_transition(
         "1" if takeover_expired_lease else "0",
         str(now_ms),
         *(index.script_args() if index is not None and _index_in_script() else _NO_INDEX_ARGS),
+        *(take.script_args() if take is not None else _NO_LIMIT_ARGS),
     ]
     for name, value in (expect_record or {}).items():
         if not isinstance(name, str) or not name or not isinstance(value, str):
             raise ValueError("expect_record maps non-empty names to strings")
         args += [name, value]
     reply = _run_script(
-        "record_transition", key=key, args=args, index=index, applied=_transition_applied
+        "record_transition",
+        key=key,
+        args=args,
+        index=index,
+        applied=_transition_applied,
+        counter_key=take.key if take is not None else None,
     )
     status = _TRANSITION_CODES[int(reply[0])]
     if status is TransitionStatus.MISSING:
         return TransitionResult(status=status, fields=None)
+    if status is TransitionStatus.LIMITED and take is not None:  # 3 comes only with a limit
+        remaining = int(reply[1])
+        return TransitionResult(
+            status=status,
+            fields=_decode_fields(reply[2:]),
+            retry_after_ms=remaining if remaining > 0 else take.ttl_ms,
+        )
     return TransitionResult(status=status, fields=_decode_fields(reply[1:]))
 
 
@@ -638,6 +702,13 @@ def counter_take(key: str, *, limit: int, ttl_ms: int, alias: str = "default") -
     call = counter_take_call(key, limit=limit, ttl_ms=ttl_ms)
     reply = _run_script(call.name, key=key, args=list(call.args), alias=alias)
     return counter_take_result(reply, limit=limit, ttl_ms=ttl_ms)
+
+
+def counter_give_back(key: str) -> None:
+    """Return one unit taken at ``key`` (a :class:`CounterUnit` counted by a transition whose
+    request then did not go on): one less, never below zero, and nothing when the window
+    ended (one round trip)."""
+    _run_script("counter_give_back", key=key, args=[])
 
 
 def counter_add(hash_key: str, field: str, amount: int = 1) -> None:

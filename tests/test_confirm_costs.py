@@ -14,7 +14,9 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.db import connections
+from django.test import override_settings
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.exceptions import AuthenticationFailed
@@ -39,7 +41,7 @@ from tests.agent_helpers import (
 from todos.models import Todo
 
 CONFIRM_SQL_MAX = 8
-CONFIRM_REDIS_MAX = 3
+CONFIRM_REDIS_MAX = 2  # a single Redis whose limiter shares the cards' connection
 
 
 def _warm(user: Any) -> None:
@@ -98,11 +100,27 @@ def test_round_trips_to_redis_per_confirm_and_per_repeat(user: Any) -> None:
         assert flow.confirm().status_code == 200
     with count_requests() as repeat_counts:
         assert flow.confirm().status_code == 200
-    # read and claim the card in one script + its running-index entry (one pipeline); count
-    # the claim against the limit; settle it + leave the index (one pipeline). Equal, not at
-    # most: a round trip that comes back (a separate read before the claim) fails here.
+    # read and claim the card, add its running-index entry and count the claim against the
+    # limit, in one script; settle it + leave the index. Equal, not at most: a round trip
+    # that comes back (a separate read before the claim, or the limit on its own) fails here.
     assert confirm_counts.redis == CONFIRM_REDIS_MAX
     assert repeat_counts.redis == 2  # the same script (claims nothing); tally the repeat
+
+
+@pytest.mark.services
+@pytest.mark.django_db
+def test_a_limiter_on_its_own_connection_costs_the_confirm_one_more_round_trip(
+    user: Any,
+) -> None:
+    _warm(user)
+    flow = flow_with_card(user)
+    caches = {name: dict(config) for name, config in settings.CACHES.items()}
+    caches["ratelimit"] = dict(settings.CACHES["default"])
+    own_connection = override_settings(CACHES=caches, RATELIMIT_USE_CACHE="ratelimit")
+    with own_connection, count_requests() as counts:
+        assert flow.confirm().status_code == 200
+    # the claim; the limit on its own connection, after the claim; the settle
+    assert counts.redis == CONFIRM_REDIS_MAX + 1
 
 
 @pytest.mark.django_db
@@ -332,7 +350,7 @@ def test_concurrent_claims_of_different_cards_never_pass_the_limit(
     assert Counter(code for code, _ in answers) == {200: 3, 429: 9}
     assert Todo.objects.count() == 3
     states = Counter(status(client, token, session_id).json()["state"] for token in tokens)
-    assert states == {"settled": 3, "ready": 9}  # every refused claim was given back
+    assert states == {"settled": 3, "ready": 9}  # a refused claim wrote nothing
 
 
 @pytest.mark.services

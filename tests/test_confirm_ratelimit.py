@@ -13,11 +13,17 @@ from typing import Any
 
 import pytest
 import time_machine
+from django.conf import settings as django_settings
+from django.test import override_settings
 
 from agent import cards
+from agent.ratelimit import new_claim_unit
 from lightnote.models import AuditEvent
+from lightnote.redis import get_redis
+from lightnote.store import token_digest
 from tests.agent_helpers import (
     CREATE_TODO_TEXT,
+    card_key_of,
     card_keys,
     confirm,
     error_code,
@@ -26,9 +32,12 @@ from tests.agent_helpers import (
     open_session,
     ratelimit_store_down,
     reject,
+    rewrite_record,
+    spy_on,
     status,
     token_client,
 )
+from todos import services as todo_services
 from todos.models import Todo
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -71,6 +80,104 @@ def test_new_claims_over_the_limit_get_429_with_retry_after(user: Any, settings:
     event = AuditEvent.objects.get(event_type="rate.limited")
     assert (event.actor, event.code) == (user, "RATE_LIMITED")
     assert event.details["group"] == "agent.claims"
+
+
+def claims_counted(user: Any) -> int:
+    """The units of the claims limit counted for ``user`` in this (frozen) window."""
+    return int(get_redis().get(new_claim_unit(user_id=user.pk).counter.key) or 0)
+
+
+def test_a_claim_the_limit_refuses_writes_nothing_and_answers_as_before(
+    user: Any, settings: Any
+) -> None:
+    settings.LIGHTNOTE_RATE_LIMIT_CONFIRMS = "1/h"
+    client = token_client(user)
+    session_id, (first, second) = cards_for(user, 2)
+    assert confirm(client, first, session_id).status_code == 200
+    before = get_redis().hgetall(card_key_of(second))
+
+    response = confirm(client, second, session_id)
+
+    retry_after = limited(response)
+    assert get_redis().hgetall(card_key_of(second)) == before  # still ready, no attempt
+    assert get_redis().zscore(cards.RUNNING_INDEX_KEY, token_digest(second)) is None
+    assert claims_counted(user) == 1  # the refusal counted nothing
+    event = AuditEvent.objects.get(event_type="rate.limited")
+    assert event.details == {"group": "agent.claims", "rate": "1/h", "retry_after": retry_after}
+    assert response.json()["error"]["code"] == "RATE_LIMITED"
+
+
+def test_a_tampered_card_fails_its_binding_before_the_limit_and_gives_its_unit_back(
+    user: Any, settings: Any, monkeypatch: Any
+) -> None:
+    settings.LIGHTNOTE_RATE_LIMIT_CONFIRMS = "1/h"
+    client = token_client(user)
+    session_id, (tampered, good, late) = cards_for(user, 3)
+    rewrite_record(tampered, lambda record: record["args"].update(title="改过"))
+    service_calls = spy_on(monkeypatch, todo_services, "todo_create")
+
+    invalid = confirm(client, tampered, session_id)
+
+    assert (invalid.status_code, error_code(invalid)) == (409, "CONFIRMATION_INVALID")
+    assert not get_redis().exists(card_key_of(tampered))  # destroyed, as always
+    assert service_calls == []
+    assert claims_counted(user) == 0  # its unit was given back: the next claim may run
+    assert confirm(client, good, session_id).status_code == 200
+    rewrite_record(late, lambda record: record["args"].update(title="改过"))
+    refused = confirm(client, late, session_id)  # the limit is reached: the binding first
+    assert (refused.status_code, error_code(refused)) == (409, "CONFIRMATION_INVALID")
+    assert not get_redis().exists(card_key_of(late))
+    assert claims_counted(user) == 1
+    assert not AuditEvent.objects.filter(event_type="rate.limited").exists()
+
+
+def test_a_card_read_before_its_claim_is_refused_by_the_claims_script_too(
+    user: Any, settings: Any, monkeypatch: Any
+) -> None:
+    """The read-then-claim path (the chat page, MCP: no session answer in the token query)
+    counts in the claim's script as well: over the limit, 429 and the card untouched."""
+    settings.LIGHTNOTE_RATE_LIMIT_CONFIRMS = "1/h"
+    client = token_client(user)
+    session_id, (first, second) = cards_for(user, 2)
+    original = cards.card_claim
+
+    def read_first(token: str, **kwargs: Any) -> cards.ClaimResult:
+        if "owner_id" in kwargs:  # as if the token query had not answered for the session
+            return cards.ClaimResult(status=cards.ClaimStatus.READY, card=cards.card_get(token))
+        return original(token, **kwargs)
+
+    monkeypatch.setattr(cards, "card_claim", read_first)
+    assert confirm(client, first, session_id).status_code == 200
+    before = get_redis().hgetall(card_key_of(second))
+
+    limited(confirm(client, second, session_id))
+
+    assert get_redis().hgetall(card_key_of(second)) == before
+    assert get_redis().zscore(cards.RUNNING_INDEX_KEY, token_digest(second)) is None
+    assert claims_counted(user) == 1
+    assert AuditEvent.objects.filter(event_type="rate.limited").count() == 1
+
+
+def test_a_limiter_on_its_own_connection_counts_after_the_claim_and_gives_it_back(
+    user: Any, settings: Any, monkeypatch: Any
+) -> None:
+    settings.LIGHTNOTE_RATE_LIMIT_CONFIRMS = "1/h"
+    client = token_client(user)
+    session_id, (first, second) = cards_for(user, 2)
+    caches = {name: dict(config) for name, config in django_settings.CACHES.items()}
+    caches["ratelimit"] = dict(django_settings.CACHES["default"])
+    claims = spy_on(monkeypatch, cards, "card_claim")
+    given_back = spy_on(monkeypatch, cards, "card_release")
+
+    with override_settings(CACHES=caches, RATELIMIT_USE_CACHE="ratelimit"):
+        assert confirm(client, first, session_id).status_code == 200
+        limited(confirm(client, second, session_id))
+
+    assert [call["take"] for call in claims] == [None, None]  # not in the claim's script
+    assert len(given_back) == 1  # the refused claim, given back: running -> ready
+    assert status(client, second, session_id).json() == {"state": "ready"}
+    assert get_redis().zscore(cards.RUNNING_INDEX_KEY, token_digest(second)) is None
+    assert claims_counted(user) == 1
 
 
 def test_the_claim_limit_is_per_user(user: Any, other_user: Any, settings: Any) -> None:

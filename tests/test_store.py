@@ -312,9 +312,11 @@ def test_expected_record_values_must_be_named_strings(expected: Any) -> None:
     assert raw_fields(key)["state"] == "ready"
 
 
-# The transition script's arguments for a claim, without an index change (ARGV[1..15]).
+# The transition script's arguments for a claim, without an index change (ARGV[13..15]) and
+# without a limit (ARGV[16..17]).
 BASE_ARGS = ["ready", "running", "attempt-1", "0", "", "30000", "0", "0", "", "", "0", str(NOW)]
 BASE_ARGS += ["", "", ""]
+BASE_ARGS += ["", ""]
 
 
 def test_the_transition_script_refuses_an_odd_number_of_expected_values() -> None:
@@ -382,12 +384,13 @@ def test_the_transition_script_rejects_a_bad_index_change_before_any_write(
     key = new_key()
     make_record(key)
     before = raw_fields(key)
-    args = [*BASE_ARGS[:12], *index_args]
+    args = [*BASE_ARGS[:12], *index_args, *BASE_ARGS[15:]]
     with pytest.raises(redis.exceptions.ResponseError, match=message):
         get_redis().eval(script_text("record_transition"), 2, key, "ln:test-index:x", *args)
     assert raw_fields(key) == before
+    no_index_key = [*BASE_ARGS[:12], "add", "m", "1", *BASE_ARGS[15:]]
     with pytest.raises(redis.exceptions.ResponseError, match="KEYS"):
-        get_redis().eval(script_text("record_transition"), 1, key, *BASE_ARGS[:12], "add", "m", "1")
+        get_redis().eval(script_text("record_transition"), 1, key, *no_index_key)
 
 
 @pytest.mark.parametrize(
@@ -410,6 +413,115 @@ def test_the_transition_script_rejects_bad_arguments_before_any_write(
     with pytest.raises(redis.exceptions.ResponseError, match=message):
         get_redis().eval(script_text("record_transition"), 1, key, *args)
     assert raw_fields(key) == before
+
+
+def _counter() -> str:
+    return f"ln:rate:test:{uuid.uuid4().hex}"
+
+
+def _count(counter: str) -> int:
+    return int(get_redis().get(counter) or 0)
+
+
+def test_a_transition_takes_its_limit_unit_only_when_it_transitions() -> None:
+    index = f"ln:test-index:{uuid.uuid4().hex}"
+    counter = _counter()
+    take = store.CounterUnit(counter, limit=2, ttl_ms=60_000)
+    entry = store.IndexUpdate(index, "member", score_ms=NOW + 30_000)
+    key = new_key()
+    make_owned_record(key)
+
+    stranger = claim(key, "stranger", index=entry, take=take, expect_record={"owner": "x"})
+    assert stranger.status is store.TransitionStatus.REFUSED
+    assert _count(counter) == 0  # a refused owner is not counted
+    won = claim(key, "holder", index=entry, take=take)
+    assert won.status is store.TransitionStatus.TRANSITIONED
+    assert _count(counter) == 1
+    assert 0 < get_redis().pttl(counter) <= 60_000  # the window's TTL, set with its first unit
+    assert claim(key, "holder", index=entry, take=take).status is store.TransitionStatus.ALREADY
+    assert not claim(key, "loser", index=entry, take=take).applied
+    assert _count(counter) == 1  # a re-sent claim and a loser are not counted
+
+
+def test_a_transition_the_limit_refuses_writes_nothing() -> None:
+    index = f"ln:test-index:{uuid.uuid4().hex}"
+    counter = _counter()
+    take = store.CounterUnit(counter, limit=1, ttl_ms=60_000)
+    first, second = new_key(), new_key()
+    make_record(first)
+    make_record(second)
+    assert claim(first, "a", take=take).applied
+    before = raw_fields(second)
+
+    refused = claim(second, "b", take=take, index=store.IndexUpdate(index, "member", score_ms=NOW))
+
+    assert refused.status is store.TransitionStatus.LIMITED
+    assert not refused.applied
+    assert refused.fields == before  # the record as it is, still ready, no attempt
+    assert 0 < refused.retry_after_ms <= 60_000
+    assert raw_fields(second) == before
+    assert get_redis().zscore(index, "member") is None  # no index entry
+    assert _count(counter) == 1  # nothing counted
+
+
+def test_a_limit_of_zero_refuses_every_transition() -> None:
+    counter = _counter()
+    key = new_key()
+    make_record(key)
+    refused = claim(key, "a", take=store.CounterUnit(counter, limit=0, ttl_ms=5_000))
+    assert refused.status is store.TransitionStatus.LIMITED
+    assert refused.retry_after_ms == 5_000  # no counter yet: the whole window
+    assert get_redis().exists(counter) == 0
+    assert raw_fields(key)["state"] == "ready"
+
+
+@pytest.mark.parametrize(
+    ("limit_args", "keys", "message"),
+    [
+        (["-1", "1000"], 3, "a limit must be"),
+        (["1.5", "1000"], 3, "a limit must be"),
+        (["1", "0"], 3, "ttl_ms must be a positive"),
+        (["1", "soon"], 3, "ttl_ms must be a positive"),
+        (["1", "1000"], 2, "KEYS"),
+        (["", "1000"], 3, "needs a limit"),
+    ],
+)
+def test_the_transition_script_rejects_a_bad_limit_before_any_write(
+    limit_args: list[str], keys: int, message: str
+) -> None:
+    key = new_key()
+    make_record(key)
+    before = raw_fields(key)
+    counter = _counter()
+    names = [key, "ln:test-index:x", counter][:keys]
+    args = [*BASE_ARGS[:15], *limit_args]
+    with pytest.raises(redis.exceptions.ResponseError, match=message):
+        get_redis().eval(script_text("record_transition"), keys, *names, *args)
+    assert raw_fields(key) == before
+    assert get_redis().exists(counter, "ln:test-index:x") == 0
+
+
+def test_a_counter_that_is_not_a_number_is_an_error_before_any_write() -> None:
+    key = new_key()
+    make_record(key)
+    before = raw_fields(key)
+    counter = _counter()
+    get_redis().set(counter, "many")
+    with pytest.raises(redis.exceptions.ResponseError, match="not a number"):
+        claim(key, "a", take=store.CounterUnit(counter, limit=3, ttl_ms=1_000))
+    assert raw_fields(key) == before
+
+
+def test_a_unit_given_back_never_goes_below_zero_nor_outlives_its_window() -> None:
+    counter = _counter()
+    store.counter_give_back(counter)
+    assert get_redis().exists(counter) == 0  # no window: nothing created
+    assert store.counter_take(counter, limit=5, ttl_ms=60_000).taken
+    store.counter_give_back(counter)
+    assert _count(counter) == 0
+    store.counter_give_back(counter)
+    assert _count(counter) == 0
+    assert get_redis().pttl(counter) > 0  # the window keeps its TTL
 
 
 def test_the_create_script_rejects_a_bad_ttl_before_any_write() -> None:

@@ -5,6 +5,10 @@
 --           call only when the transition applies (codes 1 and 2). Named only on a single
 --           Redis: on Cluster the index lives in another slot, and the caller changes it
 --           itself after reading the reply.
+-- KEYS[3]   optional: a rate limit's windowed counter (as counter_take.lua's KEYS[1]), with
+--           ARGV[16..17]: one unit is taken only when this call transitions (code 1), and a
+--           transition the limit refuses writes nothing (code 3). Named only on a single
+--           Redis (another slot on Cluster); KEYS[2] is then named too, even unused.
 -- ARGV[1]   from_states: allowed current states, separated by single spaces
 -- ARGV[2]   to_state (non-empty)
 -- ARGV[3]   attempt id, '' for none; stored on success
@@ -22,7 +26,11 @@
 --           'remove' (ZREM ARGV[14]) or '' for none
 -- ARGV[14]  the index member
 -- ARGV[15]  the index score (an integer, for 'add')
--- ARGV[16..] optional pairs (name, value): the record JSON (field ``record``) must hold each
+-- ARGV[16]  the limit with KEYS[3]: the most units its window allows (integer >= 0), '' for
+--           no limit
+-- ARGV[17]  the limit's ttl in milliseconds, set when the window's first unit is taken
+--           (integer > 0; '' without a limit)
+-- ARGV[18..] optional pairs (name, value): the record JSON (field ``record``) must hold each
 --           name at its top level with exactly that string value, or nothing is written
 --           (refused). The JSON is only decoded to read it; its stored bytes stay as they are.
 --
@@ -34,6 +42,9 @@
 --    0  refused: the state, attempt, outcome kind, lease or an expected record value did
 --       not match (a record JSON that cannot be decoded matches nothing). Nothing is written.
 --   -1  missing (unknown or expired); no fields follow.
+--    3  limited: every condition held but the limit of KEYS[3] is reached. Nothing is written
+--       (no state, no index entry, no unit). Returns {3, pttl, field, value, ...}: pttl is the
+--       window's remaining milliseconds (as counter_take.lua's), then the fields.
 -- Errors "ERR ..." on bad arguments, raised before any write (Redis never rolls back a script).
 
 local from_states = ARGV[1]
@@ -53,8 +64,25 @@ local function is_count(value)
   return value ~= nil and value >= 0 and value == math.floor(value)
 end
 
-if #ARGV < 15 or (#ARGV - 15) % 2 ~= 0 then
-  return redis.error_reply('ERR record_transition: expected 15 arguments and name/value pairs')
+if #ARGV < 17 or (#ARGV - 17) % 2 ~= 0 then
+  return redis.error_reply('ERR record_transition: expected 17 arguments and name/value pairs')
+end
+local limit = nil
+local limit_ttl_ms = nil
+if ARGV[16] ~= '' then
+  limit = tonumber(ARGV[16])
+  limit_ttl_ms = tonumber(ARGV[17])
+  if not is_count(limit) then
+    return redis.error_reply('ERR record_transition: a limit must be an integer >= 0')
+  end
+  if not is_count(limit_ttl_ms) or limit_ttl_ms == 0 then
+    return redis.error_reply('ERR record_transition: a limit ttl_ms must be a positive integer')
+  end
+  if #KEYS < 3 then
+    return redis.error_reply('ERR record_transition: a limit needs its counter as KEYS[3]')
+  end
+elseif ARGV[17] ~= '' then
+  return redis.error_reply('ERR record_transition: a limit ttl_ms needs a limit')
 end
 local index_op = ARGV[13]
 if index_op ~= '' and index_op ~= 'add' and index_op ~= 'remove' then
@@ -86,13 +114,18 @@ if has_outcome and outcome_kind == '' then
   return redis.error_reply('ERR record_transition: an outcome needs an outcome_kind')
 end
 
-local function reply_with(code)
-  if index_op == 'add' and code > 0 then
+-- The reply; the index changes only with a transition that applies (codes 1 and 2).
+local function reply_with(code, pttl)
+  local applied = code == 1 or code == 2
+  if index_op == 'add' and applied then
     redis.call('ZADD', KEYS[2], ARGV[15], ARGV[14])
-  elseif index_op == 'remove' and code > 0 then
+  elseif index_op == 'remove' and applied then
     redis.call('ZREM', KEYS[2], ARGV[14])
   end
   local reply = {code}
+  if pttl ~= nil then
+    reply[2] = pttl
+  end
   local fields = redis.call('HGETALL', KEYS[1])
   for i = 1, #fields do
     reply[#reply + 1] = fields[i]
@@ -134,15 +167,24 @@ end
 if takeover and lease_until > now_ms then
   return reply_with(0)
 end
-if #ARGV > 15 then
+if #ARGV > 17 then
   local decoded_ok, record = pcall(cjson.decode, redis.call('HGET', KEYS[1], 'record') or '')
   if not decoded_ok or type(record) ~= 'table' then
     return reply_with(0)
   end
-  for i = 16, #ARGV, 2 do
+  for i = 18, #ARGV, 2 do
     if record[ARGV[i]] ~= ARGV[i + 1] then
       return reply_with(0)
     end
+  end
+end
+if limit ~= nil then
+  local count = tonumber(redis.call('GET', KEYS[3]) or '0')
+  if count == nil then
+    return redis.error_reply('ERR record_transition: the limit counter is not a number')
+  end
+  if count >= limit then
+    return reply_with(3, redis.call('PTTL', KEYS[3]))
   end
 end
 
@@ -171,5 +213,8 @@ end
 redis.call('HSET', KEYS[1], unpack(fields))
 if ttl_ms > 0 then
   redis.call('PEXPIRE', KEYS[1], string.format('%.0f', ttl_ms))
+end
+if limit ~= nil and redis.call('INCR', KEYS[3]) == 1 then
+  redis.call('PEXPIRE', KEYS[3], string.format('%.0f', limit_ttl_ms))
 end
 return reply_with(1)
