@@ -52,21 +52,25 @@ def insert_rows(objs: Sequence[Model], *, using: str | None = None) -> None:
     model = type(objs[0])
     if any(type(obj) is not model for obj in objs):
         raise TypeError("insert_rows takes rows of one model")
+    pk = model._meta.pk
+    database_key = isinstance(pk, AutoField)
+    if database_key and any(obj.pk is not None for obj in objs):
+        raise ValueError("insert_rows leaves a database-assigned key to the database")
     alias = using or router.db_for_write(model)
     connection = connections[alias]
     cache = _connection_cache(connection)
     shape = ("insert", model, len(objs))
-    sql = cache.get(shape)
-    fields = _insert_fields(model)
-    if sql is None:
+    built = cache.get(shape)
+    if built is None:
+        fields = _insert_fields(model)
         quote = connection.ops.quote_name
         row = "(" + ", ".join(["%s"] * len(fields)) + ")"
         # Identifiers from the model's metadata, quoted by the backend; values are parameters.
         table = quote(model._meta.db_table)
         columns = ", ".join(quote(field.column) for field in fields)
-        sql = cache[shape] = (
-            f"INSERT INTO {table} ({columns}) VALUES {', '.join([row] * len(objs))}"  # noqa: S608
-        )
+        sql = f"INSERT INTO {table} ({columns}) VALUES {', '.join([row] * len(objs))}"  # noqa: S608
+        built = cache[shape] = (sql, fields)
+    sql, fields = built
     params = [
         field.get_db_prep_save(field.pre_save(obj, True), connection)
         for obj in objs
@@ -74,8 +78,7 @@ def insert_rows(objs: Sequence[Model], *, using: str | None = None) -> None:
     ]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        pk = model._meta.pk
-        if len(objs) == 1 and isinstance(pk, AutoField) and objs[0].pk is None:
+        if database_key and len(objs) == 1:
             objs[0].pk = connection.ops.last_insert_id(cursor, model._meta.db_table, pk.column)
     for obj in objs:
         obj._state.adding = False

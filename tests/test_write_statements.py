@@ -113,6 +113,12 @@ def test_rows_of_two_models_are_refused(user):
     assert not ActionReceipt.objects.exists()
 
 
+def test_a_key_the_database_assigns_is_never_given(user):
+    with pytest.raises(ValueError, match="database-assigned"):
+        insert_rows([_receipt(user, pk=12345)])
+    assert not ActionReceipt.objects.exists()
+
+
 def _card(user, session, **overrides):
     values = {
         "id": uuid.uuid4(),
