@@ -40,7 +40,7 @@ from agent.control import (
     sealed_record_prepare,
     token_new,
 )
-from lightnote import store
+from lightnote import store, store_counters, store_scripts
 from lightnote.binding import canonical_json, digests_equal, owner_hash, seal_intact
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
@@ -298,7 +298,7 @@ def card_issue(
         card_id=card_id,
         channel=channel,
     )
-    (reply,) = store.scripts_run([prepared.sealed.create.call])
+    (reply,) = store_scripts.scripts_run([prepared.sealed.create.call])
     return prepared.issued(reply)
 
 
@@ -416,7 +416,7 @@ def card_claim(
     attempt_id: str,
     owner_id: int | str | None = None,
     session_id: uuid.UUID | str | None = None,
-    take: store.CounterUnit | None = None,
+    take: store_counters.CounterUnit | None = None,
 ) -> ClaimResult:
     """Claim a ready card for ``attempt_id``: ready -> running, with a lease. One winner.
 
@@ -433,7 +433,7 @@ def card_claim(
     and session in constant time, the binding) in the API's order.
 
     With ``take`` (a single Redis whose limiter shares the cards' connection:
-    ``store.counter_in_script``) the same script counts one unit of the claims limit, only
+    ``store_counters.counter_in_script``) the same script counts one unit of the claims limit, only
     when the claim wins: LIMITED (the card untouched, no index entry, nothing counted, with
     ``retry_after_ms``) when the limit is reached. A repeat, a loser or a refused owner is
     neither counted nor refused.
@@ -457,7 +457,7 @@ def card_claim(
         lease_ms=lease_ms,
         ttl_ms=settings.LIGHTNOTE_SETTLED_TTL * 1000,
         now_ms=now,
-        index=store.IndexUpdate(RUNNING_INDEX_KEY, digest, score_ms=now + lease_ms),
+        index=store_scripts.IndexUpdate(RUNNING_INDEX_KEY, digest, score_ms=now + lease_ms),
         expect_record=expected,
         take=take,
     )
@@ -518,7 +518,7 @@ def card_settle(
         # Leaves the running-cards index in the same round trip. Should this attempt not
         # hold the card any more, its holder's own settle or reconciliation settles it (and
         # removes the entry).
-        index=store.IndexUpdate(RUNNING_INDEX_KEY, digest),
+        index=store_scripts.IndexUpdate(RUNNING_INDEX_KEY, digest),
     )
     return result.applied
 
@@ -543,7 +543,7 @@ def card_release(token: str, *, attempt_id: str, expires_at: datetime | None) ->
         lease_ms=0,
         ttl_ms=max(1, left_ms),
         now_ms=now,
-        index=store.IndexUpdate(RUNNING_INDEX_KEY, digest),
+        index=store_scripts.IndexUpdate(RUNNING_INDEX_KEY, digest),
     )
     return result.status is store.TransitionStatus.TRANSITIONED
 

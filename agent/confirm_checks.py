@@ -31,7 +31,7 @@ from agent.card_audit import audit_card
 from agent.models import ActionCard, AgentSession
 from agent.ratelimit import LimitTake, limit_token_miss, retry_after_seconds
 from agent.sessions import SessionAccess, session_access
-from lightnote import store
+from lightnote import store, store_counters
 from lightnote.audit import audit_event
 from lightnote.authentication import token_annotations
 from lightnote.context import ActorContext
@@ -125,7 +125,7 @@ def claim_card_for(
     one (not ready: the caller answers its state; ready: the caller claims it as before).
 
     With ``limit`` (a unit of the claims limit that the claim's script may count:
-    ``store.counter_in_script``) the claim counts it only when it wins. One the limit
+    ``store_counters.counter_in_script``) the claim counts it only when it wins. One the limit
     refuses wrote nothing (the card stays ready): once the checks pass on its record, the
     429 (``LimitTake.refuse``). A claimed card that then fails a check gives its unit back
     (``give_back_unit``) with its claim, or is destroyed (binding) after giving it back.
@@ -233,7 +233,7 @@ def give_back_unit(limit: LimitTake) -> None:
     """Return the claims-limit unit a claim counted in its script and that will not execute
     (best effort: if the store cannot answer, the unit stays counted until its window ends)."""
     try:
-        store.counter_give_back(limit.counter.key)
+        store_counters.counter_give_back(limit.counter.key)
     except store.StoreUnavailable:
         logger.warning("claims-limit unit not given back: the store is unavailable")
 

@@ -53,7 +53,7 @@ from agent.confirm_checks import (
 from agent.executor import execute_claimed
 from agent.ratelimit import new_claim_unit, retry_after_seconds, take_now
 from agent.reconcile import answer_for_state
-from lightnote import store
+from lightnote import store_counters, store_scripts
 from lightnote.audit import audit_entry, audit_events
 from lightnote.audit_tallies import tallies_flush, tally
 from lightnote.context import ActorContext
@@ -65,7 +65,7 @@ logger = logging.getLogger(__name__)
 # --- The three endpoints' logic ----------------------------------------------------------
 
 
-@store.riding  # a best-effort script after the commit (list counts) rides with the settle
+@store_scripts.riding  # a best-effort script after the commit (list counts) rides with the settle
 def confirm(
     *, request: Any, actor: ActorContext, token: str, session_id: uuid.UUID, locale: str
 ) -> Answer:
@@ -85,7 +85,7 @@ def confirm(
     """
     attempt_id = uuid.uuid4().hex
     unit = new_claim_unit(user_id=actor.actor.pk)
-    in_claim = store.counter_in_script(unit.alias)
+    in_claim = store_counters.counter_in_script(unit.alias)
     card, claimed = claim_card_for(
         request=request,
         actor=actor,

@@ -187,20 +187,20 @@ def test_a_card_turn_on_the_cluster_counts_then_stores_each_record_on_its_own(
     """redis-py takes no script in a cluster pipeline: the limit is counted first, alone
     (a refusal stores nothing), then the continuation and the card, one round trip each."""
     from agent.models import Message
-    from lightnote import store
+    from lightnote import store_scripts
     from tests.test_conversation_api import new_session, say, send
 
     batches: list[list[str]] = []
-    original = store.scripts_run
+    original = store_scripts.scripts_run
 
     def spy(calls: Any, **kwargs: Any) -> list[Any]:
         batch = list(calls)
         batches.append([call.name for call in batch])
         return original(batch, **kwargs)
 
-    monkeypatch.setattr(store, "scripts_run", spy)
+    monkeypatch.setattr(store_scripts, "scripts_run", spy)
     monkeypatch.setattr(settings, "LIGHTNOTE_RATE_LIMIT_CARDS", "1/d")
-    assert store.pipelines_scripts() is False
+    assert store_scripts.pipelines_scripts() is False
     session_id = new_session(alice_api)
 
     [card] = say(alice_api, session_id, "帮我创建一条明天下午三点开会的待办")["cards"]
