@@ -13,8 +13,9 @@ Callers place the check where docs/api.md's order puts it. A confirm counts only
 the claim (``agent.execution.confirm``): a repeat of a running or settled card, and every
 loser of a race for one card, are never counted and never refused. When the limiter shares
 the cards' connection on a single Redis, the claim's own script counts the unit
-(:attr:`LimitTake.counter`, ``agent.cards.card_claim(..., take=)``) and a refused claim
-writes nothing; elsewhere the unit is counted after the claim, which is given back if refused.
+(:attr:`LimitTake.counter`, ``agent.card_transitions.card_claim(..., take=)``) and a refused
+claim writes nothing; elsewhere the unit is counted after the claim, which is given back if
+refused.
 Both paths refuse through :meth:`LimitTake.refuse` (the same audit row, body and header).
 
 Token misses (``LIGHTNOTE_RATE_LIMIT_TOKEN_MISSES``): an unknown or expired card or

@@ -15,7 +15,7 @@ from django.conf import settings
 from django.core.checks import run_checks
 from django.test import override_settings
 
-from agent import cards, continuation_store, control
+from agent import card_transitions, cards, continuation_store, control
 from agent.checks import check_control_store, server_warnings
 from lightnote import store, store_counters, store_scripts
 from lightnote.errors import LightNoteError
@@ -587,18 +587,23 @@ def every_store_operation() -> list[tuple[str, Any]]:
         ("record_get", lambda: store.record_get(key)),
         ("record_transition", lambda: claim(key, "attempt-1")),
         ("record_delete", lambda: store.record_delete(key)),
-        ("index_due", lambda: store.index_due(cards.RUNNING_INDEX_KEY, now_ms=NOW)),
+        ("index_due", lambda: store.index_due(card_transitions.RUNNING_INDEX_KEY, now_ms=NOW)),
         ("card_issue", lambda: cards.card_issue(**issue)),
         ("card_get", lambda: cards.card_get(token)),
-        ("card_claim", lambda: cards.card_claim(token, attempt_id="a")),
+        ("card_claim", lambda: card_transitions.card_claim(token, attempt_id="a")),
         (
             "card_settle",
-            lambda: cards.card_settle(token, attempt_id="a", outcome_kind="failed", outcome={}),
+            lambda: card_transitions.card_settle(
+                token, attempt_id="a", outcome_kind="failed", outcome={}
+            ),
         ),
-        ("card_resolve", lambda: cards.card_resolve(token, outcome_kind="failed", outcome={})),
-        ("card_reject", lambda: cards.card_reject(token)),
-        ("card_destroy", lambda: cards.card_destroy(token)),
-        ("cards_running_with_expired_lease", cards.cards_running_with_expired_lease),
+        (
+            "card_resolve",
+            lambda: card_transitions.card_resolve(token, outcome_kind="failed", outcome={}),
+        ),
+        ("card_reject", lambda: card_transitions.card_reject(token)),
+        ("card_destroy", lambda: card_transitions.card_destroy(token)),
+        ("cards_running_with_expired_lease", card_transitions.cards_running_with_expired_lease),
         (
             "continuation_issue",
             lambda: continuation_store.continuation_issue(
