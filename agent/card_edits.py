@@ -15,7 +15,7 @@ from typing import Any
 
 from django.db import transaction
 
-from agent import cards, confirm_checks, lifecycle, sessions
+from agent import card_transitions, cards, confirm_checks, lifecycle, sessions
 from agent.card_issuing import prepared_fields
 from agent.cards import CardState
 from agent.derived_cards import issue_derived_card, turn_for
@@ -108,9 +108,9 @@ def edit(
         **prepared_fields(prepared),
     )
     new_card = derived.card
-    if not cards.card_void(card.digest):
+    if not card_transitions.card_void(card.digest):
         # A confirm (or reject) of the old token won: the new card must never be usable.
-        cards.card_destroy(new_card["token"])
+        card_transitions.card_destroy(new_card["token"])
         raise _refusal_for_lost_void(card.digest)
     with transaction.atomic():
         lifecycle.record_voided([card.id], reason=ActionCard.VoidReason.SUPERSEDED)

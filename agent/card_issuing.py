@@ -28,7 +28,7 @@ from agent.models import ActionCard, AgentSession
 from agent.planners.base import Fact
 from agent.policy import PolicyResult
 from agent.tools import ToolContext
-from lightnote import store
+from lightnote import store, store_scripts
 from lightnote.audit import audit_entry, audit_events
 from lightnote.context import ActorContext
 from lightnote.models import AuditEvent
@@ -195,14 +195,14 @@ class CardIssuer:
             raise
         calls = [continuation.sealed.create.call, prepared.sealed.create.call]
         with confirmation_store():
-            riding = unit is not None and store.pipelines_scripts(unit.alias)
+            riding = unit is not None and store_scripts.pipelines_scripts(unit.alias)
         if unit is not None:
             if riding:
                 calls.insert(0, unit.call)
             else:
                 ratelimit.take_now(unit)
         with confirmation_store():
-            replies = store.scripts_run(calls)
+            replies = store_scripts.scripts_run(calls)
         if riding and unit is not None:
             retry_after = unit.retry_after(replies.pop(0))
             if retry_after is not None:

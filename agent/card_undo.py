@@ -16,7 +16,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from agent import cards, lifecycle
+from agent import card_transitions, lifecycle
 from agent.card_issuing import prepared_fields
 from agent.derived_cards import issue_derived_card, turn_for
 from agent.models import ActionCard, AgentSession
@@ -111,7 +111,7 @@ def undo(
     limit_new_card(request, user_id=actor.actor.pk)
     # One live undo per card: an undo card issued earlier and still ready is withdrawn.
     earlier = list(row.undos.filter(state=ActionCard.State.READY))
-    withdrawn = [str(old.id) for old in earlier if cards.card_void(old.token_digest)]
+    withdrawn = [str(old.id) for old in earlier if card_transitions.card_void(old.token_digest)]
     derived = issue_derived_card(turn, message=row.message, **prepared_fields(prepared))
     new_card = derived.card
     with transaction.atomic():

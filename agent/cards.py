@@ -1,21 +1,13 @@
-"""Confirmation cards: issue, read, claim, settle, resolve, reject, destroy.
+"""Confirmation cards: the card, its issue and its reads.
 
 A card is one record in the control store (see :mod:`lightnote.store`) at
 ``ln:card:{sha256(token)}``. Its ``record`` is the immutable JSON written at issue: the
 prepared args, preview and every binding (owner hash, session, subject, actor, admin
 context, request id), sealed by ``args_hmac``, an HMAC over all the other record fields.
 
-State machine::
-
-    ready --claim--> running --settle--> settled{succeeded|failed|unknown}
-      |                 |                    unknown --resolve--> succeeded | failed
-      |                 '--resolve (lease passed)--> settled{succeeded|failed}
-      |--reject--> rejected          (ready also expires: Redis drops the key)
-      '--void----> voided            (withdrawn: its session was deleted, or a newer card
-                                      supersedes it; answers like an unknown token)
-
-Ready cards live ``LIGHTNOTE_CONFIRMATION_TTL``; claiming extends the key to
-``LIGHTNOTE_SETTLED_TTL`` so running, settled and rejected records are kept 24 h.
+A card is issued ready and lives ``LIGHTNOTE_CONFIRMATION_TTL``; its moves through the state
+machine (claim, settle, release, resolve, reject, void, destroy) are
+:mod:`agent.card_transitions`.
 """
 
 from __future__ import annotations
@@ -40,7 +32,7 @@ from agent.control import (
     sealed_record_prepare,
     token_new,
 )
-from lightnote import store
+from lightnote import store, store_scripts
 from lightnote.binding import canonical_json, digests_equal, owner_hash, seal_intact
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
@@ -62,7 +54,6 @@ define_messages(
 
 MAX_ARGS_BYTES = 64 * 1024
 MAX_PREVIEW_BYTES = 64 * 1024
-RUNNING_INDEX_KEY = "ln:cards:running"
 CHANNEL_CHAT = "chat"
 CHANNEL_MCP = "mcp"
 CHANNELS = (CHANNEL_CHAT, CHANNEL_MCP)
@@ -80,26 +71,6 @@ class OutcomeKind(StrEnum):
     SUCCEEDED = "succeeded"
     FAILED = "failed"
     UNKNOWN = "unknown"
-
-
-class ClaimStatus(StrEnum):
-    CLAIMED = "claimed"  # this attempt holds the card: execute it
-    RUNNING = "running"  # another attempt holds it (see ClaimResult.lease_expired)
-    SETTLED = "settled"
-    REJECTED = "rejected"
-    GONE = "gone"  # unknown or expired
-    # Still ready, nothing claimed: the record does not name the owner and session the claim
-    # expected (``card_claim(..., owner_id=, session_id=)``), or cannot be read.
-    READY = "ready"
-    # Still ready, nothing claimed and nothing counted: the claim would have won, but the
-    # rate limit it was to count against (``card_claim(..., take=)``) is reached.
-    LIMITED = "limited"
-
-
-class RejectStatus(StrEnum):
-    REJECTED = "rejected"  # now rejected (or was already)
-    REFUSED = "refused"  # running or settled: see RejectResult.state
-    GONE = "gone"
 
 
 @dataclass(frozen=True)
@@ -153,23 +124,6 @@ class IssuedCard:
     card: Card
 
 
-@dataclass(frozen=True)
-class ClaimResult:
-    status: ClaimStatus
-    card: Card | None
-    # For RUNNING: the holder's lease has passed, so the caller should reconcile the card
-    # from the receipt table (card_resolve), never execute it again.
-    lease_expired: bool = False
-    # For LIMITED: the milliseconds until the limit's window ends.
-    retry_after_ms: int = 0
-
-
-@dataclass(frozen=True)
-class RejectResult:
-    status: RejectStatus
-    state: str | None
-
-
 _RECORD_FIELDS = (
     "id",
     "tool",
@@ -191,7 +145,7 @@ _RECORD_FIELDS = (
 )
 
 
-def _card_from_fields(digest: str, fields: Mapping[str, str]) -> Card:
+def card_from_fields(digest: str, fields: Mapping[str, str]) -> Card:
     """Build a Card from the hash fields; an unreadable record gives ``intact=False``."""
     try:
         record = store.read_record(fields, required=_RECORD_FIELDS)
@@ -253,7 +207,7 @@ class CardIssue:
     def issued(self, reply: Any) -> IssuedCard:
         """Return the :class:`IssuedCard` once the record's script answered ``reply``."""
         return IssuedCard(
-            token=self.token, card=_card_from_fields(self.digest, self.sealed.fields(reply))
+            token=self.token, card=card_from_fields(self.digest, self.sealed.fields(reply))
         )
 
 
@@ -298,7 +252,7 @@ def card_issue(
         card_id=card_id,
         channel=channel,
     )
-    (reply,) = store.scripts_run([prepared.sealed.create.call])
+    (reply,) = store_scripts.scripts_run([prepared.sealed.create.call])
     return prepared.issued(reply)
 
 
@@ -380,7 +334,7 @@ def card_get(token: str) -> Card | None:
 def card_get_by_digest(digest: str) -> Card | None:
     """Return the card whose token has this digest (reconciliation knows only digests)."""
     fields = live_record_get(card_key(digest), voided=CardState.VOIDED)
-    return None if fields is None else _card_from_fields(digest, fields)
+    return None if fields is None else card_from_fields(digest, fields)
 
 
 def card_binding_valid(card: Card) -> bool:
@@ -396,274 +350,3 @@ def card_owned_by(card: Card, user_id: int | str) -> bool:
 def card_in_session(card: Card, session_id: uuid.UUID | str) -> bool:
     """Return True when the card was issued in ``session_id``."""
     return card.intact and digests_equal(str(session_id), card.session_id)
-
-
-def _index_best_effort(action: str, digest: str, *, score_ms: int = 0) -> None:
-    """Update the running-cards index; a failure only delays the reconcile command."""
-    try:
-        if action == "add":
-            store.index_add(RUNNING_INDEX_KEY, digest, score_ms=score_ms)
-        else:
-            store.index_remove(RUNNING_INDEX_KEY, digest)
-    except store.StoreUnavailable:
-        logger.warning("running-cards index not updated (%s %s)", action, digest[:12])
-
-
-@confirmation_store()
-def card_claim(
-    token: str,
-    *,
-    attempt_id: str,
-    owner_id: int | str | None = None,
-    session_id: uuid.UUID | str | None = None,
-    take: store.CounterUnit | None = None,
-) -> ClaimResult:
-    """Claim a ready card for ``attempt_id``: ready -> running, with a lease. One winner.
-
-    Only a CLAIMED result lets the caller execute. The claim is one Lua compare-and-set, so
-    of any number of concurrent claims exactly one wins; a claim re-sent with the same
-    ``attempt_id`` (e.g. by redis-py after a lost reply) is recognised and answers CLAIMED
-    again without a second claimer. The lease is ``LIGHTNOTE_EXECUTION_LEASE``; the key's
-    TTL becomes ``LIGHTNOTE_SETTLED_TTL``.
-
-    With ``owner_id`` and ``session_id`` the same script first checks that the record names
-    that owner (its owner hash) and that session, so a confirm reads and claims its card in
-    one round trip: READY (and nothing claimed) when they do not match. Every result except
-    GONE carries the card as stored after the call, for the caller's own checks (the owner
-    and session in constant time, the binding) in the API's order.
-
-    With ``take`` (a single Redis whose limiter shares the cards' connection:
-    ``store.counter_in_script``) the same script counts one unit of the claims limit, only
-    when the claim wins: LIMITED (the card untouched, no index entry, nothing counted, with
-    ``retry_after_ms``) when the limit is reached. A repeat, a loser or a refused owner is
-    neither counted nor refused.
-    """
-    digest = store.token_digest(token)
-    now = store.now_ms()
-    lease_ms = settings.LIGHTNOTE_EXECUTION_LEASE * 1000
-    expected: dict[str, str] | None = None
-    if owner_id is not None or session_id is not None:
-        if owner_id is None or session_id is None:
-            raise ValueError("name both the expected owner and the expected session, or neither")
-        expected = {"owner_hash": owner_hash(owner_id), "session_id": str(session_id)}
-    # The running-cards index entry is added by the claim itself, only when it wins (one
-    # round trip on a single Redis; on Cluster the entry follows the won claim as its own
-    # command): a loser, a repeat or a refused owner leaves no entry behind.
-    result = store.record_transition(
-        card_key(digest),
-        from_states=(CardState.READY,),
-        to_state=CardState.RUNNING,
-        attempt=attempt_id,
-        lease_ms=lease_ms,
-        ttl_ms=settings.LIGHTNOTE_SETTLED_TTL * 1000,
-        now_ms=now,
-        index=store.IndexUpdate(RUNNING_INDEX_KEY, digest, score_ms=now + lease_ms),
-        expect_record=expected,
-        take=take,
-    )
-    if result.fields is None:
-        return ClaimResult(status=ClaimStatus.GONE, card=None)
-    card = _card_from_fields(digest, result.fields)
-    if result.status is store.TransitionStatus.LIMITED:
-        return ClaimResult(
-            status=ClaimStatus.LIMITED, card=card, retry_after_ms=result.retry_after_ms
-        )
-    if result.applied:
-        return ClaimResult(status=ClaimStatus.CLAIMED, card=card)
-    if card.state == CardState.RUNNING:
-        lease_until = int(result.fields.get("lease_until") or 0)
-        return ClaimResult(
-            status=ClaimStatus.RUNNING, card=card, lease_expired=0 < lease_until <= now
-        )
-    if card.state == CardState.SETTLED:
-        return ClaimResult(status=ClaimStatus.SETTLED, card=card)
-    if card.state == CardState.REJECTED:
-        return ClaimResult(status=ClaimStatus.REJECTED, card=card)
-    if card.state == CardState.VOIDED:
-        return ClaimResult(status=ClaimStatus.GONE, card=None)
-    if card.state == CardState.READY and expected is not None:
-        return ClaimResult(status=ClaimStatus.READY, card=card)
-    logger.error("card %s is in an unknown state %r", digest[:12], card.state)
-    return ClaimResult(status=ClaimStatus.GONE, card=None)
-
-
-def _outcome_json(outcome_kind: str, outcome: Mapping[str, Any], allowed: tuple[str, ...]) -> str:
-    if outcome_kind not in allowed:
-        raise ValueError(f"outcome_kind must be one of {allowed}, got {outcome_kind!r}")
-    return canonical_json(dict(outcome))
-
-
-@confirmation_store()
-def card_settle(
-    token: str, *, attempt_id: str, outcome_kind: str, outcome: Mapping[str, Any]
-) -> bool:
-    """Record the outcome of the execution ``attempt_id`` holds: running -> settled.
-
-    Compare-and-set on the attempt: False when another attempt holds the card or it was
-    already settled or resolved (the stored outcome then stands). A repeat by the same
-    attempt with the same outcome answers True. The settled record is kept
-    ``LIGHTNOTE_SETTLED_TTL`` from now.
-    """
-    digest = store.token_digest(token)
-    result = store.record_transition(
-        card_key(digest),
-        from_states=(CardState.RUNNING,),
-        to_state=CardState.SETTLED,
-        attempt=attempt_id,
-        require_attempt=True,
-        outcome=_outcome_json(outcome_kind, outcome, tuple(OutcomeKind)),
-        outcome_kind=outcome_kind,
-        ttl_ms=settings.LIGHTNOTE_SETTLED_TTL * 1000,
-        now_ms=store.now_ms(),
-        # Leaves the running-cards index in the same round trip. Should this attempt not
-        # hold the card any more, its holder's own settle or reconciliation settles it (and
-        # removes the entry).
-        index=store.IndexUpdate(RUNNING_INDEX_KEY, digest),
-    )
-    return result.applied
-
-
-@confirmation_store()
-def card_release(token: str, *, attempt_id: str, expires_at: datetime | None) -> bool:
-    """Give back a claim that executed nothing: running -> ready, for ``attempt_id`` only.
-
-    For a claim that may not proceed after all (the claims rate limit refused it, or its
-    store failed): the card is confirmable again until its original ``expires_at``. True
-    when this call released it; False when the attempt no longer holds it.
-    """
-    digest = store.token_digest(token)
-    now = store.now_ms()
-    left_ms = int(expires_at.timestamp() * 1000) - now if expires_at else 0
-    result = store.record_transition(
-        card_key(digest),
-        from_states=(CardState.RUNNING,),
-        to_state=CardState.READY,
-        attempt=attempt_id,
-        require_attempt=True,
-        lease_ms=0,
-        ttl_ms=max(1, left_ms),
-        now_ms=now,
-        index=store.IndexUpdate(RUNNING_INDEX_KEY, digest),
-    )
-    return result.status is store.TransitionStatus.TRANSITIONED
-
-
-def _digest_of(token: str | None, digest: str | None) -> str:
-    """Return the card's digest from exactly one of its token or its digest."""
-    if token is not None and digest is None:
-        return store.token_digest(token)
-    if digest is not None and token is None:
-        return digest
-    raise ValueError("name the card by exactly one of token or digest")
-
-
-@confirmation_store()
-def card_resolve(
-    token: str | None = None,
-    *,
-    digest: str | None = None,
-    outcome_kind: str,
-    outcome: Mapping[str, Any],
-) -> bool:
-    """Settle a card whose outcome reconciliation established; never re-executes it.
-
-    Name the card by ``token`` or, from the reconcile command, by ``digest``. Allowed:
-    settled-unknown -> succeeded (any time: a receipt exists) or -> failed (only once the
-    execution lease has passed), and running -> succeeded|failed once its lease has passed.
-    Returns True when this call resolved it; False when it was not in such a state (e.g.
-    already resolved: that result stands).
-    """
-    allowed = (OutcomeKind.SUCCEEDED, OutcomeKind.FAILED)
-    outcome_json = _outcome_json(outcome_kind, outcome, tuple(allowed))
-    digest = _digest_of(token, digest)
-    key = card_key(digest)
-    common: dict[str, Any] = {
-        "to_state": CardState.SETTLED,
-        "outcome": outcome_json,
-        "outcome_kind": outcome_kind,
-        "ttl_ms": settings.LIGHTNOTE_SETTLED_TTL * 1000,
-        "now_ms": store.now_ms(),
-    }
-    # Two compare-and-sets, each atomic: whichever matches the card's current state applies.
-    result = store.record_transition(
-        key,
-        from_states=(CardState.SETTLED,),
-        expect_outcome_kind=OutcomeKind.UNKNOWN,
-        takeover_expired_lease=outcome_kind == OutcomeKind.FAILED,
-        **common,
-    )
-    if result.status is store.TransitionStatus.REFUSED and result.state == CardState.RUNNING:
-        result = store.record_transition(
-            key, from_states=(CardState.RUNNING,), takeover_expired_lease=True, **common
-        )
-    if result.status is store.TransitionStatus.TRANSITIONED:
-        _index_best_effort("remove", digest)
-        return True
-    return False
-
-
-@confirmation_store()
-def card_reject(token: str) -> RejectResult:
-    """Reject a ready card: ready -> rejected, atomically; a repeat answers REJECTED again.
-
-    A running or settled card is refused with its state; the rejected record is kept
-    ``LIGHTNOTE_SETTLED_TTL`` so later confirms answer "rejected", not "expired".
-    """
-    result = store.record_transition(
-        card_key(store.token_digest(token)),
-        from_states=(CardState.READY,),
-        to_state=CardState.REJECTED,
-        ttl_ms=settings.LIGHTNOTE_SETTLED_TTL * 1000,
-        now_ms=store.now_ms(),
-    )
-    if result.fields is None or result.state == CardState.VOIDED:
-        return RejectResult(status=RejectStatus.GONE, state=None)
-    if result.applied or result.state == CardState.REJECTED:
-        return RejectResult(status=RejectStatus.REJECTED, state=CardState.REJECTED)
-    return RejectResult(status=RejectStatus.REFUSED, state=result.state)
-
-
-@confirmation_store()
-def card_void(digest: str) -> bool:
-    """Withdraw a ready card: ready -> voided, atomically; True when this call voided it.
-
-    A voided card answers like an unknown token (410) until its key expires at the card's
-    original expiry. A card already claimed, settled or rejected is left as it is (False):
-    a claim that won the race stands, and its execution settles it as usual.
-    """
-    result = store.record_transition(
-        card_key(digest),
-        from_states=(CardState.READY,),
-        to_state=CardState.VOIDED,
-        now_ms=store.now_ms(),
-    )
-    return result.status is store.TransitionStatus.TRANSITIONED
-
-
-@confirmation_store()
-def card_destroy(token: str | None = None, *, digest: str | None = None) -> bool:
-    """Delete a card (e.g. one whose binding check failed); True when it existed."""
-    digest = _digest_of(token, digest)
-    existed = store.record_delete(card_key(digest))
-    _index_best_effort("remove", digest)
-    return existed
-
-
-@confirmation_store()
-def cards_running_with_expired_lease(*, limit: int = 100) -> list[Card]:
-    """Return running cards whose lease has passed, for the reconcile command.
-
-    The index is a hint (updated after each script, and possibly stale); every entry is
-    re-read, and entries whose card is gone or no longer running are dropped from it.
-    """
-    now = store.now_ms()
-    cards: list[Card] = []
-    for digest in store.index_due(RUNNING_INDEX_KEY, now_ms=now, limit=limit):
-        fields = store.record_get(card_key(digest))
-        if fields is None or fields.get("state") != CardState.RUNNING:
-            store.index_remove(RUNNING_INDEX_KEY, digest)
-            continue
-        card = _card_from_fields(digest, fields)
-        if card.lease_passed(now=store.ms_to_datetime(now)):
-            cards.append(card)
-    return cards

@@ -6,7 +6,7 @@ args and preview the proposal prepared for that item through the tool policy. Pi
 (``agent.choices.choose``, or a follow-up such as "第二个" through the pending store) issues
 the ordinary confirmation card for exactly those prepared args; nothing executes here.
 
-Contract (the same as a card's, see ``agent.cards``):
+Contract (the same as a card's, see ``agent.cards`` and ``agent.card_transitions``):
 
 - the token is returned once and never stored (only its digest);
 - the record is sealed (HMAC over every field, ``kind`` ``choice/v1`` inside it, so no card

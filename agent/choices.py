@@ -18,7 +18,7 @@ from typing import Any
 
 from django.db import transaction
 
-from agent import cards, choice_store, pending
+from agent import card_transitions, choice_store, pending
 from agent.confirm_checks import session_access_for
 from agent.derived_cards import DerivedCard, derived_context, issue_derived_card
 from agent.models import AgentSession, Choice
@@ -163,6 +163,6 @@ def take_pick(choice: choice_store.StoredChoice, candidate_id: str, issue: Any) 
         preview=dict(pick["preview"]),
     )
     if not choice_store.choice_take(choice.digest):
-        cards.card_destroy(card["token"])
+        card_transitions.card_destroy(card["token"])
         raise LightNoteError("CONFIRMATION_EXPIRED", status=410)
     return card

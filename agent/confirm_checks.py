@@ -26,12 +26,12 @@ from typing import Any
 
 from django.db.models import Exists, OuterRef, Value
 
-from agent import cards, lifecycle
+from agent import card_transitions, cards, lifecycle
 from agent.card_audit import audit_card
 from agent.models import ActionCard, AgentSession
 from agent.ratelimit import LimitTake, limit_token_miss, retry_after_seconds
 from agent.sessions import SessionAccess, session_access
-from lightnote import store
+from lightnote import store, store_counters
 from lightnote.audit import audit_event
 from lightnote.authentication import token_annotations
 from lightnote.context import ActorContext
@@ -115,9 +115,9 @@ def claim_card_for(
 
     When this request's token query already says the session is the caller's own, one
     script reads the card and moves it ``ready -> running`` only if its record names this
-    owner and this session (``cards.card_claim`` with both). The checks then run in the
-    API's order on the record it returns, as ``load_card_for`` runs them, so every answer
-    is the one a read would have given: 410 (a miss), 403 (nothing was claimed), 409 for a
+    owner and this session (``card_transitions.card_claim`` with both). The checks then run
+    in the API's order on the record it returns, as ``load_card_for`` runs them, so every
+    answer is the one a read would have given: 410 (a miss), 403 (nothing was claimed), 409 for a
     failed binding. A card claimed by this call that fails a check before the claim (its
     record was altered after issue: only a binding failure can do this) never executes: a
     binding failure destroys it as always; should the owner check in Python disagree with
@@ -125,9 +125,9 @@ def claim_card_for(
     one (not ready: the caller answers its state; ready: the caller claims it as before).
 
     With ``limit`` (a unit of the claims limit that the claim's script may count:
-    ``store.counter_in_script``) the claim counts it only when it wins. One the limit
-    refuses wrote nothing (the card stays ready): once the checks pass on its record, the
-    429 (``LimitTake.refuse``). A claimed card that then fails a check gives its unit back
+    ``store_counters.counter_in_script``) the claim counts it only when it wins. One the
+    limit refuses wrote nothing (the card stays ready): once the checks pass on its record,
+    the 429 (``LimitTake.refuse``). A claimed card that then fails a check gives its unit back
     (``give_back_unit``) with its claim, or is destroyed (binding) after giving it back.
 
     Otherwise (another session, the caller's deleted one, or no annotation: the chat page
@@ -140,7 +140,7 @@ def claim_card_for(
             request=request, actor=actor, token=token, session_id=session_id, action="confirm"
         )
         return card, False
-    claim = cards.card_claim(  # 503 when the store cannot answer
+    claim = card_transitions.card_claim(  # 503 when the store cannot answer
         token,
         attempt_id=attempt_id,
         owner_id=owner.pk,
@@ -149,7 +149,7 @@ def claim_card_for(
     )
     if claim.card is None:
         raise _unknown_token(actor, action="confirm")
-    claimed = claim.status is cards.ClaimStatus.CLAIMED
+    claimed = claim.status is card_transitions.ClaimStatus.CLAIMED
     try:
         _check_owner_and_binding(
             claim.card,
@@ -165,7 +165,8 @@ def claim_card_for(
         if claimed and refused.status == 403:
             give_back(token, attempt_id=attempt_id, card=claim.card)
         raise
-    if claim.status is cards.ClaimStatus.LIMITED and limit is not None:  # nothing written
+    limited = claim.status is card_transitions.ClaimStatus.LIMITED
+    if limited and limit is not None:  # nothing written
         limit.refuse(retry_after_seconds(claim.retry_after_ms))
     return claim.card, claimed
 
@@ -214,7 +215,7 @@ def _check_owner_and_binding(
         )
         raise LightNoteError("CONFIRMATION_FORBIDDEN", status=403)
     if not cards.card_binding_valid(card):
-        cards.card_destroy(token)
+        card_transitions.card_destroy(token)
         record_invalid(card)
         audit_card("confirm.invalid", card, actor, code="CONFIRMATION_INVALID")
         raise LightNoteError("CONFIRMATION_INVALID", status=409)
@@ -224,7 +225,7 @@ def give_back(token: str, *, attempt_id: str, card: cards.Card) -> None:
     """Release a claim that will not execute (best effort: if the store cannot answer, the
     lease runs out and reconciliation voids the card, which never executed)."""
     try:
-        cards.card_release(token, attempt_id=attempt_id, expires_at=card.expires_at)
+        card_transitions.card_release(token, attempt_id=attempt_id, expires_at=card.expires_at)
     except LightNoteError:
         logger.warning("claim on %s not given back: the store is unavailable", card.id)
 
@@ -233,7 +234,7 @@ def give_back_unit(limit: LimitTake) -> None:
     """Return the claims-limit unit a claim counted in its script and that will not execute
     (best effort: if the store cannot answer, the unit stays counted until its window ends)."""
     try:
-        store.counter_give_back(limit.counter.key)
+        store_counters.counter_give_back(limit.counter.key)
     except store.StoreUnavailable:
         logger.warning("claims-limit unit not given back: the store is unavailable")
 

@@ -34,7 +34,7 @@ from agent.control import (
     token_new,
 )
 from agent.models import ActionReceipt
-from lightnote import store
+from lightnote import store, store_scripts
 from lightnote.binding import canonical_json, digests_equal, owner_hash, seal_intact
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
@@ -222,7 +222,7 @@ def continuation_issue(
     prepared = continuation_prepare(
         action_id=action_id, owner_id=owner_id, session_id=session_id, snapshot=snapshot
     )
-    (reply,) = store.scripts_run([prepared.sealed.create.call])
+    (reply,) = store_scripts.scripts_run([prepared.sealed.create.call])
     return prepared.token, prepared.issued(reply)
 
 

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from lightnote import store
+from lightnote import store, store_scripts
 from lightnote.binding import canonical_json, seal
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
@@ -52,7 +52,7 @@ def token_new() -> tuple[str, str]:
 class SealedCreate:
     """A sealed record ready to be stored new (:func:`sealed_record_prepare`), not sent yet:
     ``create.call`` is its script, to send alone or with others in one round trip
-    (:func:`lightnote.store.scripts_run`); :meth:`fields` reads the script's reply."""
+    (:func:`lightnote.store_scripts.scripts_run`); :meth:`fields` reads the script's reply."""
 
     create: store.RecordCreate
     kind: str
@@ -95,7 +95,7 @@ def sealed_record_create(
         ttl_seconds=ttl_seconds,
         kind=kind,
     )
-    (reply,) = store.scripts_run([sealed.create.call])
+    (reply,) = store_scripts.scripts_run([sealed.create.call])
     return sealed.fields(reply)
 
 

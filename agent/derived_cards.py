@@ -22,7 +22,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from agent import cards, lifecycle
+from agent import card_transitions, lifecycle
 from agent.card_issuing import CardIssuer
 from agent.models import ActionCard, AgentSession, Message
 from agent.planners.base import Fact
@@ -74,7 +74,7 @@ def reissue_card(
     if old.state != ActionCard.State.READY:
         raise LightNoteError("CARD_NOT_READY", status=409, outer={"state": old.state})
     limit_new_card(request, user_id=actor.actor.pk)
-    if not cards.card_void(old.token_digest):
+    if not card_transitions.card_void(old.token_digest):
         raise LightNoteError("CONFIRMATION_EXPIRED", status=410)  # claimed, rejected or gone
     turn = turn_for(request=request, actor=actor, row=old, session=session, locale=locale)
     try:

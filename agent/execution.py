@@ -37,7 +37,7 @@ import logging
 import uuid
 from typing import Any
 
-from agent import cards, lifecycle
+from agent import card_transitions, cards, lifecycle
 from agent.card_audit import audit_card
 from agent.cards import CardState, OutcomeKind
 from agent.confirm_answers import Answer, running_answer, settled_answer
@@ -53,7 +53,7 @@ from agent.confirm_checks import (
 from agent.executor import execute_claimed
 from agent.ratelimit import new_claim_unit, retry_after_seconds, take_now
 from agent.reconcile import answer_for_state
-from lightnote import store
+from lightnote import store_counters, store_scripts
 from lightnote.audit import audit_entry, audit_events
 from lightnote.audit_tallies import tallies_flush, tally
 from lightnote.context import ActorContext
@@ -65,7 +65,7 @@ logger = logging.getLogger(__name__)
 # --- The three endpoints' logic ----------------------------------------------------------
 
 
-@store.riding  # a best-effort script after the commit (list counts) rides with the settle
+@store_scripts.riding  # a best-effort script after the commit (list counts) rides with the settle
 def confirm(
     *, request: Any, actor: ActorContext, token: str, session_id: uuid.UUID, locale: str
 ) -> Answer:
@@ -85,7 +85,7 @@ def confirm(
     """
     attempt_id = uuid.uuid4().hex
     unit = new_claim_unit(user_id=actor.actor.pk)
-    in_claim = store.counter_in_script(unit.alias)
+    in_claim = store_counters.counter_in_script(unit.alias)
     card, claimed = claim_card_for(
         request=request,
         actor=actor,
@@ -99,12 +99,12 @@ def confirm(
         if answer is not None:
             _tally_repeat(card, actor)
             return answer
-        claim = cards.card_claim(
+        claim = card_transitions.card_claim(
             token, attempt_id=attempt_id, take=unit.counter if in_claim else None
         )
-        if claim.status == cards.ClaimStatus.LIMITED:
+        if claim.status == card_transitions.ClaimStatus.LIMITED:
             unit.refuse(retry_after_seconds(claim.retry_after_ms))  # nothing was written
-        if claim.status != cards.ClaimStatus.CLAIMED:
+        if claim.status != card_transitions.ClaimStatus.CLAIMED:
             # Another request won the race between our read and our claim.
             if claim.card is None:
                 raise LightNoteError("CONFIRMATION_EXPIRED", status=410)
@@ -118,7 +118,7 @@ def confirm(
             raise
     kind, outcome = execute_claimed(card, actor=actor, locale=locale)
     try:
-        settled = cards.card_settle(
+        settled = card_transitions.card_settle(
             token, attempt_id=attempt_id, outcome_kind=kind, outcome=outcome
         )
     except LightNoteError:
@@ -156,12 +156,12 @@ def reject(
     card = load_card_for(
         request=request, actor=actor, token=token, session_id=session_id, action="reject"
     )
-    result = cards.card_reject(token)
-    if result.status == cards.RejectStatus.REJECTED:
+    result = card_transitions.card_reject(token)
+    if result.status == card_transitions.RejectStatus.REJECTED:
         lifecycle.record_rejected(card.id)
         audit_card("confirm.rejected", card, actor)
         return Answer(200, {"state": "rejected"})
-    if result.status == cards.RejectStatus.GONE:
+    if result.status == card_transitions.RejectStatus.GONE:
         raise LightNoteError("CONFIRMATION_EXPIRED", status=410)
     raise LightNoteError("CONFIRMATION_ALREADY_CLAIMED", status=409, outer={"state": result.state})
 

@@ -31,7 +31,7 @@ from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from agent import cards
+from agent import card_transitions, cards
 from agent.models import ActionCard, ActionReceipt, AgentSession, Message
 from lightnote.i18n import DEFAULT_LOCALE, message_template, translate
 from lightnote.write_statements import ConditionalUpdate, insert_rows
@@ -209,7 +209,7 @@ def void_live_records(digests: list[str]) -> None:
     """
     for digest in digests:
         try:
-            cards.card_void(digest)
+            card_transitions.card_void(digest)
         except Exception:  # the store is down: the session check still refuses them
             logger.warning("could not void the live card %s", digest[:12])
 

@@ -2,7 +2,8 @@
 
 Each limit is a fixed window per user (``LIGHTNOTE_RATE_LIMIT_CARDS`` / ``..._CONFIRMS``,
 e.g. ``60/m``) counted by one Lua script that checks and counts together
-(:func:`lightnote.store.counter_take`), so concurrent requests can never count past the limit.
+(:func:`lightnote.store_counters.counter_take`), so concurrent requests can never count past
+the limit.
 
 A message turn's card counts its unit in the round trip that stores the card
 (``agent.card_issuing``, :class:`LimitTake`) when the limiter shares the records' connection
@@ -12,8 +13,9 @@ Callers place the check where docs/api.md's order puts it. A confirm counts only
 the claim (``agent.execution.confirm``): a repeat of a running or settled card, and every
 loser of a race for one card, are never counted and never refused. When the limiter shares
 the cards' connection on a single Redis, the claim's own script counts the unit
-(:attr:`LimitTake.counter`, ``agent.cards.card_claim(..., take=)``) and a refused claim
-writes nothing; elsewhere the unit is counted after the claim, which is given back if refused.
+(:attr:`LimitTake.counter`, ``agent.card_transitions.card_claim(..., take=)``) and a refused
+claim writes nothing; elsewhere the unit is counted after the claim, which is given back if
+refused.
 Both paths refuse through :meth:`LimitTake.refuse` (the same audit row, body and header).
 
 Token misses (``LIGHTNOTE_RATE_LIMIT_TOKEN_MISSES``): an unknown or expired card or
@@ -36,7 +38,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 
 from agent.control import store_unavailable
-from lightnote import store
+from lightnote import store, store_counters, store_scripts
 from lightnote.audit import audit_entry, audit_event
 from lightnote.audit_tallies import tallies_flush, tally
 from lightnote.context import ActorContext
@@ -69,18 +71,19 @@ class LimitTake:
     alias: str
     limit: int
     ttl_ms: int
-    call: store.ScriptCall
+    call: store_scripts.ScriptCall
 
     @property
-    def counter(self) -> store.CounterUnit:
+    def counter(self) -> store_counters.CounterUnit:
         """This unit for a record's transition to count in its own script
-        (``store.record_transition(..., take=)``), where ``store.counter_in_script(alias)``."""
-        return store.CounterUnit(key=self.call.key, limit=self.limit, ttl_ms=self.ttl_ms)
+        (``store.record_transition(..., take=)``), where
+        ``store_counters.counter_in_script(alias)``."""
+        return store_counters.CounterUnit(key=self.call.key, limit=self.limit, ttl_ms=self.ttl_ms)
 
     def retry_after(self, reply: Any) -> int | None:
         """None when the script's ``reply`` took the unit, else the seconds until the window
         ends (nothing counted)."""
-        taken = store.counter_take_result(reply, limit=self.limit, ttl_ms=self.ttl_ms)
+        taken = store_counters.counter_take_result(reply, limit=self.limit, ttl_ms=self.ttl_ms)
         if taken.taken:
             return None
         return retry_after_seconds(taken.retry_after_ms)
@@ -116,7 +119,7 @@ def _unit(*, group: str, rate: str, user_id: int) -> LimitTake:
         alias=getattr(settings, "RATELIMIT_USE_CACHE", "default"),
         limit=limit,
         ttl_ms=ttl_ms,
-        call=store.counter_take_call(key, limit=limit, ttl_ms=ttl_ms),
+        call=store_counters.counter_take_call(key, limit=limit, ttl_ms=ttl_ms),
     )
 
 
@@ -124,7 +127,7 @@ def _send(unit: LimitTake) -> int | None:
     """Count ``unit`` (one round trip): None when taken, else the seconds until the window
     ends (nothing counted). The store unreachable: 503."""
     try:
-        (reply,) = store.scripts_run([unit.call], alias=unit.alias)
+        (reply,) = store_scripts.scripts_run([unit.call], alias=unit.alias)
     except store.StoreUnavailable:
         raise store_unavailable() from None
     return unit.retry_after(reply)

@@ -21,7 +21,7 @@ from typing import Any
 
 from django.db import DatabaseError, router
 
-from agent import cards, lifecycle
+from agent import card_transitions, cards, lifecycle
 from agent.card_audit import audit_card
 from agent.cards import CardState, OutcomeKind
 from agent.confirm_answers import Answer, outcome_from_receipt, running_answer, settled_answer
@@ -74,7 +74,7 @@ def resolve(card: cards.Card, *, locale: str) -> Answer | None:
         return None
     kind, outcome = outcome_from_receipt(receipt, locale)
     lifecycle.record_outcome(card.id, kind=kind, outcome=outcome, receipt=receipt)
-    if not cards.card_resolve(digest=card.digest, outcome_kind=kind, outcome=outcome):
+    if not card_transitions.card_resolve(digest=card.digest, outcome_kind=kind, outcome=outcome):
         # Someone else resolved it first (or it settled meanwhile): their answer stands.
         current = cards.card_get_by_digest(card.digest)
         if (
@@ -146,7 +146,7 @@ def _check_success_has_receipt(card: cards.Card) -> None:
     receipt = (card.outcome or {}).get("receipt") or {}
     backed = receipt.get("action_id") == card.id and _has_succeeded_receipt(card.id)
     if not backed:
-        cards.card_destroy(digest=card.digest)
+        card_transitions.card_destroy(digest=card.digest)
         record_invalid(card)
         audit_card(
             "confirm.invalid",
@@ -165,9 +165,9 @@ def reconcile_expired(*, locale: str = "zh-CN") -> int:
     resolved: its ids could name another action's receipt slot, or another user.
     """
     resolved = 0
-    for card in cards.cards_running_with_expired_lease():
+    for card in card_transitions.cards_running_with_expired_lease():
         if not cards.card_binding_valid(card):
-            cards.card_destroy(digest=card.digest)
+            card_transitions.card_destroy(digest=card.digest)
             audit_event(
                 "confirm.invalid",
                 code="CONFIRMATION_INVALID",

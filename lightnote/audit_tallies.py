@@ -20,7 +20,7 @@ from typing import Any
 
 from django.db import DatabaseError
 
-from lightnote import store
+from lightnote import store, store_counters
 from lightnote.audit import audit_events
 from lightnote.binding import canonical_json
 from lightnote.models import AuditEvent
@@ -31,7 +31,7 @@ logger = logging.getLogger(__name__)
 def tally(key: str, identity: Mapping[str, Any], *, what: str) -> None:
     """Count one event of ``identity`` in the counters hash ``key`` (best effort)."""
     try:
-        store.counter_add(key, canonical_json(identity))
+        store_counters.counter_add(key, canonical_json(identity))
     except store.StoreUnavailable:
         logger.warning("%s not tallied: the store is unavailable", what)
 
@@ -50,7 +50,7 @@ def tallies_flush(
     from ``write`` puts every tally back and is raised again.
     """
     try:
-        tallies = store.counters_take_all(key)
+        tallies = store_counters.counters_take_all(key)
     except store.StoreUnavailable:
         logger.warning("%s tallies not flushed: the store is unavailable", what)
         return 0
@@ -65,6 +65,6 @@ def tallies_flush(
     except DatabaseError:
         logger.exception("%s tallies not written; putting them back", what)
         for identity_json, count in tallies.items():
-            store.counter_add(key, identity_json, count)
+            store_counters.counter_add(key, identity_json, count)
         raise
     return len(entries)

@@ -1,8 +1,11 @@
 """The control store: typed, atomic primitives over one Redis hash per token.
 
-This is the only module that runs commands or Lua scripts against control records
-(the agent's confirmation cards and continuations, Idempotency-Key claims). It knows no
-record kind: callers name their keys and their states. A record is one
+Three modules are the only ones that run commands or Lua scripts against the control store:
+this one (records, their sorted-set indexes, plain values with a lifetime, generations),
+:mod:`lightnote.store_counters` (windowed counters and tallies) and
+:mod:`lightnote.store_scripts` (how both send their commands and scripts). The control
+records are the agent's confirmation cards and continuations and Idempotency-Key claims.
+This module knows no record kind: callers name their keys and their states. A record is one
 HASH; its key carries the SHA-256 digest of the token inside ``{...}``, the Redis Cluster
 hash tag, so every script touches exactly one slot. The raw token is never stored.
 
@@ -12,42 +15,62 @@ its bytes survive exactly; a transition may decode it to compare values, ``expec
 Settling adds ``outcome`` (JSON string), ``outcome_kind`` and ``settled_at`` (ms).
 
 Fail closed: every error that means "the store could not answer" becomes
-:class:`StoreUnavailable`; it is never read as "no record". Each caller maps it to its own
-error code (a confirmation's 503 is not an Idempotency-Key's 503).
+:class:`StoreUnavailable` (raised where commands are sent, :mod:`lightnote.store_scripts`,
+and part of this module's API); it is never read as "no record". Each caller maps it to its
+own error code (a confirmation's 503 is not an Idempotency-Key's 503).
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
-import logging
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import Any
 
-from redis.cluster import RedisCluster
-from redis.commands.core import Script
-from redis.exceptions import NoScriptError
+from lightnote.redis import get_redis
+from lightnote.store_counters import CounterUnit
+from lightnote.store_scripts import (
+    IndexUpdate,
+    ScriptCall,
+    StoreUnavailable,
+    decode_fields,
+    index_in_script,
+    ride,
+    run_script,
+    store_call,
+)
 
-from lightnote.redis import STORE_ERRORS, get_redis
-from lightnote.redis_scripts import script_text
-
-logger = logging.getLogger(__name__)
-
-T = TypeVar("T")
-
-UNAVAILABLE_ERRORS = STORE_ERRORS  # every error that means "the store could not answer"
-
-
-class StoreUnavailable(Exception):
-    """The control store could not answer. Never "no record": callers fail closed and map
-    it to their own error code (e.g. ``CONFIRMATION_STORE_UNAVAILABLE``, 503)."""
+__all__ = [
+    "CreateResult",
+    "RecordCreate",
+    "StoreUnavailable",
+    "TransitionResult",
+    "TransitionStatus",
+    "generation_bump",
+    "generation_mark",
+    "generation_read",
+    "index_add",
+    "index_due",
+    "index_remove",
+    "ms_to_datetime",
+    "now_datetime",
+    "now_ms",
+    "read_record",
+    "record_create",
+    "record_create_call",
+    "record_delete",
+    "record_get",
+    "record_key",
+    "record_transition",
+    "records_delete",
+    "token_digest",
+    "value_get",
+    "value_put",
+]
 
 
 def token_digest(token: str) -> str:
@@ -101,268 +124,9 @@ def read_record(fields: Mapping[str, str], *, required: Iterable[str] = ()) -> d
     return record
 
 
-@contextmanager
-def store_call() -> Iterator[None]:
-    """Turn "the store could not answer" into :class:`StoreUnavailable`; never into "no record"."""
-    try:
-        yield
-    except UNAVAILABLE_ERRORS as exc:
-        logger.warning("control store unavailable: %s: %s", type(exc).__name__, exc)
-        raise StoreUnavailable(f"{type(exc).__name__}: {exc}") from exc
-
-
-_scripts: dict[str, Script] = {}
-
-# Best-effort scripts waiting to ride along with the next pipelined script (see ``riding``).
-_riders: ContextVar[list[tuple[str, str, list[str]]] | None] = ContextVar(
-    "store_riders", default=None
-)
-
-
-@contextmanager
-def riding_context() -> Iterator[None]:
-    """Inside, best-effort scripts sent with :func:`ride` wait for the next script that goes
-    in a pipeline (a settle with its index update) and travel in its round trip; whatever
-    is still waiting at the end is sent then, one round trip each. Outside, ``ride`` sends
-    at once."""
-    reset = _riders.set([])
-    try:
-        yield
-    finally:
-        waiting = _riders.get() or []
-        _riders.reset(reset)
-        for name, key, args in waiting:
-            try:
-                _run_script(name, key=key, args=args)
-            except StoreUnavailable:
-                logger.warning("best-effort script %s on %s not sent", name, key)
-
-
-def riding(func: Callable[..., T]) -> Callable[..., T]:
-    """Run ``func`` inside :func:`riding_context`."""
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> T:
-        with riding_context():
-            return func(*args, **kwargs)
-
-    return wrapper
-
-
-def ride(name: str, *, key: str, args: list[str]) -> None:
-    """Send the best-effort script ``name`` now, or with the next pipeline inside
-    :func:`riding_context`. Its reply is not read; an error is logged, never raised
-    (outside a riding context: :class:`StoreUnavailable`, as for any call)."""
-    waiting = _riders.get()
-    if waiting is None:
-        _run_script(name, key=key, args=args)
-    else:
-        waiting.append((name, key, args))
-
-
-@dataclass(frozen=True)
-class IndexUpdate:
-    """A change to a sorted-set index that a record's transition makes when it applies.
-
-    ``score_ms`` None removes ``member``; otherwise it is added (or moved) with that score.
-    Only a transition that applies changes the index (a claim that won adds its entry, a
-    refused one adds nothing), so requests that find the record in any state leave no stale
-    entries. On a single Redis the script itself makes the change (the index is its second
-    key): no extra round trip, not even a pipeline. On Cluster the index lives in another
-    slot, so no script may touch it: the change follows the script's reply as its own
-    command. An index is a hint either way: readers re-check each record it lists.
-    """
-
-    index_key: str
-    member: str
-    score_ms: int | None = None
-
-    def script_args(self) -> list[str]:
-        """The script's index arguments (``record_transition.lua``'s ARGV[13..15])."""
-        if self.score_ms is None:
-            return ["remove", self.member, ""]
-        return ["add", self.member, str(self.score_ms)]
-
-
+# ``record_transition.lua``'s index and limit arguments when the transition carries none.
 _NO_INDEX_ARGS = ["", "", ""]
-
-
-@dataclass(frozen=True)
-class CounterUnit:
-    """One unit of a windowed counter (a rate limit, as :func:`counter_take` takes it) that a
-    record's transition takes in its own script, only when it transitions.
-
-    On a single Redis whose limiter shares the records' connection
-    (:func:`counter_in_script`), ``record_transition.lua`` checks the counter after every
-    other condition: the limit reached, nothing is written and the result is LIMITED with
-    the window's remaining time; else the unit is counted with the transition, atomically.
-    Elsewhere (Cluster: another slot; another connection) the caller takes it on its own.
-    """
-
-    key: str
-    limit: int
-    ttl_ms: int
-
-    def script_args(self) -> list[str]:
-        """The script's limit arguments (``record_transition.lua``'s ARGV[16..17])."""
-        if self.limit < 0 or self.ttl_ms <= 0:
-            raise ValueError("limit must be >= 0 and ttl_ms > 0")
-        return [str(self.limit), str(self.ttl_ms)]
-
-
 _NO_LIMIT_ARGS = ["", ""]
-
-
-def counter_in_script(alias: str = "default") -> bool:
-    """True when a record's transition may take a unit of a counter kept through ``alias``
-    in its own script: a single Redis, and the same connection as the records'."""
-    return pipelines_scripts(alias)
-
-
-def _script(name: str, client: Any) -> Script:
-    script = _scripts.get(name)
-    if script is None:
-        script = _scripts[name] = client.register_script(script_text(name))
-    return script
-
-
-def _run_script(
-    name: str,
-    *,
-    key: str,
-    args: list[str],
-    index: IndexUpdate | None = None,
-    applied: Callable[[Any], bool] | None = None,
-    alias: str = "default",
-    counter_key: str | None = None,
-) -> Any:
-    """Run the script ``name`` on ``key`` (loaded once; re-sent by SHA afterwards).
-
-    With ``index`` (a ``record_transition``): on a single Redis the index is the script's
-    second key and ``args`` already carry the change, so one call does both; best-effort
-    scripts waiting to ride (:func:`riding_context`) travel in the same round trip (a
-    pipeline). On Cluster the script names only ``key``, and the index change follows as its
-    own command when ``applied(reply)`` says the transition applied.
-
-    With ``counter_key`` (a :class:`CounterUnit`'s, single Redis only) the script's keys are
-    ``key``, the index's (or ``key`` again when there is none: unused) and the counter.
-    """
-    with store_call():
-        client = get_redis(alias)
-        script = _script(name, client)
-        if counter_key is not None:
-            if isinstance(client, RedisCluster):
-                raise ValueError("a counter rides in a script only on a single Redis")
-            keys = [key, index.index_key if index is not None else key, counter_key]
-            return script(keys=keys, args=args, client=client)
-        if index is None:
-            # ``client=`` matters: settings may point at another server (tests, a cluster).
-            return script(keys=[key], args=args, client=client)
-        if isinstance(client, RedisCluster):
-            # The index lives in another slot: the script on the record alone, then the
-            # index change (two round trips on Cluster).
-            reply = script(keys=[key], args=args, client=client)
-            if applied is None or applied(reply):
-                _update_index(client, index)
-            return reply
-        keys = [key, index.index_key]
-        riders = _riders.get() or []
-        boarded = list(riders)
-        riders.clear()
-        if not boarded:
-            return script(keys=keys, args=args, client=client)
-        pipe = client.pipeline(transaction=False)
-        # EVALSHA by hand: a redis-py Script in a pipeline costs a SCRIPT EXISTS round trip
-        # on every execute. A server that lacks the script answers NOSCRIPT without running
-        # it; then it is loaded and run once more (rare: after a restart or SCRIPT FLUSH).
-        pipe.evalsha(script.sha, len(keys), *keys, *args)
-        for rider, rider_key, rider_args in boarded:
-            pipe.evalsha(_script(rider, client).sha, 1, rider_key, *rider_args)
-        reply, *rider_replies = pipe.execute(raise_on_error=False)
-        for (rider, rider_key, rider_args), rider_reply in zip(boarded, rider_replies, strict=True):
-            if isinstance(rider_reply, NoScriptError):  # not loaded yet: once more, alone
-                riders.append((rider, rider_key, rider_args))
-            elif isinstance(rider_reply, Exception):
-                logger.warning("best-effort script %s on %s: %s", rider, rider_key, rider_reply)
-        if isinstance(reply, NoScriptError):
-            return script(keys=keys, args=args, client=client)
-        if isinstance(reply, Exception):
-            raise reply
-        return reply
-
-
-@dataclass(frozen=True)
-class ScriptCall:
-    """One script on one key, to be sent with others in one round trip (:func:`scripts_run`)."""
-
-    name: str
-    key: str
-    args: tuple[str, ...]
-
-
-def pipelines_scripts(alias: str = "default") -> bool:
-    """Return True when scripts sent through ``alias`` share the records' round trip: the
-    same client as ``default``'s, and not a Redis Cluster (whose pipelines take no script)."""
-    with store_call():
-        client = get_redis(alias)
-        return (alias == "default" or client is get_redis()) and not isinstance(
-            client, RedisCluster
-        )
-
-
-def scripts_run(calls: Iterable[ScriptCall], *, alias: str = "default") -> list[Any]:
-    """Run independent one-key scripts in one round trip; return their replies in order.
-
-    Each script is atomic on its own key (one slot, so Redis Cluster keeps working); together
-    they are not a transaction: Redis runs them one after another, and each one's writes
-    stand whatever the others answer. On Redis Cluster, whose pipelines take no script,
-    they run one after another, one round trip each, stopping at the first failure.
-    Scripts are sent by ``EVALSHA`` (see :func:`_run_script`); one the server lacks is
-    loaded and run once more, alone. The first error reply is raised after every reply
-    was read (:class:`StoreUnavailable` when the store could not answer).
-    """
-    batch = list(calls)
-    with store_call():
-        client = get_redis(alias)
-        if isinstance(client, RedisCluster) or len(batch) < 2:
-            return [
-                _script(call.name, client)(keys=[call.key], args=list(call.args), client=client)
-                for call in batch
-            ]
-        pipe = client.pipeline(transaction=False)
-        for call in batch:
-            pipe.evalsha(_script(call.name, client).sha, 1, call.key, *call.args)
-        replies = pipe.execute(raise_on_error=False)
-        for position, (call, reply) in enumerate(zip(batch, replies, strict=True)):
-            if isinstance(reply, NoScriptError):  # not loaded yet: once more, alone
-                script = _script(call.name, client)
-                replies[position] = script(keys=[call.key], args=list(call.args), client=client)
-        for reply in replies:
-            if isinstance(reply, Exception):
-                raise reply
-        return list(replies)
-
-
-def _queue_index(client: Any, index: IndexUpdate) -> None:
-    """Send (or, on a pipeline, queue) the command that applies ``index``."""
-    if index.score_ms is None:
-        client.zrem(index.index_key, index.member)
-    else:
-        client.zadd(index.index_key, {index.member: index.score_ms})
-
-
-def _update_index(client: Any, index: IndexUpdate) -> None:
-    """Apply ``index`` on its own (best effort: the index is a hint)."""
-    try:
-        _queue_index(client, index)
-    except UNAVAILABLE_ERRORS as exc:
-        logger.warning("index %s not updated: %s", index.index_key, exc)
-
-
-def _decode_fields(flat: list[Any]) -> dict[str, str]:
-    """Turn a flat HGETALL reply ``[field, value, ...]`` into a dict of strings."""
-    values = [item.decode("utf-8") if isinstance(item, bytes) else str(item) for item in flat]
-    return dict(zip(values[0::2], values[1::2], strict=True))
 
 
 def _check_state_name(name: str) -> None:
@@ -417,7 +181,8 @@ class TransitionResult:
 @dataclass(frozen=True)
 class RecordCreate:
     """A checked :func:`record_create`, not sent yet: ``call`` is its script (to run alone or
-    with others, :func:`scripts_run`) and :meth:`result` reads its reply."""
+    with others, :func:`~lightnote.store_scripts.scripts_run`) and :meth:`result` reads its
+    reply."""
 
     call: ScriptCall
     state: str
@@ -434,7 +199,7 @@ class RecordCreate:
                 "lease_until": "0",
             }
             return CreateResult(created=True, fields={**fields, **self.extra_fields})
-        return CreateResult(created=False, fields=_decode_fields(reply[1:]))
+        return CreateResult(created=False, fields=decode_fields(reply[1:]))
 
 
 def record_create_call(
@@ -476,7 +241,7 @@ def record_create(
     create = record_create_call(
         key, state=state, record_json=record_json, ttl_ms=ttl_ms, extra_fields=extra_fields
     )
-    return create.result(_run_script("record_create", key=key, args=list(create.call.args)))
+    return create.result(run_script("record_create", key=key, args=list(create.call.args)))
 
 
 def record_get(key: str) -> dict[str, str] | None:
@@ -529,12 +294,13 @@ def record_transition(
     read it, never rewrites it; one that cannot be decoded matches nothing). A caller can so
     check and transition in one round trip, and still re-check the returned fields itself.
 
-    ``index`` is sent in the same round trip (see :class:`IndexUpdate`).
+    ``index`` is sent in the same round trip (see
+    :class:`~lightnote.store_scripts.IndexUpdate`).
 
-    ``take`` (only where :func:`counter_in_script` says so, else ValueError) is one unit of a
-    rate limit, counted by the same script only when it transitions (not on ALREADY): when
-    the limit is reached nothing is written and the status is LIMITED, with
-    ``retry_after_ms``.
+    ``take`` (only where :func:`~lightnote.store_counters.counter_in_script` says so, else
+    ValueError) is one unit of a rate limit, counted by the same script only when it
+    transitions (not on ALREADY): when the limit is reached nothing is written and the
+    status is LIMITED, with ``retry_after_ms``.
     """
     states = list(from_states)
     if not states:
@@ -560,14 +326,14 @@ def record_transition(
         outcome_kind or "",
         "1" if takeover_expired_lease else "0",
         str(now_ms),
-        *(index.script_args() if index is not None and _index_in_script() else _NO_INDEX_ARGS),
+        *(index.script_args() if index is not None and index_in_script() else _NO_INDEX_ARGS),
         *(take.script_args() if take is not None else _NO_LIMIT_ARGS),
     ]
     for name, value in (expect_record or {}).items():
         if not isinstance(name, str) or not name or not isinstance(value, str):
             raise ValueError("expect_record maps non-empty names to strings")
         args += [name, value]
-    reply = _run_script(
+    reply = run_script(
         "record_transition",
         key=key,
         args=args,
@@ -582,16 +348,10 @@ def record_transition(
         remaining = int(reply[1])
         return TransitionResult(
             status=status,
-            fields=_decode_fields(reply[2:]),
+            fields=decode_fields(reply[2:]),
             retry_after_ms=remaining if remaining > 0 else take.ttl_ms,
         )
-    return TransitionResult(status=status, fields=_decode_fields(reply[1:]))
-
-
-def _index_in_script(alias: str = "default") -> bool:
-    """True when a script may change an index itself: a single Redis (see IndexUpdate)."""
-    with store_call():
-        return not isinstance(get_redis(alias), RedisCluster)
+    return TransitionResult(status=status, fields=decode_fields(reply[1:]))
 
 
 def _transition_applied(reply: Any) -> bool:
@@ -661,68 +421,6 @@ def value_get(key: str) -> str | None:
     return raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
 
 
-# Counters. A windowed counter is a rate limit's one atomic check-and-count; a counters hash
-# collects tallies (e.g. repeated confirms) that a periodic job moves to the database.
-
-
-@dataclass(frozen=True)
-class CounterTake:
-    """``taken`` False: the limit was reached and nothing was counted; ``retry_after_ms``
-    then says when the window ends."""
-
-    taken: bool
-    count: int
-    retry_after_ms: int
-
-
-def counter_take_call(key: str, *, limit: int, ttl_ms: int) -> ScriptCall:
-    """Return :func:`counter_take`'s script, unsent (to travel with others, :func:`scripts_run`);
-    read its reply with :func:`counter_take_result`."""
-    if limit < 0 or ttl_ms <= 0:
-        raise ValueError("limit must be >= 0 and ttl_ms > 0")
-    return ScriptCall("counter_take", key, (str(limit), str(ttl_ms)))
-
-
-def counter_take_result(reply: Any, *, limit: int, ttl_ms: int) -> CounterTake:
-    """Return the :class:`CounterTake` of a ``counter_take`` script's ``reply``."""
-    if int(reply[0]) == 1:
-        return CounterTake(taken=True, count=int(reply[1]), retry_after_ms=0)
-    remaining = int(reply[1])
-    return CounterTake(
-        taken=False, count=limit, retry_after_ms=remaining if remaining > 0 else ttl_ms
-    )
-
-
-def counter_take(key: str, *, limit: int, ttl_ms: int, alias: str = "default") -> CounterTake:
-    """Count one unit at ``key`` unless ``limit`` units were counted already (one round trip).
-
-    The key expires ``ttl_ms`` after its first unit. ``alias`` names the Redis connection
-    (a cache alias), so the limiter's store can be another server than the records'.
-    """
-    call = counter_take_call(key, limit=limit, ttl_ms=ttl_ms)
-    reply = _run_script(call.name, key=key, args=list(call.args), alias=alias)
-    return counter_take_result(reply, limit=limit, ttl_ms=ttl_ms)
-
-
-def counter_give_back(key: str) -> None:
-    """Return one unit taken at ``key`` (a :class:`CounterUnit` counted by a transition whose
-    request then did not go on): one less, never below zero, and nothing when the window
-    ended (one round trip)."""
-    _run_script("counter_give_back", key=key, args=[])
-
-
-def counter_add(hash_key: str, field: str, amount: int = 1) -> None:
-    """Add ``amount`` to the tally ``field`` of the counters hash (one round trip)."""
-    with store_call():
-        get_redis().hincrby(hash_key, field, amount)
-
-
-def counters_take_all(hash_key: str) -> dict[str, int]:
-    """Return every tally of the counters hash and delete it, atomically."""
-    flat = _run_script("counters_take_all", key=hash_key, args=[])
-    return {name: int(value) for name, value in _decode_fields(flat).items()}
-
-
 # --- Generations: marks that a change voids ------------------------------------------------
 
 
@@ -736,11 +434,11 @@ def generation_read(key: str, field: str) -> tuple[str, str | None]:
 
 def generation_mark(key: str, field: str, *, generation: str, ttl_ms: int) -> bool:
     """Set ``field`` = ``generation`` if the hash is still at ``generation`` (atomic)."""
-    reply = _run_script("generation_mark", key=key, args=[field, generation, str(ttl_ms)])
+    reply = run_script("generation_mark", key=key, args=[field, generation, str(ttl_ms)])
     return int(reply) == 1
 
 
 def generation_bump(key: str, *, ttl_ms: int) -> None:
     """Move the hash to its next generation (voids every mark). Best effort, and it may
-    ride with the next pipelined script (:func:`ride`)."""
+    ride with the next pipelined script (:func:`~lightnote.store_scripts.ride`)."""
     ride("generation_bump", key=key, args=[str(ttl_ms)])

@@ -20,7 +20,7 @@ from django.conf import settings as django_settings
 from django.test import Client
 from rest_framework.test import APIClient
 
-from agent import cards
+from agent import card_transitions
 from agent.capabilities import CAPABILITIES
 from agent.tools import registry
 from lightnote.i18n import translate
@@ -557,7 +557,7 @@ def test_running_status_and_reject_on_a_running_card(user) -> None:
     client = token_client(user)
     issued = issue_card(user)
     session_id = issued.card.session_id
-    assert cards.card_claim(issued.token, attempt_id="other").status == "claimed"
+    assert card_transitions.card_claim(issued.token, attempt_id="other").status == "claimed"
     running = _post(client, CONFIRM_URL, issued.token, session_id)
     assert (running.status_code, running.json()) == (202, {"state": "running"})
     assert _post(client, STATUS_URL, issued.token, session_id).json() == {"state": "running"}

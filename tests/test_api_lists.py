@@ -349,10 +349,10 @@ def test_the_session_and_message_lists_read_an_index_in_sort_order(user, other_u
 def test_a_bump_inside_a_riding_context_waits_for_a_pipeline_or_for_the_end(user) -> None:
     """Inside a confirm the bump rides with the settle; with no pipeline it is sent at the
     end of the context, never dropped."""
-    from lightnote import list_counts, store
+    from lightnote import list_counts, store, store_scripts
 
     key = list_counts._key(Todo, user.pk)
-    with store.riding_context():
+    with store_scripts.riding_context():
         store.generation_bump(key, ttl_ms=60_000)
         assert store.generation_read(key, "status=*") == ("0", None)  # still waiting
     assert store.generation_read(key, "status=*") == ("1", None)

@@ -18,7 +18,7 @@ from django.test import override_settings
 
 from agent import cards, control
 from agent.models import ActionCard, Message
-from lightnote import store
+from lightnote import store, store_counters, store_scripts
 from lightnote.errors import LightNoteError
 from lightnote.models import AuditEvent
 from lightnote.redis import get_redis
@@ -40,22 +40,22 @@ def card_counters() -> dict[str, int]:
 
 
 @pytest.fixture
-def batches(monkeypatch: pytest.MonkeyPatch) -> list[list[store.ScriptCall]]:
-    """Record every ``store.scripts_run`` batch (its calls), still running it."""
-    sent: list[list[store.ScriptCall]] = []
-    original = store.scripts_run
+def batches(monkeypatch: pytest.MonkeyPatch) -> list[list[store_scripts.ScriptCall]]:
+    """Record every ``store_scripts.scripts_run`` batch (its calls), still running it."""
+    sent: list[list[store_scripts.ScriptCall]] = []
+    original = store_scripts.scripts_run
 
-    def spy(calls: Iterable[store.ScriptCall], **kwargs: Any) -> list[Any]:
+    def spy(calls: Iterable[store_scripts.ScriptCall], **kwargs: Any) -> list[Any]:
         batch = list(calls)
         sent.append(batch)
         return original(batch, **kwargs)
 
-    monkeypatch.setattr(store, "scripts_run", spy)
+    monkeypatch.setattr(store_scripts, "scripts_run", spy)
     return sent
 
 
 def test_the_limit_the_continuation_and_the_card_are_stored_in_one_batch(
-    alice_api: Any, batches: list[list[store.ScriptCall]]
+    alice_api: Any, batches: list[list[store_scripts.ScriptCall]]
 ) -> None:
     session_id = new_session(alice_api)
     body = say(alice_api, session_id, CARD_TEXT)
@@ -135,9 +135,9 @@ def test_a_store_failing_while_the_card_is_stored_leaves_no_half_turn(
     """The store fails before the batch ran, or after it ran with its reply lost: 503,
     and no message, card row or ``card.issued`` row is written."""
     session_id = new_session(alice_api)
-    original = store.scripts_run
+    original = store_scripts.scripts_run
 
-    def failing(calls: Iterable[store.ScriptCall], **kwargs: Any) -> list[Any]:
+    def failing(calls: Iterable[store_scripts.ScriptCall], **kwargs: Any) -> list[Any]:
         batch = list(calls)
         if any(call.name == "record_create" for call in batch):
             if reply_lost:
@@ -145,7 +145,7 @@ def test_a_store_failing_while_the_card_is_stored_leaves_no_half_turn(
             raise store.StoreUnavailable("connection lost")
         return original(batch, **kwargs)
 
-    monkeypatch.setattr(store, "scripts_run", failing)
+    monkeypatch.setattr(store_scripts, "scripts_run", failing)
     response = send(alice_api, session_id, CARD_TEXT)
 
     assert response.status_code == 503
@@ -156,7 +156,7 @@ def test_a_store_failing_while_the_card_is_stored_leaves_no_half_turn(
 
 
 def test_a_limiter_on_its_own_connection_is_counted_alone_before_the_records(
-    alice_api: Any, batches: list[list[store.ScriptCall]]
+    alice_api: Any, batches: list[list[store_scripts.ScriptCall]]
 ) -> None:
     caches = {name: dict(config) for name, config in settings.CACHES.items()}
     caches["ratelimit"] = dict(settings.CACHES["default"])
@@ -253,7 +253,7 @@ def test_the_history_query_reads_the_session_and_only_each_message_s_reads(user:
     assert sessions.recent_messages(session=session, limit=20) == recent
 
 
-# --- store.scripts_run ---------------------------------------------------------------------
+# --- store_scripts.scripts_run -----------------------------------------------------------
 
 
 def _create(key: str) -> store.RecordCreate:
@@ -262,18 +262,18 @@ def _create(key: str) -> store.RecordCreate:
 
 def test_scripts_in_one_batch_answer_in_order_each_on_its_own_key() -> None:
     first, second = _create("ln:test:{a}"), _create("ln:test:{b}")
-    counter = store.counter_take_call("ln:test:{n}", limit=1, ttl_ms=60_000)
+    counter = store_counters.counter_take_call("ln:test:{n}", limit=1, ttl_ms=60_000)
 
-    replies = store.scripts_run([counter, first.call, second.call, counter])
+    replies = store_scripts.scripts_run([counter, first.call, second.call, counter])
 
     taken, refused = (
-        store.counter_take_result(reply, limit=1, ttl_ms=60_000)
+        store_counters.counter_take_result(reply, limit=1, ttl_ms=60_000)
         for reply in (replies[0], replies[3])
     )
     assert (taken.taken, refused.taken) == (True, False)
     assert first.result(replies[1]).created
     assert second.result(replies[2]).created
-    assert not first.result(store.scripts_run([first.call])[0]).created  # it exists now
+    assert not first.result(store_scripts.scripts_run([first.call])[0]).created  # it exists now
     assert get_redis().hget("ln:test:{a}", "state") == b"ready"
 
 
@@ -281,29 +281,29 @@ def test_a_batch_sent_to_a_server_that_lost_its_scripts_still_runs_each_once() -
     """A server that answers NOSCRIPT (restarted, flushed) ran nothing: each such script is
     loaded and run once more, alone. (A wrong SHA stands in for a flushed server, which
     would disturb every other user of a shared one.)"""
-    script = store._script("counter_take", get_redis())
+    script = store_scripts._script("counter_take", get_redis())
     script.sha = "0" * 40
-    counter = store.counter_take_call("ln:test:{n}", limit=5, ttl_ms=60_000)
+    counter = store_counters.counter_take_call("ln:test:{n}", limit=5, ttl_ms=60_000)
 
-    replies = store.scripts_run([counter, _create("ln:test:{c}").call])
+    replies = store_scripts.scripts_run([counter, _create("ln:test:{c}").call])
 
-    assert store.counter_take_result(replies[0], limit=5, ttl_ms=60_000).count == 1
+    assert store_counters.counter_take_result(replies[0], limit=5, ttl_ms=60_000).count == 1
     assert get_redis().get("ln:test:{n}") == b"1"
     assert get_redis().hget("ln:test:{c}", "state") == b"ready"
     assert script.sha != "0" * 40  # it was loaded again
 
 
 def test_an_error_reply_in_a_batch_is_raised_after_the_others_ran() -> None:
-    bad = store.ScriptCall("counter_take", "ln:test:{bad}", ("x", "1"))
+    bad = store_scripts.ScriptCall("counter_take", "ln:test:{bad}", ("x", "1"))
 
     with pytest.raises(Exception, match="counter_take: limit"):
-        store.scripts_run([_create("ln:test:{d}").call, bad])
+        store_scripts.scripts_run([_create("ln:test:{d}").call, bad])
 
     assert get_redis().hget("ln:test:{d}", "state") == b"ready"
 
 
 def test_records_delete_removes_every_key_in_one_batch() -> None:
-    store.scripts_run([_create("ln:test:{e}").call, _create("ln:test:{f}").call])
+    store_scripts.scripts_run([_create("ln:test:{e}").call, _create("ln:test:{f}").call])
 
     store.records_delete(["ln:test:{e}", "ln:test:{f}", "ln:test:{absent}"])
 

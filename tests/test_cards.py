@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 from django.test import override_settings
 
-from agent import cards, control
-from agent.cards import ClaimStatus, RejectStatus
+from agent import card_transitions, cards, control
+from agent.card_transitions import ClaimStatus, RejectStatus
 from lightnote import store
 from lightnote.binding import args_hmac, canonical_json, owner_hash
 from lightnote.errors import LightNoteError
@@ -73,7 +73,7 @@ def clock(time_machine: Any) -> Any:
 
 
 def settle(token: str, attempt: str, kind: str = "succeeded", **outcome: Any) -> bool:
-    return cards.card_settle(
+    return card_transitions.card_settle(
         token, attempt_id=attempt, outcome_kind=kind, outcome=outcome or {"ok": True}
     )
 
@@ -126,7 +126,7 @@ def test_the_record_keeps_every_binding_and_no_raw_user_id_or_token() -> None:
 
 def test_the_raw_token_is_never_stored_in_redis() -> None:
     issued = issue()
-    cards.card_claim(issued.token, attempt_id="attempt-1")
+    card_transitions.card_claim(issued.token, attempt_id="attempt-1")
     settle(issued.token, "attempt-1")
     client = get_redis()
     stored: list[bytes] = []
@@ -155,7 +155,7 @@ def test_a_ready_card_expires_by_redis_ttl() -> None:
     get_redis().pexpire(key_of(issued.token), 1)  # let Redis expire it now, not in a second
     time.sleep(0.05)
     assert cards.card_get(issued.token) is None
-    assert cards.card_claim(issued.token, attempt_id="late").status is ClaimStatus.GONE
+    assert card_transitions.card_claim(issued.token, attempt_id="late").status is ClaimStatus.GONE
 
 
 def test_args_of_at_most_64_kb_are_accepted_and_larger_ones_refused_before_any_write() -> None:
@@ -265,7 +265,7 @@ def test_a_record_that_is_not_json_is_owned_by_nobody_and_never_valid() -> None:
 
 def test_claim_moves_ready_to_running_with_the_execution_lease_and_a_24h_ttl(clock: Any) -> None:
     issued = issue()
-    result = cards.card_claim(issued.token, attempt_id="attempt-1")
+    result = card_transitions.card_claim(issued.token, attempt_id="attempt-1")
     assert result.status is ClaimStatus.CLAIMED
     assert result.card is not None
     assert result.card.state == "running"
@@ -277,25 +277,30 @@ def test_claim_moves_ready_to_running_with_the_execution_lease_and_a_24h_ttl(clo
 
 def test_a_second_claim_sees_running_and_a_re_sent_claim_of_the_same_attempt_sees_claimed() -> None:
     issued = issue()
-    assert cards.card_claim(issued.token, attempt_id="attempt-1").status is ClaimStatus.CLAIMED
-    other = cards.card_claim(issued.token, attempt_id="attempt-2")
+    assert (
+        card_transitions.card_claim(issued.token, attempt_id="attempt-1").status
+        is ClaimStatus.CLAIMED
+    )
+    other = card_transitions.card_claim(issued.token, attempt_id="attempt-2")
     assert other.status is ClaimStatus.RUNNING
     assert other.lease_expired is False
-    again = cards.card_claim(issued.token, attempt_id="attempt-1")
+    again = card_transitions.card_claim(issued.token, attempt_id="attempt-1")
     assert again.status is ClaimStatus.CLAIMED
     assert again.card is not None
     assert again.card.attempt == "attempt-1"
 
 
 def index_score(card: cards.Card) -> float | None:
-    return get_redis().zscore(cards.RUNNING_INDEX_KEY, card.digest)
+    return get_redis().zscore(card_transitions.RUNNING_INDEX_KEY, card.digest)
 
 
 def test_a_claim_for_the_recorded_owner_and_session_reads_and_claims_in_one_call(
     clock: Any,
 ) -> None:
     issued = issue()
-    result = cards.card_claim(issued.token, attempt_id="attempt-1", owner_id=7, session_id=SESSION)
+    result = card_transitions.card_claim(
+        issued.token, attempt_id="attempt-1", owner_id=7, session_id=SESSION
+    )
     assert result.status is ClaimStatus.CLAIMED
     assert result.card is not None
     assert (result.card.state, result.card.attempt) == ("running", "attempt-1")
@@ -303,7 +308,9 @@ def test_a_claim_for_the_recorded_owner_and_session_reads_and_claims_in_one_call
     assert cards.card_binding_valid(result.card)
     assert index_score(issued.card) == store.now_ms() + 30_000
     assert DAY_MS - 1_000 < pttl(issued.token) <= DAY_MS
-    again = cards.card_claim(issued.token, attempt_id="attempt-1", owner_id=7, session_id=SESSION)
+    again = card_transitions.card_claim(
+        issued.token, attempt_id="attempt-1", owner_id=7, session_id=SESSION
+    )
     assert again.status is ClaimStatus.CLAIMED  # a re-sent claim, not a second claimer
 
 
@@ -320,49 +327,59 @@ def test_a_claim_for_another_owner_or_session_claims_nothing_and_returns_the_car
 ) -> None:
     issued = issue()
     ttl_before = pttl(issued.token)
-    result = cards.card_claim(
+    result = card_transitions.card_claim(
         issued.token, attempt_id="thief", owner_id=owner_id, session_id=session_id
     )
     assert result.status is ClaimStatus.READY
     assert result.card == issued.card  # as stored: ready, no attempt, no lease
     assert 0 < pttl(issued.token) <= ttl_before  # still a ready card's lifetime, not 24 h
-    owned = cards.card_claim(issued.token, attempt_id="owner", owner_id=7, session_id=SESSION)
+    owned = card_transitions.card_claim(
+        issued.token, attempt_id="owner", owner_id=7, session_id=SESSION
+    )
     assert owned.status is ClaimStatus.CLAIMED  # its owner can still confirm it
 
 
 def test_a_claim_for_the_owner_answers_other_states_as_a_plain_claim_does() -> None:
     issued = issue()
-    plain = cards.card_claim(issued.token, attempt_id="holder")
+    plain = card_transitions.card_claim(issued.token, attempt_id="holder")
     assert plain.status is ClaimStatus.CLAIMED
     score = index_score(issued.card)
-    late = cards.card_claim(issued.token, attempt_id="late", owner_id=7, session_id=SESSION)
+    late = card_transitions.card_claim(
+        issued.token, attempt_id="late", owner_id=7, session_id=SESSION
+    )
     assert late.status is ClaimStatus.RUNNING
     assert index_score(issued.card) == score  # the holder's entry is never moved
     assert settle(issued.token, "holder")
-    settled = cards.card_claim(issued.token, attempt_id="late", owner_id=7, session_id=SESSION)
+    settled = card_transitions.card_claim(
+        issued.token, attempt_id="late", owner_id=7, session_id=SESSION
+    )
     assert settled.status is ClaimStatus.SETTLED
     assert settled.card is not None
     assert settled.card.outcome == {"ok": True}
     rejected = issue()
-    cards.card_reject(rejected.token)
+    card_transitions.card_reject(rejected.token)
     assert (
-        cards.card_claim(rejected.token, attempt_id="a", owner_id=7, session_id=SESSION).status
+        card_transitions.card_claim(
+            rejected.token, attempt_id="a", owner_id=7, session_id=SESSION
+        ).status
         is ClaimStatus.REJECTED
     )
     voided = issue()
-    assert cards.card_void(voided.card.digest)
-    gone = cards.card_claim(voided.token, attempt_id="a", owner_id=7, session_id=SESSION)
+    assert card_transitions.card_void(voided.card.digest)
+    gone = card_transitions.card_claim(voided.token, attempt_id="a", owner_id=7, session_id=SESSION)
     assert (gone.status, gone.card) == (ClaimStatus.GONE, None)
-    unknown = cards.card_claim("no-such-token", attempt_id="a", owner_id=7, session_id=SESSION)
+    unknown = card_transitions.card_claim(
+        "no-such-token", attempt_id="a", owner_id=7, session_id=SESSION
+    )
     assert (unknown.status, unknown.card) == (ClaimStatus.GONE, None)
 
 
 def test_a_claim_names_both_the_expected_owner_and_session_or_neither() -> None:
     issued = issue()
     with pytest.raises(ValueError, match="both"):
-        cards.card_claim(issued.token, attempt_id="a", owner_id=7)
+        card_transitions.card_claim(issued.token, attempt_id="a", owner_id=7)
     with pytest.raises(ValueError, match="both"):
-        cards.card_claim(issued.token, attempt_id="a", session_id=SESSION)
+        card_transitions.card_claim(issued.token, attempt_id="a", session_id=SESSION)
     assert cards.card_get(issued.token) == issued.card
 
 
@@ -371,7 +388,9 @@ def test_a_claim_for_the_owner_of_an_altered_record_still_claims_for_the_caller_
     on the returned record (the confirm then destroys the card, see test_confirm_api)."""
     issued = issue()
     rewrite_record(issued.token, lambda record: record["args"].update(title="改过"))
-    result = cards.card_claim(issued.token, attempt_id="a", owner_id=7, session_id=SESSION)
+    result = card_transitions.card_claim(
+        issued.token, attempt_id="a", owner_id=7, session_id=SESSION
+    )
     assert result.status is ClaimStatus.CLAIMED
     assert result.card is not None
     assert cards.card_binding_valid(result.card) is False
@@ -380,7 +399,9 @@ def test_a_claim_for_the_owner_of_an_altered_record_still_claims_for_the_caller_
 def test_a_claim_for_the_owner_of_an_unreadable_record_claims_nothing() -> None:
     issued = issue()
     get_redis().hset(key_of(issued.token), "record", "{not json")
-    result = cards.card_claim(issued.token, attempt_id="a", owner_id=7, session_id=SESSION)
+    result = card_transitions.card_claim(
+        issued.token, attempt_id="a", owner_id=7, session_id=SESSION
+    )
     assert result.status is ClaimStatus.READY
     assert result.card is not None
     assert result.card.intact is False
@@ -388,11 +409,11 @@ def test_a_claim_for_the_owner_of_an_unreadable_record_claims_nothing() -> None:
 
 def test_a_running_card_reports_when_its_lease_has_passed(clock: Any) -> None:
     issued = issue()
-    cards.card_claim(issued.token, attempt_id="attempt-1")
+    card_transitions.card_claim(issued.token, attempt_id="attempt-1")
     clock.shift(timedelta(seconds=29))
-    assert cards.card_claim(issued.token, attempt_id="attempt-2").lease_expired is False
+    assert card_transitions.card_claim(issued.token, attempt_id="attempt-2").lease_expired is False
     clock.shift(timedelta(seconds=1))
-    late = cards.card_claim(issued.token, attempt_id="attempt-3")
+    late = card_transitions.card_claim(issued.token, attempt_id="attempt-3")
     assert late.status is ClaimStatus.RUNNING  # never a second claimer, lease or not
     assert late.lease_expired is True
     assert late.card is not None
@@ -402,7 +423,7 @@ def test_a_running_card_reports_when_its_lease_has_passed(clock: Any) -> None:
 
 def test_settle_by_the_holder_stores_the_outcome_for_24_hours() -> None:
     issued = issue()
-    cards.card_claim(issued.token, attempt_id="attempt-1")
+    card_transitions.card_claim(issued.token, attempt_id="attempt-1")
     get_redis().pexpire(key_of(issued.token), 5_000)  # settle must set the TTL afresh
     assert settle(issued.token, "attempt-1", ok=True, receipt={"action_id": "a-1"}) is True
     card = cards.card_get(issued.token)
@@ -417,7 +438,7 @@ def test_settle_by_the_holder_stores_the_outcome_for_24_hours() -> None:
 def test_settle_is_a_compare_and_set_on_the_claiming_attempt() -> None:
     issued = issue()
     assert settle(issued.token, "attempt-1") is False  # ready: nobody claimed it
-    cards.card_claim(issued.token, attempt_id="attempt-1")
+    card_transitions.card_claim(issued.token, attempt_id="attempt-1")
     assert settle(issued.token, "attempt-2") is False
     card = cards.card_get(issued.token)
     assert card is not None
@@ -432,9 +453,9 @@ def test_settle_is_a_compare_and_set_on_the_claiming_attempt() -> None:
 
 def test_a_confirm_after_settlement_gets_the_original_outcome() -> None:
     issued = issue()
-    cards.card_claim(issued.token, attempt_id="attempt-1")
+    card_transitions.card_claim(issued.token, attempt_id="attempt-1")
     settle(issued.token, "attempt-1", ok=True, receipt={"action_id": "a-1"})
-    repeat = cards.card_claim(issued.token, attempt_id="attempt-2")
+    repeat = card_transitions.card_claim(issued.token, attempt_id="attempt-2")
     assert repeat.status is ClaimStatus.SETTLED
     assert repeat.card is not None
     assert repeat.card.outcome == {"ok": True, "receipt": {"action_id": "a-1"}}
@@ -443,7 +464,7 @@ def test_a_confirm_after_settlement_gets_the_original_outcome() -> None:
 
 def test_settle_rejects_an_unknown_outcome_kind() -> None:
     issued = issue()
-    cards.card_claim(issued.token, attempt_id="attempt-1")
+    card_transitions.card_claim(issued.token, attempt_id="attempt-1")
     with pytest.raises(ValueError, match="outcome_kind"):
         settle(issued.token, "attempt-1", "maybe")
 
@@ -453,10 +474,14 @@ def test_settle_rejects_an_unknown_outcome_kind() -> None:
 
 def test_an_unknown_outcome_resolves_to_succeeded_once_and_then_is_final() -> None:
     issued = issue()
-    cards.card_claim(issued.token, attempt_id="attempt-1")
+    card_transitions.card_claim(issued.token, attempt_id="attempt-1")
     settle(issued.token, "attempt-1", "unknown", ok=None)
-    assert cards.card_resolve(issued.token, outcome_kind="succeeded", outcome={"ok": True})
-    assert not cards.card_resolve(issued.token, outcome_kind="failed", outcome={"ok": False})
+    assert card_transitions.card_resolve(
+        issued.token, outcome_kind="succeeded", outcome={"ok": True}
+    )
+    assert not card_transitions.card_resolve(
+        issued.token, outcome_kind="failed", outcome={"ok": False}
+    )
     card = cards.card_get(issued.token)
     assert card is not None
     assert (card.state, card.outcome_kind, card.outcome) == ("settled", "succeeded", {"ok": True})
@@ -464,12 +489,12 @@ def test_an_unknown_outcome_resolves_to_succeeded_once_and_then_is_final() -> No
 
 def test_an_unknown_outcome_resolves_to_failed_only_after_the_lease(clock: Any) -> None:
     issued = issue()
-    cards.card_claim(issued.token, attempt_id="attempt-1")
+    card_transitions.card_claim(issued.token, attempt_id="attempt-1")
     settle(issued.token, "attempt-1", "unknown", ok=None)
     not_yet = {"outcome_kind": "failed", "outcome": {"ok": False}}
-    assert cards.card_resolve(issued.token, **not_yet) is False
+    assert card_transitions.card_resolve(issued.token, **not_yet) is False
     clock.shift(timedelta(seconds=30))
-    assert cards.card_resolve(issued.token, **not_yet) is True
+    assert card_transitions.card_resolve(issued.token, **not_yet) is True
     card = cards.card_get(issued.token)
     assert card is not None
     assert card.outcome_kind == "failed"
@@ -477,11 +502,13 @@ def test_an_unknown_outcome_resolves_to_failed_only_after_the_lease(clock: Any) 
 
 def test_a_running_card_is_resolved_only_after_its_lease(clock: Any) -> None:
     issued = issue()
-    cards.card_claim(issued.token, attempt_id="attempt-1")
+    card_transitions.card_claim(issued.token, attempt_id="attempt-1")
     resolution = {"outcome_kind": "failed", "outcome": {"ok": False}}
-    assert cards.card_resolve(issued.token, **resolution) is False
+    assert card_transitions.card_resolve(issued.token, **resolution) is False
     clock.shift(timedelta(seconds=31))
-    assert cards.card_resolve(digest=store.token_digest(issued.token), **resolution) is True
+    assert (
+        card_transitions.card_resolve(digest=store.token_digest(issued.token), **resolution) is True
+    )
     assert settle(issued.token, "attempt-1") is False  # the late executor cannot overwrite
     card = cards.card_get(issued.token)
     assert card is not None
@@ -491,11 +518,14 @@ def test_a_running_card_is_resolved_only_after_its_lease(clock: Any) -> None:
 def test_settled_succeeded_and_failed_outcomes_are_never_resolved_again(clock: Any) -> None:
     for kind in ("succeeded", "failed"):
         issued = issue()
-        cards.card_claim(issued.token, attempt_id="attempt-1")
+        card_transitions.card_claim(issued.token, attempt_id="attempt-1")
         settle(issued.token, "attempt-1", kind)
         clock.shift(timedelta(seconds=31))
         for target in ("succeeded", "failed"):
-            assert cards.card_resolve(issued.token, outcome_kind=target, outcome={}) is False
+            assert (
+                card_transitions.card_resolve(issued.token, outcome_kind=target, outcome={})
+                is False
+            )
         card = cards.card_get(issued.token)
         assert card is not None
         assert card.outcome_kind == kind
@@ -504,13 +534,13 @@ def test_settled_succeeded_and_failed_outcomes_are_never_resolved_again(clock: A
 def test_resolve_never_touches_a_ready_or_rejected_card_and_cannot_set_unknown() -> None:
     ready = issue()
     rejected = issue()
-    cards.card_reject(rejected.token)
+    card_transitions.card_reject(rejected.token)
     for token in (ready.token, rejected.token):
-        assert cards.card_resolve(token, outcome_kind="succeeded", outcome={}) is False
+        assert card_transitions.card_resolve(token, outcome_kind="succeeded", outcome={}) is False
     assert cards.card_get(ready.token).state == "ready"  # type: ignore[union-attr]
     assert cards.card_get(rejected.token).state == "rejected"  # type: ignore[union-attr]
     with pytest.raises(ValueError, match="outcome_kind"):
-        cards.card_resolve(ready.token, outcome_kind="unknown", outcome={})
+        card_transitions.card_resolve(ready.token, outcome_kind="unknown", outcome={})
 
 
 # --- reject and destroy ------------------------------------------------------------------
@@ -518,45 +548,53 @@ def test_resolve_never_touches_a_ready_or_rejected_card_and_cannot_set_unknown()
 
 def test_reject_moves_a_ready_card_to_rejected_for_24_hours_and_it_never_runs() -> None:
     issued = issue()
-    assert cards.card_reject(issued.token) == cards.RejectResult(RejectStatus.REJECTED, "rejected")
+    assert card_transitions.card_reject(issued.token) == card_transitions.RejectResult(
+        RejectStatus.REJECTED, "rejected"
+    )
     assert DAY_MS - 1_000 < pttl(issued.token) <= DAY_MS
-    assert cards.card_reject(issued.token).status is RejectStatus.REJECTED  # repeatable
-    claim = cards.card_claim(issued.token, attempt_id="attempt-1")
+    assert card_transitions.card_reject(issued.token).status is RejectStatus.REJECTED  # repeatable
+    claim = card_transitions.card_claim(issued.token, attempt_id="attempt-1")
     assert claim.status is ClaimStatus.REJECTED
     assert cards.card_get(issued.token).state == "rejected"  # type: ignore[union-attr]
 
 
 def test_reject_is_refused_for_running_and_settled_cards_with_their_state() -> None:
     issued = issue()
-    cards.card_claim(issued.token, attempt_id="attempt-1")
-    assert cards.card_reject(issued.token) == cards.RejectResult(RejectStatus.REFUSED, "running")
+    card_transitions.card_claim(issued.token, attempt_id="attempt-1")
+    assert card_transitions.card_reject(issued.token) == card_transitions.RejectResult(
+        RejectStatus.REFUSED, "running"
+    )
     settle(issued.token, "attempt-1")
-    assert cards.card_reject(issued.token) == cards.RejectResult(RejectStatus.REFUSED, "settled")
-    assert cards.card_reject("no-such-token") == cards.RejectResult(RejectStatus.GONE, None)
+    assert card_transitions.card_reject(issued.token) == card_transitions.RejectResult(
+        RejectStatus.REFUSED, "settled"
+    )
+    assert card_transitions.card_reject("no-such-token") == card_transitions.RejectResult(
+        RejectStatus.GONE, None
+    )
 
 
 def test_destroy_removes_the_card_and_its_index_entry() -> None:
     issued = issue()
-    cards.card_claim(issued.token, attempt_id="attempt-1")
-    assert get_redis().zscore(cards.RUNNING_INDEX_KEY, issued.card.digest) is not None
-    assert cards.card_destroy(issued.token) is True
+    card_transitions.card_claim(issued.token, attempt_id="attempt-1")
+    assert get_redis().zscore(card_transitions.RUNNING_INDEX_KEY, issued.card.digest) is not None
+    assert card_transitions.card_destroy(issued.token) is True
     assert cards.card_get(issued.token) is None
-    assert get_redis().zscore(cards.RUNNING_INDEX_KEY, issued.card.digest) is None
-    assert cards.card_destroy(issued.token) is False
+    assert get_redis().zscore(card_transitions.RUNNING_INDEX_KEY, issued.card.digest) is None
+    assert card_transitions.card_destroy(issued.token) is False
 
 
 def test_running_cards_with_an_expired_lease_are_listed_for_reconciliation(clock: Any) -> None:
     stuck, settled, fresh, vanished = issue(), issue(), issue(), issue()
     for issued in (stuck, settled, vanished):
-        cards.card_claim(issued.token, attempt_id="attempt-1")
+        card_transitions.card_claim(issued.token, attempt_id="attempt-1")
     settle(settled.token, "attempt-1")
     get_redis().delete(key_of(vanished.token))  # the index is now stale for this one
     clock.shift(timedelta(seconds=31))
-    cards.card_claim(fresh.token, attempt_id="attempt-1")
-    listed = cards.cards_running_with_expired_lease()
+    card_transitions.card_claim(fresh.token, attempt_id="attempt-1")
+    listed = card_transitions.cards_running_with_expired_lease()
     assert [card.digest for card in listed] == [stuck.card.digest]
     assert listed[0].state == "running"
-    index = {m.decode() for m in get_redis().zrange(cards.RUNNING_INDEX_KEY, 0, -1)}
+    index = {m.decode() for m in get_redis().zrange(card_transitions.RUNNING_INDEX_KEY, 0, -1)}
     assert index == {stuck.card.digest, fresh.card.digest}  # the vanished entry was dropped
 
 
@@ -573,7 +611,9 @@ def race_claims_in_threads(token: str, *, threads: int = 50, owner_of: Any = Non
     def claim(index: int) -> str:
         expected = {} if owner_of is None else {"owner_id": owner_of(index), "session_id": SESSION}
         barrier.wait(timeout=30)
-        return str(cards.card_claim(token, attempt_id=f"thread-{index}", **expected).status)
+        return str(
+            card_transitions.card_claim(token, attempt_id=f"thread-{index}", **expected).status
+        )
 
     with ThreadPoolExecutor(max_workers=threads) as pool:
         return Counter(pool.map(claim, range(threads)))
@@ -584,7 +624,7 @@ def _claim_in_child(token: str, attempt_id: str, barrier: Any, results: Any) -> 
     # and open their own connections, so each process is its own client.
     try:
         barrier.wait(timeout=30)
-        results.put(str(cards.card_claim(token, attempt_id=attempt_id).status))
+        results.put(str(card_transitions.card_claim(token, attempt_id=attempt_id).status))
     except Exception as exc:  # reported to the parent, which fails the test
         results.put(f"error: {exc!r}")
 

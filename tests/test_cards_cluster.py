@@ -18,7 +18,7 @@ import redis
 from django.conf import settings
 from django.test import override_settings
 
-from agent import cards, continuation_store, control
+from agent import card_transitions, cards, continuation_store, control
 from agent.checks import check_control_store
 from lightnote.errors import LightNoteError
 from lightnote.redis import get_redis
@@ -67,21 +67,27 @@ def test_cards_spread_over_several_masters_each_in_one_slot(on_cluster: LocalClu
 
 def test_a_card_runs_its_whole_life_on_the_cluster(on_cluster: LocalCluster) -> None:
     issued = issue()
-    claim = cards.card_claim(issued.token, attempt_id="attempt-1")
-    assert claim.status is cards.ClaimStatus.CLAIMED
+    claim = card_transitions.card_claim(issued.token, attempt_id="attempt-1")
+    assert claim.status is card_transitions.ClaimStatus.CLAIMED
     assert (
-        cards.card_claim(issued.token, attempt_id="attempt-2").status is cards.ClaimStatus.RUNNING
+        card_transitions.card_claim(issued.token, attempt_id="attempt-2").status
+        is card_transitions.ClaimStatus.RUNNING
     )
-    assert cards.card_settle(
+    assert card_transitions.card_settle(
         issued.token, attempt_id="attempt-1", outcome_kind="unknown", outcome={"ok": None}
     )
-    assert cards.card_resolve(issued.token, outcome_kind="succeeded", outcome={"ok": True})
+    assert card_transitions.card_resolve(
+        issued.token, outcome_kind="succeeded", outcome={"ok": True}
+    )
     card = cards.card_get(issued.token)
     assert card is not None
     assert (card.state, card.outcome_kind, card.outcome) == ("settled", "succeeded", {"ok": True})
     assert cards.card_binding_valid(card) is True
     rejected = issue()
-    assert cards.card_reject(rejected.token).status is cards.RejectStatus.REJECTED
+    assert (
+        card_transitions.card_reject(rejected.token).status
+        is card_transitions.RejectStatus.REJECTED
+    )
 
 
 def test_fifty_concurrent_claims_on_the_cluster_have_exactly_one_winner(
@@ -109,25 +115,33 @@ def test_on_the_cluster_a_claim_that_applies_adds_its_index_entry_and_one_that_d
 ) -> None:
     client = get_redis()
     warm = issue()  # the script is loaded on the master of this card's slot
-    cards.card_claim(warm.token, attempt_id="warm", owner_id=7, session_id=SESSION)
+    card_transitions.card_claim(warm.token, attempt_id="warm", owner_id=7, session_id=SESSION)
     issued = issue()
-    cards.card_claim(issued.token, attempt_id="warm", owner_id=8, session_id=SESSION)
+    card_transitions.card_claim(issued.token, attempt_id="warm", owner_id=8, session_id=SESSION)
     with count_requests() as refused_counts:
-        refused = cards.card_claim(issued.token, attempt_id="thief", owner_id=8, session_id=SESSION)
-    assert refused.status is cards.ClaimStatus.READY
-    assert client.zscore(cards.RUNNING_INDEX_KEY, issued.card.digest) is None  # not applied
+        refused = card_transitions.card_claim(
+            issued.token, attempt_id="thief", owner_id=8, session_id=SESSION
+        )
+    assert refused.status is card_transitions.ClaimStatus.READY
+    assert (
+        client.zscore(card_transitions.RUNNING_INDEX_KEY, issued.card.digest) is None
+    )  # not applied
     with count_requests() as claim_counts:
-        claim = cards.card_claim(issued.token, attempt_id="owner", owner_id=7, session_id=SESSION)
-    assert claim.status is cards.ClaimStatus.CLAIMED
+        claim = card_transitions.card_claim(
+            issued.token, attempt_id="owner", owner_id=7, session_id=SESSION
+        )
+    assert claim.status is card_transitions.ClaimStatus.CLAIMED
     # The script, then (only for a claim that applied) the index update on its own slot.
     assert (refused_counts.redis, claim_counts.redis) == (1, 2)
     assert claim.card is not None
     assert claim.card.lease_until is not None
     score = claim.card.lease_until.timestamp() * 1000
-    assert client.zscore(cards.RUNNING_INDEX_KEY, issued.card.digest) == score
-    late = cards.card_claim(issued.token, attempt_id="late", owner_id=7, session_id=SESSION)
-    assert late.status is cards.ClaimStatus.RUNNING
-    assert client.zscore(cards.RUNNING_INDEX_KEY, issued.card.digest) == score
+    assert client.zscore(card_transitions.RUNNING_INDEX_KEY, issued.card.digest) == score
+    late = card_transitions.card_claim(
+        issued.token, attempt_id="late", owner_id=7, session_id=SESSION
+    )
+    assert late.status is card_transitions.ClaimStatus.RUNNING
+    assert client.zscore(card_transitions.RUNNING_INDEX_KEY, issued.card.digest) == score
 
 
 def test_concurrent_claims_from_processes_on_the_cluster_have_exactly_one_winner(
@@ -177,7 +191,7 @@ def test_an_unreachable_cluster_fails_closed() -> None:
             issue()
         assert (caught.value.code, caught.value.status) == ("CONFIRMATION_STORE_UNAVAILABLE", 503)
         with pytest.raises(LightNoteError):
-            cards.card_claim("some-token", attempt_id="attempt-1")
+            card_transitions.card_claim("some-token", attempt_id="attempt-1")
 
 
 @pytest.mark.django_db
@@ -187,20 +201,20 @@ def test_a_card_turn_on_the_cluster_counts_then_stores_each_record_on_its_own(
     """redis-py takes no script in a cluster pipeline: the limit is counted first, alone
     (a refusal stores nothing), then the continuation and the card, one round trip each."""
     from agent.models import Message
-    from lightnote import store
+    from lightnote import store_scripts
     from tests.test_conversation_api import new_session, say, send
 
     batches: list[list[str]] = []
-    original = store.scripts_run
+    original = store_scripts.scripts_run
 
     def spy(calls: Any, **kwargs: Any) -> list[Any]:
         batch = list(calls)
         batches.append([call.name for call in batch])
         return original(batch, **kwargs)
 
-    monkeypatch.setattr(store, "scripts_run", spy)
+    monkeypatch.setattr(store_scripts, "scripts_run", spy)
     monkeypatch.setattr(settings, "LIGHTNOTE_RATE_LIMIT_CARDS", "1/d")
-    assert store.pipelines_scripts() is False
+    assert store_scripts.pipelines_scripts() is False
     session_id = new_session(alice_api)
 
     [card] = say(alice_api, session_id, "帮我创建一条明天下午三点开会的待办")["cards"]

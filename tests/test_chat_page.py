@@ -18,7 +18,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from agent import cards
+from agent import card_transitions
 from agent.models import MESSAGE_MAX, ActionReceipt, AgentSession, Message
 from agent.web.conversations import CONVERSATION_SESSION_KEY
 from agent.web.htmx import FRAGMENT_HEADER
@@ -325,7 +325,7 @@ def test_business_failure_shows_code_and_message_and_no_reply(page: Client, user
 
 def test_running_card_polls_status_every_second_without_claiming_success(page: Client) -> None:
     form = card_form(send(page).content.decode())
-    claim = cards.card_claim(form.fields["token"], attempt_id="another-request")
+    claim = card_transitions.card_claim(form.fields["token"], attempt_id="another-request")
     assert claim.status == "claimed"
 
     running = post_card(page, "/chat/confirm/", form)
@@ -339,7 +339,7 @@ def test_running_card_polls_status_every_second_without_claiming_success(page: C
     assert "已执行" not in html
     assert forms_posting_to(html, "/chat/reply/") == []
 
-    cards.card_settle(
+    card_transitions.card_settle(
         form.fields["token"],
         attempt_id="another-request",
         outcome_kind="unknown",

@@ -22,7 +22,7 @@ import pytest
 import time_machine
 from django.conf import settings as django_settings
 
-from agent import cards
+from agent import card_transitions, cards
 from agent.execution import flush_repeat_tallies
 from agent.models import ActionReceipt
 from lightnote.models import AuditEvent
@@ -194,7 +194,7 @@ def test_scenario_4_a_record_altered_in_redis_is_invalid_destroyed_and_audited(
     # The owner's request claimed it in the same script as the read; the failed binding
     # destroyed it before anything ran, and its running-index entry went with it.
     assert service_calls == []
-    assert get_redis().zscore(cards.RUNNING_INDEX_KEY, token_digest(flow.token)) is None
+    assert get_redis().zscore(card_transitions.RUNNING_INDEX_KEY, token_digest(flow.token)) is None
     again = flow.confirm()
     assert again.status_code == 410
     assert error_code(again) == "CONFIRMATION_EXPIRED"
@@ -547,7 +547,7 @@ def test_a_card_the_claiming_script_took_but_the_owner_check_refuses_is_given_ba
     assert (fields["state"], fields["lease_until"]) == ("ready", "0")  # given back
     ttl_ms = get_redis().pttl(card_key_of(flow.token))
     assert 0 < ttl_ms <= django_settings.LIGHTNOTE_CONFIRMATION_TTL * 1000
-    assert get_redis().zscore(cards.RUNNING_INDEX_KEY, token_digest(flow.token)) is None
+    assert get_redis().zscore(card_transitions.RUNNING_INDEX_KEY, token_digest(flow.token)) is None
     assert Todo.objects.count() == 0
 
 
@@ -558,16 +558,18 @@ def test_a_ready_card_the_claiming_script_left_alone_but_python_accepts_is_claim
     owner match, Python's checks pass), the confirm claims it the way it did before the
     read and the claim were one script: one execution, one claim."""
     flow = flow_with_card(user)
-    original = cards.card_claim
+    original = card_transitions.card_claim
     claims: list[dict[str, Any]] = []
 
-    def script_sees_no_match(token: str, **kwargs: Any) -> cards.ClaimResult:
+    def script_sees_no_match(token: str, **kwargs: Any) -> card_transitions.ClaimResult:
         claims.append(kwargs)
         if "owner_id" in kwargs:
-            return cards.ClaimResult(status=cards.ClaimStatus.READY, card=cards.card_get(token))
+            return card_transitions.ClaimResult(
+                status=card_transitions.ClaimStatus.READY, card=cards.card_get(token)
+            )
         return original(token, **kwargs)
 
-    monkeypatch.setattr(cards, "card_claim", script_sees_no_match)
+    monkeypatch.setattr(card_transitions, "card_claim", script_sees_no_match)
     service_calls = spy_on(monkeypatch, todo_services, "todo_create")
 
     settled_ok(flow.confirm())
@@ -606,7 +608,7 @@ def test_a_rejected_card_answers_409_rejected_and_never_runs(user: Any) -> None:
 
 def test_a_card_another_request_holds_answers_202_running(user: Any) -> None:
     flow = flow_with_card(user)
-    claim = cards.card_claim(flow.token, attempt_id="another-request")
+    claim = card_transitions.card_claim(flow.token, attempt_id="another-request")
     assert claim.status == "claimed"
 
     response = flow.confirm()
@@ -634,7 +636,7 @@ def test_reject_moves_a_ready_card_to_rejected_and_a_repeat_says_rejected_again(
 
 def test_reject_of_a_running_card_is_409_already_claimed_with_its_state(user: Any) -> None:
     flow = flow_with_card(user)
-    cards.card_claim(flow.token, attempt_id="another-request")
+    card_transitions.card_claim(flow.token, attempt_id="another-request")
 
     response = flow.reject()
 
@@ -670,7 +672,7 @@ def test_status_reports_every_state_of_a_card(user: Any) -> None:
     rejected = issue_card(user, session_id=session)
     settled = issue_card(user, session_id=session)
     client = token_client(user)
-    cards.card_claim(running.token, attempt_id="another-request")
+    card_transitions.card_claim(running.token, attempt_id="another-request")
     assert reject(client, rejected.token, session).status_code == 200
     settled_body = confirm(client, settled.token, session)
 

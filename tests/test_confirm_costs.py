@@ -22,7 +22,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.test import APIClient
 
-from agent import cards
+from agent import card_transitions
 from agent.execution import REPEAT_TALLIES_KEY, flush_repeat_tallies
 from agent.models import ActionReceipt, AgentSession
 from lightnote.models import AuditEvent
@@ -132,7 +132,7 @@ def test_repeats_are_tallied_and_flushed_into_one_audit_row_per_card_and_state(
     for _ in range(3):
         flow.confirm()
     running = issue_card(user, session_id=flow.session_id)
-    cards.card_claim(running.token, attempt_id="elsewhere")
+    card_transitions.card_claim(running.token, attempt_id="elsewhere")
     client = token_client(user)
     assert confirm(client, running.token, flow.session_id).status_code == 202
 
@@ -186,7 +186,7 @@ def test_a_claim_the_limit_refuses_is_given_back_with_its_ready_lifetime(
     assert status(client, refused.token, session_id).json() == {"state": "ready"}
     ttl_ms = get_redis().pttl(f"ln:card:{{{refused.card.digest}}}")
     assert 0 < ttl_ms <= settings.LIGHTNOTE_CONFIRMATION_TTL * 1000  # not the 24 h of a claim
-    assert get_redis().zscore(cards.RUNNING_INDEX_KEY, refused.card.digest) is None
+    assert get_redis().zscore(card_transitions.RUNNING_INDEX_KEY, refused.card.digest) is None
 
 
 @pytest.mark.django_db

@@ -20,7 +20,7 @@ import pytest
 from django.core.management import call_command
 from django.db import IntegrityError, transaction
 
-from agent import cards, executor
+from agent import card_transitions, cards, executor
 from agent.models import ActionReceipt
 from lightnote.context import ActorContext
 from lightnote.models import AuditEvent
@@ -67,7 +67,7 @@ def outcome_of(response: Any) -> dict[str, Any]:
 def execute_as_a_worker(user: Any, token: str, attempt_id: str) -> tuple[str, dict[str, Any]]:
     """Claim ``token`` and run it the way a confirm request does, but never settle it: a
     worker that died (or lost Redis) right after its COMMIT."""
-    claim = cards.card_claim(token, attempt_id=attempt_id)
+    claim = card_transitions.card_claim(token, attempt_id=attempt_id)
     assert claim.status == "claimed"
     assert claim.card is not None
     return executor.execute_claimed(
@@ -272,7 +272,7 @@ def test_a_running_card_whose_worker_died_before_executing_resolves_to_not_execu
 ) -> None:
     flow = flow_with_card(user)
     card_id = flow.card_id()
-    assert cards.card_claim(flow.token, attempt_id="dead-worker").status == "claimed"
+    assert card_transitions.card_claim(flow.token, attempt_id="dead-worker").status == "claimed"
     assert flow.confirm().status_code == 202  # within the lease: someone holds it
 
     clock.past_lease()
@@ -308,11 +308,11 @@ def test_reconcile_cards_resolves_stuck_cards_from_receipts_and_never_executes(
     session_id = issue_card(user).card.session_id
     died_before = issue_card(user, session_id=session_id, args={"title": "没执行"})
     died_after = issue_card(user, session_id=session_id, args={"title": "已执行"})
-    cards.card_claim(died_before.token, attempt_id="dead-1")
+    card_transitions.card_claim(died_before.token, attempt_id="dead-1")
     execute_as_a_worker(user, died_after.token, "dead-2")
     clock.past_lease()
     fresh = issue_card(user, session_id=session_id, args={"title": "刚开始"})
-    cards.card_claim(fresh.token, attempt_id="alive")  # lease still running: left alone
+    card_transitions.card_claim(fresh.token, attempt_id="alive")  # lease still running: left alone
 
     out = io.StringIO()
     call_command("reconcile_cards", stdout=out)
@@ -340,7 +340,7 @@ def test_reconcile_cards_destroys_a_tampered_running_card_instead_of_resolving_i
     victim = issue_card(other_user, args={"title": "别人的"})
     victim_receipt_slot = victim.card.id
     flow = flow_with_card(user)
-    cards.card_claim(flow.token, attempt_id="dead-worker")
+    card_transitions.card_claim(flow.token, attempt_id="dead-worker")
     # Someone with write access to Redis points the stuck card at another action's slot.
     rewrite_record(flow.token, lambda record: record.update(id=victim_receipt_slot))
     clock.past_lease()
@@ -403,7 +403,7 @@ def test_a_lost_commit_while_voiding_leaves_the_card_open_and_the_next_call_reso
 ) -> None:
     flow = flow_with_card(user)
     card_id = flow.card_id()
-    cards.card_claim(flow.token, attempt_id="dead-worker")
+    card_transitions.card_claim(flow.token, attempt_id="dead-worker")
     clock.past_lease()
 
     with commit_reply_lost(committed=committed) as events:

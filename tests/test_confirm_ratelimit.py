@@ -16,7 +16,7 @@ import time_machine
 from django.conf import settings as django_settings
 from django.test import override_settings
 
-from agent import cards
+from agent import card_transitions, cards
 from agent.ratelimit import new_claim_unit
 from lightnote.models import AuditEvent
 from lightnote.redis import get_redis
@@ -100,7 +100,7 @@ def test_a_claim_the_limit_refuses_writes_nothing_and_answers_as_before(
 
     retry_after = limited(response)
     assert get_redis().hgetall(card_key_of(second)) == before  # still ready, no attempt
-    assert get_redis().zscore(cards.RUNNING_INDEX_KEY, token_digest(second)) is None
+    assert get_redis().zscore(card_transitions.RUNNING_INDEX_KEY, token_digest(second)) is None
     assert claims_counted(user) == 1  # the refusal counted nothing
     event = AuditEvent.objects.get(event_type="rate.limited")
     assert event.details == {"group": "agent.claims", "rate": "1/h", "retry_after": retry_after}
@@ -139,21 +139,23 @@ def test_a_card_read_before_its_claim_is_refused_by_the_claims_script_too(
     settings.LIGHTNOTE_RATE_LIMIT_CONFIRMS = "1/h"
     client = token_client(user)
     session_id, (first, second) = cards_for(user, 2)
-    original = cards.card_claim
+    original = card_transitions.card_claim
 
-    def read_first(token: str, **kwargs: Any) -> cards.ClaimResult:
+    def read_first(token: str, **kwargs: Any) -> card_transitions.ClaimResult:
         if "owner_id" in kwargs:  # as if the token query had not answered for the session
-            return cards.ClaimResult(status=cards.ClaimStatus.READY, card=cards.card_get(token))
+            return card_transitions.ClaimResult(
+                status=card_transitions.ClaimStatus.READY, card=cards.card_get(token)
+            )
         return original(token, **kwargs)
 
-    monkeypatch.setattr(cards, "card_claim", read_first)
+    monkeypatch.setattr(card_transitions, "card_claim", read_first)
     assert confirm(client, first, session_id).status_code == 200
     before = get_redis().hgetall(card_key_of(second))
 
     limited(confirm(client, second, session_id))
 
     assert get_redis().hgetall(card_key_of(second)) == before
-    assert get_redis().zscore(cards.RUNNING_INDEX_KEY, token_digest(second)) is None
+    assert get_redis().zscore(card_transitions.RUNNING_INDEX_KEY, token_digest(second)) is None
     assert claims_counted(user) == 1
     assert AuditEvent.objects.filter(event_type="rate.limited").count() == 1
 
@@ -166,8 +168,8 @@ def test_a_limiter_on_its_own_connection_counts_after_the_claim_and_gives_it_bac
     session_id, (first, second) = cards_for(user, 2)
     caches = {name: dict(config) for name, config in django_settings.CACHES.items()}
     caches["ratelimit"] = dict(django_settings.CACHES["default"])
-    claims = spy_on(monkeypatch, cards, "card_claim")
-    given_back = spy_on(monkeypatch, cards, "card_release")
+    claims = spy_on(monkeypatch, card_transitions, "card_claim")
+    given_back = spy_on(monkeypatch, card_transitions, "card_release")
 
     with override_settings(CACHES=caches, RATELIMIT_USE_CACHE="ratelimit"):
         assert confirm(client, first, session_id).status_code == 200
@@ -176,7 +178,7 @@ def test_a_limiter_on_its_own_connection_counts_after_the_claim_and_gives_it_bac
     assert [call["take"] for call in claims] == [None, None]  # not in the claim's script
     assert len(given_back) == 1  # the refused claim, given back: running -> ready
     assert status(client, second, session_id).json() == {"state": "ready"}
-    assert get_redis().zscore(cards.RUNNING_INDEX_KEY, token_digest(second)) is None
+    assert get_redis().zscore(card_transitions.RUNNING_INDEX_KEY, token_digest(second)) is None
     assert claims_counted(user) == 1
 
 
@@ -213,7 +215,7 @@ def test_a_repeat_confirm_of_a_running_card_is_never_refused_by_the_limit(
     client = token_client(user)
     session_id, (done, running, fresh) = cards_for(user, 3)
     assert confirm(client, done, session_id).status_code == 200
-    assert cards.card_claim(running, attempt_id="another-request").status == "claimed"
+    assert card_transitions.card_claim(running, attempt_id="another-request").status == "claimed"
     limited(confirm(client, fresh, session_id))
 
     response = confirm(client, running, session_id)

@@ -42,7 +42,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from agent import cards, executor, reconcile
+from agent import card_transitions, cards, executor, reconcile
 from agent.models import ActionReceipt, AgentSession
 from lightnote.context import ActorContext
 from lightnote.redis import get_redis
@@ -255,7 +255,7 @@ class ConfirmationProtocol(RuleBasedStateMachine):
     def worker_dies_while_running(self, data: st.DataObject, after_commit: bool) -> None:
         token = data.draw(st.sampled_from(self.in_state("ready")), label="token")
         card = self.model[token]
-        claim = cards.card_claim(token, attempt_id=f"worker-{uuid.uuid4().hex}")
+        claim = card_transitions.card_claim(token, attempt_id=f"worker-{uuid.uuid4().hex}")
         assert claim.status == "claimed"
         assert claim.card is not None
         if after_commit:

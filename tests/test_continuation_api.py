@@ -24,7 +24,7 @@ from django.db import connection
 from django.test import override_settings
 from rest_framework.test import APIClient
 
-from agent import cards, continuation_store, control, executor
+from agent import card_transitions, cards, continuation_store, control, executor
 from agent.models import ActionReceipt, Message
 from lightnote import store
 from lightnote.context import ActorContext
@@ -148,12 +148,12 @@ def test_an_unknown_outcome_later_resolved_to_success_activates_it(alice_api, us
         stored = cards.card_get(card["token"])
         assert stored is not None
         attempt = "attempt-lost-commit"
-        assert cards.card_claim(card["token"], attempt_id=attempt).status == "claimed"
+        assert card_transitions.card_claim(card["token"], attempt_id=attempt).status == "claimed"
         unknown = {
             "ok": None,
             "error": {"code": "ACTION_OUTCOME_UNKNOWN", "message": "unknown"},
         }
-        assert cards.card_settle(
+        assert card_transitions.card_settle(
             card["token"], attempt_id=attempt, outcome_kind="unknown", outcome=unknown
         )
         before = final_reply(alice_api, session_id, card)

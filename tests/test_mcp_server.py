@@ -20,7 +20,7 @@ from django.utils import timezone
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from agent import cards
+from agent import card_transitions, cards
 from agent.capabilities import CAPABILITIES, capability_by_id
 from agent.models import ActionCard, ActionReceipt, AgentSession
 from agent.tools import registry
@@ -327,7 +327,7 @@ def test_rejecting_on_the_page_rejects_and_nothing_runs(server: Any, user: Any) 
 
 def test_an_expired_card_reports_expired_and_cannot_be_confirmed(server: Any, user: Any) -> None:
     card_id = propose(server)["card_id"]
-    cards.card_destroy(sealed_token(card_id))  # what the store's TTL does
+    card_transitions.card_destroy(sealed_token(card_id))  # what the store's TTL does
     assert _status(server, card_id)["state"] == "expired"
     browser = page_client(user)
     page = browser.get(card_path(card_id))
@@ -366,8 +366,8 @@ def test_a_stored_success_without_a_receipt_is_never_reported_confirmed(
 ) -> None:
     card_id = propose(server)["card_id"]
     token = sealed_token(card_id)
-    assert cards.card_claim(token, attempt_id="x").status == "claimed"
-    cards.card_settle(
+    assert card_transitions.card_claim(token, attempt_id="x").status == "claimed"
+    card_transitions.card_settle(
         token,
         attempt_id="x",
         outcome_kind="succeeded",
@@ -415,7 +415,7 @@ def test_deleting_the_mcp_conversation_voids_its_cards_and_opens_a_fresh_one(
 
 def test_an_expired_cards_page_still_shows_what_was_proposed(server: Any, user: Any) -> None:
     card_id = propose(server, "create_todo", title="Remember the milk")["card_id"]
-    cards.card_destroy(sealed_token(card_id))
+    card_transitions.card_destroy(sealed_token(card_id))
     page = page_client(user).get(card_path(card_id))
     assert b"Remember the milk" in page.content
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from agent import cards, continuation_store, control
+from agent import card_transitions, cards, continuation_store, control
 from agent.models import ActionReceipt, Message
 from lightnote.redis import get_redis
 from tests.agent_helpers import (
@@ -127,9 +127,9 @@ def test_a_success_planted_in_the_store_without_a_receipt_is_refused(user: Any) 
     stored = cards.card_get(card["token"])
     assert stored is not None
     # Someone with write access to Redis claims and settles the card with a made-up receipt.
-    assert cards.card_claim(card["token"], attempt_id="forger").status == "claimed"
+    assert card_transitions.card_claim(card["token"], attempt_id="forger").status == "claimed"
     fake = {"ok": True, "receipt": {"action_id": stored.id, "status": "succeeded"}}
-    assert cards.card_settle(
+    assert card_transitions.card_settle(
         card["token"], attempt_id="forger", outcome_kind="succeeded", outcome=fake
     )
 

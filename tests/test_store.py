@@ -15,9 +15,9 @@ from django.conf import settings
 from django.core.checks import run_checks
 from django.test import override_settings
 
-from agent import cards, continuation_store, control
+from agent import card_transitions, cards, continuation_store, control
 from agent.checks import check_control_store, server_warnings
-from lightnote import store
+from lightnote import store, store_counters, store_scripts
 from lightnote.errors import LightNoteError
 from lightnote.i18n import translate
 from lightnote.redis import get_redis
@@ -333,8 +333,8 @@ def test_only_a_transition_that_applies_changes_the_index() -> None:
     key = new_key()
     make_owned_record(key)
 
-    def entry(now_ms: int) -> store.IndexUpdate:
-        return store.IndexUpdate(index, "member", score_ms=now_ms + 30_000)
+    def entry(now_ms: int) -> store_scripts.IndexUpdate:
+        return store_scripts.IndexUpdate(index, "member", score_ms=now_ms + 30_000)
 
     refused = claim(key, "stranger", index=entry(NOW), expect_record={"owner": "not-h1"})
     assert not refused.applied
@@ -345,7 +345,7 @@ def test_only_a_transition_that_applies_changes_the_index() -> None:
     assert get_redis().zscore(index, "member") == NOW + 30_000  # the holder's lease stands
     again = claim(key, "holder", now_ms=NOW + 1, index=entry(NOW + 1))  # a re-sent claim
     assert again.status is store.TransitionStatus.ALREADY
-    removal = store.IndexUpdate(index, "member")
+    removal = store_scripts.IndexUpdate(index, "member")
     refused_removal = store.record_transition(
         key,
         from_states=("running",),
@@ -426,8 +426,8 @@ def _count(counter: str) -> int:
 def test_a_transition_takes_its_limit_unit_only_when_it_transitions() -> None:
     index = f"ln:test-index:{uuid.uuid4().hex}"
     counter = _counter()
-    take = store.CounterUnit(counter, limit=2, ttl_ms=60_000)
-    entry = store.IndexUpdate(index, "member", score_ms=NOW + 30_000)
+    take = store_counters.CounterUnit(counter, limit=2, ttl_ms=60_000)
+    entry = store_scripts.IndexUpdate(index, "member", score_ms=NOW + 30_000)
     key = new_key()
     make_owned_record(key)
 
@@ -446,14 +446,16 @@ def test_a_transition_takes_its_limit_unit_only_when_it_transitions() -> None:
 def test_a_transition_the_limit_refuses_writes_nothing() -> None:
     index = f"ln:test-index:{uuid.uuid4().hex}"
     counter = _counter()
-    take = store.CounterUnit(counter, limit=1, ttl_ms=60_000)
+    take = store_counters.CounterUnit(counter, limit=1, ttl_ms=60_000)
     first, second = new_key(), new_key()
     make_record(first)
     make_record(second)
     assert claim(first, "a", take=take).applied
     before = raw_fields(second)
 
-    refused = claim(second, "b", take=take, index=store.IndexUpdate(index, "member", score_ms=NOW))
+    refused = claim(
+        second, "b", take=take, index=store_scripts.IndexUpdate(index, "member", score_ms=NOW)
+    )
 
     assert refused.status is store.TransitionStatus.LIMITED
     assert not refused.applied
@@ -468,7 +470,7 @@ def test_a_limit_of_zero_refuses_every_transition() -> None:
     counter = _counter()
     key = new_key()
     make_record(key)
-    refused = claim(key, "a", take=store.CounterUnit(counter, limit=0, ttl_ms=5_000))
+    refused = claim(key, "a", take=store_counters.CounterUnit(counter, limit=0, ttl_ms=5_000))
     assert refused.status is store.TransitionStatus.LIMITED
     assert refused.retry_after_ms == 5_000  # no counter yet: the whole window
     assert get_redis().exists(counter) == 0
@@ -508,18 +510,18 @@ def test_a_counter_that_is_not_a_number_is_an_error_before_any_write() -> None:
     counter = _counter()
     get_redis().set(counter, "many")
     with pytest.raises(redis.exceptions.ResponseError, match="not a number"):
-        claim(key, "a", take=store.CounterUnit(counter, limit=3, ttl_ms=1_000))
+        claim(key, "a", take=store_counters.CounterUnit(counter, limit=3, ttl_ms=1_000))
     assert raw_fields(key) == before
 
 
 def test_a_unit_given_back_never_goes_below_zero_nor_outlives_its_window() -> None:
     counter = _counter()
-    store.counter_give_back(counter)
+    store_counters.counter_give_back(counter)
     assert get_redis().exists(counter) == 0  # no window: nothing created
-    assert store.counter_take(counter, limit=5, ttl_ms=60_000).taken
-    store.counter_give_back(counter)
+    assert store_counters.counter_take(counter, limit=5, ttl_ms=60_000).taken
+    store_counters.counter_give_back(counter)
     assert _count(counter) == 0
-    store.counter_give_back(counter)
+    store_counters.counter_give_back(counter)
     assert _count(counter) == 0
     assert get_redis().pttl(counter) > 0  # the window keeps its TTL
 
@@ -585,18 +587,23 @@ def every_store_operation() -> list[tuple[str, Any]]:
         ("record_get", lambda: store.record_get(key)),
         ("record_transition", lambda: claim(key, "attempt-1")),
         ("record_delete", lambda: store.record_delete(key)),
-        ("index_due", lambda: store.index_due(cards.RUNNING_INDEX_KEY, now_ms=NOW)),
+        ("index_due", lambda: store.index_due(card_transitions.RUNNING_INDEX_KEY, now_ms=NOW)),
         ("card_issue", lambda: cards.card_issue(**issue)),
         ("card_get", lambda: cards.card_get(token)),
-        ("card_claim", lambda: cards.card_claim(token, attempt_id="a")),
+        ("card_claim", lambda: card_transitions.card_claim(token, attempt_id="a")),
         (
             "card_settle",
-            lambda: cards.card_settle(token, attempt_id="a", outcome_kind="failed", outcome={}),
+            lambda: card_transitions.card_settle(
+                token, attempt_id="a", outcome_kind="failed", outcome={}
+            ),
         ),
-        ("card_resolve", lambda: cards.card_resolve(token, outcome_kind="failed", outcome={})),
-        ("card_reject", lambda: cards.card_reject(token)),
-        ("card_destroy", lambda: cards.card_destroy(token)),
-        ("cards_running_with_expired_lease", cards.cards_running_with_expired_lease),
+        (
+            "card_resolve",
+            lambda: card_transitions.card_resolve(token, outcome_kind="failed", outcome={}),
+        ),
+        ("card_reject", lambda: card_transitions.card_reject(token)),
+        ("card_destroy", lambda: card_transitions.card_destroy(token)),
+        ("cards_running_with_expired_lease", card_transitions.cards_running_with_expired_lease),
         (
             "continuation_issue",
             lambda: continuation_store.continuation_issue(

@@ -33,8 +33,8 @@ from hypothesis.stateful import (
     rule,
 )
 
-from agent import cards, control
-from agent.cards import ClaimStatus, RejectStatus
+from agent import card_transitions, cards, control
+from agent.card_transitions import ClaimStatus, RejectStatus
 from lightnote import store
 from lightnote.redis import get_redis
 
@@ -113,7 +113,7 @@ class CardProtocolMachine(RuleBasedStateMachine):
 
     def _claim(self, token: str, attempt: str) -> ClaimStatus:
         card = self.model[token]
-        result = cards.card_claim(token, attempt_id=attempt)
+        result = card_transitions.card_claim(token, attempt_id=attempt)
         if result.status is ClaimStatus.CLAIMED:
             card.told_claimed.add(attempt)
         if card.state == "ready":
@@ -149,14 +149,14 @@ class CardProtocolMachine(RuleBasedStateMachine):
     @rule(token=tokens)
     def reject(self, token: str) -> None:
         card = self.model[token]
-        result = cards.card_reject(token)
+        result = card_transitions.card_reject(token)
         if card.state in ("ready", "rejected"):
-            assert result == cards.RejectResult(RejectStatus.REJECTED, "rejected")
+            assert result == card_transitions.RejectResult(RejectStatus.REJECTED, "rejected")
             card.state = "rejected"
         elif card.state == GONE:
             assert result.status is RejectStatus.GONE
         else:
-            assert result == cards.RejectResult(RejectStatus.REFUSED, card.state)
+            assert result == card_transitions.RejectResult(RejectStatus.REFUSED, card.state)
 
     @rule(
         token=tokens,
@@ -167,7 +167,9 @@ class CardProtocolMachine(RuleBasedStateMachine):
         card = self.model[token]
         attempt = card.holder if by_holder and card.holder else "intruder"
         outcome = {"kind": kind}
-        applied = cards.card_settle(token, attempt_id=attempt, outcome_kind=kind, outcome=outcome)
+        applied = card_transitions.card_settle(
+            token, attempt_id=attempt, outcome_kind=kind, outcome=outcome
+        )
         if card.state == "running" and attempt == card.holder:
             assert applied is True
             card.state, card.outcome_kind, card.outcome = "settled", kind, outcome
@@ -194,7 +196,7 @@ class CardProtocolMachine(RuleBasedStateMachine):
     def resolve(self, token: str, kind: str) -> None:
         card = self.model[token]
         outcome = {"resolved": kind}
-        applied = cards.card_resolve(token, outcome_kind=kind, outcome=outcome)
+        applied = card_transitions.card_resolve(token, outcome_kind=kind, outcome=outcome)
         expected = (
             card.state == "settled"
             and card.outcome_kind == "unknown"
