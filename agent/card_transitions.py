@@ -80,15 +80,13 @@ class RejectResult:
     state: str | None
 
 
-def _index_best_effort(action: str, digest: str, *, score_ms: int = 0) -> None:
-    """Update the running-cards index; a failure only delays the reconcile command."""
+def _index_remove_best_effort(digest: str) -> None:
+    """Drop the card from the running-cards index; a failure only delays the reconcile
+    command. (A claim adds its entry in its own script: ``IndexUpdate``.)"""
     try:
-        if action == "add":
-            store.index_add(RUNNING_INDEX_KEY, digest, score_ms=score_ms)
-        else:
-            store.index_remove(RUNNING_INDEX_KEY, digest)
+        store.index_remove(RUNNING_INDEX_KEY, digest)
     except store.StoreUnavailable:
-        logger.warning("running-cards index not updated (%s %s)", action, digest[:12])
+        logger.warning("running-cards index not updated (remove %s)", digest[:12])
 
 
 @confirmation_store()
@@ -279,7 +277,7 @@ def card_resolve(
             key, from_states=(CardState.RUNNING,), takeover_expired_lease=True, **common
         )
     if result.status is store.TransitionStatus.TRANSITIONED:
-        _index_best_effort("remove", digest)
+        _index_remove_best_effort(digest)
         return True
     return False
 
@@ -327,7 +325,7 @@ def card_destroy(token: str | None = None, *, digest: str | None = None) -> bool
     """Delete a card (e.g. one whose binding check failed); True when it existed."""
     digest = _digest_of(token, digest)
     existed = store.record_delete(card_key(digest))
-    _index_best_effort("remove", digest)
+    _index_remove_best_effort(digest)
     return existed
 
 
@@ -335,8 +333,9 @@ def card_destroy(token: str | None = None, *, digest: str | None = None) -> bool
 def cards_running_with_expired_lease(*, limit: int = 100) -> list[Card]:
     """Return running cards whose lease has passed, for the reconcile command.
 
-    The index is a hint (updated after each script, and possibly stale); every entry is
-    re-read, and entries whose card is gone or no longer running are dropped from it.
+    The index is a hint (changed by the claim's and the settle's scripts when they apply, on
+    Cluster right after them, and possibly stale); every entry is re-read, and entries whose
+    card is gone or no longer running are dropped from it.
     """
     now = store.now_ms()
     cards: list[Card] = []

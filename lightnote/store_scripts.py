@@ -257,18 +257,13 @@ def index_in_script(alias: str = "default") -> bool:
         return not isinstance(get_redis(alias), RedisCluster)
 
 
-def _queue_index(client: Any, index: IndexUpdate) -> None:
-    """Send (or, on a pipeline, queue) the command that applies ``index``."""
-    if index.score_ms is None:
-        client.zrem(index.index_key, index.member)
-    else:
-        client.zadd(index.index_key, {index.member: index.score_ms})
-
-
 def _update_index(client: Any, index: IndexUpdate) -> None:
     """Apply ``index`` on its own (best effort: the index is a hint)."""
     try:
-        _queue_index(client, index)
+        if index.score_ms is None:
+            client.zrem(index.index_key, index.member)
+        else:
+            client.zadd(index.index_key, {index.member: index.score_ms})
     except UNAVAILABLE_ERRORS as exc:
         logger.warning("index %s not updated: %s", index.index_key, exc)
 
