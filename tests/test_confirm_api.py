@@ -534,20 +534,25 @@ def test_a_card_the_claiming_script_took_but_the_owner_check_refuses_is_given_ba
 ) -> None:
     """The script compares only the owner hash and session; Python's owner check also needs
     a readable record. A record with the right owner but args that are not an object is
-    claimed by the script, refused 403 in Python, and given back before anything runs."""
+    claimed by the script, refused 403 in Python, and given back before anything runs,
+    with the claims-limit unit its script counted."""
     flow = flow_with_card(user)
     rewrite_record(flow.token, lambda record: record.update(args=["not", "an", "object"]))
     service_calls = spy_on(monkeypatch, todo_services, "todo_create")
+    claims = spy_on(monkeypatch, card_transitions, "card_claim")
 
     response = flow.confirm()
 
     assert (response.status_code, error_code(response)) == (403, "CONFIRMATION_FORBIDDEN")
     assert service_calls == []
+    assert len(claims) == 1  # claimed by the one script, not claimed again
     fields = raw_fields(flow.token)
     assert (fields["state"], fields["lease_until"]) == ("ready", "0")  # given back
     ttl_ms = get_redis().pttl(card_key_of(flow.token))
     assert 0 < ttl_ms <= django_settings.LIGHTNOTE_CONFIRMATION_TTL * 1000
     assert get_redis().zscore(card_transitions.RUNNING_INDEX_KEY, token_digest(flow.token)) is None
+    counters = get_redis().keys(f"ln:rate:agent.claims:{user.pk}:*", target_nodes="primaries")
+    assert sum(int(get_redis().get(key) or 0) for key in counters) == 0  # the unit given back
     assert Todo.objects.count() == 0
 
 
