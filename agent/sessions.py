@@ -169,7 +169,7 @@ def session_get_with_recent(
     found_id, title, created_at, updated_at, pending_until = rows[0][width:]
     values = {
         "id": found_id,
-        "owner_id": getattr(owner, "pk", owner),
+        "owner_id": owner_id,
         "title": title,
         "created_at": created_at,
         "updated_at": updated_at,
