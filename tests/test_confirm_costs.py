@@ -66,10 +66,11 @@ def test_a_confirm_costs_at_most_8_statements_with_no_savepoint_and_its_audit_in
     # written between one BEGIN and its COMMIT (where the backend logs them).
     writes = [sql for sql in counts.statements or [] if sql.lstrip().upper().startswith("INSERT")]
     assert len(writes) == 3, writes  # the todo, the receipt, both audit rows in one INSERT
+    assert counts.sql_writes == 4, counts.statements  # ... and the card history row's UPDATE
     if "BEGIN" in statements:
         begin, commit = statements.index("BEGIN"), statements.index("COMMIT")
-        inserts = [i for i, word in enumerate(statements) if word == "INSERT"]
-        assert all(begin < i < commit for i in inserts), counts.statements
+        changes = [i for i, word in enumerate(statements) if word in ("INSERT", "UPDATE")]
+        assert all(begin < i < commit for i in changes), counts.statements
     protocol_rows = AuditEvent.objects.filter(action_id=flow.card_id()).exclude(
         event_type="card.issued"
     )
