@@ -627,33 +627,10 @@ def test_the_mcp_http_transport_answers_deep_json_with_a_400(mcp_http_server, us
 @pytest.fixture
 def mcp_http_server() -> Iterator[str]:
     """The MCP HTTP app under uvicorn on a free port (as ``mcp_serve --transport http``)."""
-    import threading
-    import time
+    from tests.mcp_helpers import serving_http
 
-    import uvicorn
-
-    from mcpserver.http import build_http_app
-    from tests.test_mcp_services import _free_port
-
-    port = _free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(
-            build_http_app(f"127.0.0.1:{port}"),
-            host="127.0.0.1",
-            port=port,
-            lifespan="on",
-            log_level="warning",
-        )
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/mcp"
-    server.should_exit = True
-    thread.join(timeout=20)
+    with serving_http() as url:
+        yield url
 
 
 # --- found by the form corpus ------------------------------------------------------------------
