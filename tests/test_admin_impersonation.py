@@ -415,7 +415,10 @@ def test_api_reason_is_optional_and_bounded(client_for, staff, user) -> None:
 def test_a_context_expires_on_its_own_and_the_banner_goes(staff, user) -> None:
     browser, _ = browser_context(staff, user)
     assert "admin-context-banner" in browser.get("/todos/").content.decode()
-    with time_machine.travel(timezone.now() + dt.timedelta(minutes=21), tick=False):
+    started = timezone.now()
+    with time_machine.travel(started + CONTEXT_LIFETIME - dt.timedelta(minutes=1), tick=False):
+        assert "admin-context-banner" in browser.get("/todos/").content.decode()
+    with time_machine.travel(started + CONTEXT_LIFETIME + dt.timedelta(minutes=1), tick=False):
         assert "admin-context-banner" not in browser.get("/todos/").content.decode()
         assert browser.post("/todos/", {"title": "mine"}).status_code in (302, 200)
     assert Todo.objects.filter(owner=staff, title="mine").exists()
