@@ -649,6 +649,11 @@ def test_a_huge_search_on_the_item_pages_is_bounded(user) -> None:
     todo_services.todo_create(owner=user, title="x" * 10)
     browser = Client()
     browser.force_login(user)
+    from lightnote.web import QUERY_MAX
+
     for path in ("/todos/", "/notes/"):
         response = browser.get(path, {"q": "x" * 100_000, "tag": "y" * 100_000})
         assert response.status_code == 200, path
+        # The page read (and echoes in its search box) only the first QUERY_MAX characters.
+        html = response.content.decode()
+        assert f'name="q" maxlength="{QUERY_MAX}" value="{"x" * QUERY_MAX}"' in html, path
