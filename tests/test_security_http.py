@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
+import time_machine
 from django.db import OperationalError, connection
 from django.test import Client, override_settings
 from django.utils import timezone
@@ -279,7 +280,7 @@ def test_confirm_before_the_claim_with_the_database_lost_leaves_the_card_ready(
 
 @pytest.mark.django_db(transaction=True)
 def test_the_database_lost_after_the_claim_settles_ok_null_then_reconciles(
-    user, monkeypatch
+    user, monkeypatch, settings
 ) -> None:
     flow = flow_with_card(user)
     original = agent_execution.execute_claimed
@@ -303,7 +304,18 @@ def test_the_database_lost_after_the_claim_settles_ok_null_then_reconciles(
     again = flow.confirm()
     assert again.status_code == 200
     assert again.json()["outcome"]["ok"] in {None, False}
+    assert again.json()["outcome"]["ok"] is None  # the lease has not passed: still open
     assert not Todo.objects.exists()
+    # After the lease the receipt table decides: no receipt, so a voided slot and "not
+    # executed" (ok false), and still nothing written.
+    lease = dt.timedelta(seconds=settings.LIGHTNOTE_EXECUTION_LEASE + 5)
+    with time_machine.travel(timezone.now() + lease, tick=False):
+        reconciled = flow.confirm()
+    assert reconciled.status_code == 200, reconciled.content
+    outcome = reconciled.json()["outcome"]
+    assert (outcome["ok"], outcome["error"]["code"]) == (False, "ACTION_NOT_EXECUTED")
+    assert not Todo.objects.exists()
+    assert list(ActionReceipt.objects.values_list("status", flat=True)) == ["voided"]
 
 
 # --- row 7: due times ------------------------------------------------------------------------
