@@ -344,6 +344,8 @@ def test_an_implausible_due_time_is_refused_on_patch_too(alice_api, user) -> Non
     )
     assert_error_body(response, 400, "VALIDATION_ERROR")
     assert "due_at" in response.json()["error"]["fields"]
+    todo.refresh_from_db()
+    assert (todo.due_at, todo.version) == (None, 1)  # nothing written
 
 
 def test_the_api_and_the_agent_share_one_window(alice_api) -> None:
