@@ -533,6 +533,7 @@ def test_the_schema_declares_the_edge_errors_on_every_operation(api_client) -> N
             assert "503" in responses, f"{method} {path}"
             if "requestBody" in operation:
                 assert "413" in responses, f"{method} {path}"
+                assert "411" in responses, f"{method} {path}"
                 examples = responses["400"]["content"]["application/json"]["examples"]
                 assert "MALFORMED_REQUEST" in examples, f"{method} {path}"
 
