@@ -30,13 +30,16 @@ from typing import Any
 import pytest
 from django.conf import settings
 from django.test import Client
+from django.utils import timezone
 from drf_spectacular.generators import SchemaGenerator
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from agent.models import AgentSession
+from lightnote.times import is_allowed_time_zone, is_plausible
 from notes import services as note_services
 from todos import services as todo_services
+from todos.models import Todo
 
 pytestmark = pytest.mark.django_db
 
@@ -470,5 +473,25 @@ def test_no_form_endpoint_answers_hostile_input_with_a_5xx(
             sent += 1
             if response.status_code >= 500:
                 bad.append(f"{response.status_code} {path} raw bytes")
+    # Every odd zone to the settings form, every odd instant (and its local form, as the
+    # page's datetime-local input sends it) to the todo forms.
+    todo_id = real_ids["todo_id"][0]
+    aimed_forms = [
+        ("/settings/", "time_zone", HOSTILE_ZONES, {"language": "en"}),
+        ("/todos/", "due_at", HOSTILE_TIMES, {"title": "x"}),
+        (f"/todos/{todo_id}/", "due_at", HOSTILE_TIMES, {"action": "save", "title": "x"}),
+    ]
+    for path, field, values, rest in aimed_forms:
+        for value in values:
+            for sent_value in {value, value[:16]}:
+                response = browser.post(path, {**rest, "version": "1", field: sent_value})
+                sent += 1
+                if response.status_code >= 500:
+                    bad.append(f"{response.status_code} {path} {field}={short(sent_value)}")
     assert sent > 500
     assert not bad, "\n".join(bad[:40])
+    # Whatever got through left only a zone a person lives in and no implausible due time.
+    corpus_user.refresh_from_db()
+    assert is_allowed_time_zone(corpus_user.time_zone), corpus_user.time_zone
+    dues = Todo.objects.filter(owner=corpus_user).exclude(due_at=None).values_list("due_at")
+    assert all(is_plausible(due, now=timezone.now()) for (due,) in dues), list(dues)
