@@ -34,7 +34,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 from django.views.decorators.http import require_POST
 
-from lightnote.impersonation import browser_context_end, browser_context_start
+from lightnote.impersonation import CONTEXT_LIFETIME, browser_context_end, browser_context_start
 from lightnote.models import AdminContext, AuditEvent, User
 
 
@@ -135,7 +135,7 @@ class UserAdmin(DjangoUserAdmin):
             "subject": subject,
             "form": form,
             "opts": self.model._meta,
-            "lifetime_minutes": 20,
+            "lifetime_minutes": int(CONTEXT_LIFETIME.total_seconds() // 60),
         }
         return TemplateResponse(
             request,

@@ -94,16 +94,14 @@ def gate_suspended() -> Iterator[None]:
         _suspended.reset(reset)
 
 
+def _match(request: Any) -> Any:
+    """The URL resolver's match of this (Django or DRF) request, or None before routing."""
+    return getattr(getattr(request, "_request", request), "resolver_match", None)
+
+
 def _view_name(request: Any) -> str | None:
-    django_request = getattr(request, "_request", request)
-    match = getattr(django_request, "resolver_match", None)
+    match = _match(request)
     return match.view_name if match is not None else None
-
-
-def _kwargs(request: Any) -> dict[str, Any]:
-    django_request = getattr(request, "_request", request)
-    match = getattr(django_request, "resolver_match", None)
-    return dict(match.kwargs) if match is not None else {}
 
 
 def admin_context_gate(request: Any, context: ActorContext) -> None:
@@ -111,8 +109,9 @@ def admin_context_gate(request: Any, context: ActorContext) -> None:
     unless its view has a pass. Does nothing outside a context or for a safe method."""
     if context.admin_context is None or request.method in SAFE_METHODS or _suspended.get():
         return
-    allows = PASSES.get(_view_name(request) or "")
-    if allows is not None and allows(request, context, _kwargs(request)):
+    match = _match(request)
+    allows = PASSES.get(match.view_name) if match is not None else None
+    if allows is not None and allows(request, context, dict(match.kwargs)):
         return
     refuse(request, context)
 

@@ -135,7 +135,4 @@ def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpR
     """A 404 under ``/api/`` is the one error body too (e.g. a malformed id in a path)."""
     if not request.path.startswith("/api/"):
         return defaults.page_not_found(request, exception)
-    locale = http_guards.safe_locale(request)
-    return JsonResponse(
-        {"error": {"code": "NOT_FOUND", "message": translate("NOT_FOUND", locale)}}, status=404
-    )
+    return http_guards.error_answer(request, "NOT_FOUND", 404)

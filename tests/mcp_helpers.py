@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable
+import socket
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import mcp_types as types
@@ -105,3 +109,35 @@ def sealed_token(card_id: str) -> str:
     token = sealing.unseal(row.sealed_token, card_id=card_id)
     assert token
     return token
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextmanager
+def serving_http() -> Iterator[str]:
+    """Serve the MCP HTTP app (as ``mcp_serve --transport http``) under uvicorn on a free
+    port; yield its /mcp URL."""
+    import uvicorn
+
+    from mcpserver.http import build_http_app
+
+    port = free_port()
+    app = build_http_app(f"127.0.0.1:{port}")
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="on", log_level="warning")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=20)

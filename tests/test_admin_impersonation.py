@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from agent.models import AgentSession, Message
 from lightnote.context import ADMIN_CONTEXT_SESSION_KEY
-from lightnote.impersonation import admin_context_start
+from lightnote.impersonation import CONTEXT_LIFETIME, admin_context_start
 from lightnote.models import AdminContext, AuditEvent
 from mcpserver.models import McpToken
 from notes import services as note_services
@@ -334,6 +334,8 @@ def test_admin_user_page_and_list_offer_the_read_only_view(staff, user) -> None:
     confirmation = browser.get(start_url).content.decode()
     assert 'name="reason"' in confirmation
     assert "alice" in confirmation
+    # The step names the context's real lifetime (the one admin_context_start gives it).
+    assert f"for at most {CONTEXT_LIFETIME.total_seconds() / 60:.0f} minutes" in confirmation
     assert not AdminContext.objects.exists()  # showing the step starts nothing
 
 
@@ -413,7 +415,10 @@ def test_api_reason_is_optional_and_bounded(client_for, staff, user) -> None:
 def test_a_context_expires_on_its_own_and_the_banner_goes(staff, user) -> None:
     browser, _ = browser_context(staff, user)
     assert "admin-context-banner" in browser.get("/todos/").content.decode()
-    with time_machine.travel(timezone.now() + dt.timedelta(minutes=21), tick=False):
+    started = timezone.now()
+    with time_machine.travel(started + CONTEXT_LIFETIME - dt.timedelta(minutes=1), tick=False):
+        assert "admin-context-banner" in browser.get("/todos/").content.decode()
+    with time_machine.travel(started + CONTEXT_LIFETIME + dt.timedelta(minutes=1), tick=False):
         assert "admin-context-banner" not in browser.get("/todos/").content.decode()
         assert browser.post("/todos/", {"title": "mine"}).status_code in (302, 200)
     assert Todo.objects.filter(owner=staff, title="mine").exists()

@@ -11,10 +11,8 @@
 from __future__ import annotations
 
 import os
-import socket
 import sys
 import threading
-import time
 import urllib.error
 import urllib.request
 from collections import Counter
@@ -45,6 +43,7 @@ from tests.mcp_helpers import (
     memory_server,
     page_client,
     propose,
+    serving_http,
 )
 from todos import services as todo_services
 from todos.models import Todo
@@ -151,33 +150,11 @@ def test_stdio_server_lists_proposes_and_reports_the_receipt(user: Any) -> None:
 # --- streamable HTTP --------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture
 def http_server() -> Iterator[str]:
     """Serve the MCP HTTP app under uvicorn on a free port; yield its /mcp URL."""
-    import uvicorn
-
-    from mcpserver.http import build_http_app
-
-    port = _free_port()
-    app = build_http_app(f"127.0.0.1:{port}")
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="on", log_level="warning")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/mcp"
-    server.should_exit = True
-    thread.join(timeout=20)
+    with serving_http() as url:
+        yield url
 
 
 def _raw_post(

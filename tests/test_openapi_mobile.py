@@ -61,6 +61,29 @@ def test_202_running_declares_retry_after_and_says_to_poll(schema, path) -> None
     assert [example["value"] for example in examples.values()] == [{"state": "running"}]
 
 
+def test_every_429_and_202_declares_retry_after(schema) -> None:
+    """``lightnote.openapi.declare_retry_after``: the header on each such answer, none missed."""
+    declared = [
+        (path, method, status)
+        for path, item in schema["paths"].items()
+        for method, operation in item.items()
+        for status, response in operation["responses"].items()
+        if status in {"202", "429"}
+        and response.get("headers", {}).get("Retry-After", {}).get("schema", {}).get("type")
+        == "integer"
+    ]
+    answering = [
+        (path, method, status)
+        for path, item in schema["paths"].items()
+        for method, operation in item.items()
+        for status in operation["responses"]
+        if status in {"202", "429"}
+    ]
+    assert declared == answering
+    assert len({status for *_, status in answering}) == 2
+    assert len(answering) >= 10
+
+
 def test_confirm_and_status_show_each_settled_outcome(schema) -> None:
     for path in (CONFIRM, STATUS):
         examples = _json(schema["paths"][path]["post"]["responses"]["200"])["examples"]

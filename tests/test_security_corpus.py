@@ -14,7 +14,8 @@ day it is added. Each one is called, authenticated as a real user (token), with:
 Every answer must be below 500, and every 4xx must be the documented error body
 ``{"error": {"code", "message"}}``. ``LIGHTNOTE_SECURITY_CORPUS=full`` sends every hostile
 value to every field (several thousand requests); the default CI size rotates through them
-so each value still reaches each operation. Runs in both passes (SQLite + fakeredis, and
+so each value still reaches each operation, and sends every odd zone name to each zone field
+and every odd instant to each date-time field. Runs in both passes (SQLite + fakeredis, and
 MariaDB + Redis).
 """
 
@@ -29,13 +30,16 @@ from typing import Any
 import pytest
 from django.conf import settings
 from django.test import Client
+from django.utils import timezone
 from drf_spectacular.generators import SchemaGenerator
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from agent.models import AgentSession
+from lightnote.times import is_allowed_time_zone, is_plausible
 from notes import services as note_services
 from todos import services as todo_services
+from todos.models import Todo
 
 pytestmark = pytest.mark.django_db
 
@@ -63,19 +67,56 @@ HOSTILE_VALUES: list[Any] = [
     ["x"] * 1000,
     {},
     {"__proto__": {"a": 1}},
-    "posix/Asia/Shanghai",
-    "right/UTC",
-    "localtime",
-    "1480-02-09T08:59:17.59-19:05",
-    "0001-01-01T00:00:00+14:00",
-    "9999-12-31T23:59:59-23:59",
-    "2026-12-02T21:00:00+08:05:43",
+    # The same hostile text one level down (a list item, an object key or value).
+    ["\x00"],
+    ["\ud800"],
+    {"\ud800": 1},
+    {"a": "\x00", "b": [None, 2**63]},
     "<script>alert(1)</script>",
     "' OR 1=1 --",
     "../../etc/passwd",
     "{0.__class__}",
     "%s%n%x",
 ]
+
+# Zone names the zone database (or ``zoneinfo``) knows or half-knows, but no one lives in:
+# each is also sent to every zone field, whatever the rotation (see ``aimed``).
+HOSTILE_ZONES: list[str] = [
+    "posix/Asia/Shanghai",
+    "right/UTC",
+    "localtime",
+    "posixrules",
+    "Factory",
+    "asia/shanghai",
+    " Asia/Shanghai",
+    "Asia/Shanghai\x00",
+    "Asia/../Asia/Shanghai",
+    "/usr/share/zoneinfo/UTC",
+    "Asia/Shanghai/",
+    "+08:00",
+]
+
+# Instants out of range, with odd offsets, or not quite ISO 8601: each also sent to every
+# date-time field.
+HOSTILE_TIMES: list[str] = [
+    "1480-02-09T08:59:17.59-19:05",
+    "0001-01-01T00:00:00+14:00",
+    "9999-12-31T23:59:59-23:59",
+    "2026-12-02T21:00:00+08:05:43",
+    "2026-12-24T09:00:00+24:00",
+    "2026-12-24T09:00:00-99:99",
+    "2026-02-30T09:00:00+08:00",
+    "2026-12-24T24:00:00+08:00",
+    "2026-12-24T23:59:60+08:00",
+    "2026-12-24T09:00:00",
+    "2026-12-24",
+    "+12026-12-24T09:00:00Z",
+    "2026-12-24T09:00:00.1234567890123456789+08:00",
+    "\uff12\uff10\uff12\uff16-12-24T09:00:00+08:00",  # full-width digits
+    "2026-12-24T09:00:00+08:00[Asia/Shanghai]",
+]
+
+HOSTILE_VALUES += HOSTILE_ZONES + HOSTILE_TIMES
 
 GARBAGE_IDS = [
     "0",
@@ -186,6 +227,15 @@ def plausible(prop: dict[str, Any]) -> Any:
     if prop.get("format") == "uuid":
         return str(uuid.uuid4())
     return "x"
+
+
+def aimed(name: str, prop: dict[str, Any]) -> list[Any]:
+    """The hostile values made for this field's kind (a zone name, a date-time)."""
+    if resolve(prop).get("format") == "date-time":
+        return HOSTILE_TIMES
+    if "zone" in name:
+        return HOSTILE_ZONES
+    return []
 
 
 def request_fields(operation: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -323,8 +373,12 @@ def test_no_operation_answers_hostile_input_with_a_5xx_or_a_bare_error(
     if fields:
         values = HOSTILE_VALUES
         rotation = itertools.cycle(range(len(values)))
-        for name in fields:
-            chosen = values if FULL else [values[next(rotation)] for _ in range(8)]
+        # At CI size each field takes the next share of the rotation, large enough for
+        # every value to reach the operation, plus every value aimed at its kind.
+        share = max(8, -(-len(values) // len(fields)))
+        for name, prop in fields.items():
+            rotated = [values[next(rotation)] for _ in range(share)]
+            chosen = values if FULL else rotated + aimed(name, prop)
             for value in chosen:
                 body = {**plausible_body, name: value}
                 response = call(url, as_json(body), content_type=JSON)
@@ -419,5 +473,25 @@ def test_no_form_endpoint_answers_hostile_input_with_a_5xx(
             sent += 1
             if response.status_code >= 500:
                 bad.append(f"{response.status_code} {path} raw bytes")
+    # Every odd zone to the settings form, every odd instant (and its local form, as the
+    # page's datetime-local input sends it) to the todo forms.
+    todo_id = real_ids["todo_id"][0]
+    aimed_forms = [
+        ("/settings/", "time_zone", HOSTILE_ZONES, {"language": "en"}),
+        ("/todos/", "due_at", HOSTILE_TIMES, {"title": "x"}),
+        (f"/todos/{todo_id}/", "due_at", HOSTILE_TIMES, {"action": "save", "title": "x"}),
+    ]
+    for path, field, values, rest in aimed_forms:
+        for value in values:
+            for sent_value in {value, value[:16]}:
+                response = browser.post(path, {**rest, "version": "1", field: sent_value})
+                sent += 1
+                if response.status_code >= 500:
+                    bad.append(f"{response.status_code} {path} {field}={short(sent_value)}")
     assert sent > 500
     assert not bad, "\n".join(bad[:40])
+    # Whatever got through left only a zone a person lives in and no implausible due time.
+    corpus_user.refresh_from_db()
+    assert is_allowed_time_zone(corpus_user.time_zone), corpus_user.time_zone
+    dues = Todo.objects.filter(owner=corpus_user).exclude(due_at=None).values_list("due_at")
+    assert all(is_plausible(due, now=timezone.now()) for (due,) in dues), list(dues)

@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
+import time_machine
 from django.db import OperationalError, connection
 from django.test import Client, override_settings
 from django.utils import timezone
@@ -183,8 +184,8 @@ def test_a_body_that_django_finds_too_big_while_reading_is_a_413(user) -> None:
         api = browser.post("/api/v1/todos/", {"title": "x" * 4000})
     assert response.status_code == 413
     assert 'data-code="REQUEST_TOO_LARGE"' in response.content.decode()
-    assert api.status_code in {413, 415}  # a form body is not JSON: 415 unless refused first
-    assert api.json()["error"]["code"] in {"REQUEST_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"}
+    # The API reads no form: its parser refuses the content type before any byte is read.
+    assert_error_body(api, 415, "UNSUPPORTED_MEDIA_TYPE")
     assert not Todo.objects.exists()
 
 
@@ -279,7 +280,7 @@ def test_confirm_before_the_claim_with_the_database_lost_leaves_the_card_ready(
 
 @pytest.mark.django_db(transaction=True)
 def test_the_database_lost_after_the_claim_settles_ok_null_then_reconciles(
-    user, monkeypatch
+    user, monkeypatch, settings
 ) -> None:
     flow = flow_with_card(user)
     original = agent_execution.execute_claimed
@@ -303,7 +304,18 @@ def test_the_database_lost_after_the_claim_settles_ok_null_then_reconciles(
     again = flow.confirm()
     assert again.status_code == 200
     assert again.json()["outcome"]["ok"] in {None, False}
+    assert again.json()["outcome"]["ok"] is None  # the lease has not passed: still open
     assert not Todo.objects.exists()
+    # After the lease the receipt table decides: no receipt, so a voided slot and "not
+    # executed" (ok false), and still nothing written.
+    lease = dt.timedelta(seconds=settings.LIGHTNOTE_EXECUTION_LEASE + 5)
+    with time_machine.travel(timezone.now() + lease, tick=False):
+        reconciled = flow.confirm()
+    assert reconciled.status_code == 200, reconciled.content
+    outcome = reconciled.json()["outcome"]
+    assert (outcome["ok"], outcome["error"]["code"]) == (False, "ACTION_NOT_EXECUTED")
+    assert not Todo.objects.exists()
+    assert list(ActionReceipt.objects.values_list("status", flat=True)) == ["voided"]
 
 
 # --- row 7: due times ------------------------------------------------------------------------
@@ -332,6 +344,8 @@ def test_an_implausible_due_time_is_refused_on_patch_too(alice_api, user) -> Non
     )
     assert_error_body(response, 400, "VALIDATION_ERROR")
     assert "due_at" in response.json()["error"]["fields"]
+    todo.refresh_from_db()
+    assert (todo.due_at, todo.version) == (None, 1)  # nothing written
 
 
 def test_the_api_and_the_agent_share_one_window(alice_api) -> None:
@@ -519,6 +533,7 @@ def test_the_schema_declares_the_edge_errors_on_every_operation(api_client) -> N
             assert "503" in responses, f"{method} {path}"
             if "requestBody" in operation:
                 assert "413" in responses, f"{method} {path}"
+                assert "411" in responses, f"{method} {path}"
                 examples = responses["400"]["content"]["application/json"]["examples"]
                 assert "MALFORMED_REQUEST" in examples, f"{method} {path}"
 
@@ -627,33 +642,10 @@ def test_the_mcp_http_transport_answers_deep_json_with_a_400(mcp_http_server, us
 @pytest.fixture
 def mcp_http_server() -> Iterator[str]:
     """The MCP HTTP app under uvicorn on a free port (as ``mcp_serve --transport http``)."""
-    import threading
-    import time
+    from tests.mcp_helpers import serving_http
 
-    import uvicorn
-
-    from mcpserver.http import build_http_app
-    from tests.test_mcp_services import _free_port
-
-    port = _free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(
-            build_http_app(f"127.0.0.1:{port}"),
-            host="127.0.0.1",
-            port=port,
-            lifespan="on",
-            log_level="warning",
-        )
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/mcp"
-    server.should_exit = True
-    thread.join(timeout=20)
+    with serving_http() as url:
+        yield url
 
 
 # --- found by the form corpus ------------------------------------------------------------------
@@ -672,6 +664,11 @@ def test_a_huge_search_on_the_item_pages_is_bounded(user) -> None:
     todo_services.todo_create(owner=user, title="x" * 10)
     browser = Client()
     browser.force_login(user)
+    from lightnote.web import QUERY_MAX
+
     for path in ("/todos/", "/notes/"):
         response = browser.get(path, {"q": "x" * 100_000, "tag": "y" * 100_000})
         assert response.status_code == 200, path
+        # The page read (and echoes in its search box) only the first QUERY_MAX characters.
+        html = response.content.decode()
+        assert f'name="q" maxlength="{QUERY_MAX}" value="{"x" * QUERY_MAX}"' in html, path
