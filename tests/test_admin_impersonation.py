@@ -433,11 +433,15 @@ def test_chat_page_in_a_context_lists_and_shows_the_subjects_conversations(
     subject_session = open_session(alice_api)
     send_message(alice_api, subject_session, "最近没完成的待办")
     AgentSession.objects.filter(id=subject_session).update(title="alice's question")
+    untitled = open_session(alice_api)
     browser, _ = browser_context(staff, user, HTTP_ACCEPT_LANGUAGE="en")
 
     home = browser.get("/").content.decode()
     assert "alice&#x27;s conversations (read-only)" in home
     assert f'href="/?conversation={subject_session}"' in home
+    # An untitled one is named as in the user's own list, never by a piece of its id.
+    assert f'href="/?conversation={untitled}">Untitled conversation</a>' in home
+    assert 'id="conversations"' not in home  # the staff member's own list is not shown
     assert 'id="composer"' in home  # the staff member's own read-only conversation
     assert "never offers a card" in home
 

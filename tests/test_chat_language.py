@@ -113,3 +113,21 @@ def test_the_history_api_renders_card_previews_in_the_readers_language(user: Any
     assert [detail["label"] for detail in en_card["preview"]["details"]][:2] == ["Title", "Due"]
     assert zh_card["preview"] == issued["preview"]
     assert en_card["args"] == issued["args"]
+
+
+def test_the_final_replys_receipt_note_follows_the_page_language(page: Client) -> None:
+    from tests.test_chat_page import card_form, forms_posting_to, post_card
+
+    page.get("/")
+    session_id = page.session[CONVERSATION_SESSION_KEY]
+    html = page.post("/chat/message/", {"text": SEED, "session_id": session_id}, **HTMX)
+    confirmed = post_card(page, "/chat/confirm/", card_form(html.content.decode()))
+    (loader,) = forms_posting_to(confirmed.content.decode(), "/chat/reply/")
+    assert post_card(page, "/chat/reply/", loader).status_code == 200
+
+    english = page.get(f"/chat/{session_id}/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    chinese = page.get(f"/chat/{session_id}/").content.decode()
+
+    assert '<p class="receipt-note">Server receipt: Created the todo “提交周报”.</p>' in english
+    assert "服务器回执" not in english
+    assert '<p class="receipt-note">服务器回执：已创建待办「提交周报」。</p>' in chinese

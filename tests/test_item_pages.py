@@ -366,3 +366,22 @@ def test_deleted_items_can_be_restored_from_the_trash_page(browser: Client, user
     assert "Lost note" in _html(browser.get("/notes/trash/"))
     browser.post("/notes/trash/", {"id": str(note.id), "version": "2"})
     assert Note.objects.filter(id=note.id).exists()
+
+
+def test_the_top_bar_marks_the_section_on_every_page_of_it(browser: Client, user) -> None:
+    todo = todo_services.todo_create(owner=user, title="Mine")
+    note = note_services.note_create(owner=user, title="Mine", content="")
+    sections = {
+        "/todos/": "/todos/",
+        "/todos/trash/": "/todos/",
+        f"/todos/{todo.id}/": "/todos/",
+        "/notes/": "/notes/",
+        "/notes/trash/": "/notes/",
+        f"/notes/{note.id}/": "/notes/",
+        "/settings/": "/settings/",
+    }
+    for url, section in sections.items():
+        html = browser.get(url).content.decode()
+        nav = html.split('class="site-nav"', 1)[1].split("</nav>", 1)[0]
+        assert nav.count('aria-current="page"') == 1, url
+        assert f'href="{section}" aria-current="page"' in nav, url

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 CONVERSATION_TEXTS: dict[str, tuple[str, str]] = {
     "CHAT_CONVERSATIONS": ("对话列表", "Conversations"),
-    "CHAT_CONVERSATIONS_COUNT": ("对话列表（{count}）", "Conversations ({count})"),
     "CHAT_CONVERSATION_UNTITLED": ("未命名对话", "Untitled conversation"),
-    "CHAT_CONVERSATION_CURRENT": ("（当前）", "(current)"),
     "CHAT_CONVERSATION_MANAGE": ("重命名或删除", "Rename or delete"),
     "CHAT_CONVERSATION_MANAGE_FOR": (
         "重命名或删除“{title}”",
@@ -22,7 +20,6 @@ CONVERSATION_TEXTS: dict[str, tuple[str, str]] = {
     ),
     "CHAT_CONVERSATION_RENAMED": ("对话已重命名。", "The conversation was renamed."),
     "CHAT_CONVERSATION_DELETED": ("对话已删除。", "The conversation was deleted."),
-    "CHAT_CONVERSATION_ACTIVITY": ("最近活动 {time}", "Last active {time}"),
     "CHAT_REPLY_PENDING": ("正在思考…", "Thinking…"),
     "CHAT_REPLY_MISSING": (
         "这项操作已执行，但它的回复没有生成。可以重试生成回复（操作不会重复执行）。",

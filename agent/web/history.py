@@ -110,6 +110,9 @@ def history_entries(
         for message in recent
         if message.role != Message.Role.USER and (message.payload or {}).get("receipt")
     }
+    # The card rows on the page (prefetched): a final reply's receipt note is rendered again
+    # in the page's language from its card's stored result, like the card's own summary.
+    rows = {str(row.id): row for message in recent for row in message.cards.all()}
     for message in reversed(recent):
         dom_id = f"m-{message.id}"
         if message.role == Message.Role.USER:
@@ -117,10 +120,16 @@ def history_entries(
                 user_entry(dom_id=dom_id, text=message.text, at=message.created_at, zone=zone)
             )
             continue
+        payload = {**(message.payload or {}), "cards": []}
+        replied_row = rows.get(str(payload.get("card_id"))) if payload.get("receipt") else None
+        if replied_row is not None:
+            summary = summary_in(replied_row, locale=locale)
+            if summary:
+                payload["receipt"] = {**payload["receipt"], "summary": summary}
         entry = assistant_entry(
             dom_id=dom_id,
             reply=message.text,
-            payload={**(message.payload or {}), "cards": []},
+            payload=payload,
             locale=locale,
             zone=zone,
         )

@@ -15,7 +15,6 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 
-from agent import sessions
 from agent.models import MESSAGE_MAX, AgentSession
 from agent.web.conversation_list import conversation_links
 from agent.web.conversations import current_conversation
@@ -29,7 +28,6 @@ from lightnote.i18n import translate
 from lightnote.page_texts import page_locale
 
 FRAGMENT_HEADER = "X-LightNote-Fragment"
-SUBJECT_CONVERSATIONS = 50  # listed inside an admin context, the latest first
 
 
 def is_htmx(request: HttpRequest) -> bool:
@@ -66,14 +64,13 @@ def page_context(
     )
     attach_reply_retries(request, context["history"])
 
-    context["conversations"] = conversation_links(actor, conversation_, locale=locale)
-    if actor.admin_context is not None:
-        # The banner itself is every page's (base.html); here: the subject's conversations,
-        # readable, and what the composer does inside a context.
-        context["subject_conversations"] = [
-            {"id": str(row.id), "title": row.title or str(row.id)[:8], "current": row == viewing}
-            for row in sessions.session_list(owner=actor.subject)[:SUBJECT_CONVERSATIONS]
-        ]
+    if actor.admin_context is None:
+        context["conversations"] = conversation_links(actor, conversation_, locale=locale)
+    else:
+        # The banner itself is every page's (base.html); here: the subject's conversations
+        # (the same list entries, the one viewed marked), readable, and what the composer
+        # does inside a context.
+        context["subject_conversations"] = conversation_links(actor, viewing, locale=locale)
         context["readonly_view"] = viewing is not None
         context["admin_texts"] = {
             code: translate(f"CHAT_ADMIN_{code}", locale, subject=actor.subject.username)

@@ -90,7 +90,6 @@
     var body = document.createElement("div");
     body.className = "text";
     body.textContent = text.value;
-    body.style.whiteSpace = "pre-wrap";
     var pending = document.createElement("p");
     pending.className = "pending";
     pending.textContent = form.dataset.pending || "";
