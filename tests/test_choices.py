@@ -19,7 +19,7 @@ import pytest
 import time_machine
 from django.db import connection
 
-from agent import choice_store
+from agent import choice_store, pending
 from agent.models import ActionCard, Choice
 from lightnote.models import AuditEvent
 from lightnote.redis import get_redis
@@ -286,11 +286,15 @@ def test_a_new_request_after_a_choice_is_not_read_as_a_pick(api, reports) -> Non
     assert card["tool"] == "create_todo"
 
 
-def test_a_pick_by_button_ends_the_wait_for_a_typed_one(api, reports) -> None:
+def test_a_pick_by_button_ends_the_wait_for_a_typed_one(api, user, reports) -> None:
     tomorrow, _ = reports
     session_id = session_of(api)
     choice = the_choice(say(api, session_id, "删除待办「提交周报」"))
+    waiting = pending.pending_get(owner_id=user.pk, session_id=session_id)
+    assert waiting is not None  # the turn waits for a typed pick ("第二个")
+    assert waiting.choice
     assert choose(api, choice["token"], session_id, str(tomorrow.id)).status_code == 200
+    assert pending.pending_get(owner_id=user.pk, session_id=session_id) is None
     assert get_redis().keys("ln:pending:*") == []
 
 
