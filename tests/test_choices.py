@@ -254,6 +254,14 @@ def test_an_ambiguous_note_update_offers_a_choice_with_content_excerpts(api, use
         ("删除待办「提交周报」", "明天的那条", "tomorrow"),
         ("delete the todo '提交周报'", "the first one", 0),
         ("delete the todo '提交周报'", "the one due tonight", "tonight"),
+        # Other wordings of the same answers, in both languages.
+        ("删除待办「提交周报」", "选最后一个", -1),
+        ("删除待办「提交周报」", "删掉今晚的那个", "tonight"),
+        ("删除待办「提交周报」", "就明天早上9点那个", "tomorrow"),
+        ("delete the todo '提交周报'", "pick the last one", -1),
+        ("delete the todo '提交周报'", "tomorrow's", "tomorrow"),
+        ("delete the todo '提交周报'", "the 9pm one", "tonight"),
+        ("delete the todo '提交周报'", "the tonight one", "tonight"),
     ],
 )
 def test_a_follow_up_picks_from_the_last_choice(api, reports, text, answer, which) -> None:

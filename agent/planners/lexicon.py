@@ -83,6 +83,10 @@ class Grammar(Protocol):
 
     def priority_answer(self, text: str) -> str | None: ...
 
+    def pick_reference(self, text: str) -> str: ...
+
+    def pick_time(self, reference: str) -> str: ...
+
 
 def ask(tool: str, slot: str, **args: Any) -> Intent:
     """Return a clarification: ``tool`` is understood, ``slot`` is missing."""
