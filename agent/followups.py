@@ -118,6 +118,11 @@ def _kind(tool: str) -> str:
     return "note" if "note" in tool else "todo"
 
 
+def item_keys(tool: str) -> tuple[str, str]:
+    """Return the args that name ``tool``'s item: by id and by title (todo_id, todo_title)."""
+    return _ID_KEYS[_kind(tool)]
+
+
 def _pick(pending: PendingRequest, text: str, grammar: Grammar) -> dict[str, Any] | None:
     """Return the candidate an answer names (by number, "yes" to a single one, or title)."""
     candidates = pending.candidates
@@ -174,7 +179,7 @@ def _fill(pending: PendingRequest, text: str) -> dict[str, Any] | Clarification 
             return Clarification(tool=pending.tool, args=merged, slot=intent.slot)
         return merged
     if slot == SLOT_TARGET:
-        id_key, title_key = _ID_KEYS[_kind(pending.tool)]
+        id_key, title_key = item_keys(pending.tool)
         chosen = _pick(pending, text, grammar)
         args.pop(id_key, None)
         args.pop(title_key, None)
@@ -293,7 +298,7 @@ def resume(
     if pending.kind == KIND_CHOICE:
         chosen = choice_pick(pending, text, now=now, zone=zone)
         if chosen is not None:
-            id_key, title_key = _ID_KEYS[_kind(pending.tool)]
+            id_key, title_key = item_keys(pending.tool)
             args = {k: v for k, v in pending.args.items() if k not in (id_key, title_key)}
             args[id_key] = str(chosen["id"])
             return Resumption(
