@@ -118,6 +118,11 @@ def _kind(tool: str) -> str:
     return "note" if "note" in tool else "todo"
 
 
+def item_keys(tool: str) -> tuple[str, str]:
+    """Return the args that name ``tool``'s item: by id and by title (todo_id, todo_title)."""
+    return _ID_KEYS[_kind(tool)]
+
+
 def _pick(pending: PendingRequest, text: str, grammar: Grammar) -> dict[str, Any] | None:
     """Return the candidate an answer names (by number, "yes" to a single one, or title)."""
     candidates = pending.candidates
@@ -174,7 +179,7 @@ def _fill(pending: PendingRequest, text: str) -> dict[str, Any] | Clarification 
             return Clarification(tool=pending.tool, args=merged, slot=intent.slot)
         return merged
     if slot == SLOT_TARGET:
-        id_key, title_key = _ID_KEYS[_kind(pending.tool)]
+        id_key, title_key = item_keys(pending.tool)
         chosen = _pick(pending, text, grammar)
         args.pop(id_key, None)
         args.pop(title_key, None)
@@ -207,22 +212,6 @@ def _fill(pending: PendingRequest, text: str) -> dict[str, Any] | Clarification 
 
 # --- picking from a choice card: "第一条", "删除今晚 9 点的那条", "the one due tonight" -------
 
-_ZH_PICK_VERB = re.compile(
-    r"^(?:请|帮我|麻烦)?(?:把)?(?:删除|删掉|删|完成|标记|修改|更新|改|选择|选|要|就是|就|是)?\s*"
-)
-_ZH_PICK_TAIL = re.compile(
-    r"(?:的)?(?:那|这)?(?:一)?(?:条|个|项|件|篇)?(?:待办|笔记|任务)?(?:吧)?$"
-)
-_EN_PICK_VERB = re.compile(
-    r"^(?:please\s+)?(?:delete|remove|finish|complete|mark|update|change|edit|pick|choose|"
-    r"select|take|i\s+mean|i\s+meant|it'?s)?\s*",
-    re.IGNORECASE,
-)
-_EN_PICK_ONE = re.compile(
-    r"^(?:the|that)\s+(?:one|todo|task|note|item)\s*(?:that'?s|which\s+is|that\s+is)?\s*"
-    r"(?:due|at|for|on|from)?\s*",
-    re.IGNORECASE,
-)
 # A part of the day without a clock time names the day it is in ("今晚" -> 今天).
 _DAY_OF = (
     (re.compile(r"今晚|今夜|今天晚上|今天下午|今天上午|今早|今天早上"), "今天"),
@@ -230,15 +219,6 @@ _DAY_OF = (
     (re.compile(r"\btonight\b|\bthis\s+(?:evening|afternoon|morning)\b", re.I), "today"),
     (re.compile(r"\b(tomorrow)\s+(?:night|evening|afternoon|morning)\b", re.I), r"\1"),
 )
-
-
-def _reference(text: str, grammar: Grammar) -> str:
-    """Return what an answer says about the item, without the verb ("删除X的那条" -> X)."""
-    body = grammar.strip_polite(text).strip()
-    if grammar is zh:
-        return _ZH_PICK_VERB.sub("", body, count=1).strip()
-    body = _EN_PICK_VERB.sub("", body, count=1).strip()
-    return _EN_PICK_ONE.sub("", body, count=1).strip()
 
 
 def _due_instant(value: Any) -> datetime | None:
@@ -288,13 +268,13 @@ def choice_pick(
         return None
     text = normalise(text)
     grammar = _grammar(text, pending.locale)
-    said = _reference(text, grammar)
+    said = grammar.pick_reference(text)
     for attempt in (said, text):
         number = grammar.ordinal(attempt) if attempt else None
         if number is not None:
             index = number - 1 if number > 0 else len(candidates) - 1
             return candidates[index] if 0 <= index < len(candidates) else None
-    when = _ZH_PICK_TAIL.sub("", said).strip() if grammar is zh else said
+    when = grammar.pick_time(said)
     if now is not None and zone is not None and when and grammar.is_time(when):
         return _by_time(candidates, when, now, zone)
     return None
@@ -318,7 +298,7 @@ def resume(
     if pending.kind == KIND_CHOICE:
         chosen = choice_pick(pending, text, now=now, zone=zone)
         if chosen is not None:
-            id_key, title_key = _ID_KEYS[_kind(pending.tool)]
+            id_key, title_key = item_keys(pending.tool)
             args = {k: v for k, v in pending.args.items() if k not in (id_key, title_key)}
             args[id_key] = str(chosen["id"])
             return Resumption(

@@ -241,14 +241,7 @@ class Turn(CardIssuer):
         tool = registry.get(clarification.tool)
         if tool is None or not tool.is_write:
             return None
-        id_key, title_key = (
-            ("note_id", "note_title")
-            if "note" in tool.name
-            else (
-                "todo_id",
-                "todo_title",
-            )
-        )
+        id_key, title_key = followups.item_keys(tool.name)
         base = {k: v for k, v in clarification.args.items() if k not in (id_key, title_key)}
         picks: dict[str, dict[str, Any]] = {}
         offered: list[dict[str, Any]] = []

@@ -19,7 +19,7 @@ import pytest
 import time_machine
 from django.db import connection
 
-from agent import choice_store
+from agent import choice_store, pending
 from agent.models import ActionCard, Choice
 from lightnote.models import AuditEvent
 from lightnote.redis import get_redis
@@ -254,6 +254,14 @@ def test_an_ambiguous_note_update_offers_a_choice_with_content_excerpts(api, use
         ("删除待办「提交周报」", "明天的那条", "tomorrow"),
         ("delete the todo '提交周报'", "the first one", 0),
         ("delete the todo '提交周报'", "the one due tonight", "tonight"),
+        # Other wordings of the same answers, in both languages.
+        ("删除待办「提交周报」", "选最后一个", -1),
+        ("删除待办「提交周报」", "删掉今晚的那个", "tonight"),
+        ("删除待办「提交周报」", "就明天早上9点那个", "tomorrow"),
+        ("delete the todo '提交周报'", "pick the last one", -1),
+        ("delete the todo '提交周报'", "tomorrow's", "tomorrow"),
+        ("delete the todo '提交周报'", "the 9pm one", "tonight"),
+        ("delete the todo '提交周报'", "the tonight one", "tonight"),
     ],
 )
 def test_a_follow_up_picks_from_the_last_choice(api, reports, text, answer, which) -> None:
@@ -286,11 +294,15 @@ def test_a_new_request_after_a_choice_is_not_read_as_a_pick(api, reports) -> Non
     assert card["tool"] == "create_todo"
 
 
-def test_a_pick_by_button_ends_the_wait_for_a_typed_one(api, reports) -> None:
+def test_a_pick_by_button_ends_the_wait_for_a_typed_one(api, user, reports) -> None:
     tomorrow, _ = reports
     session_id = session_of(api)
     choice = the_choice(say(api, session_id, "删除待办「提交周报」"))
+    waiting = pending.pending_get(owner_id=user.pk, session_id=session_id)
+    assert waiting is not None  # the turn waits for a typed pick ("第二个")
+    assert waiting.choice
     assert choose(api, choice["token"], session_id, str(tomorrow.id)).status_code == 200
+    assert pending.pending_get(owner_id=user.pk, session_id=session_id) is None
     assert get_redis().keys("ln:pending:*") == []
 
 

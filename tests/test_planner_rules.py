@@ -637,3 +637,41 @@ NOT_A_WRITE = [
 def test_negations_questions_and_bare_words_never_propose_a_write(text: str) -> None:
     result = plan(text)
     assert [p for p in result.proposals if p.tool not in READ_TOOLS] == []
+
+
+# One decision for an update in both languages (lexicon.todo_change / change_slot): a named
+# field takes the value; with none, a priority word sets the priority, a time (or a moving
+# verb) the due time, anything else the title; a field without a value asks for that field.
+UPDATE_DECISIONS = [
+    ("把周报的截止时间改成周五", {"due_at": "周五"}, None),
+    ("把周报改成明天下午3点前", {"due_at": "明天下午3点"}, None),
+    ("把周报推迟到下个月", {"due_at": "下个月"}, None),
+    ("把周报改成写总结", {"title": "写总结"}, None),
+    ("把周报的描述改成第三季度的", {"description": "第三季度的"}, None),
+    ("把周报的优先级改成随便", {}, "priority"),
+    ("把周报的截止时间改一下", {}, "due_at"),
+    ("把周报的优先级改一下", {}, "priority"),
+    ("把周报的标题改一下", {}, "change"),
+    ("set the deadline of 周报 to friday", {"due_at": "friday"}, None),
+    ("change 周报 to friday 5pm", {"due_at": "friday 5pm"}, None),
+    ("push 周报 to whenever", {"due_at": "whenever"}, None),
+    ("change 周报 to write the summary", {"title": "write the summary"}, None),
+    ("set the description of 周报 to the Q3 one", {"description": "the Q3 one"}, None),
+    ("change the priority of 周报 to whatever", {}, "priority"),
+    ("change the deadline of 周报", {}, "due_at"),
+    ("change the  due  date of 周报", {}, "due_at"),
+    ("change the priority of 周报", {}, "priority"),
+    ("change the title of 周报", {}, "change"),
+]
+
+
+@pytest.mark.parametrize(("text", "change", "slot"), UPDATE_DECISIONS)
+def test_an_update_is_decided_alike_in_both_languages(
+    text: str, change: dict[str, str], slot: str | None
+) -> None:
+    from agent.planners import en, zh
+
+    grammar = en if text.isascii() or text[0].isascii() else zh
+    intent = grammar.interpret(text)
+    assert (intent.tool, intent.slot) == ("update_todo", slot), intent
+    assert intent.args == {"todo_title": "周报", **change}

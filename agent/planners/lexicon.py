@@ -1,6 +1,6 @@
 """What both grammars of the rules planner share: the intent they return and text helpers.
 
-A grammar (``zh.py``, ``en.py``) reads one sentence and returns an :class:`Intent`:
+A grammar (the ``zh`` and ``en`` packages) reads one sentence and returns an :class:`Intent`:
 
 - a **read** (``query_todos`` / ``search_notes``, plus ``also`` reads): run at once;
 - a **write** (a tool name and raw args): only when the sentence clearly asks for it;
@@ -83,6 +83,10 @@ class Grammar(Protocol):
 
     def priority_answer(self, text: str) -> str | None: ...
 
+    def pick_reference(self, text: str) -> str: ...
+
+    def pick_time(self, reference: str) -> str: ...
+
 
 def ask(tool: str, slot: str, **args: Any) -> Intent:
     """Return a clarification: ``tool`` is understood, ``slot`` is missing."""
@@ -98,6 +102,43 @@ def create_intent(tool: str, title: str, **fields: Any) -> Intent:
     if not title:
         return ask(tool, SLOT_TITLE, **args)
     return Intent(tool, {"title": title, **args})
+
+
+# The todo fields an update may name: each grammar maps its own words to these, and
+# :func:`todo_change` / :func:`change_slot` decide the same way in both languages.
+FIELD_TITLE = "title"
+FIELD_PRIORITY = "priority"
+FIELD_DESCRIPTION = "description"
+FIELD_DUE = "due_at"
+
+
+def todo_change(
+    field: str, value: str, *, priority: str | None, timed: bool, due: str | None = None
+) -> Intent:
+    """Return the ``update_todo`` change a sentence gives: ``field`` (a ``FIELD_*``, or "" when
+    none was named) set to ``value``.
+
+    A named field takes the value (a priority that names none is asked for); with no field
+    the value decides: a ``priority`` word sets the priority, a ``timed`` change (the value is
+    a time, or the verb moves the item) sets the due time (``due``, default ``value``), and
+    anything else is a new title ("change Pay rent to Pay the rent"). No target is set here.
+    """
+    if field == FIELD_TITLE:
+        return Intent("update_todo", {"title": unquote(value)})
+    if field == FIELD_PRIORITY or (not field and priority):
+        if priority is None:
+            return ask("update_todo", SLOT_PRIORITY)
+        return Intent("update_todo", {"priority": priority})
+    if field == FIELD_DESCRIPTION:
+        return Intent("update_todo", {"description": unquote(value)})
+    if field == FIELD_DUE or timed:
+        return Intent("update_todo", {"due_at": due or value})
+    return Intent("update_todo", {"title": unquote(value)})
+
+
+def change_slot(field: str) -> str:
+    """Return what to ask for when an update names ``field`` (a ``FIELD_*`` or "") but no value."""
+    return {FIELD_PRIORITY: SLOT_PRIORITY, FIELD_DUE: SLOT_DUE}.get(field, SLOT_CHANGE)
 
 
 def read_of(*, notes: bool, todos: bool, keyword: str, todo_args: dict[str, Any]) -> Intent:

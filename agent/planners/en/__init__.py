@@ -13,7 +13,15 @@ from __future__ import annotations
 
 import re
 
-from agent.planners.en.answers import is_no, is_yes, ordinal, priority_answer, time_answer
+from agent.planners.en.answers import (
+    is_no,
+    is_yes,
+    ordinal,
+    pick_reference,
+    pick_time,
+    priority_answer,
+    time_answer,
+)
 from agent.planners.en.reads import (
     NOTE_WORD,
     QUESTION,
@@ -80,6 +88,8 @@ __all__ = [
     "merge_time",
     "note_fields",
     "ordinal",
+    "pick_reference",
+    "pick_time",
     "priority_answer",
     "strip_polite",
     "time_answer",

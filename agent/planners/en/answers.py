@@ -1,4 +1,5 @@
-"""English follow-up answers: yes/no, "the second one", a time or a priority given to a question.
+"""English follow-up answers: yes/no, "the second one", a time or a priority given to a question,
+and which item of a choice card an answer names ("the one due tonight").
 
 Used by ``agent.followups`` to complete a pending clarification or choice.
 """
@@ -62,3 +63,33 @@ def priority_answer(text: str) -> str | None:
     body = strip_polite(text).strip(STRIP)
     body = re.sub(r"^(?:make\s+it|set\s+it\s+to|change\s+it\s+to|it'?s)\s+", "", body, flags=re.I)
     return priority_of(body)
+
+
+# --- picking from a choice card ----------------------------------------------------------
+
+_PICK_VERB = re.compile(
+    r"^(?:please\s+)?(?:delete|remove|finish|complete|mark|update|change|edit|pick|choose|"
+    r"select|take|i\s+mean|i\s+meant|it'?s)?\s*",
+    re.IGNORECASE,
+)
+_PICK_ONE = re.compile(
+    r"^(?:the|that)\s+(?:one|todo|task|note|item)\s*(?:that'?s|which\s+is|that\s+is)?\s*"
+    r"(?:due|at|for|on|from)?\s*",
+    re.IGNORECASE,
+)
+# "tomorrow's", "the 9pm one", "the tonight one": the time with the words around it.
+_PICK_AROUND = re.compile(
+    r"^(?:the|that)\s+|(?:'s|’s)$|\s+(?:one|todo|task|note|item)$", re.IGNORECASE
+)
+
+
+def pick_reference(text: str) -> str:
+    """Return what an answer says about the item, without the verb ("the one due tonight" ->
+    "tonight")."""
+    body = _PICK_VERB.sub("", strip_polite(text).strip(), count=1).strip()
+    return _PICK_ONE.sub("", body, count=1).strip()
+
+
+def pick_time(reference: str) -> str:
+    """Return the time a reference names, without the words around it ("the 9pm one")."""
+    return _PICK_AROUND.sub("", reference).strip()

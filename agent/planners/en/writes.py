@@ -12,19 +12,23 @@ from typing import Any
 
 from agent.planners.en.slots import clean_title, is_time, take_en_time, take_priority
 from agent.planners.lexicon import (
+    FIELD_DESCRIPTION,
+    FIELD_DUE,
+    FIELD_PRIORITY,
+    FIELD_TITLE,
     HELP,
     QUOTED,
     SLOT_CHANGE,
-    SLOT_DUE,
-    SLOT_PRIORITY,
     SLOT_TARGET,
     SLOT_TITLE,
     STRIP,
     Intent,
     ask,
+    change_slot,
     create_intent,
     priority_of,
     split_tags,
+    todo_change,
     unquote,
 )
 
@@ -95,6 +99,25 @@ _UPDATE_NOTE = [
     ),
 ]
 _FIELD = r"due\s+(?:date|time)|deadline|due|priority|title|name|description|notes?"
+_FIELDS = {
+    "title": FIELD_TITLE,
+    "name": FIELD_TITLE,
+    "priority": FIELD_PRIORITY,
+    "description": FIELD_DESCRIPTION,
+    "note": FIELD_DESCRIPTION,
+    "notes": FIELD_DESCRIPTION,
+    "due date": FIELD_DUE,
+    "due time": FIELD_DUE,
+    "deadline": FIELD_DUE,
+    "due": FIELD_DUE,
+}
+
+
+def _field(word: str | None) -> str:
+    """Return the ``FIELD_*`` a field word names ("due  date" -> due_at), or ""."""
+    return _FIELDS.get(" ".join((word or "").lower().split()), "")
+
+
 _UPDATE_TODO = [
     _en(
         rf"^(?:change|set|update|move|push|make)\s+(?:the\s+)?(?P<field>{_FIELD})\s+(?:of|for|on)\s+"
@@ -243,25 +266,16 @@ def note_fields(body: str) -> Intent:
 
 def _update_todo(match: re.Match[str]) -> Intent:
     groups = match.groupdict()
-    field_name = (groups.get("field") or "").lower()
     verb = (groups.get("verb") or "").lower()
+    field_name = FIELD_TITLE if verb == "rename" else _field(groups.get("field"))
     value = match.group("value").strip()
     title = unquote(match.group("title"))
-    args: dict[str, Any] = {"todo_title": title}
-    if field_name in {"title", "name"} or verb == "rename":
-        args["title"] = unquote(value)
-    elif field_name == "priority" or (not field_name and priority_of(value)):
-        priority = priority_of(value)
-        if priority is None:
-            return ask("update_todo", SLOT_PRIORITY, todo_title=title)
-        args["priority"] = priority
-    elif field_name in {"description", "note", "notes"}:
-        args["description"] = unquote(value)
-    elif field_name or verb not in {"change", "update"} or is_time(value):
-        args["due_at"] = value
-    else:
-        args["title"] = unquote(value)
-    return Intent("update_todo", args)
+    # "change/update X to Y" moves X only when Y is a time; move, push, postpone… always do.
+    timed = verb not in {"change", "update"} or is_time(value)
+    change = todo_change(field_name, value, priority=priority_of(value), timed=timed)
+    if change.slot:
+        return ask("update_todo", change.slot, todo_title=title)
+    return Intent("update_todo", {"todo_title": title, **change.args})
 
 
 def write_intent(text: str) -> Intent | None:
@@ -313,18 +327,11 @@ def write_intent(text: str) -> Intent | None:
         )
     match = next((m for m in (p.match(text) for p in _UPDATE_NO_VALUE) if m), None)
     if match:
-        field_name = (match.groupdict().get("field") or "").lower()
         kind = (match.groupdict().get("kind") or "todo").lower()
         title = unquote(match.group("title"))
         if kind == "note":
             return ask("update_note", SLOT_CHANGE, note_title=title)
-        slot = (
-            SLOT_PRIORITY
-            if field_name == "priority"
-            else SLOT_DUE
-            if field_name in {"due date", "due time", "deadline", "due"}
-            else SLOT_CHANGE
-        )
+        slot = change_slot(_field(match.groupdict().get("field")))
         return ask("update_todo", slot, todo_title=title)
     if _ASK_NOTE.match(text):
         return ask("create_note", SLOT_TITLE)

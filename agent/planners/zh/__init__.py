@@ -16,7 +16,15 @@ from __future__ import annotations
 import re
 
 from agent.planners.lexicon import HELP, SLOT_INTENT, Intent, ask
-from agent.planners.zh.answers import is_no, is_yes, ordinal, priority_answer, time_answer
+from agent.planners.zh.answers import (
+    is_no,
+    is_yes,
+    ordinal,
+    pick_reference,
+    pick_time,
+    priority_answer,
+    time_answer,
+)
 from agent.planners.zh.reads import (
     DONE,
     NOTE_WORD,
@@ -110,6 +118,8 @@ __all__ = [
     "merge_time",
     "note_fields",
     "ordinal",
+    "pick_reference",
+    "pick_time",
     "priority_answer",
     "strip_polite",
     "time_answer",

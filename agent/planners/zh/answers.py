@@ -1,4 +1,5 @@
-"""Chinese follow-up answers: yes/no, "第二个", a time or a priority given to a question.
+"""Chinese follow-up answers: yes/no, "第二个", a time or a priority given to a question,
+and which item of a choice card an answer names ("删除今晚 9 点的那条").
 
 Used by ``agent.followups`` to complete a pending clarification or choice.
 """
@@ -74,3 +75,21 @@ def priority_answer(text: str) -> str | None:
     body = strip_polite(text).strip(STRIP)
     body = re.sub(r"^(?:改成|改为|设为|设成|调成|调到|就|是|要)\s*", "", body)
     return priority_of(body) or priority_of(re.sub(r"的?优先级|的$", "", body))
+
+
+# --- picking from a choice card ----------------------------------------------------------
+
+_PICK_VERB = re.compile(
+    r"^(?:请|帮我|麻烦)?(?:把)?(?:删除|删掉|删|完成|标记|修改|更新|改|选择|选|要|就是|就|是)?\s*"
+)
+_PICK_TAIL = re.compile(r"(?:的)?(?:那|这)?(?:一)?(?:条|个|项|件|篇)?(?:待办|笔记|任务)?(?:吧)?$")
+
+
+def pick_reference(text: str) -> str:
+    """Return what an answer says about the item, without the verb ("删除X的那条" -> X的那条)."""
+    return _PICK_VERB.sub("", strip_polite(text).strip(), count=1).strip()
+
+
+def pick_time(reference: str) -> str:
+    """Return the time a reference names, without "的那条" around it ("今晚 9 点的那条")."""
+    return _PICK_TAIL.sub("", reference).strip()

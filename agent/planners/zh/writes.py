@@ -10,19 +10,22 @@ from __future__ import annotations
 import re
 
 from agent.planners.lexicon import (
+    FIELD_DESCRIPTION,
+    FIELD_DUE,
+    FIELD_PRIORITY,
+    FIELD_TITLE,
     HELP,
     QUOTED,
-    SLOT_CHANGE,
-    SLOT_DUE,
-    SLOT_PRIORITY,
     SLOT_TARGET,
     SLOT_TITLE,
     STRIP,
     Intent,
     ask,
+    change_slot,
     create_intent,
     priority_of,
     split_tags,
+    todo_change,
     unquote,
 )
 from agent.planners.zh.reads import OPEN
@@ -223,9 +226,21 @@ _MOVE_VERBS = frozenset(
     ]
 )
 _RENAME_VERBS = frozenset(["重命名为", "改名为", "改名叫", "命名为", "重命名", "改名"])
-_TIME_FIELDS = frozenset(
-    ["截止时间", "截止日期", "到期时间", "到期日", "截止", "期限", "时间", "日期", "deadline"]
-)
+# The todo fields (a note's 内容/正文/标签 are the note's own).
+_FIELDS = {
+    **dict.fromkeys(["标题", "名称", "名字"], FIELD_TITLE),
+    "优先级": FIELD_PRIORITY,
+    **dict.fromkeys(["描述", "备注", "说明"], FIELD_DESCRIPTION),
+    **dict.fromkeys(
+        ["截止时间", "截止日期", "到期时间", "到期日", "截止", "期限", "时间", "日期", "deadline"],
+        FIELD_DUE,
+    ),
+}
+
+
+def _field(word: str) -> str:
+    """Return the ``FIELD_*`` a field word names, or ""."""
+    return _FIELDS.get(word.lower(), "")
 
 
 def _field_args(kind: str, field_name: str, verb: str, value: str) -> Intent:
@@ -238,20 +253,14 @@ def _field_args(kind: str, field_name: str, verb: str, value: str) -> Intent:
         if field_name == "标签":
             return Intent("update_note", {"tags": split_tags(value)})
         return Intent("update_note", {"content": value})
-    if renamed:
-        return Intent("update_todo", {"title": unquote(value)})
-    if field_name == "优先级" or (not field_name and priority_of(value)):
-        priority = priority_of(re.sub(r"优先级", "", value) or value) or priority_of(value)
-        if priority is None:
-            return ask("update_todo", SLOT_PRIORITY)
-        return Intent("update_todo", {"priority": priority})
-    if field_name in {"描述", "备注", "说明"}:
-        return Intent("update_todo", {"description": unquote(value)})
-    timed = field_name or is_time(DEADLINE_SUFFIX.sub("", value) or value)
-    if timed or verb in _MOVE_VERBS:
-        return Intent("update_todo", {"due_at": DEADLINE_SUFFIX.sub("", value) or value})
-    # "把X改成Y" with a Y that is no time nor priority: a new title.
-    return Intent("update_todo", {"title": unquote(value)})
+    due = DEADLINE_SUFFIX.sub("", value) or value  # 周五前 -> 周五
+    return todo_change(
+        FIELD_TITLE if renamed else _field(field_name),
+        value,
+        priority=priority_of(re.sub(r"优先级", "", value) or value) or priority_of(value),
+        timed=verb in _MOVE_VERBS or is_time(due),
+        due=due,
+    )
 
 
 def _update(match: re.Match[str]) -> Intent:
@@ -400,16 +409,9 @@ def write_intent(text: str) -> Intent | None:
             if kind == "note" or field_name in {"内容", "正文", "标签"}
             else "update_todo"
         )
-        slot = (
-            SLOT_PRIORITY
-            if field_name == "优先级"
-            else SLOT_DUE
-            if field_name in _TIME_FIELDS
-            else SLOT_CHANGE
-        )
         return ask(
             tool,
-            slot,
+            change_slot(_field(field_name)),
             **{_ref_key(kind if tool == "update_note" else "todo"): unquote(match.group("title"))},
         )
     if _ASK_NOTE.match(text):
