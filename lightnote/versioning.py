@@ -143,12 +143,12 @@ def versioned_restore(
         rows = rows.filter(version=expected_version)
     now = timezone.now()
     if rows.update(deleted_at=None, version=F("version") + 1, updated_at=now) == 0:
-        latest = model._base_manager.filter(id=current.pk).values_list("version", flat=True)
+        latest = model._base_manager.filter(id=current.pk).values_list("version", flat=True).first()
         raise LightNoteError(
             f"{prefix}_VERSION_CONFLICT",
             status=409,
-            params={"current_version": latest.first()},
-            extra={"current_version": latest.first()},
+            params={"current_version": latest},
+            extra={"current_version": latest},
         )
     return model._default_manager.get(pk=current.pk)
 
