@@ -116,6 +116,14 @@ def trashed(model: type[M], *, owner: Any) -> QuerySet[M]:
     )
 
 
+def trashed_get(model: type[M], *, owner: Any, obj_id: uuid.UUID | str, not_found: str) -> M:
+    """Return the owner's object from the trash or raise 404 ``not_found`` (a live one too)."""
+    try:
+        return trashed(model, owner=owner).get(id=obj_id)
+    except (model.DoesNotExist, ValidationError, ValueError):  # type: ignore[attr-defined]
+        raise LightNoteError(not_found, status=404) from None
+
+
 def versioned_restore(
     model: type[M],
     *,
@@ -129,21 +137,18 @@ def versioned_restore(
     Raises ``<prefix>_NOT_FOUND`` (404) when the owner has no such trashed object (a live
     one included: there is nothing to restore) and ``<prefix>_VERSION_CONFLICT`` (409).
     """
-    try:
-        current = trashed(model, owner=owner).get(id=obj_id)
-    except (model.DoesNotExist, ValidationError, ValueError):  # type: ignore[attr-defined]
-        raise LightNoteError(f"{prefix}_NOT_FOUND", status=404) from None
+    current = trashed_get(model, owner=owner, obj_id=obj_id, not_found=f"{prefix}_NOT_FOUND")
     rows = trashed(model, owner=owner).filter(id=current.pk)
     if expected_version is not None:
         rows = rows.filter(version=expected_version)
     now = timezone.now()
     if rows.update(deleted_at=None, version=F("version") + 1, updated_at=now) == 0:
-        latest = model._base_manager.filter(id=current.pk).values_list("version", flat=True)
+        latest = model._base_manager.filter(id=current.pk).values_list("version", flat=True).first()
         raise LightNoteError(
             f"{prefix}_VERSION_CONFLICT",
             status=409,
-            params={"current_version": latest.first()},
-            extra={"current_version": latest.first()},
+            params={"current_version": latest},
+            extra={"current_version": latest},
         )
     return model._default_manager.get(pk=current.pk)
 

@@ -156,6 +156,11 @@ def _note_fields(note: Note) -> dict[str, Any]:
     }
 
 
+def _note_values(note: Note) -> dict[str, Any]:
+    """Return the note's full values an update may change (``CHANGE_FIELDS``)."""
+    return {"title": note.title, "content": note.content, "tags": list(note.tags or [])}
+
+
 def note_data(note: Note) -> dict[str, Any]:
     """Return a JSON-safe description of a note (content cut to an excerpt)."""
     return {**_note_fields(note), "version": note.version}
@@ -411,8 +416,7 @@ class UpdateNoteTool(NoteWriteTool):
             "content": note_services.check_content,
             "tags": note_services.check_tags,
         }
-        present = {"title": note.title, "content": note.content, "tags": list(note.tags or [])}
-        changes = changed_values(args, checks, present, noop_code="NOTE_UPDATE_NOOP")
+        changes = changed_values(args, checks, _note_values(note), noop_code="NOTE_UPDATE_NOOP")
         return versioned_target("note_id", note, **changes, current=note_snapshot(note))
 
     def preview(self, prepared: dict[str, Any], context: ToolContext) -> dict[str, Any]:
@@ -450,11 +454,7 @@ class UpdateNoteTool(NoteWriteTool):
         note = run_versioned(note_services.note_update, "note_id", prepared, context, **changes)
         data = note_data(note)
         if before.version == prepared["expected_version"]:
-            data["previous"] = {
-                "title": before.title,
-                "content": before.content,
-                "tags": list(before.tags or []),
-            }
+            data["previous"] = _note_values(before)
         return self.write_result(data, context)
 
     def compensation(self, prepared: dict[str, Any], result: dict[str, Any]) -> Compensation | None:

@@ -17,8 +17,8 @@ import pytest
 from django.utils import timezone
 
 from agent.models import ActionReceipt
-from tests.test_browser_chat import CHROMIUM, CHROMIUM_ARGS, SEED, TIMEOUT_MS
-from tests.test_browser_chat_history import _login
+from tests.browser_helpers import chat_page
+from tests.test_browser_chat import SEED
 from tests.test_browser_pages import VIEWPORTS, _serious_violations, _shot
 from todos import services as todo_services
 from todos.models import Todo
@@ -45,49 +45,43 @@ def test_browser_choose_confirm_then_undo_restores_the_todo(
     )
     violations: dict[str, list[str]] = {}
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            context = browser.new_context(locale="zh-CN", viewport=VIEWPORTS[viewport])
-            context.set_default_timeout(TIMEOUT_MS)
-            page = context.new_page()
-            _login(page, live_server.url, f"pick{viewport}")
+    with (
+        sync_playwright() as playwright,
+        chat_page(playwright, live_server.url, f"pick{viewport}", viewport) as (_, page),
+    ):
+        page.get_by_label("你的消息").fill("删除待办「提交周报」")
+        page.get_by_role("button", name="发送").click()
+        choice = page.locator("article.choice-card")
+        choice.wait_for()
+        choice_text = choice.inner_text()
+        buttons = choice.get_by_role("button").count()
+        violations["choice"] = _serious_violations(page)
+        _shot(page, f"chat-choice-{viewport}")
 
-            page.get_by_label("你的消息").fill("删除待办「提交周报」")
-            page.get_by_role("button", name="发送").click()
-            choice = page.locator("article.choice-card")
-            choice.wait_for()
-            choice_text = choice.inner_text()
-            buttons = choice.get_by_role("button").count()
-            violations["choice"] = _serious_violations(page)
-            _shot(page, f"chat-choice-{viewport}")
+        # Click 1: pick the todo due tonight (its item names its description).
+        item = choice.locator(".choice-item").filter(has_text="团队内部版")
+        item.get_by_role("button").click()
+        confirm = page.get_by_role("button", name="确认执行")
+        card = page.locator("article.card").filter(has=confirm)
+        card.wait_for()
+        card_text = card.inner_text()
+        violations["picked"] = _serious_violations(page)
+        _shot(page, f"chat-picked-{viewport}")
+        # Click 2: confirm.
+        card.get_by_role("button", name="确认执行").click()
+        outcome = page.locator(".outcome-succeeded")
+        outcome.wait_for()
 
-            # Click 1: pick the todo due tonight (its item names its description).
-            item = choice.locator(".choice-item").filter(has_text="团队内部版")
-            item.get_by_role("button").click()
-            confirm = page.get_by_role("button", name="确认执行")
-            card = page.locator("article.card").filter(has=confirm)
-            card.wait_for()
-            card_text = card.inner_text()
-            violations["picked"] = _serious_violations(page)
-            _shot(page, f"chat-picked-{viewport}")
-            # Click 2: confirm.
-            card.get_by_role("button", name="确认执行").click()
-            outcome = page.locator(".outcome-succeeded")
-            outcome.wait_for()
-
-            # Undo: a card for the restore, confirmed like any card.
-            outcome.get_by_role("button", name="撤销").click()
-            undo_area = page.locator(".undo-area")
-            undo_area.get_by_role("button", name="确认执行").wait_for()
-            undo_text = undo_area.inner_text()
-            violations["undo"] = _serious_violations(page)
-            _shot(page, f"chat-undo-{viewport}")
-            undo_area.get_by_role("button", name="确认执行").click()
-            undo_area.locator(".outcome-succeeded").wait_for()
-            _shot(page, f"chat-undone-{viewport}")
-        finally:
-            browser.close()
+        # Undo: a card for the restore, confirmed like any card.
+        outcome.get_by_role("button", name="撤销").click()
+        undo_area = page.locator(".undo-area")
+        undo_area.get_by_role("button", name="确认执行").wait_for()
+        undo_text = undo_area.inner_text()
+        violations["undo"] = _serious_violations(page)
+        _shot(page, f"chat-undo-{viewport}")
+        undo_area.get_by_role("button", name="确认执行").click()
+        undo_area.locator(".outcome-succeeded").wait_for()
+        _shot(page, f"chat-undone-{viewport}")
 
     assert buttons == 2
     assert "团队内部版" in choice_text
@@ -108,27 +102,22 @@ def test_browser_edit_a_card_then_confirm_executes_the_edited_values(
     user = make_user(f"edit{viewport}")
     violations: dict[str, list[str]] = {}
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            context = browser.new_context(locale="zh-CN", viewport=VIEWPORTS[viewport])
-            context.set_default_timeout(TIMEOUT_MS)
-            page = context.new_page()
-            _login(page, live_server.url, f"edit{viewport}")
-            page.get_by_label("你的消息").fill(SEED)
-            page.get_by_role("button", name="发送").click()
-            card = page.locator("article.card").filter(has=page.locator(".card-edit"))
-            card.wait_for()
-            card.locator(".card-edit summary").click()
-            card.get_by_label("标题").fill("提交月报")
-            violations["edit"] = _serious_violations(page)
-            _shot(page, f"chat-edit-{viewport}")
-            card.get_by_role("button", name="保存修改").click()
-            edited = page.locator("article.card").filter(has_text="提交月报")
-            edited.get_by_role("button", name="确认执行").click()
-            page.locator(".outcome-succeeded").wait_for()
-        finally:
-            browser.close()
+    with (
+        sync_playwright() as playwright,
+        chat_page(playwright, live_server.url, f"edit{viewport}", viewport) as (_, page),
+    ):
+        page.get_by_label("你的消息").fill(SEED)
+        page.get_by_role("button", name="发送").click()
+        card = page.locator("article.card").filter(has=page.locator(".card-edit"))
+        card.wait_for()
+        card.locator(".card-edit summary").click()
+        card.get_by_label("标题").fill("提交月报")
+        violations["edit"] = _serious_violations(page)
+        _shot(page, f"chat-edit-{viewport}")
+        card.get_by_role("button", name="保存修改").click()
+        edited = page.locator("article.card").filter(has_text="提交月报")
+        edited.get_by_role("button", name="确认执行").click()
+        page.locator(".outcome-succeeded").wait_for()
 
     assert list(Todo.objects.filter(owner=user).values_list("title", flat=True)) == ["提交月报"]
     assert violations == {"edit": []}

@@ -14,20 +14,12 @@ from typing import Any
 
 import pytest
 
-from tests.test_browser_chat import CHROMIUM, CHROMIUM_ARGS, SEED, TIMEOUT_MS
+from tests.browser_helpers import chat_page
+from tests.test_browser_chat import SEED
 from tests.test_browser_pages import VIEWPORTS, _serious_violations, _shot
 from todos.models import Todo
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def _login(page: Any, base: str, username: str) -> None:
-    page.goto(f"{base}/")
-    page.wait_for_url(re.compile(r"/accounts/login/"))
-    page.get_by_label(re.compile("Username|用户名")).fill(username)
-    page.get_by_label(re.compile("Password|密码")).fill(f"pw-{username}")
-    page.get_by_label(re.compile("Password|密码")).press("Enter")
-    page.wait_for_url(f"{base}/")
 
 
 @pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
@@ -37,49 +29,43 @@ def test_browser_reload_ask_again_confirm_and_history_shows_the_receipt(
     user = make_user(f"hist{viewport}")
     violations: dict[str, list[str]] = {}
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            context = browser.new_context(locale="zh-CN", viewport=VIEWPORTS[viewport])
-            context.set_default_timeout(TIMEOUT_MS)
-            page = context.new_page()
-            _login(page, live_server.url, f"hist{viewport}")
+    with (
+        sync_playwright() as playwright,
+        chat_page(playwright, live_server.url, f"hist{viewport}", viewport) as (_, page),
+    ):
+        page.get_by_label("你的消息").fill(SEED)
+        page.get_by_role("button", name="发送").click()
+        page.locator("article.card .card-actions").wait_for()
 
-            page.get_by_label("你的消息").fill(SEED)
-            page.get_by_role("button", name="发送").click()
-            page.locator("article.card .card-actions").wait_for()
+        # A reload: the card is still waiting, offered again (no token in the page).
+        page.reload()
+        ready = page.locator("article.card-ready")
+        ready.wait_for()
+        ready_text = ready.inner_text()
+        remaining = ready.locator(".card-remaining").inner_text()
+        tokens_after_reload = page.locator("input[name=token]").count()
+        violations["history-ready"] = _serious_violations(page)
+        _shot(page, f"chat-history-ready-{viewport}")
 
-            # A reload: the card is still waiting, offered again (no token in the page).
-            page.reload()
-            ready = page.locator("article.card-ready")
-            ready.wait_for()
-            ready_text = ready.inner_text()
-            remaining = ready.locator(".card-remaining").inner_text()
-            tokens_after_reload = page.locator("input[name=token]").count()
-            violations["history-ready"] = _serious_violations(page)
-            _shot(page, f"chat-history-ready-{viewport}")
+        ready.get_by_role("button", name="重新发起确认").click()
+        confirm = page.get_by_role("button", name="确认执行")
+        live = page.locator("article.card").filter(has=confirm)
+        live.wait_for()
+        live.get_by_role("button", name="确认执行").click()
+        page.locator(".outcome-succeeded").wait_for()
+        page.locator(".msg-final").wait_for()
+        outcome_link = page.locator(".outcome-succeeded .item-link a").get_attribute("href")
 
-            ready.get_by_role("button", name="重新发起确认").click()
-            confirm = page.get_by_role("button", name="确认执行")
-            live = page.locator("article.card").filter(has=confirm)
-            live.wait_for()
-            live.get_by_role("button", name="确认执行").click()
-            page.locator(".outcome-succeeded").wait_for()
-            page.locator(".msg-final").wait_for()
-            outcome_link = page.locator(".outcome-succeeded .item-link a").get_attribute("href")
-
-            page.reload()
-            done = page.locator("article.card-succeeded")
-            done.wait_for()
-            done_text = done.inner_text()
-            history_link = done.locator(".item-link a").get_attribute("href")
-            superseded = page.locator("article.card-voided").inner_text()
-            # Only "Undo" (issue 15) may remain on a settled history card: no live card buttons.
-            live_buttons = page.locator("article.card button:not(.undo)").count()
-            violations["history-settled"] = _serious_violations(page)
-            _shot(page, f"chat-{viewport}")
-        finally:
-            browser.close()
+        page.reload()
+        done = page.locator("article.card-succeeded")
+        done.wait_for()
+        done_text = done.inner_text()
+        history_link = done.locator(".item-link a").get_attribute("href")
+        superseded = page.locator("article.card-voided").inner_text()
+        # Only "Undo" (issue 15) may remain on a settled history card: no live card buttons.
+        live_buttons = page.locator("article.card button:not(.undo)").count()
+        violations["history-settled"] = _serious_violations(page)
+        _shot(page, f"chat-{viewport}")
 
     todo = Todo.objects.get(owner=user)
     assert "等待确认" in ready_text

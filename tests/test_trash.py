@@ -16,8 +16,10 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from lightnote.errors import LightNoteError
 from notes import services as note_services
 from notes.models import Note
+from todos import selectors as todo_selectors
 from todos import services as todo_services
 from todos.models import Todo
 
@@ -74,6 +76,20 @@ def test_restore_refuses_live_unknown_and_foreign_items(alice_api, user, other_u
     response = alice_api.post(f"/api/v1/{kind}/{theirs.id}/restore/")
     assert response.status_code == 404  # never reveals another user's trash
     assert alice_api.get(f"/api/v1/{kind}/?trashed=1").json()["results"] == []
+
+
+def test_todo_trashed_get_finds_only_the_owners_trashed_todo(user, other_user) -> None:
+    """The lookup of the agent's ``restore_todo``: a live, unknown or foreign id is a 404."""
+    trashed = todo_services.todo_create(owner=user, title="Gone")
+    todo_services.todo_delete(owner=user, todo_id=trashed.id, expected_version=None)
+    assert todo_selectors.todo_trashed_get(owner=user, todo_id=str(trashed.id)).id == trashed.id
+    live = todo_services.todo_create(owner=user, title="Still here")
+    theirs = todo_services.todo_create(owner=other_user, title="Theirs")
+    todo_services.todo_delete(owner=other_user, todo_id=theirs.id, expected_version=None)
+    for todo_id in (str(live.id), "not-an-id", str(theirs.id)):
+        with pytest.raises(LightNoteError) as refused:
+            todo_selectors.todo_trashed_get(owner=user, todo_id=todo_id)
+        assert (refused.value.code, refused.value.status) == ("TODO_NOT_FOUND", 404)
 
 
 def test_restore_is_version_checked(alice_api, user, kind) -> None:

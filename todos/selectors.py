@@ -6,11 +6,9 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from django.core.exceptions import ValidationError
 from django.db.models import Q, QuerySet
 
-from lightnote.errors import LightNoteError
-from lightnote.versioning import owned_get, trashed
+from lightnote.versioning import owned_get, trashed, trashed_get
 from todos.models import Todo
 
 
@@ -54,7 +52,4 @@ def todo_trash_list(*, owner: Any) -> QuerySet[Todo]:
 
 def todo_trashed_get(*, owner: Any, todo_id: uuid.UUID | str) -> Todo:
     """Return the owner's todo from the trash or raise 404 ``TODO_NOT_FOUND``."""
-    try:
-        return trashed(Todo, owner=owner).get(id=todo_id)
-    except (Todo.DoesNotExist, ValueError, ValidationError):
-        raise LightNoteError("TODO_NOT_FOUND", status=404) from None
+    return trashed_get(Todo, owner=owner, obj_id=todo_id, not_found="TODO_NOT_FOUND")

@@ -239,12 +239,8 @@ class SetTodoStatusTool(TodoWriteTool):
         status = todo_services.check_status(args["status"])
         if todo.status == status:
             raise LightNoteError("TODO_STATUS_NOOP", status=409, params={"title": todo.title})
-        return {
-            "todo_id": str(todo.id),
-            "status": status,
-            "expected_version": todo.version,
-            "current": {"title": todo.title, "status": str(todo.status)},
-        }
+        current = {"title": todo.title, "status": str(todo.status)}
+        return versioned_target("todo_id", todo, status=status, current=current)
 
     def preview(self, prepared: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         locale = context.locale
