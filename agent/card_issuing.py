@@ -29,9 +29,10 @@ from agent.planners.base import Fact
 from agent.policy import PolicyResult
 from agent.tools import ToolContext
 from lightnote import store, store_scripts
-from lightnote.audit import audit_entry, audit_events
+from lightnote.audit import audit_entry, audit_statement
 from lightnote.context import ActorContext
 from lightnote.models import AuditEvent
+from lightnote.write_statements import Statement, run_statements
 
 logger = logging.getLogger(__name__)
 
@@ -129,9 +130,17 @@ class CardIssuer:
 
     def flush_audit(self) -> None:
         """Write the queued audit rows (one INSERT). Needs: the caller's transaction."""
-        if self.audit_rows:
-            audit_events(self.audit_rows)
-            self.audit_rows = []
+        statement = self.audit_statement()
+        if statement is not None:
+            run_statements([statement])
+
+    def audit_statement(self) -> Statement | None:
+        """The INSERT of the queued audit rows (None when there are none), taken off the
+        queue, for the turn's batch of writes. Needs: the caller's transaction."""
+        if not self.audit_rows:
+            return None
+        rows, self.audit_rows = self.audit_rows, []
+        return audit_statement(rows)
 
     def issue_prepared(
         self,

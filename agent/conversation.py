@@ -34,7 +34,7 @@ from agent.turns import Turn
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages, translate
-from lightnote.write_statements import insert_rows
+from lightnote.write_statements import insert_statement, run_statements
 
 logger = logging.getLogger(__name__)
 
@@ -268,39 +268,52 @@ def handle_message(
     )
     reply = "\n".join(part for part in [reply.strip(), *refusals] if part)
     facts = [public_fact(fact) for fact in turn.facts]
-    with transaction.atomic():
-        # Both messages in one INSERT (ids and times are set here, not by the database).
-        user_message = Message(
-            session=session, role=Message.Role.USER, text=text, created_at=turn.context.now
-        )
-        message = Message(
-            session=session,
-            role=Message.Role.ASSISTANT,
-            text=reply,
-            # Strictly after the question, so history keeps its order even on a coarse clock.
-            created_at=max(timezone.now(), user_message.created_at + timedelta(microseconds=1)),
-            payload={
-                "facts": facts,
-                "notices": turn.notices,
-                "reads": turn.reads(),
-                # Public parts only: a raw token is never stored.
-                "cards": [
-                    {key: value for key, value in card.items() if "token" not in key}
-                    for card in turn.cards
-                ],
-                "choices": [
-                    {key: value for key, value in choice.items() if key != "token"}
-                    for choice in turn.choices
-                ],
-            },
-        )
-        insert_rows([user_message, message])  # built once (lightnote.write_statements)
-        lifecycle.record_issued(turn.card_rows, message=message)
-        record_choices(turn, message=message)
-        turn.flush_audit()
-        sessions.session_touch(session=session, first_text=text, pending_until=pending_until)
-        if verdict.replaced:
-            audit_guard(verdict, actor=actor, session_id=session.id, original=original)
+    # Both messages in one INSERT (ids and times are set here, not by the database).
+    user_message = Message(
+        session=session, role=Message.Role.USER, text=text, created_at=turn.context.now
+    )
+    message = Message(
+        session=session,
+        role=Message.Role.ASSISTANT,
+        text=reply,
+        # Strictly after the question, so history keeps its order even on a coarse clock.
+        created_at=max(timezone.now(), user_message.created_at + timedelta(microseconds=1)),
+        payload={
+            "facts": facts,
+            "notices": turn.notices,
+            "reads": turn.reads(),
+            # Public parts only: a raw token is never stored.
+            "cards": [
+                {key: value for key, value in card.items() if "token" not in key}
+                for card in turn.cards
+            ],
+            "choices": [
+                {key: value for key, value in choice.items() if key != "token"}
+                for choice in turn.choices
+            ],
+        },
+    )
+    # The turn's writes, one transaction: the messages, the cards' rows, their
+    # ``card.issued`` audit rows and the session's touch (lightnote.write_statements: one
+    # round trip on MariaDB, BEGIN and COMMIT included). Choice rows and a guard's audit row
+    # are the ORM's: a turn with them writes statement by statement in one transaction.
+    first = [insert_statement([user_message, message])]
+    if turn.card_rows:
+        first.append(lifecycle.issued_statement(turn.card_rows, message=message))
+    audit = turn.audit_statement()
+    rest = [audit] if audit is not None else []
+    rest.append(
+        sessions.touch_statement(session=session, first_text=text, pending_until=pending_until)
+    )
+    if turn.choice_rows or turn.chosen or verdict.replaced:
+        with transaction.atomic():
+            run_statements(first)
+            record_choices(turn, message=message)
+            run_statements(rest)
+            if verdict.replaced:
+                audit_guard(verdict, actor=actor, session_id=session.id, original=original)
+    else:
+        run_statements([*first, *rest], in_transaction=True)
     return {
         "message_id": str(message.id),
         "reply": reply,

@@ -28,11 +28,12 @@ from agent.confirm_answers import (
     unknown_outcome,
 )
 from agent.models import ActionReceipt
-from agent.receipts import create_receipt, drop_connection, find_receipt
-from lightnote.audit import audit_events
+from agent.receipts import drop_connection, find_receipt, receipt_row
+from lightnote.audit import audit_statement
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
 from lightnote.transactions import durable_atomic
+from lightnote.write_statements import insert_statement, run_statements
 
 logger = logging.getLogger(__name__)
 
@@ -89,7 +90,7 @@ def _execute(card: cards.Card, *, actor: ActorContext, locale: str) -> tuple[str
     try:
         with durable_atomic():
             result = policy.tool.execute(policy.args, context)
-            receipt = create_receipt(
+            receipt = receipt_row(
                 card,
                 status=ActionReceipt.Status.SUCCEEDED,
                 subject=actor.subject,
@@ -99,11 +100,20 @@ def _execute(card: cards.Card, *, actor: ActorContext, locale: str) -> tuple[str
                 resource_id=str(result.resource_id),
                 result=result.data,
             )
-            lifecycle.record_succeeded(card.id, receipt=receipt)
-            audit_events(
+            # The receipt, the card's history row and the audit rows of the claim and the
+            # execution: three statements in one round trip (lightnote.write_statements).
+            run_statements(
                 [
-                    card_entry("confirm.claimed", card, actor),
-                    card_entry("action.executed", card, actor, details={"summary": result.summary}),
+                    insert_statement([receipt]),
+                    lifecycle.succeeded_statement(card.id, receipt=receipt),
+                    audit_statement(
+                        [
+                            card_entry("confirm.claimed", card, actor),
+                            card_entry(
+                                "action.executed", card, actor, details={"summary": result.summary}
+                            ),
+                        ]
+                    ),
                 ]
             )
             # Everything after this line happens in COMMIT: an error from here on may come

@@ -16,7 +16,6 @@ from django.db import connection
 
 from agent import cards
 from agent.models import ActionReceipt
-from lightnote.write_statements import insert_rows
 
 
 def drop_connection() -> None:
@@ -29,7 +28,7 @@ def find_receipt(action_id: str) -> ActionReceipt | None:
     return ActionReceipt.objects.filter(action_id=action_id).first()
 
 
-def create_receipt(
+def receipt_row(
     card: cards.Card,
     *,
     status: str,
@@ -40,15 +39,13 @@ def create_receipt(
     resource_id: str = "",
     result: dict[str, Any] | None = None,
 ) -> ActionReceipt:
-    """Insert the action's one receipt row; the unique ``action_id`` fences a second one.
-
-    ``subject`` (also the owner) and ``actor`` are users or their ids.
-    """
+    """The action's receipt row, unsaved (the confirm inserts it with its bookkeeping in one
+    round trip). ``subject`` (also the owner) and ``actor`` are users or their ids."""
 
     def person(field: str, value: Any) -> dict[str, Any]:
         return {field: value} if hasattr(value, "pk") else {f"{field}_id": value}
 
-    receipt = ActionReceipt(
+    return ActionReceipt(
         action_id=card.id,
         tool=card.tool,
         capability=card.capability,
@@ -63,5 +60,3 @@ def create_receipt(
         summary=summary,
         result=result or {},
     )
-    insert_rows([receipt])  # built once; the confirm's hot path (lightnote.write_statements)
-    return receipt

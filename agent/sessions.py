@@ -24,7 +24,7 @@ from lightnote.compiled_queries import STAND_IN_INTS, STAND_IN_UUIDS, compiled_s
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
-from lightnote.write_statements import ConditionalUpdate
+from lightnote.write_statements import ConditionalUpdate, Result, Statement, run_statements
 
 define_messages(
     {
@@ -289,23 +289,43 @@ def session_touch(
     pending_until: datetime | None = None,
 ) -> None:
     """Move the session's ``updated_at`` and set its ``pending_until`` (one UPDATE); title it
-    from ``first_text`` if untitled.
+    from ``first_text`` if untitled (:func:`touch_statement`)."""
+    run_statements(
+        [touch_statement(session=session, first_text=first_text, pending_until=pending_until)]
+    )
+
+
+def touch_statement(
+    *,
+    session: AgentSession,
+    first_text: str | None = None,
+    pending_until: datetime | None = None,
+) -> Statement:
+    """The UPDATE moving the session's ``updated_at`` and setting its ``pending_until``,
+    titling it from ``first_text`` if untitled; ``session`` shows the change once it ran.
 
     ``pending_until``: when the pending question this turn stored expires (None: the turn
     left none). Needs: the message turn's transaction.
     """
     now = timezone.now()
     changes = {"updated_at": now, "pending_until": pending_until}
+    title = None
     if first_text is not None and not session.title:
         title = title_from_text(first_text)
+
+    def done(result: Result) -> None:
+        if title is not None:
+            session.title = title
+        session.updated_at = now
+        session.pending_until = pending_until
+
+    if title is not None:
         # A rename meanwhile wins: only an untitled row takes the title (and the time; its
         # pending question is then read from the store only on a later turn that asks).
-        _TOUCH_TITLED.run(session.id, {**changes, "title": title}, where_params=("",))
-        session.title = title
-    else:
-        _TOUCH.run(session.id, changes)
-    session.updated_at = now
-    session.pending_until = pending_until
+        return _TOUCH_TITLED.statement(
+            session.id, {**changes, "title": title}, where_params=("",), done=done
+        )
+    return _TOUCH.statement(session.id, changes, done=done)
 
 
 def may_have_pending(session: AgentSession) -> bool:

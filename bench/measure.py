@@ -30,7 +30,7 @@ def summarize(replies: list[Reply]) -> dict[str, Any]:
         "p95_ms": round(percentile(times, 0.95), 2),
         "p99_ms": round(percentile(times, 0.99), 2),
     }
-    for counter in ("sql", "sql_writes", "redis"):
+    for counter in ("sql", "sql_writes", "sql_round_trips", "redis"):
         values = [getattr(reply, counter) for reply in replies]
         if values and all(value is not None for value in values):
             summary[f"{counter}_per_request"] = {

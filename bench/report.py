@@ -71,11 +71,11 @@ def check_targets(results: dict[str, Any], timed: bool) -> list[dict[str, Any]]:
 def print_report(results: dict[str, Any]) -> None:
     def table(title: str, rows: dict[str, Any]) -> None:
         print(f"\n{title}")
-        header = ("path", "n", "p50", "p95", "p99", "SQL", "writes", "Redis")
-        print("  {:<28}{:>5}{:>9}{:>9}{:>9}{:>9}{:>8}{:>7}".format(*header))
+        header = ("path", "n", "p50", "p95", "p99", "SQL", "writes", "SQL RT", "Redis")
+        print("  {:<28}{:>5}{:>9}{:>9}{:>9}{:>9}{:>8}{:>8}{:>7}".format(*header))
         for name, row in rows.items():
             counts = []
-            for counter in ("sql", "sql_writes", "redis"):
+            for counter in ("sql", "sql_writes", "sql_round_trips", "redis"):
                 stats = row.get(f"{counter}_per_request")
                 counts.append(
                     "-"
@@ -88,7 +88,7 @@ def print_report(results: dict[str, Any]) -> None:
                 )
             print(
                 f"  {name:<28}{row['n']:>5}{row['p50_ms']:>9.2f}{row['p95_ms']:>9.2f}"
-                f"{row['p99_ms']:>9.2f}{counts[0]:>9}{counts[1]:>8}{counts[2]:>7}"
+                f"{row['p99_ms']:>9.2f}{counts[0]:>9}{counts[1]:>8}{counts[2]:>8}{counts[3]:>7}"
             )
 
     config = results["config"]
@@ -96,7 +96,11 @@ def print_report(results: dict[str, Any]) -> None:
         f"\nLightNote bench ({config['size']}), {results['server']['model']}, "
         f"load average before {results['machine']['loadavg_before']}"
     )
-    table("Paths (ms; SQL / writes / Redis per request, counted in the server)", results["paths"])
+    table(
+        "Paths (ms; SQL statements / writes / SQL round trips / Redis round trips per request,"
+        " counted in the server)",
+        results["paths"],
+    )
     ratios = results["ratios"]
     print("  ratios to direct create p50: " + ", ".join(f"{k} {v:.2f}x" for k, v in ratios.items()))
     table("Lists, first page", results["lists"])

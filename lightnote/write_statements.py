@@ -14,17 +14,53 @@ the given fields on the rows its ``where`` matches and returns the count. Neithe
 model signals (``bulk_create`` and ``QuerySet.update`` send none either). They run in the
 caller's transaction when there is one.
 
+Several statements known at once are :class:`Statement` values run by
+:func:`run_statements`: on MariaDB/MySQL they travel as one multi-statement round trip
+(``CLIENT.MULTI_STATEMENTS``, which mysqlclient enables), elsewhere one by one; the
+statements and their order are the same either way. ``in_transaction=True`` makes them one
+transaction of their own — on MariaDB ``START TRANSACTION; ...; COMMIT`` in that same round
+trip, instead of Django's three (autocommit off, COMMIT, autocommit on).
+
 Race notes: none of their own; a conditional update's ``where`` is evaluated by the
-database in the UPDATE itself (a compare-and-set), exactly as the ORM's would be.
+database in the UPDATE itself (a compare-and-set), exactly as the ORM's would be. A batch
+that fails part-way raises the failing statement's error and leaves nothing of its own
+transaction (MariaDB stops at the failing statement; the batch's transaction is rolled
+back), or of the caller's (the caller's block rolls back, as for any error).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import contextlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from django.db import connections, router
+from django.db import IntegrityError, OperationalError, connections, router, transaction
 from django.db.models import AutoField, Field, Model
+
+from lightnote import request_counters
+
+
+@dataclass(frozen=True)
+class Result:
+    """What the database said of one statement: rows changed, and the key it assigned."""
+
+    rowcount: int
+    lastrowid: int | None
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One write, built but not sent: its SQL (``%s`` placeholders), values and alias.
+
+    ``done`` runs once the statement (and, for a batch of its own transaction, the COMMIT)
+    succeeded, with what the database said of it.
+    """
+
+    sql: str
+    params: Sequence[Any]
+    alias: str
+    done: Callable[[Result], None] | None = None
 
 
 def _connection_cache(connection: Any) -> dict[Any, Any]:
@@ -41,14 +77,20 @@ def _insert_fields(model: type[Model]) -> list[Field[Any, Any]]:
     ]
 
 
-def insert_rows(objs: Sequence[Model], *, using: str | None = None) -> None:
-    """Insert ``objs`` (one model, unsaved) in one INSERT, as ``bulk_create`` would.
+def insert_statement(
+    objs: Sequence[Model],
+    *,
+    using: str | None = None,
+    then: Callable[[Result], None] | None = None,
+) -> Statement:
+    """The INSERT of ``objs`` (one model, unsaved) as ``bulk_create`` would write it.
 
-    A single row whose key the database assigns gets it back (``obj.pk``), as ``create``
-    would; several such rows do not (``bulk_create`` on MariaDB sets none either).
+    Once it ran, a single row whose key the database assigns has it (``obj.pk``), as
+    ``create`` would; several such rows do not (``bulk_create`` on MariaDB sets none either).
+    ``then`` runs after that.
     """
     if not objs:
-        return
+        raise ValueError("insert_statement takes at least one row")
     model = type(objs[0])
     if any(type(obj) is not model for obj in objs):
         raise TypeError("insert_rows takes rows of one model")
@@ -76,13 +118,23 @@ def insert_rows(objs: Sequence[Model], *, using: str | None = None) -> None:
         for obj in objs
         for field in fields
     ]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+
+    def done(result: Result) -> None:
         if database_key and len(objs) == 1:
-            objs[0].pk = connection.ops.last_insert_id(cursor, model._meta.db_table, pk.column)
-    for obj in objs:
-        obj._state.adding = False
-        obj._state.db = alias
+            objs[0].pk = result.lastrowid
+        for obj in objs:
+            obj._state.adding = False
+            obj._state.db = alias
+        if then is not None:
+            then(result)
+
+    return Statement(sql, params, alias, done)
+
+
+def insert_rows(objs: Sequence[Model], *, using: str | None = None) -> None:
+    """Insert ``objs`` (one model, unsaved) in one INSERT, as ``bulk_create`` would."""
+    if objs:
+        run_statements([insert_statement(objs, using=using)])
 
 
 def _concrete(model: type[Model], name: str) -> Field[Any, Any]:
@@ -98,19 +150,32 @@ def _key_of(value: Any) -> Any:
 
 
 class ConditionalUpdate:
-    """``UPDATE <table> SET <fields> WHERE <key> = %s AND (<where>)``, its SQL built once.
+    """``UPDATE <table> SET <fields>[, <also_set>] WHERE <key> = %s AND (<where>)``, built once.
 
     ``where`` is SQL over the table's columns with ``%s`` placeholders, filled by each
-    call's ``where_params``; ``fields`` names the model fields that every call sets.
+    call's ``where_params``; ``fields`` names the model fields that every call sets;
+    ``also_set`` is one more assignment written in SQL (a value the database computes, e.g.
+    a key read by a subquery), filled by each call's ``set_params``, which the field
+    ``set_params_as`` converts. ``where`` and ``also_set`` are the caller's constant SQL,
+    never built from input.
     """
 
     def __init__(
-        self, model: type[Model], *, fields: Sequence[str], where: str = "", key: str = "pk"
+        self,
+        model: type[Model],
+        *,
+        fields: Sequence[str],
+        where: str = "",
+        key: str = "pk",
+        also_set: str = "",
+        set_params_as: Field[Any, Any] | None = None,
     ) -> None:
         self.model = model
         self.fields = [_concrete(model, name) for name in fields]
         self.key = _concrete(model, model._meta.pk.name if key == "pk" else key)
         self.where = where
+        self.also_set = also_set
+        self.set_params_as = set_params_as
 
     def _sql(self, connection: Any) -> str:
         cache = _connection_cache(connection)
@@ -118,26 +183,30 @@ class ConditionalUpdate:
         if sql is None:
             quote = connection.ops.quote_name
             assignments = ", ".join(f"{quote(field.column)} = %s" for field in self.fields)
+            if self.also_set:
+                assignments += f", {self.also_set}"
             condition = f"{quote(self.key.column)} = %s"
             if self.where:
                 condition += f" AND ({self.where})"
-            # Identifiers from the model's metadata, quoted by the backend; ``where`` is the
-            # module's own constant SQL; every value is a parameter.
+            # Identifiers from the model's metadata, quoted by the backend; ``where`` and
+            # ``also_set`` are the caller's constant SQL; every value is a parameter.
             sql = cache[self] = (
                 f"UPDATE {quote(self.model._meta.db_table)} SET {assignments} WHERE {condition}"  # noqa: S608
             )
         return sql
 
-    def run(
+    def statement(
         self,
         key: Any,
         values: Mapping[str, Any],
         *,
         where_params: Sequence[Any] = (),
+        set_params: Sequence[Any] = (),
         using: str | None = None,
-    ) -> int:
-        """Set ``values`` (one per field, by name) on the row ``key`` if it matches; return
-        the number of rows changed (0 or 1)."""
+        done: Callable[[Result], None] | None = None,
+    ) -> Statement:
+        """The UPDATE setting ``values`` (one per field, by name) on the row ``key`` if it
+        matches; its result's ``rowcount`` is the number of rows changed (0 or 1)."""
         if set(values) != {field.name for field in self.fields}:
             raise ValueError(f"values must name exactly {[f.name for f in self.fields]}")
         alias = using or router.db_for_write(self.model)
@@ -145,8 +214,134 @@ class ConditionalUpdate:
         params = [
             field.get_db_prep_save(_key_of(values[field.name]), connection) for field in self.fields
         ]
+        convert = self.set_params_as
+        params.extend(
+            convert.get_db_prep_value(value, connection) if convert is not None else value
+            for value in set_params
+        )
         params.append(self.key.get_db_prep_value(key, connection))
         params.extend(where_params)
-        with connection.cursor() as cursor:
-            cursor.execute(self._sql(connection), params)
-            return int(cursor.rowcount)
+        return Statement(self._sql(connection), params, alias, done)
+
+    def run(
+        self,
+        key: Any,
+        values: Mapping[str, Any],
+        *,
+        where_params: Sequence[Any] = (),
+        set_params: Sequence[Any] = (),
+        using: str | None = None,
+    ) -> int:
+        """Run :meth:`statement` now; return the number of rows changed (0 or 1)."""
+        statement = self.statement(
+            key, values, where_params=where_params, set_params=set_params, using=using
+        )
+        return run_statements([statement])[0].rowcount
+
+
+# --- Running statements ------------------------------------------------------------------
+
+
+def run_statements(
+    statements: Sequence[Statement], *, in_transaction: bool = False
+) -> list[Result]:
+    """Run ``statements`` in order, on their one alias; return what each did.
+
+    On MariaDB/MySQL several statements are one round trip; ``in_transaction`` makes them
+    one transaction of their own (inside a caller's transaction: a savepoint, as
+    ``transaction.atomic`` would). Each statement's ``done`` runs after all succeeded.
+    """
+    if not statements:
+        return []
+    alias = statements[0].alias
+    if any(statement.alias != alias for statement in statements):
+        raise ValueError("run_statements takes statements for one database")
+    connection = connections[alias]
+    multi = connection.vendor == "mysql" and len(statements) > 1
+    if in_transaction and multi:
+        connection.ensure_connection()
+        own = connection.get_autocommit() and not connection.in_atomic_block
+        if own:
+            results = _send_batch(connection, statements, own_transaction=True)
+        else:
+            with transaction.atomic(using=alias):
+                results = _send_batch(connection, statements, own_transaction=False)
+    else:
+        scope = transaction.atomic(using=alias) if in_transaction else contextlib.nullcontext()
+        with scope:
+            if multi:
+                results = _send_batch(connection, statements, own_transaction=False)
+            else:
+                results = _send_each(connection, statements)
+    for statement, result in zip(statements, results, strict=True):
+        if statement.done is not None:
+            statement.done(result)
+    return results
+
+
+def _send_each(connection: Any, statements: Sequence[Statement]) -> list[Result]:
+    results = []
+    with connection.cursor() as cursor:
+        for statement in statements:
+            cursor.execute(statement.sql, statement.params)
+            results.append(Result(int(cursor.rowcount), cursor.lastrowid))
+    return results
+
+
+_BATCH_TAG = "/* lightnote batch {} */ "
+
+
+def _send_batch(
+    connection: Any, statements: Sequence[Statement], *, own_transaction: bool
+) -> list[Result]:
+    """One multi-statement round trip (MariaDB/MySQL); each statement's result in order."""
+    parts = [statement.sql for statement in statements]
+    if own_transaction:
+        parts = ["START TRANSACTION", *parts, "COMMIT"]
+    # A counted block (``lightnote.request_counters``) learns the batch's statements, so it
+    # counts each of them, not one.
+    tag = request_counters.note_batch(parts)
+    sql = _BATCH_TAG.format(tag) + ";\n".join(parts)
+    params = [value for statement in statements for value in statement.params]
+    results: list[Result] = []
+    with connection.cursor() as cursor:
+        try:
+            cursor.execute(sql, params)
+            if own_transaction:  # START TRANSACTION's (empty) result comes first
+                _next_result(cursor)
+            results.append(Result(int(cursor.rowcount), cursor.lastrowid))
+            for _ in statements[1:]:
+                _next_result(cursor)
+                results.append(Result(int(cursor.rowcount), cursor.lastrowid))
+            if own_transaction:
+                _next_result(cursor)  # COMMIT's
+            if cursor.nextset():  # pragma: no cover - the batch is exactly its statements
+                raise OperationalError("a write batch returned more results than statements")
+        except Exception:
+            if own_transaction:
+                _roll_back(connection, cursor)
+            raise
+    return results
+
+
+def _next_result(cursor: Any) -> None:
+    """Move to the batch's next statement's result; its error is raised as Django's."""
+    from django.db.backends.mysql.base import CursorWrapper as MySQLCursor
+
+    try:
+        more = cursor.nextset()  # Django's cursor wraps its database errors
+    except OperationalError as error:
+        # As Django's MySQL cursor does for a single statement: these codes are integrity.
+        if error.args and error.args[0] in MySQLCursor.codes_for_integrityerror:
+            raise IntegrityError(*error.args) from error
+        raise
+    if not more:  # pragma: no cover - MariaDB answers every statement it ran
+        raise OperationalError("a write batch returned fewer results than statements")
+
+
+def _roll_back(connection: Any, cursor: Any) -> None:
+    """End the batch's own transaction after a failed statement (MariaDB stopped there)."""
+    try:
+        cursor.execute("ROLLBACK")
+    except Exception:  # the connection itself is gone: the server rolls back on its own
+        connection.close()

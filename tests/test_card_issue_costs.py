@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.db import connection
 
 from lightnote.models import AuditEvent
 from lightnote.request_counters import count_requests
@@ -21,6 +22,9 @@ from tests.agent_helpers import CREATE_TODO_TEXT, messages_url, open_session, to
 # session, COMMIT
 CARD_ISSUE_SQL_MAX = 8
 CARD_ISSUE_WRITES = 4
+# On MariaDB the transaction (BEGIN, the 4 writes, COMMIT) is one round trip
+# (lightnote.write_statements.run_statements).
+CARD_ISSUE_SQL_ROUND_TRIPS_MARIADB = 3
 # the card limit, the continuation and the card in one pipeline (the pending question is
 # read only after a turn that asked one: the session row's ``pending_until``)
 CARD_ISSUE_REDIS_MAX = 1
@@ -52,29 +56,56 @@ def test_a_card_turn_writes_everything_in_one_transaction_within_its_statement_b
     inserts = [sql for sql in statements if sql.lstrip().upper().startswith("INSERT")]
     assert len(inserts) == 3, inserts  # both messages in one INSERT, the card row, the audit
     assert sum("agent_message" in sql for sql in inserts) == 1, inserts
-    if "BEGIN" in words:  # where the backend logs it: every write between BEGIN and COMMIT
-        begin, commit = words.index("BEGIN"), words.index("COMMIT")
+    # Every write between the transaction's start (Django's BEGIN where the backend logs
+    # it; the batch's own START TRANSACTION on MariaDB) and its COMMIT.
+    start = "START" if "START" in words else "BEGIN"
+    if start in words:
+        begin, commit = words.index(start), words.index("COMMIT")
         writes = [i for i, word in enumerate(words) if word in ("INSERT", "UPDATE")]
         assert all(begin < i < commit for i in writes), statements
+    if connection.vendor == "mysql":
+        # the token; the session with its history; the writes with their BEGIN and COMMIT
+        assert counts.sql_round_trips == CARD_ISSUE_SQL_ROUND_TRIPS_MARIADB, statements
     card_id = response.json()["cards"][0]["card_id"]
     issued = AuditEvent.objects.filter(action_id=card_id, event_type="card.issued")
     assert issued.count() == 1
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_turn_that_fails_to_commit_leaves_no_card_issued_audit_row(user: Any) -> None:
-    """The audit row is part of the turn's transaction: no turn, no ``card.issued`` row."""
+def test_a_turn_whose_last_write_fails_leaves_nothing_of_the_turn(user: Any) -> None:
+    """The turn's writes are one transaction (on MariaDB one round trip with its BEGIN and
+    COMMIT): when the database refuses the last of them, the messages, the card row and its
+    ``card.issued`` audit row are not written either, and the connection stays usable."""
     from unittest import mock
 
     from agent import sessions
+    from agent.models import ActionCard, AgentSession, Message
+    from lightnote.write_statements import Statement
 
     client = token_client(user)
     session_id = open_session(client)
     client.raise_request_exception = False
-    with mock.patch.object(sessions, "session_touch", side_effect=RuntimeError("db gone")):
+    table = AgentSession._meta.db_table
+
+    def refused_touch(*, session: Any, **_: Any) -> Statement:
+        # title is NOT NULL: the database itself refuses this UPDATE (an integrity error).
+        return Statement(
+            f"UPDATE {table} SET title = NULL WHERE id = %s",  # noqa: S608
+            [AgentSession._meta.pk.get_db_prep_value(session.id, connection)],
+            "default",
+        )
+
+    with mock.patch.object(sessions, "touch_statement", side_effect=refused_touch):
         response = client.post(messages_url(session_id), {"text": CREATE_TODO_TEXT}, format="json")
     assert response.status_code == 500
     assert not AuditEvent.objects.filter(event_type="card.issued").exists()
+    assert not ActionCard.objects.exists()
+    assert not Message.objects.filter(session_id=session_id).exists()
+    # The same connection goes on: the next turn is written whole.
+    response = client.post(messages_url(session_id), {"text": CREATE_TODO_TEXT}, format="json")
+    assert response.status_code == 200
+    assert Message.objects.filter(session_id=session_id).count() == 2
+    assert AuditEvent.objects.filter(event_type="card.issued").count() == 1
 
 
 @pytest.mark.services

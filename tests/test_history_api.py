@@ -16,14 +16,15 @@ from typing import Any
 import pytest
 import time_machine
 from django.core.management import call_command
-from django.db import DatabaseError, connection
-from django.test.utils import CaptureQueriesContext
+from django.db import connection
 from django.utils import timezone
 
 from agent import lifecycle
 from agent.models import ActionCard, ActionReceipt, AgentSession
 from lightnote.models import AuditEvent
 from lightnote.redis import get_redis
+from lightnote.request_counters import count_requests
+from lightnote.write_statements import Statement
 from tests.agent_helpers import (
     CREATE_TODO_TEXT,
     SESSIONS_URL,
@@ -456,10 +457,12 @@ def test_confirm_adds_exactly_one_update_inside_the_execution_transaction(alice_
     session_id = open_session(alice_api)
     card = one_card(alice_api, session_id)
 
-    with CaptureQueriesContext(connection) as captured:
+    # Counted statement by statement: on MariaDB the receipt, this UPDATE and the audit rows
+    # travel as one round trip (lightnote.write_statements), still three statements.
+    with count_requests(keep_statements=True) as counts:
         assert confirm(alice_api, card["token"], session_id).json()["outcome"]["ok"] is True
 
-    statements = [query["sql"] for query in captured.captured_queries]
+    statements = counts.statements or []
     card_writes = [i for i, sql in enumerate(statements) if "agent_actioncard" in sql]
     receipt_insert = next(i for i, sql in enumerate(statements) if "agent_actionreceipt" in sql)
     assert len(card_writes) == 1
@@ -474,10 +477,10 @@ def test_a_message_turn_records_its_cards_in_one_insert(alice_api) -> None:
     session_id = open_session(alice_api)
     send_message(alice_api, session_id, "最近没完成的待办")  # titled already
 
-    with CaptureQueriesContext(connection) as captured:
+    with count_requests(keep_statements=True) as counts:
         one_card(alice_api, session_id)
 
-    inserts = [q["sql"] for q in captured.captured_queries if "agent_actioncard" in q["sql"]]
+    inserts = [sql for sql in counts.statements or [] if "agent_actioncard" in sql]
     assert len(inserts) == 1
     assert inserts[0].startswith("INSERT")
 
@@ -487,10 +490,16 @@ def test_the_card_row_and_the_receipt_roll_back_together(alice_api, monkeypatch)
     session_id = open_session(alice_api)
     card = one_card(alice_api, session_id)
 
-    def failing_update(card_id: str, *, receipt: Any) -> None:
-        raise DatabaseError("the card row could not be written")
+    def refused_update(card_id: str, *, receipt: Any) -> Statement:
+        # The database itself refuses the row's UPDATE (state is NOT NULL), after the
+        # receipt's INSERT in the same batch (one round trip on MariaDB).
+        return Statement(
+            "UPDATE agent_actioncard SET state = NULL WHERE id = %s",
+            [ActionCard._meta.pk.get_db_prep_value(card_id, connection)],
+            "default",
+        )
 
-    monkeypatch.setattr(lifecycle, "record_succeeded", failing_update)
+    monkeypatch.setattr(lifecycle, "succeeded_statement", refused_update)
     outcome = confirm(alice_api, card["token"], session_id).json()["outcome"]
 
     # Whatever stops the row stops the change and its receipt: nothing is half-written.

@@ -4,6 +4,7 @@ the ORM calls they replace mean — on whichever database the pass runs (SQLite,
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
@@ -14,7 +15,13 @@ from django.utils import timezone
 
 from agent.models import ActionCard, ActionReceipt, AgentSession, Message
 from lightnote.models import AuditEvent
-from lightnote.write_statements import ConditionalUpdate, insert_rows
+from lightnote.request_counters import count_requests
+from lightnote.write_statements import (
+    ConditionalUpdate,
+    insert_rows,
+    insert_statement,
+    run_statements,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -195,3 +202,114 @@ def test_an_update_without_a_condition_and_with_the_wrong_values(user):
         touch.run(session.id, {"updated_at": later})
     with pytest.raises(TypeError):
         ConditionalUpdate(AgentSession, fields=("messages",))  # not a column
+
+
+# --- Batches: several statements, one round trip on MariaDB, one transaction if asked -----
+
+
+def _touch(session, title):
+    return ConditionalUpdate(AgentSession, fields=("title",)).statement(
+        session.id, {"title": title}
+    )
+
+
+def test_a_batch_runs_its_statements_in_order_and_reports_each(user):
+    session = AgentSession.objects.create(owner=user)
+    card = _card(user, session)
+    receipt = _receipt(user, action_id=card.id)
+    insert_rows([card])
+    settle = ConditionalUpdate(
+        ActionCard,
+        fields=("state",),
+        also_set="receipt_id = (SELECT id FROM agent_actionreceipt WHERE action_id = %s)",
+        set_params_as=ActionReceipt._meta.get_field("action_id"),
+    )
+    with count_requests(keep_statements=True) as counts:
+        results = run_statements(
+            [
+                insert_statement([receipt]),
+                settle.statement(card.id, {"state": "settled"}, set_params=(card.id,)),
+                settle.statement(uuid.uuid4(), {"state": "settled"}, set_params=(card.id,)),
+                _touch(session, "新"),
+            ]
+        )
+    assert [result.rowcount for result in results] == [1, 1, 0, 1]
+    assert receipt.pk is not None
+    assert results[0].lastrowid == receipt.pk
+    card.refresh_from_db()
+    assert (card.state, card.receipt_id) == ("settled", receipt.pk)  # the subquery's key
+    # Each statement counts; on MariaDB they were one round trip.
+    assert counts.sql == 4
+    assert counts.sql_writes == 4
+    assert [sql.split()[0] for sql in counts.statements] == ["INSERT", "UPDATE", "UPDATE", "UPDATE"]
+    assert counts.sql_round_trips == (1 if connection.vendor == "mysql" else 4)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_batch_of_its_own_transaction_is_one_round_trip_with_begin_and_commit(user):
+    session = AgentSession.objects.create(owner=user)
+    receipt = _receipt(user)
+    with count_requests(keep_statements=True) as counts:
+        run_statements([insert_statement([receipt]), _touch(session, "新")], in_transaction=True)
+    assert ActionReceipt.objects.filter(pk=receipt.pk).exists()
+    session.refresh_from_db()
+    assert session.title == "新"
+    words = [sql.split()[0].upper() for sql in counts.statements]
+    assert words[0] in ("START", "BEGIN"), counts.statements
+    assert words[-1] == "COMMIT", counts.statements
+    assert counts.sql_round_trips == (1 if connection.vendor == "mysql" else 4)
+    assert connection.get_autocommit()
+    assert not connection.in_atomic_block
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("failing", ["unique slot", "not null"])
+def test_a_batch_that_fails_part_way_leaves_nothing_and_the_connection_usable(user, failing):
+    """The database refuses the last statement: the earlier ones are rolled back with it,
+    the error is Django's ``IntegrityError`` (MariaDB's 1048 included, as Django maps it),
+    and the same connection goes on (no half-read results, no open transaction)."""
+    session = AgentSession.objects.create(owner=user, title="旧")
+    taken = _receipt(user)
+    insert_rows([taken])
+    receipt = _receipt(user)
+    if failing == "unique slot":
+        last = insert_statement([_receipt(user, action_id=taken.action_id)])
+    else:
+        last = _touch(session, None)
+    with pytest.raises(IntegrityError):
+        run_statements(
+            [insert_statement([receipt]), _touch(session, "新"), last], in_transaction=True
+        )
+    assert receipt.pk is None  # nothing ran to its end: no key handed out
+    assert not ActionReceipt.objects.filter(action_id=receipt.action_id).exists()
+    session.refresh_from_db()
+    assert session.title == "旧"
+    assert connection.get_autocommit()
+    assert not connection.in_atomic_block
+    again = _receipt(user)
+    run_statements([insert_statement([again]), _touch(session, "新")], in_transaction=True)
+    session.refresh_from_db()
+    assert session.title == "新"
+    assert ActionReceipt.objects.filter(pk=again.pk).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_failed_batch_inside_a_caller_s_transaction_rolls_back_with_it(user):
+    session = AgentSession.objects.create(owner=user, title="旧")
+    receipt = _receipt(user)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        run_statements([insert_statement([receipt]), _touch(session, None)])
+    assert not ActionReceipt.objects.exists()
+    session.refresh_from_db()
+    assert session.title == "旧"
+    with transaction.atomic():  # and the connection goes on
+        run_statements([insert_statement([_receipt(user)]), _touch(session, "新")])
+    assert ActionReceipt.objects.count() == 1
+
+
+def test_statements_for_two_databases_are_refused(user):
+    session = AgentSession.objects.create(owner=user)
+    other = _touch(session, "x")
+    with pytest.raises(ValueError, match="one database"):
+        run_statements([insert_statement([_receipt(user)]), replace(other, alias="elsewhere")])
+    assert not ActionReceipt.objects.exists()
