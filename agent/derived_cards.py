@@ -77,8 +77,9 @@ def reissue_card(
     if not card_transitions.card_void(old.token_digest):
         raise LightNoteError("CONFIRMATION_EXPIRED", status=410)  # claimed, rejected or gone
     turn = turn_for(request=request, actor=actor, row=old, session=session, locale=locale)
+    card: dict[str, Any] | None = None
     try:
-        card = turn.issue_prepared(
+        card = turn.issue_audited(
             tool=old.tool,
             capability=old.capability,
             risk=old.risk,
@@ -86,6 +87,9 @@ def reissue_card(
             preview=old.preview,
         )
     finally:
+        # The old card is voided in the store either way; its row says so, and the new
+        # card's row, its ``card.issued`` row and the ``card.reissued`` row are written
+        # together with it.
         with transaction.atomic():
             lifecycle.record_voided([str(old.id)], reason=ActionCard.VoidReason.SUPERSEDED)
             for row in turn.card_rows:
@@ -93,16 +97,18 @@ def reissue_card(
             # A card proposed over MCP has no chat message: its successor still gets its
             # history row (message None, like its parent) so the execution path settles it.
             lifecycle.record_issued(turn.card_rows, message=old.message)
-    audit_event(
-        "card.reissued",
-        actor=actor.actor,
-        subject=actor.subject,
-        session_id=session.id,
-        capability=old.capability,
-        tool=old.tool,
-        action_id=card["card_id"],
-        details={"parent_id": str(old.id)},
-    )
+            turn.flush_audit()
+            if card is not None:
+                audit_event(
+                    "card.reissued",
+                    actor=actor.actor,
+                    subject=actor.subject,
+                    session_id=session.id,
+                    capability=old.capability,
+                    tool=old.tool,
+                    action_id=card["card_id"],
+                    details={"parent_id": str(old.id)},
+                )
     return {**card, "parent_id": str(old.id)}
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import time_machine
 from django.core.management import call_command
-from django.db import connection
+from django.db import DatabaseError, connection
 from django.utils import timezone
 
 from agent import lifecycle
@@ -723,3 +723,37 @@ def test_asking_again_while_confirming_leaves_one_live_action(user) -> None:
         else:
             assert reissued.status_code in {409, 410}
     assert Todo.objects.count() == 5
+
+
+def test_asking_again_writes_its_audit_rows_with_the_new_card_s_row(alice_api) -> None:
+    """The new card has its ``card.issued`` row (as every issued card) and the
+    ``card.reissued`` row naming its parent, written in the transaction with its row."""
+    session_id = open_session(alice_api)
+    old = one_card(alice_api, session_id)
+
+    new = reissue(alice_api, old["card_id"], session_id).json()["card"]
+
+    rows = AuditEvent.objects.filter(action_id=new["card_id"]).order_by("id")
+    assert [(row.event_type, row.details.get("parent_id")) for row in rows] == [
+        ("card.issued", None),
+        ("card.reissued", old["card_id"]),
+    ]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_asking_again_that_cannot_write_its_rows_leaves_no_audit_row(
+    alice_api, monkeypatch
+) -> None:
+    session_id = open_session(alice_api)
+    old = one_card(alice_api, session_id)
+    alice_api.raise_request_exception = False
+
+    def refused(*args: Any, **kwargs: Any) -> None:
+        raise DatabaseError("the card rows could not be written")
+
+    monkeypatch.setattr(lifecycle, "record_issued", refused)
+    response = reissue(alice_api, old["card_id"], session_id)
+
+    assert response.status_code == 500
+    assert not AuditEvent.objects.filter(event_type__in=["card.reissued"]).exists()
+    assert AuditEvent.objects.filter(event_type="card.issued").count() == 1  # the old card's
