@@ -5,10 +5,11 @@ response then carries ``X-LightNote-SQL`` (statements, as Django's ``CaptureQuer
 counts them: SAVEPOINTs included), ``X-LightNote-SQL-Writes`` (INSERT / UPDATE / DELETE /
 REPLACE among them), ``X-LightNote-SQL-Round-Trips`` (what went to the database: a batch of
 statements sent together, ``lightnote.write_statements.run_statements``, is one round trip
-but each of its statements counts in ``X-LightNote-SQL``) and ``X-LightNote-Redis`` (round
-trips: one command, one script call or one whole pipeline each). The numbers are counted
-where the bytes leave the process, never estimated. Tests use :func:`count_requests` around
-a block for the same figures.
+but each of its statements counts in ``X-LightNote-SQL``; on MariaDB the ``SET
+autocommit=1`` after each Django transaction, which Django does not log, is one more) and
+``X-LightNote-Redis`` (round trips: one command, one script call or one whole pipeline
+each). The numbers are counted where the bytes leave the process, never estimated. Tests
+use :func:`count_requests` around a block for the same figures.
 
 Off by default: it patches redis-py's connection class once per process, which a production
 server does not need.
@@ -100,6 +101,34 @@ def _patch_redis() -> None:
         _patched = True
 
 
+_autocommit_patched = False
+
+
+def _patch_mysql_autocommit() -> None:
+    """Count turning autocommit back on after a transaction on MariaDB: mysqlclient sends
+    ``SET autocommit=1`` (a round trip) but Django logs no statement for it."""
+    global _autocommit_patched
+    with _patch_lock:
+        if _autocommit_patched:
+            return
+        try:
+            from django.db.backends.mysql.base import DatabaseWrapper
+        except ImportError:  # pragma: no cover - mysqlclient is a dependency
+            return
+        original = DatabaseWrapper._set_autocommit  # type: ignore[attr-defined]
+
+        def _set_autocommit(self: Any, autocommit: bool) -> Any:
+            counts = _current.get()
+            if counts is not None and autocommit and not self.connection.get_autocommit():
+                while counts is not None:
+                    counts.sql_round_trips += 1
+                    counts = counts.parent
+            return original(self, autocommit)
+
+        DatabaseWrapper._set_autocommit = _set_autocommit  # type: ignore[attr-defined]
+        _autocommit_patched = True
+
+
 @contextlib.contextmanager
 def count_requests(*, keep_statements: bool = False) -> Iterator[Counts]:
     """Count SQL statements (every database alias) and Redis round trips inside the block.
@@ -107,11 +136,13 @@ def count_requests(*, keep_statements: bool = False) -> Iterator[Counts]:
     SQL is counted as ``CaptureQueriesContext`` counts it (it is used here): every
     statement, SAVEPOINT and RELEASE, and the BEGIN and COMMIT of each transaction; a batch
     sent as one round trip counts each of its statements (``sql``) and one round trip
-    (``sql_round_trips``).
+    (``sql_round_trips``, which also counts what Django sends without logging a statement:
+    on MariaDB, autocommit turned back on after each transaction).
     """
     from django.test.utils import CaptureQueriesContext  # only where something is counted
 
     _patch_redis()
+    _patch_mysql_autocommit()
     counts = Counts(statements=[] if keep_statements else None, parent=_current.get())
     token = _current.set(counts)
     captures = [CaptureQueriesContext(connections[alias]) for alias in connections]
