@@ -275,10 +275,13 @@ def session_open_for(*, actor: ActorContext) -> AgentSession:
     return session
 
 
-# ``session_touch``'s UPDATEs, built once: every message turn makes one.
+# ``session_touch``'s UPDATEs, built once: every message turn makes one. The titling one
+# titles only an untitled row (a rename meanwhile wins) and moves the times either way.
 _TOUCH = ConditionalUpdate(AgentSession, fields=("updated_at", "pending_until"))
 _TOUCH_TITLED = ConditionalUpdate(
-    AgentSession, fields=("updated_at", "pending_until", "title"), where="title = %s"
+    AgentSession,
+    fields=("updated_at", "pending_until"),
+    also_set="title = CASE WHEN title = '' THEN %s ELSE title END",
 )
 
 
@@ -320,11 +323,9 @@ def touch_statement(
         session.pending_until = pending_until
 
     if title is not None:
-        # A rename meanwhile wins: only an untitled row takes the title (and the time; its
-        # pending question is then read from the store only on a later turn that asks).
-        return _TOUCH_TITLED.statement(
-            session.id, {**changes, "title": title}, where_params=("",), done=done
-        )
+        # A rename meanwhile wins: only an untitled row takes the title; the times (and
+        # with them the pending question's hint) are written either way.
+        return _TOUCH_TITLED.statement(session.id, changes, set_params=(title,), done=done)
     return _TOUCH.statement(session.id, changes, done=done)
 
 

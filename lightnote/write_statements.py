@@ -30,7 +30,6 @@ back), or of the caller's (the caller's block rolls back, as for any error).
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -258,16 +257,20 @@ def run_statements(
         raise ValueError("run_statements takes statements for one database")
     connection = connections[alias]
     multi = connection.vendor == "mysql" and len(statements) > 1
+    own = False
     if in_transaction and multi:
         connection.ensure_connection()
         own = connection.get_autocommit() and not connection.in_atomic_block
-        if own:
-            results = _send_batch(connection, statements, own_transaction=True)
-        else:
-            with transaction.atomic(using=alias):
-                results = _send_batch(connection, statements, own_transaction=False)
+    if own:
+        results = _send_batch(connection, statements, own_transaction=True)
     else:
-        scope = transaction.atomic(using=alias) if in_transaction else contextlib.nullcontext()
+        # A caller's transaction is marked for rollback when a statement fails, as for a
+        # failing ORM save: nothing of the batch can commit with it.
+        scope = (
+            transaction.atomic(using=alias)
+            if in_transaction
+            else transaction.mark_for_rollback_on_error(using=alias)
+        )
         with scope:
             if multi:
                 results = _send_batch(connection, statements, own_transaction=False)
@@ -317,7 +320,7 @@ def _send_batch(
                 _next_result(cursor)  # COMMIT's
             if cursor.nextset():  # pragma: no cover - the batch is exactly its statements
                 raise OperationalError("a write batch returned more results than statements")
-        except Exception:
+        except BaseException:  # an interruption too: never leave the transaction open
             if own_transaction:
                 _roll_back(connection, cursor)
             raise

@@ -24,7 +24,7 @@ from agent.models import ActionCard, ActionReceipt, AgentSession
 from lightnote.models import AuditEvent
 from lightnote.redis import get_redis
 from lightnote.request_counters import count_requests
-from lightnote.write_statements import Statement
+from lightnote.write_statements import Statement, run_statements
 from tests.agent_helpers import (
     CREATE_TODO_TEXT,
     SESSIONS_URL,
@@ -331,6 +331,33 @@ def test_a_title_comes_from_the_first_message_only_and_is_cut(alice_api) -> None
 
     assert len(listed["title"]) == 120
     assert listed["title"] == "查" * 119 + "…"
+
+
+def test_a_rename_that_wins_the_race_keeps_its_title_and_the_turn_still_moves_the_times(
+    alice_api,
+) -> None:
+    """The turn read its session untitled; a rename commits before the turn's touch. The
+    rename's title stays, and the turn's activity time and pending-question hint are
+    written all the same (one UPDATE titles only an untitled row)."""
+    from agent import sessions
+
+    session_id = open_session(alice_api)
+    stale = AgentSession.objects.get(id=session_id)
+    assert stale.title == ""
+    AgentSession.objects.filter(id=session_id).update(title="改过的名字")
+    later = timezone.now() + timedelta(minutes=5)
+
+    run_statements(
+        [sessions.touch_statement(session=stale, first_text="第一句话", pending_until=later)]
+    )
+
+    stored = AgentSession.objects.get(id=session_id)
+    assert stored.title == "改过的名字"
+    assert stored.pending_until == later
+    assert stored.updated_at == stale.updated_at
+    untitled = AgentSession.objects.get(id=open_session(alice_api))
+    run_statements([sessions.touch_statement(session=untitled, first_text="第一句话")])
+    assert AgentSession.objects.get(id=untitled.id).title == "第一句话"
 
 
 def test_the_session_list_is_paginated_and_shows_only_the_callers(

@@ -307,6 +307,20 @@ def test_a_failed_batch_inside_a_caller_s_transaction_rolls_back_with_it(user):
     assert ActionReceipt.objects.count() == 1
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_failed_batch_caught_inside_a_caller_s_transaction_still_commits_nothing(user):
+    """As for a failing ORM save: the caller's block is marked for rollback, so a caller
+    that catches the error cannot commit the statements that ran before it."""
+    session = AgentSession.objects.create(owner=user, title="旧")
+    with transaction.atomic():
+        with pytest.raises(IntegrityError):
+            run_statements([insert_statement([_receipt(user)]), _touch(session, None)])
+        assert connection.needs_rollback
+    assert not ActionReceipt.objects.exists()
+    session.refresh_from_db()
+    assert session.title == "旧"
+
+
 def test_statements_for_two_databases_are_refused(user):
     session = AgentSession.objects.create(owner=user)
     other = _touch(session, "x")
