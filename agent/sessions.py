@@ -116,6 +116,11 @@ _RECENT_SESSION_COLUMNS = (
 )
 
 
+_RECENT_SESSION_POSITIONS = frozenset(
+    range(len(RECENT_MESSAGE_COLUMNS), len(RECENT_MESSAGE_COLUMNS) + len(_RECENT_SESSION_COLUMNS))
+)
+
+
 def _recent_query(limit: int) -> Callable[[uuid.UUID, int], Any]:
     def build(session_id: uuid.UUID, owner_id: int) -> Any:
         return (
@@ -145,7 +150,8 @@ def _recent_rows(session_id: uuid.UUID, owner_id: int, limit: int) -> list[Any]:
     )
     if compiled is None:  # a shape that cannot be compiled: the ORM each time
         return list(build(session_id, owner_id))
-    return compiled.rows(session_id, owner_id)
+    # The session's columns are read from the first row only (the same on every row).
+    return compiled.rows(session_id, owner_id, first_row_only=_RECENT_SESSION_POSITIONS)
 
 
 def session_get_with_recent(

@@ -111,16 +111,28 @@ class CompiledSelect:
                 return None
         return params
 
-    def rows(self, *values: Any) -> list[Any]:
+    def rows(self, *values: Any, first_row_only: frozenset[int] = frozenset()) -> list[Any]:
         """Run the query with ``values`` (one per argument, of the stand-ins' types) and
-        return its rows as the compiler converts them."""
+        return its rows as the compiler converts them.
+
+        ``first_row_only``: columns (by position) the caller reads from the first row only
+        (a joined row's columns, the same on every row): the other rows keep them as the
+        database sent them, unconverted.
+        """
         params = self._params(self.slots, values)
         if params is None or tuple(type(value) for value in values) != self.types:
             raise TypeError("values of other types than the query was compiled with")
         with connections[self.alias].cursor() as cursor:
             cursor.execute(self.sql, params)
             fetched = cursor.fetchall()
-        return list(self.compiler.results_iter([fetched]))
+        if not first_row_only or len(fetched) < 2:
+            return list(self.compiler.results_iter([fetched]))
+        converters = self.compiler.get_converters(
+            [column[0] for column in self.compiler.select[: self.compiler.col_count]]
+        )
+        rest = {pos: each for pos, each in converters.items() if pos not in first_row_only}
+        head = list(self.compiler.apply_converters(fetched[:1], converters))
+        return head + list(self.compiler.apply_converters(fetched[1:], rest))
 
 
 def compiled_select(

@@ -64,6 +64,32 @@ def test_the_history_query_compiles_and_answers_as_the_orm(conversations):
     assert compiled.rows(mine.id, bob.pk) == []  # someone else's conversation: nothing
 
 
+def test_columns_read_from_the_first_row_only_are_converted_there_and_nowhere_else(
+    conversations,
+):
+    alice, _, mine, _ = conversations
+    build = sessions._recent_query(5)
+    compiled = _compile(build)
+    session_columns = sessions._RECENT_SESSION_POSITIONS
+    width = len(sessions.RECENT_MESSAGE_COLUMNS)
+    assert session_columns == frozenset(range(width, width + 5))
+    converted = [tuple(row) for row in build(mine.id, alice.pk)]
+    rows = compiled.rows(mine.id, alice.pk, first_row_only=session_columns)
+    assert tuple(rows[0]) == converted[0]  # the first row whole, as the ORM gives it
+    for row, expected in zip(rows[1:], converted[1:], strict=True):
+        assert tuple(row[:width]) == expected[:width]  # every row's own columns converted
+    # The session's id and times in later rows are as the database sent them: on MariaDB a
+    # UUID's hex text and naive datetimes, which the ORM would have converted.
+    assert isinstance(rows[0][width], uuid.UUID)
+    if connection.vendor == "mysql":
+        assert not isinstance(rows[1][width], uuid.UUID)
+    # A single row is the first row: converted whole.
+    [one] = _compile(sessions._recent_query(1)).rows(
+        mine.id, alice.pk, first_row_only=session_columns
+    )
+    assert tuple(one) == converted[0]
+
+
 def test_the_turn_reads_session_and_history_in_one_compiled_query(conversations):
     alice, _, mine, _ = conversations
     sessions.session_get_with_recent(session_id=mine.id, owner=alice, limit=20)  # compiled here
