@@ -111,8 +111,12 @@ class Turn(CardIssuer):
             if tool is None or tool.is_write:
                 self._refuse_over_card_limit(proposal)
                 return
-        unknown = capability_for_unknown_tool(proposal.tool)
-        if registry.get(proposal.tool) is None and unknown is not None:
+        unknown = (
+            capability_for_unknown_tool(proposal.tool)
+            if registry.get(proposal.tool) is None
+            else None
+        )
+        if unknown is not None:
             guidance = (unknown.guidance or {}).get(self.locale, "")
             code = f"CAPABILITY_{unknown.status.upper()}"
             self.notices.append(_notice(unknown.id, unknown.status, guidance, code))
