@@ -28,7 +28,7 @@ from agent.confirm_answers import (
     unknown_outcome,
 )
 from agent.models import ActionReceipt
-from agent.receipts import drop_connection, find_receipt, receipt_row
+from agent.receipts import drop_connection, find_receipt, receipt_row, remember_succeeded
 from lightnote.audit import audit_statement
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
@@ -160,6 +160,7 @@ def _execute(card: cards.Card, *, actor: ActorContext, locale: str) -> tuple[str
         logger.exception("executing %s crashed (rolled back)", card.id)
         audit_claim_and("action.failed", card, actor, code="ACTION_EXECUTION_FAILED")
         return failed_outcome(LightNoteError("ACTION_EXECUTION_FAILED"), locale)
+    remember_succeeded(card.id)  # committed: its repeats need not ask the database
     return succeeded_outcome(receipt)
 
 

@@ -27,7 +27,7 @@ from agent.cards import CardState, OutcomeKind
 from agent.confirm_answers import Answer, outcome_from_receipt, running_answer, settled_answer
 from agent.confirm_checks import record_invalid
 from agent.models import ActionReceipt
-from agent.receipts import drop_connection, find_receipt
+from agent.receipts import drop_connection, find_receipt, remember_succeeded, succeeded_seen
 from lightnote.audit import audit_event
 from lightnote.compiled_queries import STAND_IN_UUIDS, compiled_select
 from lightnote.errors import LightNoteError
@@ -119,11 +119,22 @@ def _succeeded_receipt_query(action_id: uuid.UUID) -> Any:
 
 def _has_succeeded_receipt(action_id: str) -> bool:
     """Whether a succeeded receipt holds the slot of ``action_id``: every repeated confirm
-    of a success asks, so the query is compiled once (``lightnote.compiled_queries``)."""
+    of a success asks. A slot this process has seen held by one is not asked again (such a
+    row never goes away, ``receipts.remember_succeeded``); otherwise the query is compiled
+    once (``lightnote.compiled_queries``)."""
     try:
         key = uuid.UUID(action_id)
     except ValueError:
         return False
+    if succeeded_seen(action_id):
+        return True
+    if _succeeded_receipt_in_database(key):
+        remember_succeeded(action_id)
+        return True
+    return False
+
+
+def _succeeded_receipt_in_database(key: uuid.UUID) -> bool:
     compiled = compiled_select(
         "agent.succeeded_receipt",
         _succeeded_receipt_query,

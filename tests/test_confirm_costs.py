@@ -22,7 +22,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.test import APIClient
 
-from agent import card_transitions
+from agent import card_transitions, receipts
 from agent.execution import REPEAT_TALLIES_KEY, flush_repeat_tallies
 from agent.models import ActionReceipt, AgentSession
 from lightnote.models import AuditEvent
@@ -90,11 +90,29 @@ def test_a_repeat_confirm_reads_two_rows_and_writes_nothing_to_the_database(user
     flow = flow_with_card(user)
     first = flow.confirm()
     audit_rows = AuditEvent.objects.count()
+    receipts.forget_succeeded()  # as in another process: it has not seen this receipt
     with count_requests() as counts:
         again = flow.confirm()
     assert again.content == first.content
     assert (counts.sql, counts.sql_writes) == (2, 0)  # token+user+session, the receipt check
+    # A process that has seen the receipt (it wrote it, or checked it once) does not ask
+    # again: a succeeded receipt never goes away.
+    with count_requests() as counts:
+        third = flow.confirm()
+    assert third.content == first.content
+    assert (counts.sql, counts.sql_writes) == (1, 0)
     assert AuditEvent.objects.count() == audit_rows
+
+
+@pytest.mark.django_db
+def test_the_process_that_executed_a_card_repeats_it_with_one_read(user: Any) -> None:
+    flow = flow_with_card(user)
+    receipts.forget_succeeded()
+    first = flow.confirm()
+    with count_requests() as counts:
+        again = flow.confirm()
+    assert again.content == first.content
+    assert (counts.sql, counts.sql_writes) == (1, 0)  # the token query only
 
 
 @pytest.mark.services
