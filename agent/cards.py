@@ -212,46 +212,14 @@ class CardIssue:
 
 
 @confirmation_store()
-def card_issue(
-    *,
-    owner_id: int | str,
-    session_id: uuid.UUID | str,
-    subject_id: int | str,
-    actor_id: int | str,
-    tool: str,
-    capability: str,
-    risk: str,
-    args: Mapping[str, Any],
-    preview: Mapping[str, Any],
-    admin_context_id: uuid.UUID | str | None,
-    admin_mode: str | None,
-    request_id: str,
-    continuation_digest: str | None = None,
-    card_id: str | None = None,
-    channel: str = CHANNEL_CHAT,
-) -> IssuedCard:
-    """Store a new ready card for the prepared ``args`` and return its one-time token.
+def card_issue(**fields: Any) -> IssuedCard:
+    """Store a new ready card (``fields``: :func:`card_prepare`'s) and return its one-time
+    token.
 
     Raises ``CARD_ARGS_TOO_LARGE`` / ``CARD_PREVIEW_TOO_LARGE`` (400) before any write, and
     ``CONFIRMATION_STORE_UNAVAILABLE`` (503) when the store cannot answer.
     """
-    prepared = card_prepare(
-        owner_id=owner_id,
-        session_id=session_id,
-        subject_id=subject_id,
-        actor_id=actor_id,
-        tool=tool,
-        capability=capability,
-        risk=risk,
-        args=args,
-        preview=preview,
-        admin_context_id=admin_context_id,
-        admin_mode=admin_mode,
-        request_id=request_id,
-        continuation_digest=continuation_digest,
-        card_id=card_id,
-        channel=channel,
-    )
+    prepared = card_prepare(**fields)
     (reply,) = store_scripts.scripts_run([prepared.sealed.create.call])
     return prepared.issued(reply)
 

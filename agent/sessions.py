@@ -24,7 +24,7 @@ from lightnote.compiled_queries import STAND_IN_INTS, STAND_IN_UUIDS, compiled_s
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
-from lightnote.write_statements import ConditionalUpdate, Result, Statement, run_statements
+from lightnote.write_statements import ConditionalUpdate, Result, Statement
 
 define_messages(
     {
@@ -281,7 +281,7 @@ def session_open_for(*, actor: ActorContext) -> AgentSession:
     return session
 
 
-# ``session_touch``'s UPDATEs, built once: every message turn makes one. The titling one
+# ``touch_statement``'s UPDATEs, built once: every message turn makes one. The titling one
 # titles only an untitled row (a rename meanwhile wins) and moves the times either way.
 _TOUCH = ConditionalUpdate(AgentSession, fields=("updated_at", "pending_until"))
 _TOUCH_TITLED = ConditionalUpdate(
@@ -289,19 +289,6 @@ _TOUCH_TITLED = ConditionalUpdate(
     fields=("updated_at", "pending_until"),
     also_set="title = CASE WHEN title = '' THEN %s ELSE title END",
 )
-
-
-def session_touch(
-    *,
-    session: AgentSession,
-    first_text: str | None = None,
-    pending_until: datetime | None = None,
-) -> None:
-    """Move the session's ``updated_at`` and set its ``pending_until`` (one UPDATE); title it
-    from ``first_text`` if untitled (:func:`touch_statement`)."""
-    run_statements(
-        [touch_statement(session=session, first_text=first_text, pending_until=pending_until)]
-    )
 
 
 def touch_statement(

@@ -10,7 +10,7 @@ and executes.
 
 Same meaning as the ORM calls they replace: an insert fills each field as ``bulk_create``
 does (``pre_save`` with ``add=True``, so defaults and ``auto_now_add`` apply), an update sets
-the given fields on the rows its ``where`` matches and returns the count. Neither sends
+the given fields on the rows its ``where`` matches and reports the count. Neither sends
 model signals (``bulk_create`` and ``QuerySet.update`` send none either). They run in the
 caller's transaction when there is one.
 
@@ -92,11 +92,11 @@ def insert_statement(
         raise ValueError("insert_statement takes at least one row")
     model = type(objs[0])
     if any(type(obj) is not model for obj in objs):
-        raise TypeError("insert_rows takes rows of one model")
+        raise TypeError("insert_statement takes rows of one model")
     pk = model._meta.pk
     database_key = isinstance(pk, AutoField)
     if database_key and any(obj.pk is not None for obj in objs):
-        raise ValueError("insert_rows leaves a database-assigned key to the database")
+        raise ValueError("insert_statement leaves a database-assigned key to the database")
     alias = using or router.db_for_write(model)
     connection = connections[alias]
     cache = _connection_cache(connection)
@@ -128,12 +128,6 @@ def insert_statement(
             then(result)
 
     return Statement(sql, params, alias, done)
-
-
-def insert_rows(objs: Sequence[Model], *, using: str | None = None) -> None:
-    """Insert ``objs`` (one model, unsaved) in one INSERT, as ``bulk_create`` would."""
-    if objs:
-        run_statements([insert_statement(objs, using=using)])
 
 
 def _concrete(model: type[Model], name: str) -> Field[Any, Any]:
@@ -221,21 +215,6 @@ class ConditionalUpdate:
         params.append(self.key.get_db_prep_value(key, connection))
         params.extend(where_params)
         return Statement(self._sql(connection), params, alias, done)
-
-    def run(
-        self,
-        key: Any,
-        values: Mapping[str, Any],
-        *,
-        where_params: Sequence[Any] = (),
-        set_params: Sequence[Any] = (),
-        using: str | None = None,
-    ) -> int:
-        """Run :meth:`statement` now; return the number of rows changed (0 or 1)."""
-        statement = self.statement(
-            key, values, where_params=where_params, set_params=set_params, using=using
-        )
-        return run_statements([statement])[0].rowcount
 
 
 # --- Running statements ------------------------------------------------------------------

@@ -18,12 +18,21 @@ from lightnote.models import AuditEvent
 from lightnote.request_counters import count_requests
 from lightnote.write_statements import (
     ConditionalUpdate,
-    insert_rows,
     insert_statement,
     run_statements,
 )
 
 pytestmark = pytest.mark.django_db
+
+
+def insert_rows(objs):
+    """One INSERT of ``objs``, run at once (as the product's callers send it in a batch)."""
+    run_statements([insert_statement(objs)])
+
+
+def run_update(update, key, values, **params):
+    """Run one conditional UPDATE now; return the number of rows it changed."""
+    return run_statements([update.statement(key, values, **params)])[0].rowcount
 
 
 @pytest.fixture
@@ -152,7 +161,8 @@ SETTLE = ConditionalUpdate(
 
 
 def _settle(card_id, receipt):
-    return SETTLE.run(
+    return run_update(
+        SETTLE,
         card_id,
         {
             "state": "settled",
@@ -194,12 +204,12 @@ def test_an_update_without_a_condition_and_with_the_wrong_values(user):
     session = AgentSession.objects.create(owner=user, title="旧")
     touch = ConditionalUpdate(AgentSession, fields=("updated_at", "title"))
     later = timezone.now() + timedelta(hours=1)
-    assert touch.run(session.id, {"updated_at": later, "title": "新"}) == 1
+    assert run_update(touch, session.id, {"updated_at": later, "title": "新"}) == 1
     session.refresh_from_db()
     assert (session.title, session.updated_at) == ("新", later)
-    assert touch.run(uuid.uuid4(), {"updated_at": later, "title": "x"}) == 0
+    assert run_update(touch, uuid.uuid4(), {"updated_at": later, "title": "x"}) == 0
     with pytest.raises(ValueError):
-        touch.run(session.id, {"updated_at": later})
+        run_update(touch, session.id, {"updated_at": later})
     with pytest.raises(TypeError):
         ConditionalUpdate(AgentSession, fields=("messages",))  # not a column
 
