@@ -8,8 +8,10 @@ durable transaction (services open no savepoint inside it), with no Redis call i
 Outcomes: a business error or a crash raised inside the block rolled back: ``failed``. An
 ``IntegrityError`` on the receipt means the slot is taken (an earlier execution after Redis
 lost the claim, or a reconciler's void): that receipt is the outcome. An error raised by
-COMMIT itself is ``unknown``: the receipt is looked up on a fresh connection and the action
-is never re-run; what stays unknown is settled later by ``agent.reconcile``.
+COMMIT itself (on MariaDB the COMMIT travels with the bookkeeping batch: an error there that
+may have come after it, ``CommitUnknown``) is ``unknown``: the receipt is looked up on a
+fresh connection and the action is never re-run; what stays unknown is settled later by
+``agent.reconcile``.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from lightnote.audit import audit_statement
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
 from lightnote.transactions import durable_atomic
-from lightnote.write_statements import insert_statement, run_statements
+from lightnote.write_statements import CommitUnknown, insert_statement, run_statements
 
 logger = logging.getLogger(__name__)
 
@@ -101,7 +103,8 @@ def _execute(card: cards.Card, *, actor: ActorContext, locale: str) -> tuple[str
                 result=result.data,
             )
             # The receipt, the card's history row and the audit rows of the claim and the
-            # execution: three statements in one round trip (lightnote.write_statements).
+            # execution: three statements in one round trip, which on MariaDB also carries
+            # the COMMIT (lightnote.write_statements). Nothing may run in the block after it.
             run_statements(
                 [
                     insert_statement([receipt]),
@@ -114,10 +117,11 @@ def _execute(card: cards.Card, *, actor: ActorContext, locale: str) -> tuple[str
                             ),
                         ]
                     ),
-                ]
+                ],
+                end_transaction=True,
             )
-            # Everything after this line happens in COMMIT: an error from here on may come
-            # after the database made the change durable.
+            # Committed by the batch, or (elsewhere) in the block's exit: an error from here
+            # on may come after the database made the change durable.
             commit_sent = True
     except LightNoteError as error:  # a business failure: rolled back, nothing changed
         # Race: Redis lost the claim (failover) after an earlier execution committed; its
@@ -143,6 +147,9 @@ def _execute(card: cards.Card, *, actor: ActorContext, locale: str) -> tuple[str
             return failed_outcome(LightNoteError("ACTION_EXECUTION_FAILED"), locale)
         audit_claim_and("confirm.duplicate_execution_fenced", card, actor)
         return outcome_from_receipt(existing, locale)
+    except CommitUnknown:
+        logger.exception("the batch with the COMMIT of %s failed: outcome unknown", card.id)
+        return _after_unknown_commit(card, actor=actor, locale=locale)
     except DatabaseError:
         if not commit_sent:
             logger.exception("database error executing %s (rolled back)", card.id)

@@ -94,7 +94,8 @@ def database_from_url(url: str) -> dict[str, object]:
             )
         query = {key: values[-1] for key, values in parse_qs(parts.query).items()}
         return {
-            "ENGINE": "django.db.backends.mysql",
+            # Django's MySQL backend, minus a COMMIT with nothing open (lightnote.db_backends).
+            "ENGINE": "lightnote.db_backends.mysql",
             "NAME": unquote(parts.path.strip("/")),
             "USER": unquote(parts.username or ""),
             "PASSWORD": unquote(parts.password or ""),

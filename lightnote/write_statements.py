@@ -20,6 +20,10 @@ Several statements known at once are :class:`Statement` values run by
 statements and their order are the same either way. ``in_transaction=True`` makes them one
 transaction of their own — on MariaDB ``START TRANSACTION; ...; COMMIT`` in that same round
 trip, instead of Django's three (autocommit off, COMMIT, autocommit on).
+``end_transaction=True`` lets the batch end the caller's transaction when it is the outermost
+one: on MariaDB ``...; COMMIT; SET autocommit=1`` in that round trip, and the block's own exit
+then sends nothing (``lightnote.db_backends.mysql``). An error that may have come after the
+COMMIT was sent is :class:`CommitUnknown`: nobody can say whether the batch is durable.
 
 Race notes: none of their own; a conditional update's ``where`` is evaluated by the
 database in the UPDATE itself (a compare-and-set), exactly as the ORM's would be. A batch
@@ -34,10 +38,26 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import IntegrityError, OperationalError, connections, router, transaction
+from django.db import (
+    DatabaseError,
+    IntegrityError,
+    OperationalError,
+    connections,
+    router,
+    transaction,
+)
 from django.db.models import AutoField, Field, Model
 
 from lightnote import request_counters
+
+
+class CommitUnknown(DatabaseError):
+    """A batch that ends its caller's transaction failed where its COMMIT may have happened.
+
+    Raised from the error that came (``__cause__``): the connection was lost during the
+    round trip, or the COMMIT itself (or what followed it) failed. Whether the batch is
+    durable is for the database to say, asked again on a fresh connection.
+    """
 
 
 @dataclass(frozen=True)
@@ -221,26 +241,40 @@ class ConditionalUpdate:
 
 
 def run_statements(
-    statements: Sequence[Statement], *, in_transaction: bool = False
+    statements: Sequence[Statement], *, in_transaction: bool = False, end_transaction: bool = False
 ) -> list[Result]:
     """Run ``statements`` in order, on their one alias; return what each did.
 
     On MariaDB/MySQL several statements are one round trip; ``in_transaction`` makes them
     one transaction of their own (inside a caller's transaction: a savepoint, as
     ``transaction.atomic`` would). Each statement's ``done`` runs after all succeeded.
+
+    ``end_transaction``: the batch is the last database work of the caller's atomic block.
+    When that block is the outermost transaction (no savepoint, not marked for rollback),
+    on MariaDB the batch ends it: ``COMMIT; SET autocommit=1`` go in the same round trip and
+    the block's exit sends nothing more. A statement the database refuses before the
+    COMMIT raises its own error, and nothing is committed (MariaDB stops there; the block
+    rolls back). Any error that may have come at or after the COMMIT (the COMMIT's own, or
+    a connection lost during the round trip) is :class:`CommitUnknown`. Anywhere else (a
+    nested block, SQLite) the statements just run, and the block commits as usual.
     """
     if not statements:
         return []
     alias = statements[0].alias
     if any(statement.alias != alias for statement in statements):
         raise ValueError("run_statements takes statements for one database")
+    if in_transaction and end_transaction:
+        raise ValueError("a batch is its own transaction or ends its caller's, not both")
     connection = connections[alias]
-    multi = connection.vendor == "mysql" and len(statements) > 1
+    mysql = connection.vendor == "mysql"
+    multi = mysql and len(statements) > 1
     own = False
     if in_transaction and multi:
         connection.ensure_connection()
         own = connection.get_autocommit() and not connection.in_atomic_block
-    if own:
+    if end_transaction and mysql and _ends_outermost(connection):
+        results = _send_ending_batch(connection, statements)
+    elif own:
         results = _send_batch(connection, statements, own_transaction=True)
     else:
         # A caller's transaction is marked for rollback when a statement fails, as for a
@@ -261,6 +295,29 @@ def run_statements(
     return results
 
 
+def _ends_outermost(connection: Any) -> bool:
+    """Whether the caller's block is the outermost transaction, opened by Django (autocommit
+    was on), with no savepoint and nothing marked for rollback: only then may a batch end it."""
+    return (
+        connection.in_atomic_block
+        and connection.commit_on_exit
+        and len(connection.atomic_blocks) == 1
+        and not connection.savepoint_ids
+        and not connection.needs_rollback
+    )
+
+
+def _send_ending_batch(connection: Any, statements: Sequence[Statement]) -> list[Result]:
+    """Send the batch with the caller's COMMIT; sort its errors into known and unknown."""
+    try:
+        with transaction.mark_for_rollback_on_error(using=connection.alias):
+            return _send_batch(connection, statements, own_transaction=False, ending=True)
+    except DatabaseError as error:
+        if getattr(error, _REFUSED_BEFORE_COMMIT, False):
+            raise  # MariaDB stopped at that statement: the COMMIT never ran
+        raise CommitUnknown(f"the batch's COMMIT may have happened: {error}") from error
+
+
 def _send_each(connection: Any, statements: Sequence[Statement]) -> list[Result]:
     results = []
     with connection.cursor() as cursor:
@@ -271,32 +328,54 @@ def _send_each(connection: Any, statements: Sequence[Statement]) -> list[Result]
 
 
 _BATCH_TAG = "/* lightnote batch {} */ "
+# How a batch ends its caller's transaction. Django does not log turning autocommit back
+# on, so it is not counted as a statement here either (its round trip is the batch's).
+_COMMIT = "COMMIT"
+_AUTOCOMMIT_ON = "SET autocommit=1"
+# Set on the error of a statement the database refused before an ending batch's COMMIT.
+_REFUSED_BEFORE_COMMIT = "lightnote_refused_before_commit"
+# MySQL client-side errors (CR_*, 2000-2999): the connection, not a statement, failed.
+_CLIENT_ERRORS = range(2000, 3000)
 
 
 def _send_batch(
-    connection: Any, statements: Sequence[Statement], *, own_transaction: bool
+    connection: Any, statements: Sequence[Statement], *, own_transaction: bool, ending: bool = False
 ) -> list[Result]:
-    """One multi-statement round trip (MariaDB/MySQL); each statement's result in order."""
+    """One multi-statement round trip (MariaDB/MySQL); each statement's result in order.
+
+    ``ending``: the caller's transaction ends in it (``COMMIT; SET autocommit=1`` follow the
+    statements); a statement refused before the COMMIT marks its error so.
+    """
     parts = [statement.sql for statement in statements]
     if own_transaction:
         parts = ["START TRANSACTION", *parts, "COMMIT"]
     # A counted block (``lightnote.request_counters``) learns the batch's statements, so it
     # counts each of them, not one.
-    tag = request_counters.note_batch(parts)
+    tag = request_counters.note_batch([*parts, _COMMIT] if ending else parts)
+    if ending:
+        parts = [*parts, _COMMIT, _AUTOCOMMIT_ON]
     sql = _BATCH_TAG.format(tag) + ";\n".join(parts)
     params = [value for statement in statements for value in statement.params]
     results: list[Result] = []
     with connection.cursor() as cursor:
         try:
-            cursor.execute(sql, params)
-            if own_transaction:  # START TRANSACTION's (empty) result comes first
-                _next_result(cursor)
-            results.append(Result(int(cursor.rowcount), cursor.lastrowid))
-            for _ in statements[1:]:
-                _next_result(cursor)
+            try:
+                cursor.execute(sql, params)
+                if own_transaction:  # START TRANSACTION's (empty) result comes first
+                    _next_result(cursor)
                 results.append(Result(int(cursor.rowcount), cursor.lastrowid))
+                for _ in statements[1:]:
+                    _next_result(cursor)
+                    results.append(Result(int(cursor.rowcount), cursor.lastrowid))
+            except DatabaseError as error:
+                if ending and _refused_by_the_server(error):
+                    setattr(error, _REFUSED_BEFORE_COMMIT, True)
+                raise
             if own_transaction:
                 _next_result(cursor)  # COMMIT's
+            if ending:
+                _next_result(cursor)  # COMMIT's
+                _next_result(cursor)  # autocommit's
             if cursor.nextset():  # pragma: no cover - the batch is exactly its statements
                 raise OperationalError("a write batch returned more results than statements")
         except BaseException:  # an interruption too: never leave the transaction open
@@ -304,6 +383,13 @@ def _send_batch(
                 _roll_back(connection, cursor)
             raise
     return results
+
+
+def _refused_by_the_server(error: BaseException) -> bool:
+    """Whether the server refused a statement (an error code of its own), as opposed to the
+    connection failing on the way (a client error: what ran is unknown)."""
+    code = error.args[0] if error.args else None
+    return isinstance(code, int) and code not in _CLIENT_ERRORS
 
 
 def _next_result(cursor: Any) -> None:

@@ -27,7 +27,7 @@ from agent import cards, control
 from agent.models import ActionReceipt, AgentSession
 from agent.policy import enforce_tool_policy
 from agent.tools import ToolContext
-from lightnote import store
+from lightnote import store, write_statements
 from lightnote.context import ActorContext
 from lightnote.models import AuditEvent
 from lightnote.redis import get_redis
@@ -290,12 +290,18 @@ def commit_reply_lost(*, committed: bool, alias: str = "default") -> Iterator[li
     the error (the reply was lost). ``committed=False``: the error comes before the server
     got it (the transaction is then rolled back). The error is raised by the DB-API module
     of the backend (MySQLdb or sqlite3) inside Django's error wrapper, exactly as a real
-    failure surfaces: ``django.db.OperationalError``. Only the first COMMIT is affected;
-    the yielded list records what happened.
+    failure surfaces: ``django.db.OperationalError``. Only the first COMMIT is affected,
+    whether Django sends it or a write batch carries it (the confirm's bookkeeping batch on
+    MariaDB, ``lightnote.write_statements``); the yielded list records what happened.
     """
     wrapper_class = type(connections[alias])
     original = wrapper_class._commit
+    original_batch = write_statements._send_batch
     events: list[str] = []
+
+    def lose(connection: Any) -> Any:
+        with connection.wrap_database_errors:
+            raise connection.Database.OperationalError(*LOST_CONNECTION)
 
     def _commit(self: Any) -> Any:
         if events or self.alias != alias:
@@ -305,10 +311,24 @@ def commit_reply_lost(*, committed: bool, alias: str = "default") -> Iterator[li
             events.append("committed, reply lost")
         else:
             events.append("lost before the server")
-        with self.wrap_database_errors:
-            raise self.Database.OperationalError(*LOST_CONNECTION)
+        lose(self)
 
-    with mock.patch.object(wrapper_class, "_commit", _commit):
+    def _send_batch(connection: Any, statements: Any, **flags: Any) -> Any:
+        if events or connection.alias != alias or not flags.get("ending"):
+            return original_batch(connection, statements, **flags)
+        if committed:
+            original_batch(connection, statements, **flags)
+            events.append("committed, reply lost")
+        else:
+            # The statements ran; the round trip broke before the COMMIT reached the server.
+            original_batch(connection, statements, own_transaction=False)
+            events.append("lost before the server")
+        lose(connection)
+
+    with (
+        mock.patch.object(wrapper_class, "_commit", _commit),
+        mock.patch.object(write_statements, "_send_batch", _send_batch),
+    ):
         yield events
 
 

@@ -14,9 +14,11 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from agent.models import ActionCard, ActionReceipt, AgentSession, Message
+from lightnote import write_statements
 from lightnote.models import AuditEvent
 from lightnote.request_counters import count_requests
 from lightnote.write_statements import (
+    CommitUnknown,
     ConditionalUpdate,
     insert_statement,
     run_statements,
@@ -329,6 +331,126 @@ def test_a_failed_batch_caught_inside_a_caller_s_transaction_still_commits_nothi
     assert not ActionReceipt.objects.exists()
     session.refresh_from_db()
     assert session.title == "旧"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_batch_that_ends_the_outermost_transaction_carries_its_commit(user):
+    """On MariaDB the COMMIT goes in the batch's round trip and the block's exit sends
+    nothing more (``lightnote.db_backends.mysql``); elsewhere the block commits as usual.
+    Either way the block's writes are durable and Django's state is the usual one after."""
+    session = AgentSession.objects.create(owner=user, title="旧")
+    receipt = _receipt(user)
+    hooks = []
+    with count_requests(keep_statements=True) as counts, transaction.atomic(durable=True):
+        transaction.on_commit(lambda: hooks.append("after commit"))
+        AuditEvent.objects.create(event_type="test.before")  # the block's own earlier write
+        run_statements([insert_statement([receipt]), _touch(session, "新")], end_transaction=True)
+    assert hooks == ["after commit"]
+    assert ActionReceipt.objects.filter(pk=receipt.pk).exists()
+    assert AuditEvent.objects.filter(event_type="test.before").exists()
+    session.refresh_from_db()
+    assert session.title == "新"
+    words = [sql.split()[0].upper() for sql in counts.statements]
+    assert words == ["BEGIN", "INSERT", "INSERT", "UPDATE", "COMMIT"], counts.statements
+    # BEGIN, the audit row, then the batch with the COMMIT (SQLite: each one, and COMMIT).
+    assert counts.sql_round_trips == (3 if connection.vendor == "mysql" else 5)
+    assert connection.get_autocommit()
+    assert not connection.in_atomic_block
+    with transaction.atomic():  # the next transaction commits as usual
+        AuditEvent.objects.create(event_type="test.after")
+    assert AuditEvent.objects.filter(event_type="test.after").exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_batch_refused_before_its_commit_commits_nothing_of_the_block(user):
+    """MariaDB stops at the refused statement, so the COMMIT never ran: the statement's own
+    error (not ``CommitUnknown``), and the block rolls back whole."""
+    session = AgentSession.objects.create(owner=user, title="旧")
+    taken = _receipt(user)
+    insert_rows([taken])
+
+    def block():
+        with transaction.atomic(durable=True):
+            AuditEvent.objects.create(event_type="test.before")
+            run_statements(
+                [
+                    insert_statement([_receipt(user)]),
+                    _touch(session, "新"),
+                    insert_statement([_receipt(user, action_id=taken.action_id)]),
+                ],
+                end_transaction=True,
+            )
+
+    with pytest.raises(IntegrityError) as raised:
+        block()
+    assert not isinstance(raised.value, CommitUnknown)
+    assert ActionReceipt.objects.count() == 1
+    assert not AuditEvent.objects.filter(event_type="test.before").exists()
+    session.refresh_from_db()
+    assert session.title == "旧"
+    assert connection.get_autocommit()
+    with transaction.atomic(durable=True):  # the connection goes on
+        run_statements([insert_statement([_receipt(user)])], end_transaction=True)
+    assert ActionReceipt.objects.count() == 2
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("durable", [True, False], ids=["durable", "lost"])
+def test_a_batch_whose_round_trip_breaks_after_its_commit_is_commit_unknown(
+    user, monkeypatch, durable
+):
+    """A connection lost during the round trip that carries the COMMIT: whether the block
+    is durable is unknown (``CommitUnknown``, a ``DatabaseError``), and it is what the
+    database says afterwards, asked on a fresh connection. (On SQLite the batch carries no
+    COMMIT: the block's exit commits, so a lost batch there is an ordinary error.)"""
+    if connection.vendor != "mysql":
+        pytest.skip("only MariaDB sends the COMMIT with the batch")
+    original = write_statements._send_batch
+
+    def broken(connection_, statements, **flags):
+        # The server got all of it (durable) or the statements only (lost before COMMIT).
+        if durable:
+            original(connection_, statements, **flags)
+        else:
+            original(connection_, statements, own_transaction=False)
+        with connection_.wrap_database_errors:
+            raise connection_.Database.OperationalError(2013, "Lost connection to server")
+
+    monkeypatch.setattr(write_statements, "_send_batch", broken)
+    receipt = _receipt(user)
+
+    def block():
+        with transaction.atomic(durable=True):
+            run_statements([insert_statement([receipt])], end_transaction=True)
+
+    with pytest.raises(CommitUnknown):
+        block()
+    monkeypatch.undo()
+    connection.close()  # as the executor does: ask again on a fresh connection
+    assert ActionReceipt.objects.filter(action_id=receipt.action_id).exists() is durable
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_batch_inside_a_nested_block_leaves_the_commit_to_the_outer_one(user):
+    """Only the outermost transaction can end in a batch: inside a savepoint (or a block
+    nested without one) the statements just run and the outer block decides."""
+    with transaction.atomic():
+        with transaction.atomic():
+            run_statements([insert_statement([_receipt(user)])], end_transaction=True)
+        with transaction.atomic(savepoint=False):
+            run_statements([insert_statement([_receipt(user)])], end_transaction=True)
+        assert connection.in_atomic_block
+        transaction.set_rollback(True)
+    assert not ActionReceipt.objects.exists()
+    run_statements([insert_statement([_receipt(user)])], end_transaction=True)  # autocommit
+    assert ActionReceipt.objects.count() == 1
+
+
+def test_a_batch_cannot_be_its_own_transaction_and_end_its_caller_s(user):
+    with pytest.raises(ValueError, match="not both"):
+        run_statements(
+            [insert_statement([_receipt(user)])], in_transaction=True, end_transaction=True
+        )
 
 
 def test_statements_for_two_databases_are_refused(user):
