@@ -255,8 +255,10 @@ def run_statements(
     the block's exit sends nothing more. A statement the database refuses before the
     COMMIT raises its own error, and nothing is committed (MariaDB stops there; the block
     rolls back). Any error that may have come at or after the COMMIT (the COMMIT's own, or
-    a connection lost during the round trip) is :class:`CommitUnknown`. Anywhere else (a
-    nested block, SQLite) the statements just run, and the block commits as usual.
+    a connection lost during the round trip) is :class:`CommitUnknown`, and so is a
+    ``done`` that fails after that COMMIT (the batch is durable; the caller must not answer
+    "failed"). Anywhere else (a nested block, SQLite) the statements just run, and the block
+    commits as usual.
     """
     if not statements:
         return []
@@ -274,7 +276,12 @@ def run_statements(
         own = connection.get_autocommit() and not connection.in_atomic_block
     if end_transaction and mysql and _ends_outermost(connection):
         results = _send_ending_batch(connection, statements)
-    elif own:
+        try:
+            _run_done(statements, results)
+        except Exception as error:  # committed already: the caller must not think it failed
+            raise CommitUnknown(f"committed, then a follow-up failed: {error}") from error
+        return results
+    if own:
         results = _send_batch(connection, statements, own_transaction=True)
     else:
         # A caller's transaction is marked for rollback when a statement fails, as for a
@@ -289,10 +296,14 @@ def run_statements(
                 results = _send_batch(connection, statements, own_transaction=False)
             else:
                 results = _send_each(connection, statements)
+    _run_done(statements, results)
+    return results
+
+
+def _run_done(statements: Sequence[Statement], results: Sequence[Result]) -> None:
     for statement, result in zip(statements, results, strict=True):
         if statement.done is not None:
             statement.done(result)
-    return results
 
 
 def _ends_outermost(connection: Any) -> bool:

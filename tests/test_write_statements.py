@@ -431,6 +431,32 @@ def test_a_batch_whose_round_trip_breaks_after_its_commit_is_commit_unknown(
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_follow_up_that_fails_after_the_batch_s_commit_is_commit_unknown(user):
+    """The batch is durable before any ``done`` runs: a ``done`` that raises then must not
+    read as "nothing happened" (on SQLite the block has not committed yet, so it rolls
+    back as for any error)."""
+
+    def fails(result):
+        raise RuntimeError("a follow-up failed")
+
+    receipt = _receipt(user)
+    statement = replace(insert_statement([receipt]), done=fails)
+
+    def block():
+        with transaction.atomic(durable=True):
+            run_statements([statement], end_transaction=True)
+
+    if connection.vendor == "mysql":
+        with pytest.raises(CommitUnknown):
+            block()
+    else:
+        with pytest.raises(RuntimeError):
+            block()
+    committed = ActionReceipt.objects.filter(action_id=receipt.action_id).exists()
+    assert committed is (connection.vendor == "mysql")
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_batch_inside_a_nested_block_leaves_the_commit_to_the_outer_one(user):
     """Only the outermost transaction can end in a batch: inside a savepoint (or a block
     nested without one) the statements just run and the outer block decides."""
