@@ -11,8 +11,9 @@ autocommit=1`` after each Django transaction, which Django does not log, is one 
 each). The numbers are counted where the bytes leave the process, never estimated. Tests
 use :func:`count_requests` around a block for the same figures.
 
-Off by default: it patches redis-py's connection class once per process, which a production
-server does not need.
+Off by default: the first counted block patches redis-py's connection class and Django's
+MySQL backend (which ``lightnote.db_backends.mysql`` extends; the patch counts turning
+autocommit back on) once per process, which a production server does not need.
 """
 
 from __future__ import annotations
