@@ -9,6 +9,9 @@ rate limit 429 -> issue and use. Nothing executes: the card is confirmed like an
 
 A pick by words on a later message ("第二个", ``agent.turns.Turn.take_choice``) goes through
 the same :func:`checked_choice` and :func:`take_pick`: one choice yields at most one card.
+So does a pick from history (:func:`choose_from_history`, ``POST
+/api/v1/agent/choices/choose-from-history/`` ``{"card_id", "session_id", "candidate_id"}``):
+history never returns a token, so a still-ready choice is named by its id there.
 """
 
 from __future__ import annotations
@@ -16,7 +19,9 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils import timezone
 
 from agent import card_transitions, choice_store, pending
 from agent.confirm_checks import session_access_for
@@ -62,11 +67,88 @@ def choose(
     except LightNoteError as error:
         _audit_refusal(actor, session_id, error.code)
         raise
+    session = AgentSession.objects.get(id=session_id)
+    return _pick(
+        request=request,
+        actor=actor,
+        session=session,
+        choice=choice,
+        row=Choice.objects.select_related("message").filter(id=choice.id).first(),
+        candidate_id=candidate_id,
+        locale=locale,
+    )
+
+
+def choose_from_history(
+    *,
+    request: Any,
+    actor: ActorContext,
+    session: AgentSession,
+    card_id: Any,
+    candidate_id: str,
+    locale: str,
+) -> dict[str, Any]:
+    """Pick ``candidate_id`` from a still-ready choice named by its ``card_id`` (history).
+
+    History never returns a token, so a client that lost the choice's (a reload, a second
+    tab, another device) picks by the choice's id, as "ask again" names a card: the id is
+    no secret and executes nothing, the answer is an ordinary card to confirm with its own
+    token. The choice row must be in ``session`` and the caller's; then the same checks and
+    the same one-pick compare-and-set as a pick by token, so a pick by id and one by token
+    (or by words) racing for one choice still give one card.
+
+    Needs: ``session`` belongs to the caller. Order: admin read-only 403 -> 404
+    ``CARD_NOT_FOUND`` (no such choice in this conversation) -> 410 ``CONFIRMATION_EXPIRED``
+    (expired, used or withdrawn) -> 503 (store) -> 409 ``CONFIRMATION_INVALID`` (altered)
+    -> 400 ``CHOICE_CANDIDATE_INVALID`` -> 429 (the new-card limit).
+    """
+    refuse_admin_write(request, what="choice.choose")
+    try:
+        row = (
+            Choice.objects.select_related("message")
+            .filter(id=card_id, session=session, owner=actor.subject)
+            .first()
+        )
+    except (ValueError, ValidationError):
+        row = None
+    if row is None:
+        raise LightNoteError("CARD_NOT_FOUND", status=404)
+    if row.state != Choice.State.READY or row.expires_at <= timezone.now():
+        _audit_refusal(actor, session.id, "CONFIRMATION_EXPIRED")
+        raise LightNoteError("CONFIRMATION_EXPIRED", status=410)
+    stored = choice_store.choice_get_by_digest(row.token_digest)  # 503 when the store is down
+    try:
+        choice = checked_choice(stored, owner=actor.subject, session_id=str(session.id))
+    except LightNoteError as error:
+        _audit_refusal(actor, session.id, error.code)
+        raise
+    return _pick(
+        request=request,
+        actor=actor,
+        session=session,
+        choice=choice,
+        row=row,
+        candidate_id=candidate_id,
+        locale=locale,
+        via="history",
+    )
+
+
+def _pick(
+    *,
+    request: Any,
+    actor: ActorContext,
+    session: AgentSession,
+    choice: choice_store.StoredChoice,
+    row: Choice | None,
+    candidate_id: str,
+    locale: str,
+    via: str = "token",
+) -> dict[str, Any]:
+    """Issue the card of a checked choice's candidate, use the choice, record both."""
     if str(candidate_id) not in choice.picks:
         raise choice_store.refuse_unknown_candidate()
     limit_new_card(request, user_id=actor.actor.pk)
-    session = AgentSession.objects.get(id=session_id)
-    row = Choice.objects.select_related("message").filter(id=choice.id).first()
     message = row.message if row is not None else None
     turn = derived_context(
         request=request,
@@ -93,13 +175,13 @@ def choose(
             "choice.chosen",
             actor=actor.actor,
             subject=actor.subject,
-            session_id=session_id,
+            session_id=session.id,
             capability=choice.capability,
             tool=choice.tool,
             action_id=card["card_id"],
-            details={"choice_id": choice.id, "candidate_id": str(candidate_id)},
+            details={"choice_id": choice.id, "candidate_id": str(candidate_id), "via": via},
         )
-    _forget_pending(actor, session_id, choice.digest)
+    _forget_pending(actor, session.id, choice.digest)
     return {**card, "choice_id": choice.id}
 
 

@@ -24,6 +24,11 @@ urlpatterns = [
     path("agent/confirmations/edit/", card_actions.EditView.as_view(), name="agent-edit"),
     path("agent/confirmations/undo/", card_actions.UndoView.as_view(), name="agent-undo"),
     path("agent/choices/choose/", card_actions.ChooseView.as_view(), name="agent-choose"),
+    path(
+        "agent/choices/choose-from-history/",
+        card_actions.ChooseFromHistoryView.as_view(),
+        name="agent-choose-from-history",
+    ),
     path("agent/confirmations/status/", confirmations.StatusView.as_view(), name="agent-status"),
     path(
         "agent/continuations/reply/",

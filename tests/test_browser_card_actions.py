@@ -96,6 +96,44 @@ def test_browser_choose_confirm_then_undo_restores_the_todo(
 
 
 @pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
+def test_browser_a_choice_still_ready_after_a_reload_is_picked_and_confirmed(
+    live_server: Any, make_user: Any, sync_playwright: Any, viewport: str
+) -> None:
+    user = make_user(f"reload{viewport}")
+    user.time_zone = "Asia/Shanghai"
+    user.save()
+    keep = todo_services.todo_create(owner=user, title="提交周报", description="给老板的版本")
+    drop = todo_services.todo_create(owner=user, title="提交周报", description="团队内部版")
+
+    with (
+        sync_playwright() as playwright,
+        chat_page(playwright, live_server.url, f"reload{viewport}", viewport) as (_, page),
+    ):
+        page.get_by_label("你的消息").fill("删除待办「提交周报」")
+        page.get_by_role("button", name="发送").click()
+        page.locator("article.choice-card").wait_for()
+        page.reload()
+        choice = page.locator("article.choice-card")
+        choice.wait_for()
+        buttons = choice.get_by_role("button").count()
+        violations = _serious_violations(page)
+        _shot(page, f"chat-choice-reloaded-{viewport}")
+        item = choice.locator(".choice-item").filter(has_text="团队内部版")
+        item.get_by_role("button").click()
+        card = page.locator("article.card").filter(has=page.get_by_role("button", name="确认执行"))
+        card.wait_for()
+        card.get_by_role("button", name="确认执行").click()
+        page.locator(".outcome-succeeded").wait_for()
+        _shot(page, f"chat-choice-reloaded-done-{viewport}")
+
+    assert buttons == 2
+    assert violations == []
+    receipts = dict(ActionReceipt.objects.values_list("tool", "resource_id"))
+    assert receipts == {"delete_todo": str(drop.id)}
+    assert list(Todo.objects.values_list("id", flat=True)) == [keep.id]
+
+
+@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
 def test_browser_edit_a_card_then_confirm_executes_the_edited_values(
     live_server: Any, make_user: Any, sync_playwright: Any, viewport: str
 ) -> None:

@@ -76,6 +76,52 @@ def test_a_choice_renders_one_button_form_per_candidate_and_a_pick_issues_the_ca
     assert Choice.objects.get().state == "chosen"
 
 
+def test_a_ready_choice_after_a_reload_keeps_its_buttons_and_a_pick_issues_the_card(
+    page: Client, user: Any
+) -> None:
+    keep = todo_services.todo_create(owner=user, title="提交周报", description="给老板")
+    drop = todo_services.todo_create(owner=user, title="提交周报", description="团队内部")
+    live = send(page, "删除待办「提交周报」").content.decode()
+    # The page reloads: history holds no token, so each pick names the choice by its id.
+    reloaded = page.get("/").content.decode()
+    picks = forms_posting_to(reloaded, "/chat/choose/")
+    assert {form.fields["candidate_id"] for form in picks} == {str(keep.id), str(drop.id)}
+    choice = Choice.objects.get()
+    for form in picks:
+        assert form.attrs["method"] == "post"
+        assert form.fields["card_id"] == str(choice.id)
+        assert "token" not in form.fields
+    [chosen] = [form for form in picks if form.fields["candidate_id"] == str(drop.id)]
+    card_html = post_card(page, "/chat/choose/", chosen).content.decode()
+    assert Todo.objects.count() == 2  # a pick never executes
+    assert "outcome-succeeded" in confirm_html(page, card_html)
+    assert list(Todo.objects.values_list("id", flat=True)) == [keep.id]
+    # The choice is used: the other reloaded button and the first page's live one answer 410.
+    assert post_card(page, "/chat/choose/", picks[0]).status_code == 410
+    assert (
+        post_card(page, "/chat/choose/", forms_posting_to(live, "/chat/choose/")[0]).status_code
+        == 410
+    )
+    again = page.get("/").content.decode()
+    assert forms_posting_to(again, "/chat/choose/") == []
+    assert AuditEvent.objects.get(event_type="choice.chosen").details["via"] == "history"
+
+
+def test_a_pick_naming_both_or_neither_of_token_and_card_id_is_refused(
+    page: Client, user: Any
+) -> None:
+    for _ in range(2):
+        todo_services.todo_create(owner=user, title="提交周报")
+    html = send(page, "删除待办「提交周报」").content.decode()
+    form = forms_posting_to(html, "/chat/choose/")[0]
+    both = {**form.fields, "card_id": str(Choice.objects.get().id)}
+    neither = {k: v for k, v in form.fields.items() if k != "token"}
+    for fields in (both, neither):
+        response = page.post("/chat/choose/", fields, **HTMX)
+        assert response.status_code == 400
+    assert Choice.objects.get().state == "ready"
+
+
 def test_a_pick_without_javascript_answers_the_whole_page_with_the_card(
     page: Client, user: Any
 ) -> None:

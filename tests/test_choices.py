@@ -389,3 +389,199 @@ def test_deleting_the_conversation_voids_its_ready_choice(api, reports) -> None:
     gone = choose(api, choice["token"], session_id, str(tomorrow.id))
     assert (gone.status_code, error_code(gone)) == (410, "CONFIRMATION_EXPIRED")
     assert not ActionCard.objects.exists()
+
+
+# --- a ready choice picked from history (no token: after a reload, on another device) --------
+
+FROM_HISTORY = "/api/v1/agent/choices/choose-from-history/"
+
+
+def choose_by_id(client: Any, card_id: str, session_id: str, candidate_id: str) -> Any:
+    return client.post(
+        FROM_HISTORY,
+        {"card_id": card_id, "session_id": session_id, "candidate_id": candidate_id},
+        format="json",
+    )
+
+
+def the_history_choice(client: Any, session_id: str) -> dict[str, Any]:
+    [reply] = [m for m in history(client, session_id) if m["role"] == "assistant"]
+    [shown] = reply["choices"]
+    return shown
+
+
+def test_a_ready_choice_in_history_is_picked_by_its_id_and_then_only_once(
+    api, user, reports
+) -> None:
+    tomorrow, tonight = reports
+    session_id = session_of(api)
+    choice = the_choice(say(api, session_id, "删除待办「提交周报」"))
+    shown = the_history_choice(api, session_id)  # the page reloaded: no token any more
+    assert (shown["card_id"], shown["state"]) == (choice["card_id"], "ready")
+    assert "token" not in shown
+    picked = choose_by_id(api, shown["card_id"], session_id, str(tonight.id))
+    assert picked.status_code == 200, picked.content
+    card = picked.json()["card"]
+    assert (card["tool"], card["state"], card["choice_id"]) == (
+        "delete_todo",
+        "ready",
+        choice["card_id"],
+    )
+    assert card["args"]["todo_id"] == str(tonight.id)
+    assert card["token"]
+    assert Todo.objects.count() == 2  # a pick never executes
+    assert confirm(api, card["token"], session_id).json()["outcome"]["ok"] is True
+    assert list(Todo.objects.values_list("id", flat=True)) == [tomorrow.id]
+    # Used: by id again, and by the token the first response carried, both 410.
+    again = choose_by_id(api, shown["card_id"], session_id, str(tomorrow.id))
+    assert (again.status_code, error_code(again)) == (410, "CONFIRMATION_EXPIRED")
+    by_token = choose(api, choice["token"], session_id, str(tomorrow.id))
+    assert (by_token.status_code, error_code(by_token)) == (410, "CONFIRMATION_EXPIRED")
+    assert ActionCard.objects.count() == 1
+    after = the_history_choice(api, session_id)
+    assert (after["state"], after["chosen_id"], after["chosen_card_id"]) == (
+        "chosen",
+        str(tonight.id),
+        card["card_id"],
+    )
+    chosen = AuditEvent.objects.get(event_type="choice.chosen")
+    assert (str(chosen.action_id), chosen.details["via"]) == (card["card_id"], "history")
+
+
+def test_a_pick_from_history_answers_in_order_and_nothing_refused_uses_the_choice(
+    api, user, other_user, client_for, reports
+) -> None:
+    tomorrow, _ = reports
+    session_id = session_of(api)
+    choice = the_choice(say(api, session_id, "删除待办「提交周报」"))
+    card_id = choice["card_id"]
+    # body shape first
+    missing = api.post(FROM_HISTORY, {"card_id": card_id, "session_id": session_id}, format="json")
+    assert (missing.status_code, error_code(missing)) == (400, "VALIDATION_ERROR")
+    bad = choose_by_id(api, "not-a-uuid", session_id, str(tomorrow.id))
+    assert (bad.status_code, error_code(bad)) == (400, "VALIDATION_ERROR")
+    from rest_framework.test import APIClient
+
+    assert choose_by_id(APIClient(), card_id, session_id, str(tomorrow.id)).status_code == 401
+    # Someone else's conversation, or this choice named in another conversation: 404.
+    other = client_for(other_user)
+    theirs = choose_by_id(other, card_id, session_id, str(tomorrow.id))
+    assert (theirs.status_code, error_code(theirs)) == (404, "SESSION_NOT_FOUND")
+    their_own = choose_by_id(other, card_id, session_of(other), str(tomorrow.id))
+    assert (their_own.status_code, error_code(their_own)) == (404, "CARD_NOT_FOUND")
+    elsewhere = choose_by_id(api, card_id, session_of(api), str(tomorrow.id))
+    assert (elsewhere.status_code, error_code(elsewhere)) == (404, "CARD_NOT_FOUND")
+    unknown = choose_by_id(
+        api, "00000000-0000-4000-8000-000000000000", session_id, str(tomorrow.id)
+    )
+    assert (unknown.status_code, error_code(unknown)) == (404, "CARD_NOT_FOUND")
+    with store_down():
+        down = choose_by_id(api, card_id, session_id, str(tomorrow.id))
+    assert (down.status_code, error_code(down)) == (503, "CONFIRMATION_STORE_UNAVAILABLE")
+    stranger = todo_services.todo_create(owner=user, title="别的")
+    not_offered = choose_by_id(api, card_id, session_id, str(stranger.id))
+    assert (not_offered.status_code, error_code(not_offered)) == (400, "CHOICE_CANDIDATE_INVALID")
+    # None of that used the choice, issued a card or wrote to the todos.
+    assert (Choice.objects.get().state, ActionCard.objects.count(), Todo.objects.count()) == (
+        "ready",
+        0,
+        3,
+    )
+    assert choose_by_id(api, card_id, session_id, str(tomorrow.id)).status_code == 200
+
+
+def test_a_pick_from_history_is_refused_once_the_choice_expired(api, reports, settings) -> None:
+    tomorrow, _ = reports
+    session_id = session_of(api)
+    choice = the_choice(say(api, session_id, "删除待办「提交周报」"))
+    later = datetime.fromisoformat(choice["expires_at"])
+    with time_machine.travel(later, tick=False):
+        assert the_history_choice(api, session_id)["state"] == "expired"
+        late = choose_by_id(api, choice["card_id"], session_id, str(tomorrow.id))
+    assert (late.status_code, error_code(late)) == (410, "CONFIRMATION_EXPIRED")
+    assert not ActionCard.objects.exists()
+
+
+def test_a_pick_from_history_of_an_altered_choice_is_refused_and_destroys_it(
+    api, other_user, reports
+) -> None:
+    session_id = session_of(api)
+    choice = the_choice(say(api, session_id, "删除待办「提交周报」"))
+    stranger = todo_services.todo_create(owner=other_user, title="提交周报")
+    key = choice_store.choice_key(choice_store.store.token_digest(choice["token"]))
+    record = json.loads(get_redis().hget(key, "record"))
+    first = next(iter(record["picks"]))
+    record["picks"][first]["args"]["todo_id"] = str(stranger.id)
+    get_redis().hset(key, "record", json.dumps(record, ensure_ascii=False))
+    refused = choose_by_id(api, choice["card_id"], session_id, first)
+    assert (refused.status_code, error_code(refused)) == (409, "CONFIRMATION_INVALID")
+    gone = choose_by_id(api, choice["card_id"], session_id, first)
+    assert (gone.status_code, error_code(gone)) == (410, "CONFIRMATION_EXPIRED")
+    assert not ActionCard.objects.exists()
+    assert get_redis().exists(key) == 0
+
+
+def test_a_pick_from_history_is_rate_limited_like_a_new_card(api, reports, settings) -> None:
+    tomorrow, _ = reports
+    settings.LIGHTNOTE_RATE_LIMIT_CARDS = "1/min"
+    session_id = session_of(api)
+    choice = the_choice(say(api, session_id, "删除待办「提交周报」"))
+    [_] = say(api, session_id, "帮我创建一个明天上午10点开会的待办")["cards"]  # the one card
+    limited = choose_by_id(api, choice["card_id"], session_id, str(tomorrow.id))
+    assert (limited.status_code, error_code(limited)) == (429, "RATE_LIMITED")
+    assert Choice.objects.get().state == "ready"
+
+
+def test_a_pick_from_history_in_an_admin_context_is_refused(
+    api, user, make_user, client_for, reports
+) -> None:
+    tomorrow, _ = reports
+    session_id = session_of(api)
+    choice = the_choice(say(api, session_id, "删除待办「提交周报」"))
+    staff = make_user("staff", is_staff=True)
+    started = client_for(staff).post(
+        "/api/v1/admin/impersonation/", {"user_id": user.id, "mode": "readonly"}, format="json"
+    )
+    admin = client_for(staff, **{"X-Admin-Context": started.json()["context_id"]})
+    refused = choose_by_id(admin, choice["card_id"], session_id, str(tomorrow.id))
+    assert (refused.status_code, error_code(refused)) == (403, "ADMIN_READONLY")
+    assert (Choice.objects.get().state, ActionCard.objects.count()) == ("ready", 0)
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_picks_by_id_and_by_token_racing_for_one_choice_issue_exactly_one_card(
+    client_for, user, settings
+) -> None:
+    settings.LIGHTNOTE_RATE_LIMIT_CARDS = "1000/min"
+    user.time_zone = "Asia/Shanghai"
+    user.save()
+    api = client_for(user)
+    first = todo_services.todo_create(owner=user, title="提交周报")
+    second = todo_services.todo_create(owner=user, title="提交周报")
+    session_id = session_of(api)
+    choice = the_choice(say(api, session_id, "删除待办「提交周报」"))
+    statuses: list[int] = []
+    barrier = threading.Barrier(10)
+
+    def pick(index: int) -> None:
+        client = client_for(user)
+        try:
+            barrier.wait()
+            target = str((first if index % 2 else second).id)
+            if index % 3:
+                response = choose_by_id(client, choice["card_id"], session_id, target)
+            else:
+                response = choose(client, choice["token"], session_id, target)
+            statuses.append(response.status_code)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=pick, args=(i,)) for i in range(10)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(statuses) == [200] + [410] * 9
+    assert ActionCard.objects.count() == 1
+    assert Choice.objects.get().state == "chosen"

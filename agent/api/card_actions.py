@@ -1,10 +1,12 @@
-"""Actions on a card that answer a new card: ask again, edit, undo, choose.
+"""Actions on a card that answer a new card: ask again, edit, undo, choose (by token or from
+history).
 
 Each is a :class:`CardActionView`: the body first (400), then authentication and the admin
 read-only gate, then one operation that returns the new card (API shape), answered as
-``{"card": ...}``. Ask again and undo name a card of the caller's own conversation
-(``card_id`` + ``session_id``: :class:`HistoryCardView`); edit and choose present a token
-(``token`` + ``session_id``: :class:`TokenCardView`, with the token query's session check).
+``{"card": ...}``. Ask again, undo and a pick from a choice in history name a card of the
+caller's own conversation (``card_id`` + ``session_id``: :class:`HistoryCardView`); edit and
+choose present a token (``token`` + ``session_id``: :class:`TokenCardView`, with the token
+query's session check).
 Nothing executes here: the new card is confirmed like any other.
 """
 
@@ -49,6 +51,10 @@ class ReissueRequestSerializer(StrictSerializer):
 
 class UndoRequestSerializer(ReissueRequestSerializer):
     pass
+
+
+class ChooseFromHistoryRequestSerializer(ReissueRequestSerializer):
+    candidate_id = serializers.UUIDField()
 
 
 class EditRequestSerializer(TokenRequestSerializer):
@@ -226,6 +232,43 @@ class ChooseView(TokenCardView):
 
     request_serializer = ChooseBodySerializer
     operation = staticmethod(choices.choose)
+
+    def arguments(self, request: Request) -> dict[str, Any]:
+        return {**super().arguments(request), "candidate_id": str(self.payload["candidate_id"])}
+
+
+@post_schema(
+    tag=TAG_HISTORY,
+    summary="Pick one item of a still-ready choice from history: get the ordinary card for it",
+    description="Body: the choice's `card_id` (as history shows it), its `session_id` and "
+    "the picked `candidate_id`. History never returns tokens, so a client restoring a "
+    "conversation (a reload, another device) picks from a choice this way; the id is no "
+    "secret and executes nothing: the answer is a ready card carrying exactly the args the "
+    "proposal prepared for that item, to confirm with its own token. Order: 400 body, "
+    "401, 403 ADMIN_READONLY, 404 (another user's or a deleted conversation, or no such "
+    "choice in it), 410 CONFIRMATION_EXPIRED (expired, already used, or withdrawn), 503, "
+    "409 CONFIRMATION_INVALID (altered), 400 CHOICE_CANDIDATE_INVALID, 429 (the new-card "
+    "limit). One choice gives one card, however it is picked (by token, by id, by words).",
+    request=ChooseFromHistoryRequestSerializer,
+    ok={200: ChooseResponseSerializer},
+    codes={
+        400: ("VALIDATION_ERROR", "CHOICE_CANDIDATE_INVALID"),
+        403: ("ADMIN_READONLY",),
+        404: ("SESSION_NOT_FOUND", "CARD_NOT_FOUND"),
+        409: ("CONFIRMATION_INVALID",),
+        410: ("CONFIRMATION_EXPIRED",),
+        503: ("CONFIRMATION_STORE_UNAVAILABLE",),
+    },
+    descriptions={
+        "s403": WRITE_403,
+        "s429": "RATE_LIMITED (with Retry-After): the new card over LIGHTNOTE_RATE_LIMIT_CARDS",
+    },
+)
+class ChooseFromHistoryView(HistoryCardView):
+    """Pick a candidate of a still-ready choice named by its id (from history)."""
+
+    request_serializer = ChooseFromHistoryRequestSerializer
+    operation = staticmethod(choices.choose_from_history)
 
     def arguments(self, request: Request) -> dict[str, Any]:
         return {**super().arguments(request), "candidate_id": str(self.payload["candidate_id"])}

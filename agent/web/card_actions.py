@@ -53,9 +53,22 @@ def _card_action(
 @login_required
 @post_or_back
 def chat_choose(request: HttpRequest) -> HttpResponse:
-    """Pick one candidate of a choice card: the choice is replaced by the ordinary card."""
+    """Pick one candidate of a choice card: the choice is replaced by the ordinary card.
 
-    def pick(*, actor: ActorContext, locale: str, data: dict[str, Any], **_: Any) -> Any:
+    A live choice posts its token; a ready choice in history (after a reload) its id."""
+
+    def pick(
+        *, actor: ActorContext, locale: str, data: dict[str, Any], current: AgentSession, **_: Any
+    ) -> Any:
+        if data["card_id"]:  # a ready choice shown by history (after a reload)
+            return choices.choose_from_history(
+                request=request,
+                actor=actor,
+                session=current,
+                card_id=data["card_id"],
+                candidate_id=str(data["candidate_id"]),
+                locale=locale,
+            )
         return choices.choose(
             request=request,
             actor=actor,

@@ -85,16 +85,21 @@ def choice_view(
 def history_choice_views(
     rows: list[Choice], *, dom_id: str, locale: str, zone: ZoneInfo, now: datetime
 ) -> list[dict[str, Any]]:
-    """Return a history message's choice rows in their real state (no token: no buttons)."""
-    return [
-        choice_view(
-            choice_store.history_choice(row, zone=zone, now=now),
-            dom_id=f"{dom_id}-choice-{index}",
-            locale=locale,
-            zone=zone,
-        )
-        for index, row in enumerate(rows)
-    ]
+    """Return a history message's choice rows in their real state.
+
+    History holds no token: a choice still ready offers its picks by its id instead (the
+    form posts ``card_id``; ``choices.choose_from_history``), every other state shows what
+    became of it.
+    """
+    views = []
+    for index, row in enumerate(rows):
+        body = choice_store.history_choice(row, zone=zone, now=now)
+        view = choice_view(body, dom_id=f"{dom_id}-choice-{index}", locale=locale, zone=zone)
+        if body["state"] == choice_store.STATE_READY:
+            view["live"] = True
+            view["fields"] = {"card_id": str(row.id), "session_id": str(row.session_id)}
+        views.append(view)
+    return views
 
 
 EDIT_INPUTS = {

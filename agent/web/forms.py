@@ -34,9 +34,19 @@ class ReissueForm(forms.Form):
 
 
 class ChooseForm(forms.Form):
-    token = forms.CharField(max_length=TOKEN_MAX)
+    """A pick: the live choice's ``token``, or the ``card_id`` of a ready choice in history
+    (exactly one of the two)."""
+
+    token = forms.CharField(max_length=TOKEN_MAX, required=False)
+    card_id = forms.UUIDField(required=False)
     session_id = forms.UUIDField()
     candidate_id = forms.UUIDField()
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if bool(data.get("token")) == bool(data.get("card_id")):
+            raise forms.ValidationError("name the choice by its token or by its card_id")
+        return data
 
 
 class EditForm(forms.Form):
