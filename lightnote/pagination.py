@@ -112,6 +112,27 @@ def _decode(cursor: str, model: type[Model], ordering: list[str]) -> list[Any]:
     return values
 
 
+def keyset_page(
+    queryset: QuerySet[Any], cursor: str | None, size: int
+) -> tuple[list[Any], str | None]:
+    """Return up to ``size`` rows after ``cursor`` in ``queryset``'s order (from the first
+    row when ``cursor`` is empty) and the cursor of the rows after them (None: no more).
+
+    The same cursors as ``?cursor=`` (the sort's values of the last row, the key last): each
+    page seeks in the index, so every page costs the same at any depth. A malformed cursor
+    is a 400 ``PAGINATION_CURSOR_INVALID``.
+    """
+    ordering = _ordering(queryset)
+    queryset = queryset.order_by(*ordering)
+    if cursor:
+        queryset = queryset.filter(_after(ordering, _decode(cursor, queryset.model, ordering)))
+    rows = list(queryset[: size + 1])
+    if len(rows) <= size:
+        return rows, None
+    rows = rows[:size]
+    return rows, _encode([getattr(rows[-1], field.lstrip("-")) for field in ordering])
+
+
 def _check_paging_params(request: Request, paginator: PageNumberPagination) -> None:
     """An empty ``?page=`` or an empty or non-positive-integer ``?page_size=`` is a 400.
 

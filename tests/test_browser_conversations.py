@@ -293,3 +293,35 @@ def test_browser_countdown_disables_the_buttons_at_expiry(
     assert "已过期，未执行" in expired
     assert history_buttons == 0
     assert Todo.objects.filter(owner=user).count() == 0
+
+
+@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
+def test_browser_a_long_conversation_list_loads_older_ones_in_place(
+    live_server: Any, make_user: Any, sync_playwright: Any, viewport: str
+) -> None:
+    user = make_user(f"long{viewport}")
+    AgentSession.objects.bulk_create(
+        AgentSession(owner=user, title=f"对话 {number:03d}") for number in range(70)
+    )
+    with (
+        sync_playwright() as playwright,
+        _chat_page(playwright, live_server.url, f"long{viewport}", viewport) as (_, page),
+    ):
+        listing = _open_list(page)
+        before = listing.locator(".conversation-link").count()
+        count_before = listing.locator(".count").inner_text()
+        older = listing.get_by_role("link", name="显示更早的对话")
+        older.scroll_into_view_if_needed()
+        violations = _serious_violations(page)
+        _shot(page, f"chat-conversations-older-{viewport}")
+        older.click()
+        listing.locator(".conversation-link").nth(before).wait_for()
+        after = listing.locator(".conversation-link").count()
+        link_left = listing.get_by_role("link", name="显示更早的对话").count()
+        url = page.url
+
+    assert (before, count_before) == (50, "50+")
+    assert after == 70  # /chat/ opened the newest of them: every one listed once
+    assert link_left == 0
+    assert CONVERSATION_URL.search(url)  # loaded in place: the page did not change
+    assert violations == []

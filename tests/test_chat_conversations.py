@@ -266,3 +266,66 @@ def test_without_js_a_refused_message_keeps_its_text_in_the_box(page: Client, us
     textarea = re.search(r'<textarea id="chat-text"[^>]*>([^<]*)</textarea>', html)
     assert textarea is not None
     assert textarea.group(1) == too_long.replace("<", "&lt;").replace(">", "&gt;")
+
+
+# --- a long list: 50 at a time, every conversation reachable ---------------------------------
+
+
+def older_link(html: str) -> str | None:
+    found = re.search(r'class="conversations-older" href="\?older=([^"]+)"', html)
+    return found.group(1) if found else None
+
+
+def test_a_list_longer_than_a_page_reaches_every_conversation_once_50_at_a_time(
+    page: Client, user: Any
+) -> None:
+    AgentSession.objects.bulk_create(
+        AgentSession(owner=user, title=f"对话 {number:03d}") for number in range(120)
+    )
+    expected = list(sessions.session_list(owner=user).values_list("title", flat=True))
+    shown = sessions.session_list(owner=user).first()
+    html = page.get(f"/chat/{shown.id}/").content.decode()
+    seen = list_titles(html)
+    assert len(seen) == 50
+    assert '<span class="count">50+</span>' in html
+    cursor = older_link(html)
+    pages = 1
+    while cursor is not None:
+        more = page.get(f"/chat/conversations/older/?cursor={cursor}", **HTMX)
+        assert more.status_code == 200
+        assert more[FRAGMENT_HEADER] == "1"
+        fragment = more.content.decode()
+        seen += list_titles(fragment)
+        cursor = older_link(fragment)
+        pages += 1
+    assert seen == expected  # newest first, each exactly once
+    assert pages == 3
+
+
+def test_without_js_the_older_link_shows_the_list_from_there_with_a_way_back(
+    page: Client, user: Any
+) -> None:
+    AgentSession.objects.bulk_create(
+        AgentSession(owner=user, title=f"对话 {number:03d}") for number in range(60)
+    )
+    expected = list(sessions.session_list(owner=user).values_list("title", flat=True))
+    shown = sessions.session_list(owner=user).first()
+    page.get(f"/chat/{shown.id}/")
+    first = page.get(f"/chat/{shown.id}/").content.decode()
+    cursor = older_link(first)
+    assert cursor
+    # The link without htmx goes to the page of the conversation on screen, from there.
+    followed = page.get(f"/chat/conversations/older/?cursor={cursor}")
+    assert followed.status_code == 302
+    assert followed["Location"] == f"/chat/{shown.id}/?older={cursor}"
+    older_page = page.get(followed["Location"]).content.decode()
+    assert list_titles(older_page) == expected[50:]
+    assert older_link(older_page) is None
+    assert 'class="conversations-newest" href="?"' in older_page
+    # A cursor that is not one shows the newest again (the page), or a 400 (the fragment).
+    assert (
+        list_titles(page.get(f"/chat/{shown.id}/?older=nonsense").content.decode())
+        == (expected[:50])
+    )
+    broken = page.get("/chat/conversations/older/?cursor=nonsense", **HTMX)
+    assert broken.status_code == 400

@@ -13,6 +13,7 @@ import functools
 import uuid
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlencode
 
 from django import forms
 from django.contrib.auth.decorators import login_required
@@ -24,7 +25,7 @@ from django.views.decorators.http import require_GET
 
 from agent import sessions
 from agent.models import AgentSession
-from agent.web.conversation_list import conversation_links
+from agent.web.conversation_list import conversation_page, list_context
 from agent.web.conversations import (
     CONVERSATION_SESSION_KEY,
     owned_conversation,
@@ -102,6 +103,37 @@ def chat_conversation(request: HttpRequest, session_id: uuid.UUID) -> HttpRespon
     return HttpResponse(render_to_string("agent/chat.html", page, request))
 
 
+@login_required
+@problems_as_pages
+@require_GET
+def chat_conversations_older(request: HttpRequest) -> HttpResponse:
+    """The next page of the conversation list, after ``?cursor=`` (its "older" link).
+
+    For htmx the entries and the next "older" link, which replace the link clicked; without
+    JavaScript the page of the conversation on screen with the list from there
+    (``?older=``). A malformed cursor is a 400 notice.
+    """
+    locale = page_locale(request)
+    actor = actor_context(request)
+    cursor = request.GET.get("cursor", "")
+    current = _current(request, actor)
+    if not is_htmx(request):
+        target = (
+            reverse("chat-conversation", args=[current.id]) if current else reverse("chat-index")
+        )
+        return redirect(f"{target}?{urlencode({'older': cursor})}")
+    entries, older = conversation_page(actor, current, locale=locale, cursor=cursor)
+    context = {
+        "t": chat_texts(locale),
+        "conversations": entries,
+        "conversations_older": older,
+        "conversation": current,
+    }
+    response = HttpResponse(render_to_string("agent/conversations_more.html", context, request))
+    response[FRAGMENT_HEADER] = "1"
+    return response
+
+
 def _list_answer(
     request: HttpRequest,
     actor: ActorContext,
@@ -116,7 +148,7 @@ def _list_answer(
     if is_htmx(request):
         context = {
             "t": chat_texts(locale),
-            "conversations": conversation_links(actor, current, locale=locale),
+            **list_context(actor, current, locale=locale),
             "conversation": current,
             "conversations_open": True,
             "conversations_problem": page_message(problem.code, problem.message(locale), locale)

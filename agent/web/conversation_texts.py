@@ -5,6 +5,8 @@ from __future__ import annotations
 CONVERSATION_TEXTS: dict[str, tuple[str, str]] = {
     "CHAT_CONVERSATIONS": ("对话列表", "Conversations"),
     "CHAT_CONVERSATION_UNTITLED": ("未命名对话", "Untitled conversation"),
+    "CHAT_CONVERSATIONS_OLDER": ("显示更早的对话", "Show older conversations"),
+    "CHAT_CONVERSATIONS_NEWEST": ("回到最新的对话", "Back to the newest conversations"),
     "CHAT_CONVERSATION_MANAGE": ("重命名或删除", "Rename or delete"),
     "CHAT_CONVERSATION_MANAGE_FOR": (
         "重命名或删除“{title}”",

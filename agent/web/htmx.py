@@ -16,7 +16,7 @@ from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 
 from agent.models import MESSAGE_MAX, AgentSession
-from agent.web.conversation_list import conversation_links
+from agent.web.conversation_list import conversation_links, list_context
 from agent.web.conversations import current_conversation
 from agent.web.history import history_entries
 from agent.web.presenters import card_view, page_message, zone_of
@@ -65,7 +65,10 @@ def page_context(
     attach_reply_retries(request, context["history"])
 
     if actor.admin_context is None:
-        context["conversations"] = conversation_links(actor, conversation_, locale=locale)
+        # ``?older=<cursor>``: the list from further down (the "older" link without JS).
+        context.update(
+            list_context(actor, conversation_, locale=locale, cursor=request.GET.get("older"))
+        )
     else:
         # The banner itself is every page's (base.html); here: the subject's conversations
         # (the same list entries, the one viewed marked), readable, and what the composer

@@ -23,6 +23,11 @@ urlpatterns = [
     path("chat/", conversation_pages.chat_index, name="chat-index"),
     path("chat/<uuid:session_id>/", conversation_pages.chat_conversation, name="chat-conversation"),
     path(
+        "chat/conversations/older/",
+        conversation_pages.chat_conversations_older,
+        name="chat-conversations-older",
+    ),
+    path(
         "chat/<uuid:session_id>/rename/",
         conversation_pages.chat_conversation_rename,
         name="chat-conversation-rename",
