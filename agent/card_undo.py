@@ -12,13 +12,12 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
 from agent import card_transitions, lifecycle
 from agent.card_issuing import prepared_fields
-from agent.derived_cards import issue_derived_card, turn_for
+from agent.derived_cards import history_row, issue_derived_card, turn_for
 from agent.models import ActionCard, AgentSession
 from agent.policy import enforce_tool_policy
 from agent.ratelimit import limit_new_card
@@ -46,20 +45,6 @@ define_messages(
         ),
     }
 )
-
-
-def _undone_row(*, session: AgentSession, owner: Any, card_id: Any) -> ActionCard:
-    try:
-        row = (
-            ActionCard.objects.select_related("receipt", "message")
-            .filter(id=card_id, session=session, owner=owner)
-            .first()
-        )
-    except (ValueError, ValidationError):
-        row = None
-    if row is None:
-        raise LightNoteError("CARD_NOT_FOUND", status=404)
-    return row
 
 
 def _compensation_for(row: ActionCard) -> Compensation:
@@ -96,7 +81,9 @@ def undo(
     changed since); 410 ``CONFIRMATION_EXPIRED`` after ``LIGHTNOTE_UNDO_WINDOW``; the
     tool's own codes (e.g. 404 ``TODO_NOT_FOUND``); 429; 503.
     """
-    row = _undone_row(session=session, owner=actor.subject, card_id=card_id)
+    row = history_row(
+        ActionCard, card_id=card_id, session=session, actor=actor, related=("receipt", "message")
+    )
     compensation = _compensation_for(row)
     turn = turn_for(request=request, actor=actor, row=row, session=session, locale=locale)
     prepared = enforce_tool_policy(

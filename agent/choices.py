@@ -19,13 +19,12 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
 from agent import card_transitions, choice_store, pending
 from agent.confirm_checks import session_access_for
-from agent.derived_cards import DerivedCard, derived_context, issue_derived_card
+from agent.derived_cards import DerivedCard, derived_context, history_row, issue_derived_card
 from agent.models import AgentSession, Choice
 from agent.ratelimit import limit_new_card, limit_token_miss
 from agent.sessions import SessionAccess
@@ -103,16 +102,7 @@ def choose_from_history(
     -> 400 ``CHOICE_CANDIDATE_INVALID`` -> 429 (the new-card limit).
     """
     refuse_admin_write(request, what="choice.choose")
-    try:
-        row = (
-            Choice.objects.select_related("message")
-            .filter(id=card_id, session=session, owner=actor.subject)
-            .first()
-        )
-    except (ValueError, ValidationError):
-        row = None
-    if row is None:
-        raise LightNoteError("CARD_NOT_FOUND", status=404)
+    row = history_row(Choice, card_id=card_id, session=session, actor=actor)
     if row.state != Choice.State.READY or row.expires_at <= timezone.now():
         _audit_refusal(actor, session.id, "CONFIRMATION_EXPIRED")
         raise LightNoteError("CONFIRMATION_EXPIRED", status=410)

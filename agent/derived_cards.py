@@ -16,10 +16,10 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import models, transaction
 from django.utils import timezone
 
 from agent import card_transitions, lifecycle
@@ -32,6 +32,8 @@ from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
 
+Row = TypeVar("Row", bound=models.Model)
+
 define_messages(
     {
         "CARD_NOT_FOUND": ("确认卡不存在。", "The card does not exist."),
@@ -41,6 +43,30 @@ define_messages(
         ),
     }
 )
+
+
+def history_row(
+    model: type[Row],
+    *,
+    card_id: Any,
+    session: AgentSession,
+    actor: ActorContext,
+    related: tuple[str, ...] = ("message",),
+) -> Row:
+    """Return the card (or choice) row ``card_id`` of ``session``, the subject's, with its
+    ``related`` rows; 404 ``CARD_NOT_FOUND`` for anything else (an id is no secret: the
+    owner and the conversation are what let a client name it)."""
+    try:
+        row = (
+            model._default_manager.select_related(*related)
+            .filter(id=card_id, session=session, owner=actor.subject)
+            .first()
+        )
+    except (ValueError, ValidationError):
+        row = None
+    if row is None:
+        raise LightNoteError("CARD_NOT_FOUND", status=404)
+    return row
 
 
 def reissue_card(
@@ -58,16 +84,7 @@ def reissue_card(
     Needs: ``session`` belongs to the caller. Raises 404 ``CARD_NOT_FOUND``, 410
     ``CONFIRMATION_EXPIRED`` (expired or gone), 409 ``CARD_NOT_READY``, 429, 503.
     """
-    try:
-        old = (
-            ActionCard.objects.select_related("message")
-            .filter(id=card_id, session=session, owner=actor.subject)
-            .first()
-        )
-    except (ValueError, ValidationError):
-        old = None
-    if old is None:
-        raise LightNoteError("CARD_NOT_FOUND", status=404)
+    old = history_row(ActionCard, card_id=card_id, session=session, actor=actor)
     now = timezone.now()
     if old.state == ActionCard.State.READY and old.expires_at <= now:
         raise LightNoteError("CONFIRMATION_EXPIRED", status=410)

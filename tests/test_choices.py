@@ -335,9 +335,9 @@ def test_a_model_proposal_with_an_ambiguous_title_answers_a_choice(
 # --- concurrency: one choice, one card ------------------------------------------------------
 
 
-@pytest.mark.services
-@pytest.mark.django_db(transaction=True)
-def test_concurrent_picks_of_one_choice_issue_exactly_one_card(client_for, user, settings) -> None:
+def race_ten_picks(client_for: Any, user: Any, settings: Any, pick: Any) -> list[int]:
+    """Ten threads pick from one fresh choice of two todos at once, each its own client:
+    ``pick(client, choice, session_id, todo_id, index)``; return their statuses."""
     settings.LIGHTNOTE_RATE_LIMIT_CARDS = "1000/min"
     user.time_zone = "Asia/Shanghai"
     user.save()
@@ -349,20 +349,34 @@ def test_concurrent_picks_of_one_choice_issue_exactly_one_card(client_for, user,
     statuses: list[int] = []
     barrier = threading.Barrier(10)
 
-    def pick(index: int) -> None:
+    def run(index: int) -> None:
         client = client_for(user)
         try:
             barrier.wait()
-            target = first if index % 2 else second
-            statuses.append(choose(client, choice["token"], session_id, str(target.id)).status_code)
+            target = str((first if index % 2 else second).id)
+            statuses.append(pick(client, choice, session_id, target, index).status_code)
         finally:
             connection.close()
 
-    threads = [threading.Thread(target=pick, args=(i,)) for i in range(10)]
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(10)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+    return statuses
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_picks_of_one_choice_issue_exactly_one_card(client_for, user, settings) -> None:
+    statuses = race_ten_picks(
+        client_for,
+        user,
+        settings,
+        lambda client, choice, session_id, target, _: choose(
+            client, choice["token"], session_id, target
+        ),
+    )
     assert sorted(statuses) == [200] + [410] * 9
     assert ActionCard.objects.count() == 1
     assert Choice.objects.get().state == "chosen"
@@ -553,35 +567,12 @@ def test_a_pick_from_history_in_an_admin_context_is_refused(
 def test_picks_by_id_and_by_token_racing_for_one_choice_issue_exactly_one_card(
     client_for, user, settings
 ) -> None:
-    settings.LIGHTNOTE_RATE_LIMIT_CARDS = "1000/min"
-    user.time_zone = "Asia/Shanghai"
-    user.save()
-    api = client_for(user)
-    first = todo_services.todo_create(owner=user, title="提交周报")
-    second = todo_services.todo_create(owner=user, title="提交周报")
-    session_id = session_of(api)
-    choice = the_choice(say(api, session_id, "删除待办「提交周报」"))
-    statuses: list[int] = []
-    barrier = threading.Barrier(10)
+    def pick(client: Any, choice: dict[str, Any], session_id: str, target: str, index: int) -> Any:
+        if index % 3:
+            return choose_by_id(client, choice["card_id"], session_id, target)
+        return choose(client, choice["token"], session_id, target)
 
-    def pick(index: int) -> None:
-        client = client_for(user)
-        try:
-            barrier.wait()
-            target = str((first if index % 2 else second).id)
-            if index % 3:
-                response = choose_by_id(client, choice["card_id"], session_id, target)
-            else:
-                response = choose(client, choice["token"], session_id, target)
-            statuses.append(response.status_code)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=pick, args=(i,)) for i in range(10)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    statuses = race_ten_picks(client_for, user, settings, pick)
     assert sorted(statuses) == [200] + [410] * 9
     assert ActionCard.objects.count() == 1
     assert Choice.objects.get().state == "chosen"
