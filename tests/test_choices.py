@@ -86,6 +86,17 @@ def choose(client: Any, token: str, session_id: str, candidate_id: str) -> Any:
     )
 
 
+FROM_HISTORY = "/api/v1/agent/choices/choose-from-history/"
+
+
+def choose_by_id(client: Any, card_id: str, session_id: str, candidate_id: str) -> Any:
+    return client.post(
+        FROM_HISTORY,
+        {"card_id": card_id, "session_id": session_id, "candidate_id": candidate_id},
+        format="json",
+    )
+
+
 def the_choice(body: dict[str, Any]) -> dict[str, Any]:
     assert body["cards"] == []
     [choice] = body["choices"]
@@ -204,7 +215,8 @@ def test_choose_runs_confirms_checks_in_order(api, user, other_user, client_for,
     assert choose(api, token, session_id, str(tomorrow.id)).status_code == 200
 
 
-def test_an_altered_choice_is_refused_and_destroyed(api, user, other_user, reports) -> None:
+@pytest.mark.parametrize("by", ["token", "id"])
+def test_an_altered_choice_is_refused_and_destroyed(api, user, other_user, reports, by) -> None:
     session_id = session_of(api)
     choice = the_choice(say(api, session_id, "删除待办「提交周报」"))
     stranger = todo_services.todo_create(owner=other_user, title="提交周报")
@@ -214,11 +226,18 @@ def test_an_altered_choice_is_refused_and_destroyed(api, user, other_user, repor
     first = next(iter(record["picks"]))
     record["picks"][first]["args"]["todo_id"] = str(stranger.id)
     get_redis().hset(key, "record", json.dumps(record, ensure_ascii=False))
-    refused = choose(api, choice["token"], session_id, first)
+
+    def pick() -> Any:  # by the token the message carried, or from history by the choice's id
+        if by == "token":
+            return choose(api, choice["token"], session_id, first)
+        return choose_by_id(api, choice["card_id"], session_id, first)
+
+    refused = pick()
     assert (refused.status_code, error_code(refused)) == (409, "CONFIRMATION_INVALID")
-    gone = choose(api, choice["token"], session_id, first)
+    gone = pick()
     assert (gone.status_code, error_code(gone)) == (410, "CONFIRMATION_EXPIRED")
     assert not ActionCard.objects.exists()
+    assert get_redis().exists(key) == 0
 
 
 def test_a_choice_for_an_update_binds_each_pick_to_the_proposals_new_values(api, reports) -> None:
@@ -407,16 +426,6 @@ def test_deleting_the_conversation_voids_its_ready_choice(api, reports) -> None:
 
 # --- a ready choice picked from history (no token: after a reload, on another device) --------
 
-FROM_HISTORY = "/api/v1/agent/choices/choose-from-history/"
-
-
-def choose_by_id(client: Any, card_id: str, session_id: str, candidate_id: str) -> Any:
-    return client.post(
-        FROM_HISTORY,
-        {"card_id": card_id, "session_id": session_id, "candidate_id": candidate_id},
-        format="json",
-    )
-
 
 def the_history_choice(client: Any, session_id: str) -> dict[str, Any]:
     [reply] = [m for m in history(client, session_id) if m["role"] == "assistant"]
@@ -514,25 +523,6 @@ def test_a_pick_from_history_is_refused_once_the_choice_expired(api, reports, se
         late = choose_by_id(api, choice["card_id"], session_id, str(tomorrow.id))
     assert (late.status_code, error_code(late)) == (410, "CONFIRMATION_EXPIRED")
     assert not ActionCard.objects.exists()
-
-
-def test_a_pick_from_history_of_an_altered_choice_is_refused_and_destroys_it(
-    api, other_user, reports
-) -> None:
-    session_id = session_of(api)
-    choice = the_choice(say(api, session_id, "删除待办「提交周报」"))
-    stranger = todo_services.todo_create(owner=other_user, title="提交周报")
-    key = choice_store.choice_key(choice_store.store.token_digest(choice["token"]))
-    record = json.loads(get_redis().hget(key, "record"))
-    first = next(iter(record["picks"]))
-    record["picks"][first]["args"]["todo_id"] = str(stranger.id)
-    get_redis().hset(key, "record", json.dumps(record, ensure_ascii=False))
-    refused = choose_by_id(api, choice["card_id"], session_id, first)
-    assert (refused.status_code, error_code(refused)) == (409, "CONFIRMATION_INVALID")
-    gone = choose_by_id(api, choice["card_id"], session_id, first)
-    assert (gone.status_code, error_code(gone)) == (410, "CONFIRMATION_EXPIRED")
-    assert not ActionCard.objects.exists()
-    assert get_redis().exists(key) == 0
 
 
 def test_a_pick_from_history_is_rate_limited_like_a_new_card(api, reports, settings) -> None:
