@@ -143,6 +143,37 @@ def test_an_ambiguous_delete_answers_a_choice_listing_what_tells_the_items_apart
     )
 
 
+def numbered_lines(body: dict[str, Any]) -> list[str]:
+    [notice] = [n for n in body["notices"] if n["status"] == "clarify"]
+    return [line for line in notice["message"].splitlines() if line[:1].isdigit()]
+
+
+def test_the_question_tells_items_of_one_title_apart_as_the_choice_does(api, user) -> None:
+    """Lines that would read the same say what differs: the description, else the creation
+    time; items that differ by due time say only that; distinct titles add nothing."""
+    todo_services.todo_create(owner=user, title="提交周报", description="给老板的版本")
+    todo_services.todo_create(owner=user, title="提交周报", description="团队内部版")
+    by_description = numbered_lines(say(api, session_of(api), "删除待办「提交周报」"))
+    assert sorted(line[3:] for line in by_description) == [
+        "「提交周报」（团队内部版）",
+        "「提交周报」（给老板的版本）",
+    ]
+
+    with time_machine.travel("2026-12-02T15:30:00+08:00", tick=False):
+        todo_services.todo_create(owner=user, title="Pay rent")
+    todo_services.todo_create(owner=user, title="Pay rent")
+    english = numbered_lines(say(api, session_of(api), 'delete the todo "Pay rent"'))
+    assert sorted(line[3:] for line in english) == [
+        '"Pay rent" (created 2026-12-02 14:00)',
+        '"Pay rent" (created 2026-12-02 15:30)',
+    ]
+    todo_services.todo_create(
+        owner=user, title="Pay rent", due_at=datetime(2026, 12, 5, 9, 0, tzinfo=ZONE)
+    )
+    with_due = numbered_lines(say(api, session_of(api), 'delete the todo "Pay rent"'))
+    assert '"Pay rent" (due 2026-12-05 09:00)' in [line[3:] for line in with_due]
+
+
 def body_session(api: Any) -> str:
     from agent.models import AgentSession
 

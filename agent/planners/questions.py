@@ -22,6 +22,7 @@ from agent.planners.lexicon import (
 from lightnote.i18n import define_messages, translate
 
 MAX_CANDIDATES_SHOWN = 5
+DETAIL_CHARS = 24
 
 define_messages(
     {
@@ -91,6 +92,15 @@ define_messages(
             "{number}. 「{title}」（截止 {due}）",
             '{number}. "{title}" (due {due})',
         ),
+        "PLANNER_CHOICE_LINE_DETAIL": (
+            "{number}. 「{title}」（{detail}）",
+            '{number}. "{title}" ({detail})',
+        ),
+        "PLANNER_CHOICE_LINE_DUE_DETAIL": (
+            "{number}. 「{title}」（截止 {due}；{detail}）",
+            '{number}. "{title}" (due {due}; {detail})',
+        ),
+        "PLANNER_CHOICE_CREATED": ("创建于 {at}", "created {at}"),
         "PLANNER_CLARIFY_CANCELLED": (
             "好的，这次不做任何修改。",
             "OK, nothing will be changed.",
@@ -127,13 +137,38 @@ def _named(args: dict[str, Any]) -> str:
     return str(args.get("todo_title") or args.get("note_title") or args.get("title") or "")
 
 
+def _minute(value: Any) -> str:
+    """An ISO time as the lines show it: ``YYYY-MM-DD HH:MM`` (in the zone it was given in)."""
+    return str(value or "")[:16].replace("T", " ")
+
+
+def _detail(item: dict[str, Any], locale: str) -> str:
+    """What tells an item apart from another of the same title and due time: the start of
+    its description (a note: its content), else when it was created."""
+    text = " ".join(
+        str(
+            item.get("excerpt") or item.get("description") or item.get("content_excerpt") or ""
+        ).split()
+    )
+    if text:
+        return text if len(text) <= DETAIL_CHARS else text[: DETAIL_CHARS - 1] + "…"
+    created = _minute(item.get("created_at"))
+    return translate("PLANNER_CHOICE_CREATED", locale, at=created) if created else ""
+
+
 def choice_lines(candidates: list[dict[str, Any]], locale: str) -> str:
-    """Number the candidates the way an answer ("第二个", "the second one") refers to them."""
+    """Number the candidates the way an answer ("第二个", "the second one") refers to them.
+
+    Each line names the title and the due time; lines that would read the same (several
+    items of one title and due time) also say what tells them apart (:func:`_detail`).
+    """
+    shown = candidates[:MAX_CANDIDATES_SHOWN]
+    keys = [(str(item.get("title", "")), _minute(item.get("due_at"))) for item in shown]
     lines = []
-    for number, item in enumerate(candidates[:MAX_CANDIDATES_SHOWN], start=1):
-        due = str(item.get("due_at") or "")[:16].replace("T", " ")
-        code = "PLANNER_CHOICE_LINE_DUE" if due else "PLANNER_CHOICE_LINE"
-        lines.append(translate(code, locale, number=number, title=item.get("title", ""), due=due))
+    for number, (item, (title, due)) in enumerate(zip(shown, keys, strict=True), start=1):
+        detail = _detail(item, locale) if keys.count((title, due)) > 1 else ""
+        code = "PLANNER_CHOICE_LINE" + ("_DUE" if due else "") + ("_DETAIL" if detail else "")
+        lines.append(translate(code, locale, number=number, title=title, due=due, detail=detail))
     return "\n".join(lines)
 
 
