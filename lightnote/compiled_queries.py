@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import connections
@@ -60,6 +60,8 @@ class CompiledSelect:
     slots: list[Slot]
     compiler: Any
     types: tuple[type, ...]
+    _converters_known: bool = field(default=False, init=False, repr=False)
+    _column_converters: dict[int, Any] | None = field(default=None, init=False, repr=False)
 
     @classmethod
     def compile(
@@ -125,14 +127,29 @@ class CompiledSelect:
         with connections[self.alias].cursor() as cursor:
             cursor.execute(self.sql, params)
             fetched = cursor.fetchall()
-        if not first_row_only or len(fetched) < 2:
+        converters = self._converters()
+        if converters is None:  # composite columns: the compiler's own way, every time
             return list(self.compiler.results_iter([fetched]))
-        converters = self.compiler.get_converters(
-            [column[0] for column in self.compiler.select[: self.compiler.col_count]]
-        )
+        if not converters:
+            return list(fetched)
+        if not first_row_only or len(fetched) < 2:
+            return list(self.compiler.apply_converters(fetched, converters))
         rest = {pos: each for pos, each in converters.items() if pos not in first_row_only}
         head = list(self.compiler.apply_converters(fetched[:1], converters))
         return head + list(self.compiler.apply_converters(fetched[1:], rest))
+
+    def _converters(self) -> dict[int, Any] | None:
+        """The compiler's converters for the selected columns (what ``results_iter`` applies),
+        looked up once: they depend on the columns and the connection, both fixed here.
+        None for a select with composite columns, which ``results_iter`` also reshapes."""
+        if not self._converters_known:
+            compiler = self.compiler
+            columns = [column[0] for column in compiler.select[: compiler.col_count]]
+            self._column_converters = (
+                None if compiler.has_composite_fields(columns) else compiler.get_converters(columns)
+            )
+            self._converters_known = True
+        return self._column_converters
 
 
 def compiled_select(

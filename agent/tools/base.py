@@ -18,6 +18,10 @@ if TYPE_CHECKING:
     from lightnote.models import User
 
 
+# ``Tool.openai_spec``'s specs, built once (a tool's schema and descriptions are constants).
+_OPENAI_SPECS: dict[tuple[Any, ...], dict[str, Any]] = {}
+
+
 # --- context and results ---------------------------------------------------------------
 
 
@@ -233,22 +237,31 @@ class Tool:
         return self.summarize(result.data, normalize_locale(locale) or DEFAULT_LOCALE)
 
     def openai_spec(self, locale: str = LOCALE_EN) -> dict[str, Any]:
-        """Return this tool as an OpenAI function spec (name = tool name)."""
-        # Top-level combinators (oneOf "todo_id | todo_title") are enforced by the server's
-        # validation; several OpenAI-compatible servers refuse them in `parameters`.
-        parameters = {
-            key: value
-            for key, value in self.schema.items()
-            if key not in ("oneOf", "anyOf", "allOf", "$schema")
-        }
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description.get(locale) or self.description[LOCALE_EN],
-                "parameters": parameters,
-            },
-        }
+        """Return this tool as an OpenAI function spec (name = tool name).
+
+        Built once per tool, locale and schema (every message turn offers every allowed
+        tool): the spec is shared, read-only for its callers.
+        """
+        key = (type(self), self.name, locale, id(self.schema), id(self.description))
+        spec = _OPENAI_SPECS.get(key)
+        if spec is None:
+            # Top-level combinators (oneOf "todo_id | todo_title") are enforced by the
+            # server's validation; several OpenAI-compatible servers refuse them in
+            # `parameters`.
+            parameters = {
+                key: value
+                for key, value in self.schema.items()
+                if key not in ("oneOf", "anyOf", "allOf", "$schema")
+            }
+            spec = _OPENAI_SPECS[key] = {
+                "type": "function",
+                "function": {
+                    "name": self.name,
+                    "description": self.description.get(locale) or self.description[LOCALE_EN],
+                    "parameters": parameters,
+                },
+            }
+        return spec
 
 
 class WriteTool(Tool):
