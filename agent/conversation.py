@@ -16,7 +16,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from agent import choice_store, followups, lifecycle, pending, sessions
@@ -29,12 +29,13 @@ from agent.planners import get_planner
 from agent.planners.base import Fact, PlanRequest, PlanResult, reply_locale
 from agent.planners.replies import describe_facts
 from agent.ratelimit import limit_new_card
+from agent.receipts import drop_connection
 from agent.tools import registry, user_roles
 from agent.turns import Turn
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages, translate
-from lightnote.write_statements import insert_statement, run_statements
+from lightnote.write_statements import CommitUnknown, insert_statement, run_statements
 
 logger = logging.getLogger(__name__)
 
@@ -305,15 +306,25 @@ def handle_message(
     rest.append(
         sessions.touch_statement(session=session, first_text=text, pending_until=pending_until)
     )
-    if turn.choice_rows or turn.chosen or verdict.replaced:
-        with transaction.atomic():
-            run_statements(first)
-            record_choices(turn, message=message)
-            run_statements(rest)
-            if verdict.replaced:
-                audit_guard(verdict, actor=actor, session_id=session.id, original=original)
-    else:
-        run_statements([*first, *rest], in_transaction=True)
+    commits = not connection.in_atomic_block
+    committing = False
+    try:
+        if turn.choice_rows or turn.chosen or verdict.replaced:
+            with transaction.atomic():
+                run_statements(first)
+                record_choices(turn, message=message)
+                run_statements(rest)
+                if verdict.replaced:
+                    audit_guard(verdict, actor=actor, session_id=session.id, original=original)
+                committing = commits  # what fails from here on is the COMMIT
+        else:
+            run_statements([*first, *rest], in_transaction=True)
+    except CommitUnknown as unknown:
+        _saved_after_all(unknown.__cause__ or unknown, session=session, message=message)
+    except DatabaseError as error:
+        if not committing:
+            raise
+        _saved_after_all(error, session=session, message=message)
     return {
         "message_id": str(message.id),
         "reply": reply,
@@ -322,6 +333,29 @@ def handle_message(
         "choices": turn.choices,
         "notices": turn.notices,
     }
+
+
+def _saved_after_all(error: BaseException, *, session: AgentSession, message: Message) -> None:
+    """The turn's COMMIT may have happened (its reply was lost): ask a fresh connection.
+
+    Saved: the turn stands and is answered as usual (its card's token is still in hand;
+    the session row is read again for its new title and times). Not saved, or no answer:
+    ``error`` is raised (a lost database answers 503), and nothing of the turn is in the
+    database; its card records in the store were never shown, so nothing can confirm them.
+    """
+    logger.warning("the COMMIT of a message turn on %s failed: %s", session.id, error)
+    if connection.in_atomic_block:  # a caller's transaction: it fails as a whole
+        raise error
+    drop_connection()
+    try:
+        saved = Message.objects.filter(id=message.id).exists()
+        if saved:
+            session.refresh_from_db(fields=["title", "updated_at", "pending_until"])
+    except DatabaseError:
+        raise error from None
+    if not saved:
+        raise error
+    logger.warning("the message turn %s was saved after all", message.id)
 
 
 def record_choices(turn: Turn, *, message: Message | None) -> None:

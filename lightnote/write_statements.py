@@ -23,7 +23,8 @@ trip, instead of Django's three (autocommit off, COMMIT, autocommit on).
 ``end_transaction=True`` lets the batch end the caller's transaction when it is the outermost
 one: on MariaDB ``...; COMMIT; SET autocommit=1`` in that round trip, and the block's own exit
 then sends nothing (``lightnote.db_backends.mysql``). An error that may have come after the
-COMMIT was sent is :class:`CommitUnknown`: nobody can say whether the batch is durable.
+COMMIT was sent is :class:`CommitUnknown` (so is one of a batch that is its own transaction):
+nobody can say whether the batch is durable.
 
 Race notes: none of their own; a conditional update's ``where`` is evaluated by the
 database in the UPDATE itself (a compare-and-set), exactly as the ORM's would be. A batch
@@ -249,6 +250,11 @@ def run_statements(
     one transaction of their own (inside a caller's transaction: a savepoint, as
     ``transaction.atomic`` would). Each statement's ``done`` runs after all succeeded.
 
+    ``in_transaction`` outside any transaction: the batch commits itself, so an error that
+    may have come with or after its COMMIT (the COMMIT's own, a connection lost during the
+    round trip, a ``done`` failing after it) is :class:`CommitUnknown`, as below; a
+    statement the database refused raises its own error (nothing was committed).
+
     ``end_transaction``: the batch is the last database work of the caller's atomic block.
     When that block is the outermost transaction (no savepoint, not marked for rollback),
     on MariaDB the batch ends it: ``COMMIT; SET autocommit=1`` go in the same round trip and
@@ -281,8 +287,16 @@ def run_statements(
         except Exception as error:  # committed already: the caller must not think it failed
             raise CommitUnknown(f"committed, then a follow-up failed: {error}") from error
         return results
+    # A batch that is its own outermost transaction commits it: an error that may have come
+    # with or after that COMMIT leaves the batch's fate unknown (CommitUnknown).
+    commits = in_transaction and not connection.in_atomic_block and connection.get_autocommit()
     if own:
-        results = _send_batch(connection, statements, own_transaction=True)
+        try:
+            results = _send_batch(connection, statements, own_transaction=True)
+        except DatabaseError as error:
+            if getattr(error, _REFUSED_BEFORE_COMMIT, False):
+                raise  # MariaDB stopped at that statement: rolled back, nothing committed
+            raise CommitUnknown(f"the batch's COMMIT may have happened: {error}") from error
     else:
         # A caller's transaction is marked for rollback when a statement fails, as for a
         # failing ORM save: nothing of the batch can commit with it.
@@ -291,12 +305,25 @@ def run_statements(
             if in_transaction
             else transaction.mark_for_rollback_on_error(using=alias)
         )
-        with scope:
-            if multi:
-                results = _send_batch(connection, statements, own_transaction=False)
-            else:
-                results = _send_each(connection, statements)
-    _run_done(statements, results)
+        ran = False
+        try:
+            with scope:
+                if multi:
+                    results = _send_batch(connection, statements, own_transaction=False)
+                else:
+                    results = _send_each(connection, statements)
+                ran = True
+        except DatabaseError as error:
+            if not (commits and ran):
+                raise
+            raise CommitUnknown(f"the batch's COMMIT failed: {error}") from error
+    if commits or own:
+        try:
+            _run_done(statements, results)
+        except Exception as error:  # committed already: the caller must not think it failed
+            raise CommitUnknown(f"committed, then a follow-up failed: {error}") from error
+    else:
+        _run_done(statements, results)
     return results
 
 
@@ -379,7 +406,7 @@ def _send_batch(
                     _next_result(cursor)
                     results.append(Result(int(cursor.rowcount), cursor.lastrowid))
             except DatabaseError as error:
-                if ending and _refused_by_the_server(error):
+                if (ending or own_transaction) and _refused_by_the_server(error):
                     setattr(error, _REFUSED_BEFORE_COMMIT, True)
                 raise
             if own_transaction:

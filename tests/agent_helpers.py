@@ -291,8 +291,9 @@ def commit_reply_lost(*, committed: bool, alias: str = "default") -> Iterator[li
     got it (the transaction is then rolled back). The error is raised by the DB-API module
     of the backend (MySQLdb or sqlite3) inside Django's error wrapper, exactly as a real
     failure surfaces: ``django.db.OperationalError``. Only the first COMMIT is affected,
-    whether Django sends it or a write batch carries it (the confirm's bookkeeping batch on
-    MariaDB, ``lightnote.write_statements``); the yielded list records what happened.
+    whether Django sends it or a write batch carries it (on MariaDB the confirm's
+    bookkeeping batch and a card turn's batch of its own transaction,
+    ``lightnote.write_statements``); the yielded list records what happened.
     """
     wrapper_class = type(connections[alias])
     original = wrapper_class._commit
@@ -314,14 +315,17 @@ def commit_reply_lost(*, committed: bool, alias: str = "default") -> Iterator[li
         lose(self)
 
     def _send_batch(connection: Any, statements: Any, **flags: Any) -> Any:
-        if events or connection.alias != alias or not flags.get("ending"):
+        carries_commit = flags.get("ending") or flags.get("own_transaction")
+        if events or connection.alias != alias or not carries_commit:
             return original_batch(connection, statements, **flags)
         if committed:
             original_batch(connection, statements, **flags)
             events.append("committed, reply lost")
-        else:
+        elif flags.get("ending"):
             # The statements ran; the round trip broke before the COMMIT reached the server.
             original_batch(connection, statements, own_transaction=False)
+            events.append("lost before the server")
+        else:  # a batch of its own transaction: the server never saw it
             events.append("lost before the server")
         lose(connection)
 

@@ -9,7 +9,7 @@ from datetime import timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, OperationalError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
@@ -23,6 +23,7 @@ from lightnote.write_statements import (
     insert_statement,
     run_statements,
 )
+from tests.agent_helpers import commit_reply_lost
 
 pytestmark = pytest.mark.django_db
 
@@ -303,6 +304,37 @@ def test_a_batch_that_fails_part_way_leaves_nothing_and_the_connection_usable(us
     session.refresh_from_db()
     assert session.title == "新"
     assert ActionReceipt.objects.filter(pk=again.pk).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("durable", [True, False], ids=["durable", "lost"])
+def test_a_batch_of_its_own_transaction_whose_commit_reply_is_lost_is_commit_unknown(user, durable):
+    """The COMMIT of a batch that is its own transaction (MariaDB: in its round trip;
+    elsewhere: Django's at the block's exit) answers with a lost connection: whether the
+    batch is durable is unknown (``CommitUnknown``, not the driver's error alone), and a
+    fresh connection tells. A statement the database refused is still its own error (the
+    test above)."""
+    session = AgentSession.objects.create(owner=user, title="旧")
+    receipt = _receipt(user)
+    with commit_reply_lost(committed=durable) as events, pytest.raises(CommitUnknown) as raised:
+        run_statements([insert_statement([receipt]), _touch(session, "新")], in_transaction=True)
+    assert events == ["committed, reply lost" if durable else "lost before the server"]
+    assert isinstance(raised.value.__cause__, OperationalError)
+    connection.close()
+    assert ActionReceipt.objects.filter(action_id=receipt.action_id).exists() is durable
+    session.refresh_from_db()
+    assert session.title == ("新" if durable else "旧")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_follow_up_that_fails_after_a_batch_commits_itself_is_commit_unknown(user):
+    def fails(result):
+        raise RuntimeError("a follow-up failed")
+
+    receipt = _receipt(user)
+    with pytest.raises(CommitUnknown):
+        run_statements([replace(insert_statement([receipt]), done=fails)], in_transaction=True)
+    assert ActionReceipt.objects.filter(action_id=receipt.action_id).exists()
 
 
 @pytest.mark.django_db(transaction=True)
