@@ -268,6 +268,14 @@ class StoreClock:
     def past_lease(self) -> None:
         self.advance(settings.LIGHTNOTE_EXECUTION_LEASE + 1)
 
+    def to_window_start(self, window_seconds: int) -> StoreClock:
+        """Move to the start of the next rate window of ``window_seconds``: a window's
+        counter lives in Redis (real time) for the rest of the window as this clock sees
+        it, so a clock frozen in a window's last moments would let it expire mid-test."""
+        window_ms = window_seconds * 1000
+        self.advance((window_ms - self.now_ms() % window_ms) / 1000)
+        return self
+
     def start(self) -> StoreClock:
         self._patch.start()
         return self

@@ -83,7 +83,8 @@ def test_a_hundred_racers_on_one_card_count_one_claim_and_none_gets_429(
     user: Any, other_user: Any, settings: Any, monkeypatch: Any
 ) -> None:
     settings.LIGHTNOTE_RATE_LIMIT_CONFIRMS = "2/h"
-    clock = StoreClock(frozen=True).start()  # one rate window for the whole test
+    # One rate window ("/h") for the whole test, from its start.
+    clock = StoreClock(frozen=True).start().to_window_start(3600)
     try:
         flow = flow_with_card(user)
         action_id = flow.card_id()

@@ -45,7 +45,8 @@ CHOOSE_URL = "/api/v1/agent/choices/choose/"
 
 @pytest.fixture(autouse=True)
 def _one_window() -> Iterator[None]:
-    clock = StoreClock(frozen=True).start()  # every request of a test in one rate window
+    # Every request of a test in one rate window ("/m"), from its start.
+    clock = StoreClock(frozen=True).start().to_window_start(60)
     try:
         yield
     finally:
