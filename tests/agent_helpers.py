@@ -272,8 +272,10 @@ class StoreClock:
         """Move to the start of the next rate window of ``window_seconds``: a window's
         counter lives in Redis (real time) for the rest of the window as this clock sees
         it, so a clock frozen in a window's last moments would let it expire mid-test."""
+        if self._frozen_at is None:
+            raise ValueError("only a frozen clock stays at a window's start")
         window_ms = window_seconds * 1000
-        self.advance((window_ms - self.now_ms() % window_ms) / 1000)
+        self.offset_ms += window_ms - self.now_ms() % window_ms  # whole ms: no float rounding
         return self
 
     def start(self) -> StoreClock:
