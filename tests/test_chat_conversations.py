@@ -310,8 +310,7 @@ def test_without_js_the_older_link_shows_the_list_from_there_with_a_way_back(
     )
     expected = list(sessions.session_list(owner=user).values_list("title", flat=True))
     shown = sessions.session_list(owner=user).first()
-    page.get(f"/chat/{shown.id}/")
-    first = page.get(f"/chat/{shown.id}/").content.decode()
+    first = page.get(f"/chat/{shown.id}/").content.decode()  # opens it: the one on screen
     cursor = older_link(first)
     assert cursor
     # The link without htmx goes to the page of the conversation on screen, from there.
