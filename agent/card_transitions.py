@@ -199,6 +199,7 @@ def card_settle(
         # hold the card any more, its holder's own settle or reconciliation settles it (and
         # removes the entry).
         index=store_scripts.IndexUpdate(RUNNING_INDEX_KEY, digest),
+        with_fields=False,  # only whether it applied is read
     )
     return result.applied
 

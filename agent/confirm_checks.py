@@ -24,7 +24,7 @@ import logging
 import uuid
 from typing import Any
 
-from django.db.models import Exists, OuterRef, Value
+from django.db.models import BooleanField, ExpressionWrapper, OuterRef, Q, Subquery, Value
 
 from agent import card_transitions, cards, lifecycle
 from agent.card_audit import audit_card
@@ -40,19 +40,20 @@ from lightnote.errors import LightNoteError
 logger = logging.getLogger(__name__)
 
 SESSION_ID_ANNOTATION = "lightnote_session_id"
-SESSION_OWN_ANNOTATION = "lightnote_session_own"
-SESSION_DELETED_ANNOTATION = "lightnote_session_deleted"
+# True: the token user's live session; False: theirs, deleted; None: not theirs (or none).
+SESSION_LIVE_ANNOTATION = "lightnote_session_live"
 
 
 def session_check_annotation(session_id: uuid.UUID) -> dict[str, Any]:
     """Expressions for the token query (``lightnote.authentication.TokenAuthentication``):
     is ``session_id`` the token user's session, and is it deleted? The same answer as
-    ``agent.sessions.session_access``, without a query of its own."""
+    ``agent.sessions.session_access``, without a query of its own: one primary-key lookup
+    whose row, if any, says whether it is live."""
     theirs = AgentSession.objects.filter(id=session_id, owner_id=OuterRef("user_id"))
+    live = ExpressionWrapper(Q(deleted_at__isnull=True), output_field=BooleanField())
     return {
         SESSION_ID_ANNOTATION: Value(str(session_id)),
-        SESSION_OWN_ANNOTATION: Exists(theirs.filter(deleted_at__isnull=True)),
-        SESSION_DELETED_ANNOTATION: Exists(theirs.filter(deleted_at__isnull=False)),
+        SESSION_LIVE_ANNOTATION: Subquery(theirs.order_by().values(live=live)[:1]),
     }
 
 
@@ -63,11 +64,10 @@ def known_session_access(
     this (same session, same user); None when it did not (no query is made here)."""
     known = token_annotations(request)
     if known.get(SESSION_ID_ANNOTATION) == str(session_id) and known.get("user_id") == owner.pk:
-        if known[SESSION_OWN_ANNOTATION]:
-            return SessionAccess.OWN
-        if known[SESSION_DELETED_ANNOTATION]:
-            return SessionAccess.DELETED
-        return SessionAccess.NONE
+        live = known[SESSION_LIVE_ANNOTATION]
+        if live is None:
+            return SessionAccess.NONE
+        return SessionAccess.OWN if live else SessionAccess.DELETED
     return None
 
 

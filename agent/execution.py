@@ -42,9 +42,8 @@ from agent.card_audit import audit_card
 from agent.cards import CardState, OutcomeKind
 from agent.confirm_answers import Answer, running_answer, settled_answer
 from agent.confirm_checks import (
-    SESSION_DELETED_ANNOTATION,
     SESSION_ID_ANNOTATION,
-    SESSION_OWN_ANNOTATION,
+    SESSION_LIVE_ANNOTATION,
     claim_card_for,
     give_back,
     load_card_for,
@@ -238,9 +237,8 @@ def _user_ref(user_id: Any) -> Any:
 
 __all__ = [
     "REPEAT_TALLIES_KEY",
-    "SESSION_DELETED_ANNOTATION",
     "SESSION_ID_ANNOTATION",
-    "SESSION_OWN_ANNOTATION",
+    "SESSION_LIVE_ANNOTATION",
     "Answer",
     "confirm",
     "execute_claimed",

@@ -161,7 +161,8 @@ class CreateResult:
 
 @dataclass(frozen=True)
 class TransitionResult:
-    """The outcome of one compare-and-set; ``fields`` are the record after it (None if missing)."""
+    """The outcome of one compare-and-set; ``fields`` are the record after it (None if missing,
+    or not asked for)."""
 
     status: TransitionStatus
     fields: dict[str, str] | None
@@ -275,6 +276,7 @@ def record_transition(
     index: IndexUpdate | None = None,
     expect_record: Mapping[str, str] | None = None,
     take: CounterUnit | None = None,
+    with_fields: bool = True,
 ) -> TransitionResult:
     """Move the record from one of ``from_states`` to ``to_state`` in one compare-and-set.
 
@@ -301,6 +303,9 @@ def record_transition(
     ValueError) is one unit of a rate limit, counted by the same script only when it
     transitions (not on ALREADY): when the limit is reached nothing is written and the
     status is LIMITED, with ``retry_after_ms``.
+
+    ``with_fields=False``: the reply carries no fields (``fields`` is None whatever the
+    status), for a caller that reads only whether the transition applied.
     """
     states = list(from_states)
     if not states:
@@ -328,6 +333,7 @@ def record_transition(
         str(now_ms),
         *(index.script_args() if index is not None and index_in_script() else _NO_INDEX_ARGS),
         *(take.script_args() if take is not None else _NO_LIMIT_ARGS),
+        "1" if with_fields else "0",
     ]
     for name, value in (expect_record or {}).items():
         if not isinstance(name, str) or not name or not isinstance(value, str):
@@ -342,16 +348,15 @@ def record_transition(
         counter_key=take.key if take is not None else None,
     )
     status = _TRANSITION_CODES[int(reply[0])]
-    if status is TransitionStatus.MISSING:
-        return TransitionResult(status=status, fields=None)
+    retry_after_ms, first_field = 0, 1
     if status is TransitionStatus.LIMITED and take is not None:  # 3 comes only with a limit
         remaining = int(reply[1])
-        return TransitionResult(
-            status=status,
-            fields=decode_fields(reply[2:]),
-            retry_after_ms=remaining if remaining > 0 else take.ttl_ms,
-        )
-    return TransitionResult(status=status, fields=decode_fields(reply[1:]))
+        retry_after_ms, first_field = (remaining if remaining > 0 else take.ttl_ms), 2
+    if status is TransitionStatus.MISSING or not with_fields:
+        return TransitionResult(status=status, fields=None, retry_after_ms=retry_after_ms)
+    return TransitionResult(
+        status=status, fields=decode_fields(reply[first_field:]), retry_after_ms=retry_after_ms
+    )
 
 
 def _transition_applied(reply: Any) -> bool:

@@ -259,20 +259,19 @@ def test_the_compiled_token_query_answers_for_each_request_s_own_key_and_session
         answers = {
             (person.username, session.id): (
                 answers_for[execution.SESSION_ID_ANNOTATION],
-                bool(answers_for[execution.SESSION_OWN_ANNOTATION]),
-                bool(answers_for[execution.SESSION_DELETED_ANNOTATION]),
+                answers_for[execution.SESSION_LIVE_ANNOTATION],
             )
             for person in (user, other_user)
             for session in (own, deleted, theirs)
             for answers_for in [ask(person, session)]
         }
         assert answers == {
-            ("alice", own.id): (str(own.id), True, False),
-            ("alice", deleted.id): (str(deleted.id), False, True),
-            ("alice", theirs.id): (str(theirs.id), False, False),
-            (other_user.username, own.id): (str(own.id), False, False),
-            (other_user.username, deleted.id): (str(deleted.id), False, False),
-            (other_user.username, theirs.id): (str(theirs.id), True, False),
+            ("alice", own.id): (str(own.id), True),
+            ("alice", deleted.id): (str(deleted.id), False),
+            ("alice", theirs.id): (str(theirs.id), None),
+            (other_user.username, own.id): (str(own.id), None),
+            (other_user.username, deleted.id): (str(deleted.id), None),
+            (other_user.username, theirs.id): (str(theirs.id), True),
         }
     assert connections["default"].__dict__["lightnote_token_queries"][
         execution.session_check_annotation

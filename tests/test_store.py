@@ -312,11 +312,40 @@ def test_expected_record_values_must_be_named_strings(expected: Any) -> None:
     assert raw_fields(key)["state"] == "ready"
 
 
-# The transition script's arguments for a claim, without an index change (ARGV[13..15]) and
-# without a limit (ARGV[16..17]).
+# The transition script's arguments for a claim, without an index change (ARGV[13..15]),
+# without a limit (ARGV[16..17]), with the record's fields in the reply (ARGV[18]).
 BASE_ARGS = ["ready", "running", "attempt-1", "0", "", "30000", "0", "0", "", "", "0", str(NOW)]
 BASE_ARGS += ["", "", ""]
 BASE_ARGS += ["", ""]
+BASE_ARGS += ["1"]
+
+
+def test_the_transition_script_refuses_a_reply_flag_other_than_0_or_1() -> None:
+    key = new_key()
+    make_owned_record(key)
+    args = [*BASE_ARGS[:-1], "yes"]
+    with pytest.raises(redis.exceptions.ResponseError, match="ARGV"):
+        get_redis().eval(script_text("record_transition"), 1, key, *args)
+    assert raw_fields(key)["state"] == "ready"
+
+
+def test_a_transition_without_fields_answers_its_status_alone() -> None:
+    """``with_fields=False``: the same compare-and-set, a reply of the code only."""
+    key = new_key()
+    make_owned_record(key)
+    won = claim(key, "attempt-1", with_fields=False)
+    assert (won.status, won.fields, won.applied) == (
+        store.TransitionStatus.TRANSITIONED,
+        None,
+        True,
+    )
+    again = claim(key, "attempt-1", with_fields=False)
+    assert (again.status, again.fields) == (store.TransitionStatus.ALREADY, None)
+    lost = claim(key, "attempt-2", with_fields=False)
+    assert (lost.status, lost.fields, lost.applied) == (store.TransitionStatus.REFUSED, None, False)
+    assert raw_fields(key)["attempt"] == "attempt-1"
+    missing = claim(new_key(), "attempt-1", with_fields=False)
+    assert (missing.status, missing.fields) == (store.TransitionStatus.MISSING, None)
 
 
 def test_the_transition_script_refuses_an_odd_number_of_expected_values() -> None:
@@ -464,6 +493,9 @@ def test_a_transition_the_limit_refuses_writes_nothing() -> None:
     assert raw_fields(second) == before
     assert get_redis().zscore(index, "member") is None  # no index entry
     assert _count(counter) == 1  # nothing counted
+    quiet = claim(second, "b", take=take, with_fields=False)
+    assert (quiet.status, quiet.fields) == (store.TransitionStatus.LIMITED, None)
+    assert 0 < quiet.retry_after_ms <= 60_000
 
 
 def test_a_limit_of_zero_refuses_every_transition() -> None:
@@ -496,7 +528,7 @@ def test_the_transition_script_rejects_a_bad_limit_before_any_write(
     before = raw_fields(key)
     counter = _counter()
     names = [key, "ln:test-index:x", counter][:keys]
-    args = [*BASE_ARGS[:15], *limit_args]
+    args = [*BASE_ARGS[:15], *limit_args, *BASE_ARGS[17:]]
     with pytest.raises(redis.exceptions.ResponseError, match=message):
         get_redis().eval(script_text("record_transition"), keys, *names, *args)
     assert raw_fields(key) == before

@@ -30,11 +30,14 @@
 --           no limit
 -- ARGV[17]  the limit's ttl in milliseconds, set when the window's first unit is taken
 --           (integer > 0; '' without a limit)
--- ARGV[18..] optional pairs (name, value): the record JSON (field ``record``) must hold each
+-- ARGV[18]  '1': the reply carries the record's fields after the call; '0': only the code
+--           (and the pttl of code 3), for a caller that reads nothing else
+-- ARGV[19..] optional pairs (name, value): the record JSON (field ``record``) must hold each
 --           name at its top level with exactly that string value, or nothing is written
 --           (refused). The JSON is only decoded to read it; its stored bytes stay as they are.
 --
--- Returns {code, field, value, ...}: code then the record's fields after the call (HGETALL)
+-- Returns {code, field, value, ...}: code then the record's fields after the call (HGETALL;
+-- none with ARGV[18] '0')
 --    1  transitioned
 --    2  already done by this attempt: the record is in to_state under the same attempt (and,
 --       when an outcome is given, with that same outcome and kind), e.g. a claim the client library
@@ -64,8 +67,12 @@ local function is_count(value)
   return value ~= nil and value >= 0 and value == math.floor(value)
 end
 
-if #ARGV < 17 or (#ARGV - 17) % 2 ~= 0 then
-  return redis.error_reply('ERR record_transition: expected 17 arguments and name/value pairs')
+if #ARGV < 18 or (#ARGV - 18) % 2 ~= 0 then
+  return redis.error_reply('ERR record_transition: expected 18 arguments and name/value pairs')
+end
+local with_fields = ARGV[18] == '1'
+if not with_fields and ARGV[18] ~= '0' then
+  return redis.error_reply('ERR record_transition: ARGV[18] is 1 (reply with fields) or 0')
 end
 local limit = nil
 local limit_ttl_ms = nil
@@ -126,6 +133,9 @@ local function reply_with(code, pttl)
   if pttl ~= nil then
     reply[2] = pttl
   end
+  if not with_fields then
+    return reply
+  end
   local fields = redis.call('HGETALL', KEYS[1])
   for i = 1, #fields do
     reply[#reply + 1] = fields[i]
@@ -167,12 +177,12 @@ end
 if takeover and lease_until > now_ms then
   return reply_with(0)
 end
-if #ARGV > 17 then
+if #ARGV > 18 then
   local decoded_ok, record = pcall(cjson.decode, redis.call('HGET', KEYS[1], 'record') or '')
   if not decoded_ok or type(record) ~= 'table' then
     return reply_with(0)
   end
-  for i = 18, #ARGV, 2 do
+  for i = 19, #ARGV, 2 do
     if record[ARGV[i]] ~= ARGV[i + 1] then
       return reply_with(0)
     end
