@@ -10,11 +10,49 @@ with that reason, in the embedded pass.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from django.conf import settings
+from django.core.servers.basehttp import ThreadedWSGIServer
+from django.test.testcases import LiveServerThread
+
+
+class _OneRequestAtATime(ThreadedWSGIServer):
+    """The browser tests' live server, whose requests share the test's in-memory SQLite
+    connection in the embedded pass: one request at a time there.
+
+    Django hands that one connection to every request thread; a page's parallel requests
+    (the document, a redirect, the admin's scripts) then used it at once, and the sqlite3
+    module crashed the test process now and then (a segmentation fault in ``execute``).
+    Each request runs whole under a lock (its body read inside it); connections stay
+    parallel, so a browser's idle keep-alive connection blocks nobody. With their own
+    connections (MariaDB, the services pass) requests run in parallel as in production.
+    """
+
+    _request_lock = threading.Lock()
+
+    def set_app(self, application: Any) -> None:
+        if not self.connections_override:
+            super().set_app(application)
+            return
+
+        def one_at_a_time(environ: Any, start_response: Any) -> list[bytes]:
+            with self._request_lock:
+                response = application(environ, start_response)
+                try:
+                    return list(response)
+                finally:
+                    close = getattr(response, "close", None)
+                    if close is not None:
+                        close()
+
+        super().set_app(one_at_a_time)
+
+
+LiveServerThread.server_class = _OneRequestAtATime
 
 TEST_BACKEND = os.environ.get("LIGHTNOTE_TEST_BACKEND", "embedded")
 REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES", "") == "1"
