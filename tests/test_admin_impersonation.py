@@ -451,6 +451,48 @@ def test_chat_page_in_a_context_lists_and_shows_the_subjects_conversations(
     assert "nothing can be sent into it" in viewed
 
 
+def _subject_links(page: str) -> list[str]:
+    """The conversation ids the admin context's list links to, in order."""
+    nav = page.split('class="subject-conversations"', 1)[1].split("</nav>", 1)[0]
+    return re.findall(r'<li><a href="/\?conversation=([0-9a-f-]{36})[&"]', nav)
+
+
+def _older_link(page: str) -> str | None:
+    found = re.search(r'class="conversations-older" href="([^"]+)"', page)
+    return found.group(1).replace("&amp;", "&") if found else None
+
+
+def test_the_subjects_conversations_page_past_50_and_keep_the_one_viewed(staff, user) -> None:
+    from agent import sessions
+
+    created = [str(sessions.session_create(owner=user).id) for _ in range(55)]
+    browser, _ = browser_context(staff, user, HTTP_ACCEPT_LANGUAGE="en")
+
+    first = browser.get("/").content.decode()
+    first_ids = _subject_links(first)
+    older = _older_link(first)
+    assert len(first_ids) == 50
+    assert older is not None
+    assert "Back to the newest conversations" not in first
+
+    second = browser.get(older).content.decode()
+    second_ids = _subject_links(second)
+    assert len(second_ids) == 5
+    assert _older_link(second) is None
+    assert sorted(first_ids + second_ids) == sorted(created)  # each exactly once
+
+    # A conversation opened from the second page is viewed there, the list still from there.
+    cursor = older.split("older=", 1)[1]
+    viewed = browser.get(f"/?conversation={second_ids[0]}&older={cursor}").content.decode()
+    assert _subject_links(viewed) == second_ids
+    assert f'?conversation={second_ids[0]}&amp;older={cursor}" aria-current="page"' in viewed
+    assert f'class="conversations-newest" href="/?conversation={second_ids[0]}"' in viewed
+    assert 'id="composer"' not in viewed
+
+    # A cursor that is not one shows the newest.
+    assert _subject_links(browser.get("/?older=not-a-cursor").content.decode()) == first_ids
+
+
 # --- translated admin, one time zone ----------------------------------------------------------
 
 

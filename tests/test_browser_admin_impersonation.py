@@ -30,6 +30,8 @@ def test_browser_start_from_the_admin_banner_everywhere_end_returns_to_the_admin
 ) -> None:
     make_user("root", is_staff=True, is_superuser=True)  # password "pw-root"
     alice = make_user("alice")
+    for number in range(52):  # 53 in all, 50 at a time: the oldest three on the next page
+        AgentSession.objects.create(owner=alice, title=f"Earlier question {number}")
     session = AgentSession.objects.create(owner=alice, title="Weekly report question")
     Message.objects.create(session=session, role="user", text="What is still open this week?")
     violations: dict[str, list[str]] = {}
@@ -63,6 +65,13 @@ def test_browser_start_from_the_admin_banner_everywhere_end_returns_to_the_admin
             page.get_by_role("link", name="Weekly report question").wait_for()
             _shot(page, f"chat-admin-context-{viewport}")
             violations["chat"] = _serious_violations(page)
+
+            page.get_by_role("link", name="Show older conversations").click()
+            page.get_by_role("link", name="Earlier question 0", exact=True).wait_for()
+            assert page.get_by_role("link", name="Weekly report question").count() == 0
+            _shot(page, f"chat-admin-context-older-{viewport}")
+            violations["older"] = _serious_violations(page)
+            page.get_by_role("link", name="Back to the newest conversations").click()
 
             page.get_by_role("link", name="Weekly report question").click()
             page.get_by_text("What is still open this week?").wait_for()

@@ -33,13 +33,6 @@ def conversation_page(
     return [_entry(row, current=current, zone=zone, locale=locale) for row in rows], older
 
 
-def conversation_links(
-    actor: ActorContext, current: AgentSession | None, *, locale: str
-) -> list[dict[str, Any]]:
-    """Return the subject's ``LIST_LIMIT`` newest conversations (one query)."""
-    return conversation_page(actor, current, locale=locale)[0]
-
-
 def list_context(
     actor: ActorContext, current: AgentSession | None, *, locale: str, cursor: str | None = None
 ) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 
 from agent.models import MESSAGE_MAX, AgentSession
-from agent.web.conversation_list import conversation_links, list_context
+from agent.web.conversation_list import list_context
 from agent.web.conversations import current_conversation
 from agent.web.history import history_entries
 from agent.web.presenters import card_view, page_message, zone_of
@@ -73,7 +73,12 @@ def page_context(
         # The banner itself is every page's (base.html); here: the subject's conversations
         # (the same list entries, the one viewed marked), readable, and what the composer
         # does inside a context.
-        context["subject_conversations"] = conversation_links(actor, viewing, locale=locale)
+        # 50 at a time as in the user's own list; the "older" link reloads the page from
+        # there (``?older=<cursor>``), keeping the conversation viewed.
+        listing = list_context(actor, viewing, locale=locale, cursor=request.GET.get("older"))
+        context["subject_conversations"] = listing["conversations"]
+        context["subject_conversations_older"] = listing["conversations_older"]
+        context["subject_conversations_from"] = listing["conversations_from"]
         context["readonly_view"] = viewing is not None
         context["admin_texts"] = {
             code: translate(f"CHAT_ADMIN_{code}", locale, subject=actor.subject.username)
