@@ -151,6 +151,11 @@ def _check_paging_params(request: Request, paginator: PageNumberPagination) -> N
         raise LightNoteError("VALIDATION_ERROR", extra={"fields": fields})
 
 
+# No list comes near this many rows; an offset past it is a page past the end (a 404), never
+# a number the database cannot take (SQLite's and MariaDB's offsets are 64-bit).
+_OFFSET_MAX = 2**62
+
+
 class Pagination(PageNumberPagination):
     """``{"count", "next", "previous", "results"}`` by ``?page=`` or by ``?cursor=``."""
 
@@ -215,8 +220,8 @@ class Pagination(PageNumberPagination):
             number = int(raw)
         except ValueError:
             raise NotFound() from None
-        if number < 1:
-            raise NotFound()
+        if number < 1 or (number - 1) * size > _OFFSET_MAX:
+            raise NotFound()  # past the end of any list: no query, whatever the database
         return number
 
     def get_next_link(self) -> str | None:

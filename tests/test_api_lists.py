@@ -142,6 +142,20 @@ def test_a_page_that_is_not_a_positive_number_is_a_404(alice_api, user, page) ->
     assert response.json()["error"]["code"] == "NOT_FOUND"
 
 
+@pytest.mark.parametrize("page", ["9" * 40, str(2**63), str(2**62 // 50 + 2)])
+def test_a_page_past_any_offset_the_database_takes_is_a_404(alice_api, user, page) -> None:
+    """Found by tests/test_api_fuzz.py: SQLite refused such an offset (a 500)."""
+    seed("todos", user, 2)
+    seed("notes", user, 2)
+    session_id = alice_api.post("/api/v1/agent/sessions/", {}, format="json").json()["id"]
+    sessions = "/api/v1/agent/sessions/"
+    for url in [*LISTS.values(), sessions, f"{sessions}{session_id}/messages/"]:
+        for size in ("1", "200"):
+            response = alice_api.get(url, {"page": page, "page_size": size})
+            answer = (response.status_code, response.json()["error"]["code"])
+            assert answer == (404, "NOT_FOUND"), (url, size)
+
+
 def test_the_schema_documents_the_cursor_and_the_capped_count(api_client) -> None:
     schema = api_client.get("/api/schema/", {"format": "json"}).json()
     for path in LISTS.values():
