@@ -1,6 +1,7 @@
-"""The token endpoints' plain-body fast path never disagrees with ``TokenRequestSerializer``:
-whatever it accepts, the serializer accepts with the same values; whatever else comes in is
-left to the serializer (and its exact 400)."""
+"""The plain-body fast paths never disagree with their serializers (``TokenRequestSerializer``
+for the token endpoints, ``MessageRequestSerializer`` for a message): whatever one accepts,
+the serializer accepts with the same values; whatever else comes in is left to the
+serializer (and its exact 400)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent.api.base import TokenRequestSerializer, plain_token_body
+from agent.api.sessions import MessageRequestSerializer, plain_message_body
+from agent.models import MESSAGE_MAX
 
 EXAMPLES = int(os.environ.get("LIGHTNOTE_HYPOTHESIS_EXAMPLES", "300"))
 
@@ -90,3 +93,62 @@ BODIES = st.fixed_dictionaries(
 @given(BODIES)
 def test_the_fast_path_never_disagrees_with_the_serializer(body):
     _agrees(body)
+
+
+# --- the message body: {"text"} ------------------------------------------------------------
+
+MESSAGE_EDGES = [
+    {"text": "帮我创建一条明天下午3点提交周报的待办"},
+    {"text": "x" * MESSAGE_MAX},
+    {"text": "x" * (MESSAGE_MAX + 1)},  # too long
+    {"text": ""},  # blank
+    {"text": "   "},  # blank once trimmed
+    {"text": " 周报"},  # trimmed by the field
+    {"text": "周报\n"},
+    {"text": "周报\u3000"},  # an ideographic space: str.strip() trims it too
+    {"text": "a\x00b"},  # null character
+    {"text": "a\ud800b"},  # a lone surrogate
+    {"text": "line one\nline two"},
+    {"text": 12},
+    {"text": None},
+    {"text": ["周报"]},
+    {"text": "周报", "extra": 1},  # unknown field
+    {},
+    [],
+    None,
+]
+
+
+def _message_serializer_answer(body):
+    serializer = MessageRequestSerializer(data=body)
+    return dict(serializer.validated_data) if serializer.is_valid() else None
+
+
+def _message_agrees(body) -> None:
+    fast = plain_message_body(body)
+    if fast is not None:
+        assert fast == _message_serializer_answer(body), body
+
+
+@pytest.mark.parametrize("body", MESSAGE_EDGES, ids=range(len(MESSAGE_EDGES)))
+def test_message_edge_bodies(body):
+    _message_agrees(body)
+
+
+def test_the_message_a_client_sends_takes_the_fast_path():
+    body = {"text": "帮我创建一条明天下午3点提交周报的待办"}
+    assert plain_message_body(body) == _message_serializer_answer(body) == body
+
+
+TEXTISH = (
+    st.text(alphabet=st.sampled_from(" \t\n\x00\u3000\u00a0a周") | st.characters(), max_size=60)
+    | st.sampled_from(["", "x" * MESSAGE_MAX, "x" * (MESSAGE_MAX + 1), " " + "x" * MESSAGE_MAX])
+    | st.integers()
+    | st.none()
+)
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(st.fixed_dictionaries({"text": TEXTISH}, optional={"extra": st.integers()}))
+def test_the_message_fast_path_never_disagrees_with_the_serializer(body):
+    _message_agrees(body)

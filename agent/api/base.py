@@ -51,11 +51,6 @@ MISSES_429 = (
 )
 
 
-class TokenRequestSerializer(StrictSerializer):
-    token = serializers.CharField(max_length=512)
-    session_id = serializers.UUIDField()
-
-
 # A body that is certainly what ``TokenRequestSerializer`` accepts, and unchanged by it: a
 # token of URL-safe characters (nothing for the field to trim or refuse) and a session id in
 # the canonical 36-character form.
@@ -81,12 +76,40 @@ def plain_token_body(data: Any) -> dict[str, Any] | None:
     return {"token": token, "session_id": uuid.UUID(session_id)}
 
 
+class TokenRequestSerializer(StrictSerializer):
+    token = serializers.CharField(max_length=512)
+    session_id = serializers.UUIDField()
+
+    plain_body = staticmethod(plain_token_body)
+
+
+# What a text field refuses or changes (DRF's CharField): surrounding white space is trimmed,
+# a NUL or a lone surrogate is refused.
+_SURROGATE_OR_NUL = re.compile("[\x00\ud800-\udfff]")
+
+
+def plain_text(value: Any, *, max_length: int) -> bool:
+    """Whether a trimmed, non-blank ``CharField(max_length=...)`` takes ``value`` as it is."""
+    return (
+        type(value) is str
+        and 0 < len(value) <= max_length
+        and value.strip() == value
+        and not _SURROGATE_OR_NUL.search(value)
+    )
+
+
 def validated(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:
-    """Return the request body validated by ``serializer_class`` (400 when it is not)."""
-    if serializer_class is TokenRequestSerializer:
-        plain = plain_token_body(request.data)
+    """Return the request body validated by ``serializer_class`` (400 when it is not).
+
+    A serializer with a ``plain_body`` check takes the bodies that check vouches for as they
+    are (building a DRF serializer costs more than the check); everything else, every
+    invalid body included, is the serializer's to judge and word.
+    """
+    plain_body = getattr(serializer_class, "plain_body", None)
+    if plain_body is not None:
+        plain = plain_body(request.data)
         if plain is not None:
-            return plain
+            return dict(plain)
     serializer = serializer_class(data=request.data, context={"request": request})
     serializer.is_valid(raise_exception=True)
     return dict(serializer.validated_data)
