@@ -152,3 +152,20 @@ TEXTISH = (
 @given(st.fixed_dictionaries({"text": TEXTISH}, optional={"extra": st.integers()}))
 def test_the_message_fast_path_never_disagrees_with_the_serializer(body):
     _message_agrees(body)
+
+
+@pytest.mark.django_db
+def test_a_serializer_that_adds_fields_does_not_inherit_the_fast_path(alice_api) -> None:
+    """The choose body is a token body plus ``candidate_id``: a token body alone is a 400,
+    never taken as valid by the token body's check."""
+    from agent.api.card_actions import ChooseBodySerializer, EditRequestSerializer
+
+    for serializer in (ChooseBodySerializer, EditRequestSerializer):
+        assert "plain_body" not in vars(serializer)
+    body = {"token": "q2Xr_8-Zk", "session_id": GOOD_UUID}
+    for url in ("/api/v1/agent/choices/choose/", "/api/v1/agent/confirmations/edit/"):
+        response = alice_api.post(url, body, format="json")
+        assert (response.status_code, response.json()["error"]["code"]) == (
+            400,
+            "VALIDATION_ERROR",
+        ), url
