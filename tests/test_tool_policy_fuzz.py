@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import uuid
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -217,3 +218,66 @@ def test_any_proposal_is_prepared_or_refused_with_the_policys_own_error(
             assert refused is None or 400 <= refused.status < 500, (args, refused.code)
 
     one_proposal()
+
+
+# --- the same proposals through the MCP gateway ---------------------------------------------
+
+
+def _mcp_caller(user: Any) -> Any:
+    from mcpserver.callers import ClientInfo, authenticate_caller
+    from mcpserver.models import McpSession
+    from tests.mcp_helpers import mcp_key
+
+    return authenticate_caller(
+        raw_key=mcp_key(user),
+        session_key="fuzz",
+        transport=McpSession.Transport.MEMORY,
+        client=ClientInfo(name="fuzz"),
+    )
+
+
+def _mcp_tool_names() -> list[str]:
+    from mcpserver import gateway
+
+    names = {tool.name for tool in registry.tools()}
+    return sorted({*names, gateway.STATUS_TOOL, gateway.CAPABILITIES_TOOL, "format_disk"})
+
+
+@pytest.mark.parametrize("name", _mcp_tool_names())
+def test_any_mcp_call_answers_a_result_or_an_error_with_a_code(
+    name: str, user: Any, known: list[Any]
+) -> None:
+    """``tools/call`` with generated arguments: a result, or ``is_error`` with the error's
+    code and message; never an exception out of the gateway (the SDK would turn it into a
+    protocol error without the refusal's words)."""
+    from mcpserver import gateway
+
+    caller = _mcp_caller(user)
+    specs = {spec.name: spec for spec in gateway.tool_specs(caller)}
+    spec = specs.get(name)
+    schema = spec.input_schema if spec is not None else {"properties": {"x": {}}}
+    tool = registry.get(name)
+    proposals = _proposals(tool, known) if tool is not None else _values(known)
+    named = st.dictionaries(
+        st.sampled_from(sorted(schema.get("properties", {})) or ["card_id"]),
+        _values([*known, str(uuid.uuid4())]),
+        max_size=3,
+    )
+
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
+    @given(arguments=st.one_of(proposals, named))
+    def one_call(arguments: Any) -> None:
+        answer = gateway.call_tool(caller, name, arguments)
+        assert isinstance(answer.data, dict), arguments
+        if answer.is_error:
+            error = answer.data["error"]
+            assert isinstance(error["code"], str), (arguments, error)
+            assert error["code"], (arguments, error)
+            assert isinstance(error["message"], str), (arguments, error)
+            assert error["message"], (arguments, error)
+
+    one_call()
