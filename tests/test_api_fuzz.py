@@ -27,6 +27,12 @@ from hypothesis import strategies as st
 from tests.agent_helpers import card_via_message, open_session
 
 EXAMPLES = int(os.environ.get("LIGHTNOTE_FUZZ_EXAMPLES", "30"))
+# Each test draws its examples inside, against fixtures built once per test.
+FUZZ = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 METHODS = ("get", "post", "put", "patch", "delete")
 
 pytestmark = pytest.mark.django_db
@@ -81,20 +87,19 @@ ODD_STRINGS = [
 ]
 
 
-def _leaves(known: list[str]) -> st.SearchStrategy[Any]:
-    return st.one_of(
+def json_values(strings: list[Any], *, non_finite: bool = False) -> st.SearchStrategy[Any]:
+    """Any JSON value (nested a little), its strings often from ``strings``; with
+    ``non_finite`` also NaN and infinities (a model's output, unlike a JSON body, has them)."""
+    leaves = st.one_of(
         st.none(),
         st.booleans(),
         st.integers(min_value=-(2**70), max_value=2**70),
-        st.floats(allow_nan=False, allow_infinity=False),
+        st.floats(allow_nan=non_finite, allow_infinity=non_finite),
         st.text(max_size=40),
-        st.sampled_from(ODD_STRINGS + known),
+        st.sampled_from(strings),
     )
-
-
-def _json_values(known: list[str]) -> st.SearchStrategy[Any]:
     return st.recursive(
-        _leaves(known),
+        leaves,
         lambda children: (
             st.lists(children, max_size=4)
             | st.dictionaries(st.text(max_size=12), children, max_size=4)
@@ -104,7 +109,7 @@ def _json_values(known: list[str]) -> st.SearchStrategy[Any]:
 
 
 def _bodies(fields: list[str], known: list[str]) -> st.SearchStrategy[Any]:
-    values = _json_values(known)
+    values = json_values(ODD_STRINGS + known)
     named = st.dictionaries(
         st.sampled_from(fields) if fields else st.text(max_size=12), values, max_size=6
     )
@@ -169,11 +174,7 @@ def test_no_generated_request_is_a_500_and_every_error_has_the_error_body(
         },
     )
 
-    @settings(
-        max_examples=EXAMPLES,
-        deadline=None,
-        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-    )
+    @FUZZ
     @given(
         body=_bodies(fields, known),
         query=queries,

@@ -8,31 +8,27 @@ whose card preview renders, or raise ``LightNoteError`` with a 4xx status; a rea
 normalised args must run. Anything else would reach the user as "the assistant is
 unavailable" (the turn's last-resort catch) instead of the clear refusal the policy owes.
 
-Size: ``LIGHTNOTE_FUZZ_EXAMPLES`` per tool (30 here; ``make reliability`` runs more).
+Size: ``LIGHTNOTE_FUZZ_EXAMPLES`` per tool (``tests.test_api_fuzz.FUZZ``: 30 here; ``make
+reliability`` runs more).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import os
 import uuid
-from datetime import datetime
 from typing import Any
-from zoneinfo import ZoneInfo
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from agent.policy import enforce_tool_policy
-from agent.tools import ToolContext, registry
+from agent.tools import registry
 from lightnote.errors import LightNoteError
 from notes.services import note_create
+from tests.test_api_fuzz import FUZZ, json_values
+from tests.test_tool_policy import context_for
 from todos.services import todo_create
-
-EXAMPLES = int(os.environ.get("LIGHTNOTE_FUZZ_EXAMPLES", "30"))
-SHANGHAI = ZoneInfo("Asia/Shanghai")
-NOW = datetime(2026, 12, 2, 14, 0, tzinfo=SHANGHAI)
 
 pytestmark = pytest.mark.django_db
 
@@ -62,22 +58,7 @@ PHRASES = [
 
 
 def _values(known: list[Any]) -> st.SearchStrategy[Any]:
-    leaves = st.one_of(
-        st.none(),
-        st.booleans(),
-        st.integers(min_value=-(2**70), max_value=2**70),
-        st.floats(allow_nan=True, allow_infinity=True),
-        st.text(max_size=30),
-        st.sampled_from(PHRASES + known),
-    )
-    return st.recursive(
-        leaves,
-        lambda children: (
-            st.lists(children, max_size=3)
-            | st.dictionaries(st.text(max_size=8), children, max_size=3)
-        ),
-        max_leaves=8,
-    )
+    return json_values(PHRASES + known, non_finite=True)
 
 
 def _typed(schema: dict[str, Any], known: list[Any]) -> st.SearchStrategy[Any]:
@@ -170,20 +151,9 @@ def test_any_proposal_is_prepared_or_refused_with_the_policys_own_error(
     tool = registry.get(tool_name)
     assert tool is not None
     internal = registry.is_internal(tool_name)  # compensation-only: an undo prepares it
-    context = ToolContext(
-        actor=user,
-        subject=user,
-        session_id="8d4c8a9e-0000-4000-8000-000000000001",
-        locale="zh-CN",
-        now=NOW,
-        zone=SHANGHAI,
-    )
+    context = context_for(user)
 
-    @settings(
-        max_examples=EXAMPLES,
-        deadline=None,
-        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-    )
+    @FUZZ
     @given(
         args=_proposals(tool, known),
         locale=st.sampled_from(["zh-CN", "en"]),
@@ -264,11 +234,7 @@ def test_any_mcp_call_answers_a_result_or_an_error_with_a_code(
         max_size=3,
     )
 
-    @settings(
-        max_examples=EXAMPLES,
-        deadline=None,
-        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-    )
+    @FUZZ
     @given(arguments=st.one_of(proposals, named))
     def one_call(arguments: Any) -> None:
         answer = gateway.call_tool(caller, name, arguments)
