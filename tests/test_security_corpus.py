@@ -414,8 +414,15 @@ FORM_PATHS = [
     "/chat/status/",
     "/chat/reissue/",
     "/chat/reply/",
+    "/chat/choose/",
+    "/chat/edit/",
+    "/chat/undo/",
     "/chat/new/",
     "/chat/language/",
+    "/chat/conversations/older/",
+    "/chat/{session_id}/",
+    "/chat/{session_id}/rename/",
+    "/chat/{session_id}/delete/",
     "/todos/",
     "/todos/trash/",
     "/todos/{todo_id}/",
@@ -445,7 +452,13 @@ FORM_FIELDS = [
     "q",
     "status",
     "page",
+    "card_id",
+    "candidate_id",
+    "cursor",
+    "older",
+    "conversation",
 ]
+QUERY_FIELDS = ["q", "status", "page", "cursor", "older", "conversation"]
 FORM_VALUES = ["", "\x00", "x" * 100_000, "-1", "1480-02-09T08:59", "posix/Asia/Shanghai", "%FF"]
 
 
@@ -462,7 +475,7 @@ def test_no_form_endpoint_answers_hostile_input_with_a_5xx(
             for value in FORM_VALUES:
                 form = dict.fromkeys(FORM_FIELDS, value)
                 for response in (
-                    browser.get(path, {name: value for name in ("q", "status", "page")}),
+                    browser.get(path, dict.fromkeys(QUERY_FIELDS, value)),
                     browser.post(path, form),
                     browser.post(path, form, HTTP_HX_REQUEST="true"),
                 ):
