@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from agent import card_transitions, lifecycle
 from agent.card_issuing import prepared_fields
+from agent.control import one_at_a_time
 from agent.derived_cards import history_row, issue_derived_card, turn_for
 from agent.models import ActionCard, AgentSession
 from agent.policy import enforce_tool_policy
@@ -39,6 +40,10 @@ define_messages(
             "This action cannot be undone yet.",
         ),
         "UNDO_ALREADY_DONE": ("这个操作已经撤销过了。", "This action was already undone."),
+        "UNDO_BUSY": (
+            "这个操作的撤销正在准备中，请稍后再试。",
+            "An undo of this action is being prepared; try again in a moment.",
+        ),
         "UNDO_VERSION_CONFLICT": (
             "该项目在操作之后又被修改过，不能撤销，以免覆盖新的修改。",
             "The item changed after this action; undoing it would overwrite that change.",
@@ -78,12 +83,22 @@ def undo(
     Needs: ``session`` belongs to the caller, and the admin read-only check has run.
     Raises 404 ``CARD_NOT_FOUND``; 409 ``UNDO_NOT_SUCCEEDED`` (with ``state``),
     ``UNDO_ALREADY_DONE``, ``UNDO_NOT_AVAILABLE``, ``UNDO_VERSION_CONFLICT`` (the item
-    changed since); 410 ``CONFIRMATION_EXPIRED`` after ``LIGHTNOTE_UNDO_WINDOW``; the
-    tool's own codes (e.g. 404 ``TODO_NOT_FOUND``); 429; 503.
+    changed since), ``UNDO_BUSY`` (another undo of it still being issued after 3 s); 410
+    ``CONFIRMATION_EXPIRED`` after ``LIGHTNOTE_UNDO_WINDOW``; the tool's own codes (e.g. 404
+    ``TODO_NOT_FOUND``); 429; 503.
     """
     row = history_row(
         ActionCard, card_id=card_id, session=session, actor=actor, related=("receipt", "message")
     )
+    # Undos of one card are issued one at a time, so "one live undo per card" holds when
+    # requests race too (a double click): each finds the one before it and withdraws it.
+    with one_at_a_time(f"undo:{row.id}", busy_code="UNDO_BUSY"):
+        return _issue_undo(request=request, actor=actor, session=session, row=row, locale=locale)
+
+
+def _issue_undo(
+    *, request: Any, actor: ActorContext, session: AgentSession, row: ActionCard, locale: str
+) -> dict[str, Any]:
     compensation = _compensation_for(row)
     turn = turn_for(request=request, actor=actor, row=row, session=session, locale=locale)
     prepared = enforce_tool_policy(

@@ -8,7 +8,9 @@ it here, so a card, a continuation or a rate-limit check all fail closed with on
 
 from __future__ import annotations
 
+import contextlib
 import secrets
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -124,3 +126,48 @@ def confirmation_store() -> Iterator[None]:
         yield
     except store.StoreUnavailable as exc:
         raise store_unavailable() from exc
+
+
+# --- One at a time ------------------------------------------------------------------------
+
+LEASE_KEY_PREFIX = "ln:lease:"
+_LEASE_HELD = "held"
+_LEASE_DONE = "done"
+
+
+@contextmanager
+def one_at_a_time(
+    name: str, *, busy_code: str, ttl_ms: int = 10_000, wait_ms: int = 3_000
+) -> Iterator[None]:
+    """Run the block while no other request runs a block of the same ``name``.
+
+    A lease in the control store (created only if absent, with ``ttl_ms``), so requests on
+    any process or machine take turns; a request that finds it held waits for it, polling,
+    up to ``wait_ms``, then answers 409 ``busy_code`` (with ``Retry-After``). The lease is
+    given back by this holder only (a compare-and-set on its attempt id); a holder that dies
+    leaves it to expire after ``ttl_ms``, so a block must take far less than that. Neither
+    a database transaction nor a lock is held while waiting. 503 when the store cannot answer.
+    """
+    key = store.record_key(LEASE_KEY_PREFIX, name)
+    holder = {"holder": secrets.token_hex(16)}
+    deadline = time.monotonic() + wait_ms / 1000
+    with confirmation_store():
+        while not store.record_create(
+            key, state=_LEASE_HELD, record_json=canonical_json(holder), ttl_ms=ttl_ms
+        ).created:
+            if time.monotonic() >= deadline:
+                raise LightNoteError(busy_code, status=409, headers={"Retry-After": "1"})
+            time.sleep(0.02)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(store.StoreUnavailable):  # else it expires after ttl_ms
+            store.record_transition(
+                key,
+                from_states=(_LEASE_HELD,),
+                to_state=_LEASE_DONE,
+                expect_record=holder,  # only this holder gives it back
+                ttl_ms=1,  # gone at once: the next request may take it
+                now_ms=store.now_ms(),
+                with_fields=False,
+            )

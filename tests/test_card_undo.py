@@ -3,14 +3,19 @@ compensating action of a succeeded card, within LIGHTNOTE_UNDO_WINDOW, version-c
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.db import connections
 from django.utils import timezone
+from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from agent.models import ActionCard, ActionReceipt
+from lightnote.errors import LightNoteError
 from lightnote.models import AuditEvent
 from tests.agent_helpers import (
     confirm,
@@ -24,6 +29,7 @@ from todos import services as todo_services
 from todos.models import Todo
 
 UNDO_URL = "/api/v1/agent/confirmations/undo/"
+RACERS = 8
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -161,3 +167,75 @@ def test_asking_for_an_undo_twice_leaves_one_live_undo_card(user: Any) -> None:
     assert ActionCard.objects.get(id=first["card_id"]).state == "voided"
     assert confirm(flow.client, second["token"], flow.session_id).json()["outcome"]["ok"] is True
     assert Todo.objects.count() == 0
+
+
+@pytest.mark.services
+def test_undo_requests_racing_for_one_card_leave_one_live_undo_card(
+    user: Any, settings: Any
+) -> None:
+    """A double click (here eight requests at once, real threads on MariaDB and Redis):
+    every request gets a card, as if they came one after another, and only the last one
+    issued stays live; the others answer 410, and the undo runs once."""
+    settings.LIGHTNOTE_RATE_LIMIT_CARDS = "1000/m"
+    flow = flow_with_card(user)
+    assert flow.confirm().json()["outcome"]["ok"] is True
+    key = Token.objects.get(user=user).key
+    barrier = threading.Barrier(RACERS)
+
+    def ask(_: int) -> Any:
+        try:
+            client = APIClient()
+            client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+            barrier.wait(timeout=30)
+            return undo(client, flow.card["card_id"], flow.session_id)
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=RACERS) as pool:
+        answers = list(pool.map(ask, range(RACERS)))
+
+    assert [answer.status_code for answer in answers] == [200] * RACERS
+    issued = [answer.json()["card"] for answer in answers]
+    rows = ActionCard.objects.filter(compensates_id=flow.card["card_id"])
+    assert rows.count() == RACERS
+    [live] = rows.filter(state=ActionCard.State.READY)
+    assert set(rows.exclude(id=live.id).values_list("void_reason", flat=True)) == {"superseded"}
+    for card in issued:
+        answer = confirm(flow.client, card["token"], flow.session_id)
+        if card["card_id"] == str(live.id):
+            assert answer.json()["outcome"]["ok"] is True, answer.content
+        else:
+            assert (answer.status_code, error_code(answer)) == (410, "CONFIRMATION_EXPIRED")
+    assert Todo.objects.count() == 0
+    assert ActionReceipt.objects.filter(action_id=live.id).count() == 1
+
+
+def test_an_undo_waits_for_one_being_issued_and_then_answers_busy(user: Any) -> None:
+    """The turn-taking lease (``agent.control.one_at_a_time``): held by another request,
+    an undo waits, then answers 409 UNDO_BUSY with Retry-After; once given back, it goes on;
+    a holder that never gives it back is outlived by its TTL."""
+    from agent import control
+
+    flow = flow_with_card(user)
+    assert flow.confirm().json()["outcome"]["ok"] is True
+    name = f"undo:{flow.card['card_id']}"
+    with control.one_at_a_time(name, busy_code="UNDO_BUSY"):
+        busy = undo(flow.client, flow.card["card_id"], flow.session_id)
+    assert (busy.status_code, error_code(busy)) == (409, "UNDO_BUSY")
+    assert busy["Retry-After"] == "1"
+    assert not ActionCard.objects.filter(compensates__isnull=False).exists()
+    assert undo(flow.client, flow.card["card_id"], flow.session_id).status_code == 200
+
+    with (
+        control.one_at_a_time("held-by-the-test", busy_code="X_BUSY"),
+        pytest.raises(LightNoteError) as refused,
+        control.one_at_a_time("held-by-the-test", busy_code="X_BUSY", wait_ms=50),
+    ):
+        pass
+    assert (refused.value.code, refused.value.status) == ("X_BUSY", 409)
+
+    # A holder that died: its lease expires after its ttl, and the next request takes it.
+    lease = control.store.record_key(control.LEASE_KEY_PREFIX, "abandoned")
+    control.store.record_create(lease, state="held", record_json='{"holder":"gone"}', ttl_ms=100)
+    with control.one_at_a_time("abandoned", busy_code="X_BUSY", wait_ms=2_000):
+        pass

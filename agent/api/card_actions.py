@@ -184,7 +184,9 @@ class EditView(TokenCardView):
     "overwritten. A card that did not succeed: 409 UNDO_NOT_SUCCEEDED; already undone: "
     "409 UNDO_ALREADY_DONE; an action with no undo: 409 UNDO_NOT_AVAILABLE; the item "
     "changed since: 409 UNDO_VERSION_CONFLICT; after the window: 410. An undo card issued "
-    "earlier and still ready is voided (one live undo per card).",
+    "earlier and still ready is voided (one live undo per card); requests for one card's "
+    "undo are issued one at a time, so a double click leaves one live undo card too (one "
+    "still waiting after 3 s: 409 UNDO_BUSY with Retry-After).",
     request=UndoRequestSerializer,
     ok={200: CardResponseSerializer},
     codes={
@@ -195,6 +197,7 @@ class EditView(TokenCardView):
             "UNDO_ALREADY_DONE",
             "UNDO_NOT_AVAILABLE",
             "UNDO_VERSION_CONFLICT",
+            "UNDO_BUSY",
         ),
         410: ("CONFIRMATION_EXPIRED",),
         503: ("CONFIRMATION_STORE_UNAVAILABLE",),
