@@ -1,5 +1,6 @@
-"""The agent's records in the control store: their key names, and the 503 the agent answers
-when the store cannot (``CONFIRMATION_STORE_UNAVAILABLE``).
+"""The agent's records in the control store: their key names, the 503 the agent answers
+when the store cannot (``CONFIRMATION_STORE_UNAVAILABLE``), and a turn-taking lease
+(:func:`one_at_a_time`).
 
 :mod:`lightnote.store` knows no record kind and raises the neutral
 :class:`~lightnote.store.StoreUnavailable`; every agent function that reaches the store maps
@@ -144,7 +145,7 @@ def one_at_a_time(
     A lease in the control store (created only if absent, with ``ttl_ms``), so requests on
     any process or machine take turns; a request that finds it held waits for it, polling,
     up to ``wait_ms``, then answers 409 ``busy_code`` (with ``Retry-After``). The lease is
-    given back by this holder only (a compare-and-set on its attempt id); a holder that dies
+    given back by this holder only (a compare-and-set on its holder id); a holder that dies
     leaves it to expire after ``ttl_ms``, so a block must take far less than that. Neither
     a database transaction nor a lock is held while waiting. 503 when the store cannot answer.
     """
