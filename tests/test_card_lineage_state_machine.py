@@ -21,15 +21,12 @@ embedded pass runs it on SQLite + fakeredis, the services pass on MariaDB + Redi
 
 from __future__ import annotations
 
-import os
 import uuid
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
-from hypothesis import HealthCheck, Phase
-from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     Bundle,
@@ -43,12 +40,12 @@ from hypothesis.stateful import (
 from agent.models import ActionCard, ActionReceipt, AgentSession
 from lightnote.redis import get_redis
 from tests.agent_helpers import confirm, error_code, reject, send_message, token_client
+from tests.test_confirm_state_machine import MACHINE_SETTINGS
 from todos import services as todo_services
 from todos.models import Todo
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-EXAMPLES = int(os.environ.get("LIGHTNOTE_HYPOTHESIS_EXAMPLES", "25"))
 EDIT_URL = "/api/v1/agent/confirmations/edit/"
 UNDO_URL = "/api/v1/agent/confirmations/undo/"
 CHOOSE_URL = "/api/v1/agent/choices/choose/"
@@ -261,13 +258,5 @@ def test_edits_undos_and_rejections_keep_each_card_to_one_execution(settings: An
     settings.LIGHTNOTE_RATE_LIMIT_CARDS = "100000/m"
     run_state_machine_as_test(
         CardLineage,
-        settings=hypothesis_settings(
-            max_examples=EXAMPLES,
-            stateful_step_count=20,
-            deadline=None,
-            derandomize=True,  # the same examples on every run and in CI
-            database=None,
-            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-            phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
-        ),
+        settings=MACHINE_SETTINGS,
     )

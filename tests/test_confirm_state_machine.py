@@ -63,6 +63,17 @@ from todos.models import Todo
 pytestmark = pytest.mark.django_db(transaction=True)
 
 EXAMPLES = int(os.environ.get("LIGHTNOTE_HYPOTHESIS_EXAMPLES", "25"))
+# Shared with tests/test_card_lineage_state_machine.py.
+MACHINE_SETTINGS = hypothesis_settings(
+    max_examples=EXAMPLES,
+    stateful_step_count=20,
+    deadline=None,
+    derandomize=True,  # the same examples on every run and in CI
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+    # No "explain" phase: it traces every line of every replay, far too slow here.
+    phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
+)
 SETTLED = ("succeeded", "failed", "unknown")
 RUNNING = ("running_dead", "running_executed")
 
@@ -342,14 +353,5 @@ def test_the_confirmation_protocol_executes_each_card_at_most_once(settings: Any
     settings.LIGHTNOTE_RATE_LIMIT_CONFIRMS = "100000/m"  # the limiter is not modelled here
     run_state_machine_as_test(
         ConfirmationProtocol,
-        settings=hypothesis_settings(
-            max_examples=EXAMPLES,
-            stateful_step_count=20,
-            deadline=None,
-            derandomize=True,  # the same examples on every run and in CI
-            database=None,
-            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-            # No "explain" phase: it traces every line of every replay, far too slow here.
-            phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
-        ),
+        settings=MACHINE_SETTINGS,
     )

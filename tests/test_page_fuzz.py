@@ -23,34 +23,11 @@ from hypothesis import strategies as st
 
 from tests.agent_helpers import card_via_message, open_session
 from tests.test_api_fuzz import FUZZ, ODD_STRINGS
+from tests.test_security_corpus import FORM_FIELDS
 
 pytestmark = pytest.mark.django_db
 
-FIELDS = [
-    "text",
-    "token",
-    "card_id",
-    "candidate_id",
-    "session_id",
-    "continuation_token",
-    "title",
-    "description",
-    "content",
-    "tags",
-    "due_at",
-    "priority",
-    "status",
-    "version",
-    "action",
-    "time_zone",
-    "language",
-    "next",
-    "name",
-    "q",
-    "page",
-    "older",
-    "conversation",
-]
+FIELDS = FORM_FIELDS  # the fields the pages read (tests/test_security_corpus.py)
 
 
 def _walk(patterns: list[Any], prefix: str = "") -> list[str]:
