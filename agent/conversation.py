@@ -294,18 +294,22 @@ def handle_message(
             ],
         },
     )
-    # The turn's writes, one transaction: the messages, the cards' rows, their
-    # ``card.issued`` audit rows and the session's touch (lightnote.write_statements: one
-    # round trip on MariaDB, BEGIN and COMMIT included). Choice rows and a guard's audit row
-    # are the ORM's: a turn with them writes statement by statement in one transaction.
-    first = [insert_statement([user_message, message])]
+    # The turn's writes, one transaction: the session's touch, the messages, the cards'
+    # rows and their ``card.issued`` audit rows (lightnote.write_statements: one round trip
+    # on MariaDB, BEGIN and COMMIT included). Choice rows and a guard's audit row are the
+    # ORM's: a turn with them writes statement by statement in one transaction.
+    # The touch comes first: it takes the session row's write lock before the inserts'
+    # foreign-key checks take their shared one, so two turns of one conversation at once
+    # (two tabs) wait for each other instead of deadlocking (each holding the shared lock,
+    # each then asking for the write lock: MariaDB would refuse one with a 503).
+    first = [
+        sessions.touch_statement(session=session, first_text=text, pending_until=pending_until),
+        insert_statement([user_message, message]),
+    ]
     if turn.card_rows:
         first.append(lifecycle.issued_statement(turn.card_rows, message=message))
     audit = turn.audit_statement()
     rest = [audit] if audit is not None else []
-    rest.append(
-        sessions.touch_statement(session=session, first_text=text, pending_until=pending_until)
-    )
     commits = not connection.in_atomic_block
     committing = False
     try:
