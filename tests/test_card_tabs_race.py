@@ -78,7 +78,9 @@ def test_tabs_racing_on_one_card_leave_one_decision(
     with ThreadPoolExecutor(max_workers=TABS) as pool:
         answers = list(pool.map(tab, mix))
 
-    assert all(status < 500 for _, status, _ in answers), answers
+    # The losers answer with what happened: running (202), the settled outcome or state
+    # (200), refused (409: rejected, already claimed) or gone (410: replaced, voided).
+    assert {status for _, status, _ in answers} <= {200, 202, 409, 410}, answers
     executed = ActionReceipt.objects.filter(action_id=flow.card["card_id"]).count()
     rejected = any(a == "reject" and s == 200 for a, s, _ in answers)
     replaced = [body["card"] for a, s, body in answers if a in ("edit", "reissue") and s == 200]
