@@ -24,12 +24,21 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+import redis
 from redis.cluster import RedisCluster
 from redis.commands.core import Script
 from redis.exceptions import NoScriptError
 
 from lightnote.redis import STORE_ERRORS, get_redis
 from lightnote.redis_scripts import script_text
+
+_pack_command: Callable[[tuple[Any, ...]], bytes] | None
+try:
+    import hiredis
+
+    _pack_command = hiredis.pack_command  # type: ignore[assignment]  # its stub says a 1-tuple
+except ImportError:  # redis-py then packs in Python; ``_call`` uses its own path
+    _pack_command = None
 
 logger = logging.getLogger(__name__)
 
@@ -133,6 +142,55 @@ def _script(name: str, client: Any) -> Script:
     return script
 
 
+def _call(script: Script, keys: list[str], args: list[str], client: Any) -> Any:
+    """Run ``script`` once on ``client``: :func:`_evalsha` on a plain redis-py client, else
+    the client's own ``Script`` call (fakeredis, a pipeline, a cluster)."""
+    if _pack_command is not None and type(client) is redis.Redis:
+        return _evalsha(script, keys, args, client, pack=_pack_command)
+    return script(keys=keys, args=args, client=client)
+
+
+def _evalsha(
+    script: Script,
+    keys: list[str],
+    args: list[str],
+    client: redis.Redis,
+    *,
+    pack: Callable[[tuple[Any, ...]], bytes],
+) -> Any:
+    """``EVALSHA``, sent as redis-py sends a command, but packed by hiredis in one call.
+
+    redis-py encodes each argument in Python before hiredis packs them, and a transition
+    takes 25: that loop cost about as much Python as the rest of the call (measured in
+    docs/performance.md). Everything else is redis-py's own: a connection from the client's
+    pool and back, the client's retry policy around the send and the read (an attempt that
+    fails closes the connection; the scripts are written to be re-sent), its reply parsing
+    (an error reply raises). A server that lacks the script (NOSCRIPT: after a restart or
+    ``SCRIPT FLUSH``) gets it loaded, then the call runs once more, as ``Script`` does.
+    Arguments are strings (the scripts' interface).
+    """
+    pool = client.connection_pool
+    connection = pool.get_connection()
+
+    def run() -> Any:
+        packed = [pack(("EVALSHA", script.sha, len(keys), *keys, *args))]
+
+        def attempt() -> Any:
+            connection.send_packed_command(packed)
+            return client.parse_response(connection, "EVALSHA")
+
+        return connection.retry.call_with_retry(attempt, lambda error: connection.disconnect())
+
+    try:
+        try:
+            return run()
+        except NoScriptError:
+            script.sha = client.script_load(script.script)
+            return run()
+    finally:
+        pool.release(connection)
+
+
 def run_script(
     name: str,
     *,
@@ -162,10 +220,10 @@ def run_script(
             if isinstance(client, RedisCluster):
                 raise ValueError("a counter rides in a script only on a single Redis")
             keys = [key, index.index_key if index is not None else key, counter_key]
-            return script(keys=keys, args=args, client=client)
+            return _call(script, keys, args, client)
         if index is None:
             # ``client=`` matters: settings may point at another server (tests, a cluster).
-            return script(keys=[key], args=args, client=client)
+            return _call(script, [key], args, client)
         if isinstance(client, RedisCluster):
             # The index lives in another slot: the script on the record alone, then the
             # index change (two round trips on Cluster).
@@ -178,7 +236,7 @@ def run_script(
         boarded = list(riders)
         riders.clear()
         if not boarded:
-            return script(keys=keys, args=args, client=client)
+            return _call(script, keys, args, client)
         pipe = client.pipeline(transaction=False)
         # EVALSHA by hand: a redis-py Script in a pipeline costs a SCRIPT EXISTS round trip
         # on every execute. A server that lacks the script answers NOSCRIPT without running
@@ -193,7 +251,7 @@ def run_script(
             elif isinstance(rider_reply, Exception):
                 logger.warning("best-effort script %s on %s: %s", rider, rider_key, rider_reply)
         if isinstance(reply, NoScriptError):
-            return script(keys=keys, args=args, client=client)
+            return _call(script, keys, args, client)
         if isinstance(reply, Exception):
             raise reply
         return reply
@@ -234,7 +292,7 @@ def scripts_run(calls: Iterable[ScriptCall], *, alias: str = "default") -> list[
         client = get_redis(alias)
         if isinstance(client, RedisCluster) or len(batch) < 2:
             return [
-                _script(call.name, client)(keys=[call.key], args=list(call.args), client=client)
+                _call(_script(call.name, client), [call.key], list(call.args), client)
                 for call in batch
             ]
         pipe = client.pipeline(transaction=False)

@@ -348,6 +348,52 @@ def test_a_transition_without_fields_answers_its_status_alone() -> None:
     assert (missing.status, missing.fields) == (store.TransitionStatus.MISSING, None)
 
 
+def test_a_script_the_server_lost_is_loaded_again_and_runs_once() -> None:
+    """After a Redis restart or ``SCRIPT FLUSH`` the server answers NOSCRIPT: the script is
+    loaded again and the call runs once (the claim is made, not made twice)."""
+    key = new_key()
+    make_owned_record(key)
+    get_redis().script_flush()
+    won = claim(key, "attempt-1")
+    assert won.status is store.TransitionStatus.TRANSITIONED
+    assert raw_fields(key)["attempt"] == "attempt-1"
+    again = claim(key, "attempt-2")
+    assert again.status is store.TransitionStatus.REFUSED
+
+
+@pytest.mark.services
+def test_a_script_call_on_real_redis_packs_in_one_call_and_survives_dropped_connections(
+    monkeypatch: Any,
+) -> None:
+    """On a plain redis-py client the scripts go through ``store_scripts._evalsha`` (hiredis
+    packs the whole command); connections the server dropped are replaced, and the reply
+    is the script's."""
+    packed: list[tuple[Any, ...]] = []
+    real_pack = store_scripts._pack_command
+    assert real_pack is not None  # redis[hiredis] is a requirement
+
+    def spy(command: tuple[Any, ...]) -> bytes:
+        packed.append(command)
+        return real_pack(command)
+
+    warm = new_key()
+    make_owned_record(warm)
+    claim(warm, "warm-up")  # the script is loaded; a pooled connection to drop
+    key = new_key()
+    make_owned_record(key)
+    monkeypatch.setattr(store_scripts, "_pack_command", spy)
+    killer = redis.Redis.from_url(settings.REDIS_URL)
+    try:
+        killer.client_kill_filter(_type="normal", skipme=True)
+    finally:
+        killer.close()
+    won = claim(key, "attempt-1")
+    assert won.status is store.TransitionStatus.TRANSITIONED
+    assert [command[0] for command in packed] == ["EVALSHA"]
+    assert packed[0][3] == key  # EVALSHA sha numkeys key ...
+    assert claim(key, "attempt-1").status is store.TransitionStatus.ALREADY
+
+
 def test_the_transition_script_refuses_an_odd_number_of_expected_values() -> None:
     key = new_key()
     make_owned_record(key)
