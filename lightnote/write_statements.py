@@ -50,6 +50,7 @@ from django.db import (
 from django.db.models import AutoField, Field, Model
 
 from lightnote import request_counters
+from lightnote.field_values import field_reader, field_writer
 
 
 class CommitUnknown(DatabaseError):
@@ -131,13 +132,11 @@ def insert_statement(
         table = quote(model._meta.db_table)
         columns = ", ".join(quote(field.column) for field in fields)
         sql = f"INSERT INTO {table} ({columns}) VALUES {', '.join([row] * len(objs))}"  # noqa: S608
-        built = cache[shape] = (sql, fields)
-    sql, fields = built
-    params = [
-        field.get_db_prep_save(field.pre_save(obj, True), connection)
-        for obj in objs
-        for field in fields
-    ]
+        # Each field's pre_save and get_db_prep_save, the same values for less Python.
+        values = [(field_reader(field), field_writer(field, connection)) for field in fields]
+        built = cache[shape] = (sql, values)
+    sql, values = built
+    params = [write(read(obj)) for obj in objs for read, write in values]
 
     def done(result: Result) -> None:
         if database_key and len(objs) == 1:
@@ -209,6 +208,15 @@ class ConditionalUpdate:
             )
         return sql
 
+    def _writers(self, connection: Any) -> list[Callable[[Any], Any]]:
+        cache = _connection_cache(connection)
+        writers = cache.get((self, "writers"))
+        if writers is None:
+            writers = cache[(self, "writers")] = [
+                field_writer(field, connection) for field in self.fields
+            ]
+        return writers
+
     def statement(
         self,
         key: Any,
@@ -226,7 +234,8 @@ class ConditionalUpdate:
         alias = using or router.db_for_write(self.model)
         connection = connections[alias]
         params = [
-            field.get_db_prep_save(_key_of(values[field.name]), connection) for field in self.fields
+            write(_key_of(values[field.name]))
+            for field, write in zip(self.fields, self._writers(connection), strict=True)
         ]
         convert = self.set_params_as
         params.extend(
