@@ -382,11 +382,24 @@ def test_a_script_call_on_real_redis_packs_in_one_call_and_survives_dropped_conn
     key = new_key()
     make_owned_record(key)
     monkeypatch.setattr(store_scripts, "_pack_command", spy)
+    # Drop this process's idle pooled connections from the server's side (a restart would),
+    # and only those: other clients of the server are left alone.
+    pooled = get_redis().connection_pool._available_connections
+    addresses = {
+        ":".join(str(part) for part in c._sock.getsockname()[:2])
+        for c in pooled
+        if c._sock is not None
+    }
     killer = redis.Redis.from_url(settings.REDIS_URL)
     try:
-        killer.client_kill_filter(_type="normal", skipme=True)
+        dropped = [
+            killer.client_kill_filter(_id=client["id"])
+            for client in killer.client_list()
+            if client["addr"] in addresses
+        ]
     finally:
         killer.close()
+    assert dropped
     won = claim(key, "attempt-1")
     assert won.status is store.TransitionStatus.TRANSITIONED
     assert [command[0] for command in packed] == ["EVALSHA"]
