@@ -4,9 +4,10 @@ The ORM builds and compiles a query object for every ``bulk_create``, ``create``
 ``update`` (for a confirm's three bookkeeping writes, measured on MariaDB, more Python than
 the statements take to run). The confirm and the card-issuing turn write a fixed set of row
 shapes, so here each statement's SQL is built once per database alias and shape, from the
-model's own field metadata; a call only converts its values with the fields' own
-``get_db_prep_save`` (the conversion the ORM applies: JSON, UUIDs, time zones, foreign keys)
-and executes.
+model's own field metadata; a call only converts its values (the ORM's ``pre_save`` and
+``get_db_prep_save`` values: JSON, UUIDs, time zones, foreign keys, through
+``lightnote.field_values``, which skips the ORM's generic chain for plain values) and
+executes.
 
 Same meaning as the ORM calls they replace: an insert fills each field as ``bulk_create``
 does (``pre_save`` with ``add=True``, so defaults and ``auto_now_add`` apply), an update sets

@@ -400,6 +400,7 @@ def test_a_script_call_on_real_redis_packs_in_one_call_and_survives_dropped_conn
     finally:
         killer.close()
     assert dropped
+    assert all(count == 1 for count in dropped)  # each named connection was closed
     won = claim(key, "attempt-1")
     assert won.status is store.TransitionStatus.TRANSITIONED
     assert [command[0] for command in packed] == ["EVALSHA"]
