@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 CORPUS_DIR = Path(__file__).parent / "data" / "guard_corpus"
-SPLITS = ("tune", "heldout")
+SPLITS = ("tune", "heldout", "probes")
 FIGURES: list[str] = []
 
 
@@ -21,7 +21,7 @@ class Reply:
     lang: str  # "zh" | "en"
     kind: str  # create | update | status | delete | other | any | -
     text: str
-    split: str  # "tune" | "heldout"
+    split: str  # "tune" | "heldout" | "probes"
 
     @property
     def is_claim(self) -> bool:

@@ -196,6 +196,25 @@ def test_final_reply_loses_only_the_unbacked_clause() -> None:
     assert verdict.removed == ("已删除",)
 
 
+@pytest.mark.parametrize(
+    ("reply", "locale"),
+    [
+        ("你那条「健身计划」笔记，我已经在末尾加上了新的训练安排。", "zh-CN"),
+        ('That "Fitness plan" one — I\'ve added the new workouts.', "en"),
+        ('Yep, "Fitness plan" — done ✔', "en"),
+    ],
+)
+def test_a_claim_about_the_item_its_sentence_put_first_names_that_item(
+    reply: str, locale: str
+) -> None:
+    # The focus (the one confirmed create) backs a claim naming no item, not one whose
+    # sentence named another item before it.
+    created = backing("create", "周会纪要")
+    assert guard_reply(reply, backings=[created], focus=created, locale=locale).replaced
+    same = backing("create", "健身计划" if locale == "zh-CN" else "Fitness plan")
+    assert not guard_reply(reply, backings=[same], focus=same, locale=locale).replaced
+
+
 def test_sweeping_claim_is_never_backed() -> None:
     deleted = backing("delete", "旧文件")
     verdict = guard_reply("已删除你所有的待办。", backings=[deleted], locale="zh-CN")
@@ -348,7 +367,8 @@ def test_a_title_read_this_turn_is_an_item_even_without_quotes() -> None:
         ("我已经“删除”了它。", "delete"),
         ('I "deleted" it.', "delete"),
         ("I have gone and deleted it.", "delete"),
-        ("Creation successful.", None),
+        ("Creation successful.", "create"),
+        ("Deletion successful!", "delete"),
         ("已为你订好了。", "create"),
         ("已将「健身打卡」设为已完成。", "status"),
         ("I've set it to done.", "status"),

@@ -4,7 +4,7 @@
 runs every reply of the corpus through the API with a scripted model in the four situations
 of the issue — a write turn with a card, a write turn without one, a read-only turn, and the
 final reply after a confirmed create — in the embedded pass only (CI budget). The figures,
-per language and split (tune / held-out), are printed at the end of the run.
+per language and split (tune / held-out / probes), are printed at the end of the run.
 """
 
 from __future__ import annotations

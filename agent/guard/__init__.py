@@ -57,6 +57,22 @@ _BARE_STATUS = re.compile(
     re.IGNORECASE,
 )
 _DONE_LABEL = re.compile(r"(?:completed|done|finished|已完成)\s*[:：]", re.IGNORECASE)
+# "笔记里写着：…" / "Your note says: …": what follows quotes stored content (not "The
+# system says: …", which is the model's own report).
+_CONTENT_LABEL = re.compile(
+    r"(?:笔记|内容|备注|描述|原文|里面|上面|\bnotes?\b|\bcontent|\bdescription|\bmemo|\btext)"
+    r".*(?:写着|写道|写的是|内容是|内容如下|记录着|记着|提到|\bsays|\breads|\bwrites|\bstates"
+    r"|\bsaid)\s*$",
+    re.IGNORECASE,
+)
+# "已取消，这次什么也没改" / "Cancelled — nothing was changed": the card was cancelled.
+_NOTHING_CHANGED = re.compile(
+    r"什么(?:也|都)没|没有(?:做|进行)?任何(?:修改|改动|操作|变更)|未做任何|nothing\s+(?:was|has\s+been"
+    r"|got)\s+(?:changed|done|touched|modified)|no\s+changes?\s+(?:were|was|have\s+been)\s+made",
+    re.IGNORECASE,
+)
+_QUOTED_ALONE = re.compile(r"\W*[\"“](.+?)[\"”]\W*")
+_CANCELLED = re.compile(r"取消|cancell?ed", re.IGNORECASE)
 _OPEN_LABEL = re.compile(r"(?:open|pending|to\s+do|未完成|进行中|待完成)\s*[:：]", re.IGNORECASE)
 _CONDITION_HEAD = re.compile(
     r"^(?:如果|若|假如|要是|一旦|只要|等你|待你|确认后|确认之后|在你确认|你确认后|你确认之后"
@@ -105,6 +121,7 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
     all_clauses = clauses(text, titles=titles)
     hypothetical: set[int] = set()
     was_so = {clause.sentence for clause in all_clauses if _STATE_WAS_SO.search(clause.scan)}
+    unchanged = {clause.sentence for clause in all_clauses if _NOTHING_CHANGED.search(clause.scan)}
     listing = bool(_DONE_LABEL.search(text) and _OPEN_LABEL.search(text))
     for clause in all_clauses:
         if clause.sentence in hypothetical:
@@ -115,16 +132,40 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
             and text[clause.end : clause.end + 1] in ":："
         ):
             continue  # "Completed: … Open: …" labels a listing
+        if _CONTENT_LABEL.search(clause.label):
+            continue  # quoted stored content
         if _CONDITION_HEAD.match(clause.scan) and not _claims_of(clause):
             hypothetical.add(clause.sentence)  # 如果你确认，… / Once you confirm, …
             continue
+        items = clause.items or _topic_items(text, clause, all_clauses)
         found.extend(
-            FoundClaim(claim, clause, clause.items)
+            FoundClaim(claim, clause, items)
             for claim in _claims_of(clause)
             # "is already done — no need to mark it again": a state that was so before.
             if not (clause.sentence in was_so and _ALREADY_STATE.search(claim.phrase))
+            # "已取消，这次什么也没改": a cancelled card, nothing written.
+            and not (clause.sentence in unchanged and _CANCELLED.search(claim.phrase))
         )
     return found
+
+
+def _topic_items(text: str, clause: Clause, all_clauses: list[Clause]) -> tuple[str, ...]:
+    """The items the clause before names when it only names them.
+
+    "你那条「健身计划」笔记，我已经在末尾加上了…" / "That "Old notes" one — I've deleted it" /
+    ""Return book" — done": the claim is about the item its sentence put first.
+    """
+    index = all_clauses.index(clause)
+    if index == 0:
+        return ()
+    topic = all_clauses[index - 1]
+    if topic.sentence != clause.sentence or _claims_of(topic):
+        return ()
+    if topic.items:
+        return topic.items
+    # A clause that is one quoted phrase reads as speech; before a claim it names the item.
+    alone = _QUOTED_ALONE.fullmatch(text[topic.start : topic.end])
+    return (alone.group(1).strip(),) if alone else ()
 
 
 def _claims_of(clause: Clause) -> list[Claim]:

@@ -13,7 +13,12 @@ blocked := not/n't/never/no/nothing/unable/failed/without, will/'ll/would/can/co
            may/might/going to/about to/want to/ready to, if/once/when/after/until/before,
            "to be PP" | a question | "you" as the subject (you created this last week)
          | a card as object (I've prepared a card) | a past time that describes an old
-           item (was created last week, added on Monday)
+           item (was created last week, added on Monday) | the item's history (was edited
+           3 times) or someone else's change (was changed elsewhere) | a general statement
+           about a kind of item (Deleted todos go to the trash, New todos are added at the
+           top) | what follows a failure ("That failed: …") | counts a read reports
+An acknowledgement ("Great —", "Got it —") makes a state that would read as a report ("X is
+on your list", "X is marked complete") a claim.
 """
 
 from __future__ import annotations
@@ -29,13 +34,15 @@ _PARTICIPLES: dict[str, str] = {
         r"|written(?: down)?|wrote(?: down)?|put|placed|inserted|scheduled|booked|entered|filed"
         r"|registered|captured|included|appended|generated|built|drafted|started|opened|queued"
         r"|penciled(?: in)?|pencilled(?: in)?|slotted(?: in)?|got (?:it|that|this|you) down"
-        r"|imported|created and saved"
+        r"|imported|created and saved|tucked(?: away)?|stashed(?: away)?|popped(?: in)?"
     ),
     "update": (
         r"updated|changed|modified|edited|renamed|retitled|moved|rescheduled|postponed"
         r"|pushed(?: back)?|shifted|adjusted|switched|bumped(?: up| down)?|replaced|overwritten"
         r"|overwrote|revised|amended|extended|tweaked|corrected|converted|brought forward|set"
         r"|reassigned|swapped|raised|lowered|reprioriti[sz]ed|repointed|fixed"
+        r"|filled(?: in| out)?|fleshed out|populated|expanded|rewritten|rewrote|reworded"
+        r"|rephrased|shortened"
     ),
     "status": (
         r"marked|ticked(?: off)?|checked off|crossed off|crossed out|completed|finished|closed"
@@ -69,6 +76,7 @@ _BASE_RE = re.compile("|".join(f"(?P<{kind}>(?:{words})\\w*)" for kind, words in
 _ADV = (
     r"(?:just|already|now|also|successfully|quickly|finally|simply|actually|officially"
     r"|automatically|promptly|all|both|then|right away|immediately|for you|instantly|been"
+    r"|safely|securely|neatly"
     r"|gone\s+and|went\s+and|gone\s+ahead\s+and|went\s+ahead\s+and)"
 )
 _FIRST_PERSON = re.compile(
@@ -102,15 +110,18 @@ _STOP = (
     r"|let|please|to|for|of|whether|may|might|must|shall|nothing|none|nobody|never|neither"
     r"|nor|else|any|anything|recently|previously|lately|earlier|\w+n't)"
 )
+# "- [x] Created todo …": a ticked task-list box before the head reports it done.
+_TICKED = r"(?:[^\w“”\ue000]*\[[x✓✔]\])?"
 _FREE_HEAD = re.compile(
-    r"^(?:[^\w“”\ue000]*(?:ok|okay|alright|all right|sure|great|perfect|got it|right|yes|yep"
-    r"|and|also|then|just|already|now|so)\b)*[^\w“”\ue000]*"
+    rf"^{_TICKED}(?:[^\w“”\ue000]*(?:ok|okay|alright|all right|sure|great|perfect|got it|right"
+    r"|yes|yep|and|also|then|just|already|now|so)\b)*[^\w“”\ue000]*"
     r"(?:the|your|this|that|my|a|an|new)?\s*"
     rf"(?:(?!{_STOP}\b)[\w“”\ue000'-]+\s+){{0,2}}(?:just\s+|now\s+|all\s+)?(?:{_PP})\b"
 )
 _HEAD = re.compile(
-    rf"^(?:[^\w“”\ue000]*{_HEAD_WORDS}(?:\b|(?<=”))[^\w“”\ue000]*){{0,4}}(?:{_PP})\b"
+    rf"^{_TICKED}(?:[^\w“”\ue000]*{_HEAD_WORDS}(?:\b|(?<=”))[^\w“”\ue000]*){{0,4}}(?:{_PP})\b"
 )
+_NOUN_DONE = r"\s+(?:was\s+|is\s+)?(?:successful|succeeded|complete[d]?|done|finished)\b"
 _STATES = [
     (
         re.compile(
@@ -157,17 +168,58 @@ _STATES = [
     ),
     (
         re.compile(
-            r"\bnow\s+(?:shows?|reads?|appears?|lives?|sits?|has|says|lists?|includes?|contains?"
-            r"|exists?)\b"
+            r"\bnow\s+(?:shows?|reads?|appears?|lives?|sits?|has|have|says|lists?|includes?"
+            r"|contains?|exists?|shares?|carr(?:y|ies)|belongs?|points?|uses?)\b"
         ),
         None,
     ),
     (
         re.compile(
             r"\b(?:due\s+date|deadline|due\s+time|title|priority|status|name|description"
-            r"|content|time|date|reminder|tags?)\s*(?:is|are|'s|’s)\s+now\b"
+            r"|content|time|date|reminder|tags?)\s*(?:is|are|'s|’s)\s+(?:[^.;!?]*\s)?now\b"
         ),
         "update",
+    ),
+    (
+        # "is on your todo list now": the state with "now" after it
+        re.compile(
+            r"\b(?:is|are|'s|’s|'re|’re)\s+(?:in|on)\s+(?:your|the)\s+(?:[\w-]+\s+){0,2}?"
+            r"(?:list|to-?dos?|tasks|notes)\b[^.;!?]*?\bnow\b"
+        ),
+        "create",
+    ),
+    (
+        # "isn't on your list anymore"
+        re.compile(
+            r"\b(?:isn't|aren't|is\s+not|are\s+not)\s+(?:on|in)\s+(?:your|the)\s+(?:[\w-]+\s+)?"
+            r"(?:list|to-?dos?|tasks|notes)\s+(?:anymore|any\s+more|any\s+longer)\b"
+        ),
+        "delete",
+    ),
+    (re.compile(r"\b(?:is|are|'s|'re)\s+(?:now\s+)?(?:in\s+effect|effective)\b"), None),
+    (
+        # "is back to open", "is back on your list"
+        re.compile(
+            r"\b(?:is|are|'s|’s|'re|’re)\s+(?:now\s+)?back\s+(?:to\s+)?(?:open|undone|not\s+done"
+            r"|pending|incomplete|unfinished|active)\b"
+        ),
+        "status",
+    ),
+    (
+        # "has moved from Tuesday to Wednesday", "has now gone": the item changed
+        re.compile(
+            r"\b(?:has|have|'s|’s|'ve|’ve)\s+(?:now\s+|just\s+|already\s+)?(?:moved|shifted"
+            r"|changed|gone|disappeared|vanished)\b"
+        ),
+        None,
+    ),
+    (
+        # "It's in the trash now" / "it's in the bin"; not "is still in the trash"
+        re.compile(
+            r"\b(?:is|are|'s|’s|'re|’re)\s+(?:now\s+|already\s+)?in\s+(?:the\s+|your\s+)?"
+            r"(?:trash|bin|recycle\s+bin|wastebasket)\b"
+        ),
+        "delete",
     ),
     (re.compile(r"\b(?:is|are|'s|’s|'re|’re)\s+(?:now\s+)?live\b"), "create"),
     (re.compile(r"\b(?:is|are|'s|’s|'re|’re)\s+(?:now\s+)?in[\s!.]*$"), "create"),
@@ -191,14 +243,11 @@ _STATES = [
         ),
         "create",
     ),
-    (
-        re.compile(
-            r"\b(?:creation|deletion|removal|update|change|edit|save|upload|sync|rename|archiving"
-            r"|import|export)\s+(?:was\s+|is\s+)?(?:successful|succeeded|complete[d]?|done"
-            r"|finished)\b"
-        ),
-        None,
-    ),
+    # "Deletion successful": the noun says the kind.
+    (re.compile(rf"\b(?:creation|save){_NOUN_DONE}"), "create"),
+    (re.compile(rf"\b(?:deletion|removal){_NOUN_DONE}"), "delete"),
+    (re.compile(rf"\b(?:update|change|edit|rename){_NOUN_DONE}"), "update"),
+    (re.compile(rf"\b(?:upload|sync|archiving|import|export){_NOUN_DONE}"), OTHER),
     (
         re.compile(
             r"\boperation\s+(?:was\s+)?(?:successful|succeeded|complete[d]?)\b"
@@ -240,7 +289,7 @@ _YOU_SUBJECT = re.compile(
     r"(?:\s+(?:already|just|also|previously|recently|yourself|once|first|originally|last))*\s*$"
 )
 _DESCRIBED_TIME = re.compile(
-    r"^\s*(?:(?:on|in|at|during|since|by\s+you|back|earlier\s+this|last"
+    r"^\s*(?:(?:on|in(?!\s+your\b)|at|during|since|by\s+you|back|earlier\s+this|last"
     r"|this\s+(?:week|month|morning|year)|yesterday|ago|before|previously|recently|a\s+while"
     r"|over\s+the)\b"
     r"|(?:\w+\s+){0,3}(?:ago|yesterday|last\s+\w+|in\s+\d{4}|on\s+\w+day|by\s+you)\b)"
@@ -257,12 +306,61 @@ _STATE_PARTICIPLE = re.compile(
     r"|assigned|done|closed|opened)\b"
 )
 _NOTED_THAT = re.compile(r"^\s*(?:that|how|what|which)\b")
+# "was edited 3 times": the item's history, not this turn's write.
+_TIMES = re.compile(
+    r"^\s+(?:(?:\d+|two|three|four|five|six|seven|eight|nine|ten|several|many|multiple|a\s+few)"
+    r"\s+times|once|twice)\b"
+)
+_GENERIC_NOUN = r"(?:items|to-?dos|notes|tasks|entries|reminders|ones|cards|changes|edits)"
+_NOT_GENERIC = (
+    r"(?:the|your|my|our|these|those|this|that|both|all|each|every|two|three|four|five|six"
+    r"|several|some|\d+)\b"
+)
+# "Deleted todos go to the trash", "Completed tasks are hidden": a participle describing a
+# kind of item, followed by what such items do — a general statement, not a report.
+_ATTRIBUTIVE = re.compile(
+    rf"^\s+(?:(?!{_NOT_GENERIC})[a-z-]+\s+)?{_GENERIC_NOUN}\s+"
+    r"(?:are|aren't|is|isn't|can|can't|cannot|will|won't|stay|go|move|appear|count|don't|do"
+    r"|remain|show|get|may|might|should|must|have|keep|become|disappear|sit|live|need|take"
+    r"|still|also|always|usually|never|only|just|automatically)\b"
+)
+# "New todos are added to the top": the present passive of a bare plural, a habit.
+_GENERIC_SUBJECT = re.compile(
+    rf"^[^\w\ue000]*(?:(?:note|tip|fyi|ps|by\s+default)\s*[:,-]?\s*)?"
+    rf"(?:(?!{_NOT_GENERIC})[a-z-]+\s+){{0,2}}{_GENERIC_NOUN}"
+    r"(?:\s+(?:that\s+)?you\s+[a-z']+)?\s*$"
+)
+# "Great — "X" is on your list": an acknowledgement, then the state the request asked for.
+_ACKNOWLEDGED = re.compile(
+    r"^[^\w\ue000]*(?:ok|okay|alright|all right|sure|great|perfect|done|got it|all set|yep|yes"
+    r"|there you go|nice|cool|awesome|excellent)\b"
+)
+_ON_LIST = re.compile(
+    r"\b(?:is|are|'s|'re)\s+(?:on|in)\s+(?:your|the)\s+(?:[\w-]+\s+)?(?:list|to-?dos?|tasks|notes)\b"
+)
+# "That failed: the todo was changed elsewhere": what follows a failure explains it.
+_FAILURE_LABEL = re.compile(r"(?:\bfail(?:ed|ure)|\berror|失败|出错)\s*$", re.IGNORECASE)
+_ELSEWHERE = re.compile(
+    r"^\s+(?:elsewhere|meanwhile|in\s+the\s+meantime|in\s+another\s+(?:tab|window|device)"
+    r"|on\s+another\s+device|by\s+(?:someone|somebody|another|a\s+different))\b"
+)
+# "3 completed and 4 open": counts a read reports.
+_COUNTED = re.compile(
+    r"\b\d+\s+(?:completed|done|finished)\b[^.;]*\b\d+\s+(?:open|pending|left|remaining"
+    r"|not\s+done|incomplete|unfinished)\b"
+    r"|\b\d+\s+(?:open|pending|left|remaining|not\s+done|incomplete|unfinished)\b[^.;]*"
+    r"\b\d+\s+(?:completed|done|finished)\b"
+)
+# "crossed off your list": a status passive that says the list changed.
+_OFF_LIST = re.compile(r"^\s+(?:from\s+)?(?:your|the)\s+(?:[\w-]+\s+)?list\b")
 
 
 def find(clause: Clause) -> list[Claim]:
     """Return the claims of one clause read as English."""
     scan = clause.scan.lower().replace("’", "'")
     if clause.question or not re.search(r"[a-z✅✔☑]", scan) or _QUESTION_HEAD.match(scan):
+        return []
+    if _FAILURE_LABEL.search(clause.label) or _COUNTED.search(scan):
         return []
     if _STATUS_LABEL.search(clause.label) and re.fullmatch(
         r"(?:done|open|completed?|finished|pending|closed|not\s+done)[\s.!]*", scan
@@ -273,6 +371,7 @@ def find(clause: Clause) -> list[Claim]:
         return [_claim(scan, scan.strip(" .!"), kind)]
     found: list[Claim] = []
     spans: list[tuple[int, int]] = []
+    acknowledged = bool(_ACKNOWLEDGED.match(scan) or _ACKNOWLEDGED.match(clause.label.lower()))
 
     def add(match: re.Match[str], kind: str | None, start: int | None = None) -> None:
         begin = match.start() if start is None else start
@@ -303,13 +402,18 @@ def find(clause: Clause) -> list[Claim]:
             continue
         kind = _kind_of(match)
         be = match.group("be")
-        if be and not _passive_is_claim(be, match.group("adv") or "", kind, scan, match):
+        if (
+            be
+            and not acknowledged
+            and not _passive_is_claim(be, match.group("adv") or "", kind, scan, match)
+        ):
             continue
         add(match, kind)
     head = _HEAD.match(scan) or _FREE_HEAD.match(scan)
     if (
         head
         and _keeps(scan, head)
+        and not _ATTRIBUTIVE.match(scan[head.end() :])
         and not _blocked(head.group(0))
         and not _YOU_SUBJECT.search(scan[: head.start()])
     ):
@@ -320,6 +424,10 @@ def find(clause: Clause) -> list[Claim]:
                 r"\byou\s*$|\bthere\s*$", scan[: match.start()]
             ):
                 add(match, kind if kind is not None else _kind_of(match))
+    if acknowledged:
+        for match in _ON_LIST.finditer(scan):
+            if not _blocked(scan[: match.start()]):
+                add(match, "create")
     # "I created the todo and deleted the rest": more past verbs after a claim share its subject.
     if found:
         for match in re.finditer(rf"\b(?:and|then|also|plus)\s+(?:also\s+)?(?:{_PP})\b", scan):
@@ -358,13 +466,17 @@ def _keeps(scan: str, match: re.Match[str]) -> bool:
         return False
     if _CARD.match(after) or (_NOTED_THAT.match(after) and "noted" in match.group(0)):
         return False
-    return not _DESCRIBED_TIME.match(after)
+    return not (_DESCRIBED_TIME.match(after) or _TIMES.match(after) or _ELSEWHERE.match(after))
 
 
 def _passive_is_claim(be: str, adv: str, kind: str | None, scan: str, match: re.Match[str]) -> bool:
     """ "is/was + participle": a claim, except a state a read may report ("is scheduled for")."""
     if adv.strip():
         return True  # is now marked, was successfully saved, are all deleted
+    if be == "are" and _GENERIC_SUBJECT.match(scan[: match.start()]):
+        return False  # "New todos are added to the top", "Changes you confirm are applied"
+    if kind == "status" and _OFF_LIST.match(scan[match.end() :]):
+        return True  # "is crossed off your list"
     if be == "now" or re.search(r"\bnow\b", scan[match.end() :]):
         return True  # "is marked as completed now"
     # "Buy milk is marked as done": a state a read reports, unless "now"/"already" says it

@@ -7,6 +7,10 @@
     blocked := NEGATION | MODAL/FUTURE | CONDITION before the verb (没有/还未/会/将/确认后/如果)
              | 失败 / 后 / 的话 / 吧 after it | 的 right after it (已完成的待办)
              | the user as subject (你上周创建了…) | a card as object (已为你生成确认卡)
+             | the item's history (被修改过 3 次) or someone else's change (已被别人修改)
+             | what follows a failure label (执行失败：…) | a state as a read reports it
+               (目前的状态是已完成)
+    After 好了 / 搞定 in the same sentence a bare verb reports what was done (好了，截止改成后天).
 
 Verbs are a lexicon by kind (create / update / status / delete / other); Latin verbs are
 accepted between Chinese marks too ("已经 delete 了").
@@ -23,15 +27,17 @@ _VERBS: dict[str, str] = {
     "delete": ("(?:扔|放|移|丢|挪)(?:进|到|入|至)了?(?:回收站|垃圾桶|废纸篓)"),
     "create": (
         "入库|记入|计入|收进|纳入|列入|录进|创建|新建|新增|建立|建好|建了|生成|添加|添上|加入|加进|加到|加上|加好|加了|录入|记录|记下"
-        "|记上|记好|记进|记了|记住|写入|写进|写上|写好|保存|存好|存下|存入|存进|存了|储存|收录|放进|放入"
-        "|放到|插入|导入|安排上|安排好|安排了|预约|预订|订好|订了|预留|约好|登记|创立|建(?![议筑设立])|加(?=[。！!，,~～\\s]|$)"
+        "|记上|记好|记进|(?<![笔日])记(?:到|在)|存到|添到|添进|录到|排进|排入|排上|记了|记住|写入|写进|写上|写好|保存|存好|存下|存入|存进|存了|储存|收录|放进|放入"
+        "|放到|插入|导入|安排上|安排好|安排了|开(?=了一?[条个张份]?新?的?(?:待办|笔记|任务|提醒))|预约|预订|订好|订了|预留|约好|登记|创立|建(?![议筑设立])|加(?=[。！!，,~～\\s]|$)"
         r"|(?<![A-Za-z])(?:add|create|save|record|log)(?:ed|d)?(?![A-Za-z])"
     ),
     "update": (
         "修改|更改|改成|改为|改到|改好|改了|改掉|改动|改变|更新|编辑|调整|重命名|改名|移动|移到|移至"
         "|挪到|挪了|挪好|推迟|延后|延期|提前到|改期|顺延|替换|覆盖|补充|追加|设置|设为|设成|设定|命名"
-        "|更正|纠正|修正|订正|调高|调低|提高|降低|上调|下调|改高|改低"
-        "|设好|设了|调到|调成|换成|置为|置成|改(?![善进正天日])"
+        "|更正|纠正|修正|订正|调高|调低|提高|降低|上调|下调|改高|改低|提升|提为|升为|升到|降为|降到"
+        "|提到(?=最|更?高|更?低|紧急|第|[0-9０-９])|统一成|统一为|往后推|向后推|往前推|往后挪|往前挪"
+        "|推到|推后"
+        "|设好|设了|调到|调成|换成|置为|置成|补全|补齐|设回|改回|调回|调早|调晚|提早|更名|改(?![善进正天日])"
         r"|(?<![A-Za-z])(?:update|change|edit|rename|move|reschedule)(?:ed|d)?(?![A-Za-z])"
     ),
     "status": (
@@ -50,21 +56,25 @@ _VERBS: dict[str, str] = {
         r"|(?<![A-Za-z])(?:archive|share|send|sent|submit|sync|upload|pin)(?:ed|d)?(?![A-Za-z])"
     ),
     # Verbs that say something was done without saying what: backed like 搞定.
-    "any": "处理|执行|落实|操作|开启|启用|搞(?![清懂明错笑])|弄(?![清懂明错])|(?<!待)办(?![法公])",
+    "any": (
+        "处理|执行|落实|操作|开启|启用|做好|搞(?![清懂明错笑])|弄(?![清懂明错])|(?<!待)办(?![法公])"
+    ),
 }
 _VERB = re.compile(
     "|".join(f"(?P<{kind}>{pattern})" for kind, pattern in _VERBS.items()), re.IGNORECASE
 )
 
 # Marks before the verb that make it an accomplished fact.
-_DONE_BEFORE = re.compile(r"(?<!而)(?<!不得)已(?!知|读|婚|故|逾期)|被|✅|✔|☑|成功(?:地)?$")
+_DONE_BEFORE = re.compile(
+    r"(?<!而)(?<!不得)已(?!知|读|婚|故|逾期)|被|✅|✔|☑|\[[xX✓✔]\]|成功(?:地)?$"
+)
 # Right after the verb: completion or a result complement.
 _DONE_AFTER = re.compile(
     r"^(?:了|啦|喽|咯|好了|好啦|好咯|好(?=$|[\s，。！!,.~～]|的?[。！!]?$)|完了|完啦|完毕|掉了|掉啦|过了"
-    r"|成功|完成(?!的)|妥|进去了|上了|进了|到了|下来了|出来了|起来了|啦)"
+    r"|成功|完成(?!的)|妥|进去了|上了|进了|到了|下来了|出来了|起来了|啦|\s*[✅✔☑])"
 )
 # Change-of-state 了 at the end of the clause: "把它加到待办列表里了".
-_CLAUSE_FINAL_LE = re.compile(r"(?:了|啦|喽|咯)[\s。！!~～…✅🎉👍]*$")
+_CLAUSE_FINAL_LE = re.compile(r"(?:(?:了|啦|喽|咯)[\s。！!~～…✅🎉👍]*|[✅✔☑]\ufe0f?[\s。！!]*)$")
 
 _NEGATION = re.compile(
     r"没有?|未|尚未|还没|并未|从未|不(?![过少错用仅但久停断同一])|别(?!人)|无法|无须|无需|未能|没能"
@@ -81,7 +91,9 @@ _CONDITION = re.compile(
 )
 _AFTER_BLOCK = re.compile(
     r"^[^，。]*?(?:失败|不了|不掉|未成功|没成功|的话|之后|以后|之前|吧|时(?!间))"
-    r"|^(?:了|好|完|成功|完成|完毕|好了)?(?:后|前)(?!面|台)"
+    # 被修改过 3 次: the item's history, not this turn's write
+    r"|^过\s*[\d一二两三四五六七八九十几多]+\s*次"
+    r"|^(?:了|好|完|成功|完成|完毕|好了)?(?:后|前)(?!面|台|天)"
 )
 # The user did it: 你/您 as the subject of the verb, with no 的 in between.
 _USER_SUBJECT = re.compile(
@@ -89,6 +101,13 @@ _USER_SUBJECT = re.compile(
 )
 _TO_STATUS = re.compile(r"^[^，。]{0,4}?(?:已完成|未完成|完成状态|完成|done|undone)")
 _BY_USER = re.compile(r"被(?:你|您)(?:自己)?[^，。我]{0,4}$")
+# 已被别人修改 / 在别处被修改: someone else's change, reported (a conflict), not this turn's.
+_BY_OTHER = re.compile(
+    r"被(?:别人|他人|其他人|其他设备|其他地方|另一|其它)"
+    r"|在(?:别处|其他地方|其他设备|另一(?:个|台)?(?:设备|窗口|标签页|页面))"
+)
+# "执行失败：这条待办已被修改": what follows a failure label explains the failure.
+_FAILURE_LABEL = re.compile(r"(?:失败|出错|错误|failed|error)\s*$", re.IGNORECASE)
 # What stored content says: "里面记录了…", "笔记中写着…".
 _CONTENT_REPORT = re.compile(r"(?:里面|上面|其中|笔记里|笔记中|内容里|内容中|原文)(?:还|也|都)?$")
 _CARD_OBJECT = re.compile(
@@ -96,9 +115,11 @@ _CARD_OBJECT = re.compile(
 )
 # Read reports: "其中 2 条已完成", "3 个已完成", "状态：已完成".
 _COUNTED = re.compile(
-    r"(?:其中|共|有)?[\d一二两三四五六七八九十几]+\s*(?:条|个|项|件)[^，。]{0,2}$"
+    r"(?:其中|共|有)?(?<![这那])[\d一二两三四五六七八九十几]+\s*(?:条|个|项|件)[^，。]{0,2}$"
 )
 _STATUS_LABEL = re.compile(r"(?:状态|进度|status|state)\s*$", re.IGNORECASE)
+# 目前的状态是已完成: the state as a read reports it.
+_STATUS_IS = re.compile(r"(?:状态|进度)(?:是|为|：|:)\s*已?$")
 
 _ELLIPSIS = re.compile(
     r"^(?:好的?|嗯|OK|ok|Ok|行|没问题)?[，,\s]*(?:都|全部|已经?|全都)?"
@@ -145,7 +166,7 @@ _RESULT = [
     (
         re.compile(
             r"(?:它|这条|那条|该|待办|笔记|任务|事项)[^，。]{0,6}"
-            r"(?:没了|不见了|消失了|已经?不在了|不在(?:列表|清单)?(?:里|中)了)"
+            r"(?:没了|不见了|消失了|已经?不在了|不在(?:你的)?(?:待办)?(?:列表|清单)?(?:里|中|上)了)"
         ),
         "delete",
     ),
@@ -153,8 +174,18 @@ _RESULT = [
         re.compile(
             r"(?:现在|目前)(?:是|为|显示为?|处于|变成了?|已是)?(?:已完成|完成状态|未完成)"
             r"|状态(?:已经?)?(?:被)?(?:改|变|更新|设置|切换)(?:为|成)|变成了?(?:已完成|未完成)"
+            # 已经是完成状态: a claim unless the reply says there was nothing to do
+            r"|已经是(?:已完成|完成状态|未完成)"
         ),
         "status",
+    ),
+    (
+        # 优先级现在是「高」了: a field's new value
+        re.compile(
+            r"(?:优先级|截止时间|截止日期|到期日|到期时间|标题|名称|描述|内容|标签)"
+            r"(?:现在|已经?)(?:是|为|变成|变为)"
+        ),
+        "update",
     ),
 ]
 _CHECK_ONLY = re.compile(r"^[\s✅✔☑️🎉👍👌]+$")
@@ -164,6 +195,8 @@ def find(clause: Clause) -> list[Claim]:
     """Return the claims of one clause read as Chinese (Latin verbs between zh marks too)."""
     scan = clause.scan
     if clause.question or not scan:
+        return []
+    if _FAILURE_LABEL.search(clause.label):
         return []
     found: list[Claim] = []
     if (_CHECK_ONLY.match(scan) or _ELLIPSIS.match(scan)) and not _STATUS_LABEL.search(
@@ -177,6 +210,8 @@ def find(clause: Clause) -> list[Claim]:
         if match and not _blocked_before(scan[: match.start()]):
             found.append(_claim(scan, match.group(0), state_kind))
     covered = -1  # a verb inside the phrase of the last claim belongs to it (标为完成)
+    # "好了，截止改成后天中午": after 好了 / 搞定 the bare verb reports what was done.
+    after_done = bool(_ELLIPSIS.match(clause.label)) and not _STATUS_LABEL.search(clause.label)
     for match in _VERB.finditer(scan):
         if match.start() < covered:
             continue
@@ -186,16 +221,20 @@ def find(clause: Clause) -> list[Claim]:
         before, after = scan[: match.start()], scan[match.end() :]
         if _Latin(verb) and not re.search(r"[\u4e00-\u9fff]", before + after):
             continue  # an English sentence: the English grammar reads it
-        if not _completed(verb, before, after, scan):
+        if not (after_done or _completed(verb, before, after, scan)):
             continue
         if _blocked_before(before) or _AFTER_BLOCK.search(after) or _CARD_OBJECT.match(after):
             continue
         if _attributive(before, after) or _USER_SUBJECT.search(before):
             continue
         reported = _CONTENT_REPORT.search(before) and verb[0] in "记写"
-        if _BY_USER.search(before) or reported or before.endswith("是"):
+        if _BY_USER.search(before) or _BY_OTHER.search(before) or reported or before.endswith("是"):
             continue  # 被你删除了 / 里面记录了… / 已经是完成状态
-        if kind == "status" and (_COUNTED.search(before) or _STATUS_LABEL.search(clause.label)):
+        if kind == "status" and (
+            _COUNTED.search(before)
+            or _STATUS_LABEL.search(clause.label)
+            or _STATUS_IS.search(before)
+        ):
             continue
         end = match.end() + (len(m.group(0)) if (m := _DONE_AFTER.match(after)) else 0)
         covered = end
