@@ -675,3 +675,41 @@ def test_an_update_is_decided_alike_in_both_languages(
     intent = grammar.interpret(text)
     assert (intent.tool, intent.slot) == ("update_todo", slot), intent
     assert intent.args == {"todo_title": "周报", **change}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "体检预约不要删",
+        "体检预约先别删了",
+        "体检预约不用删掉",
+        "我不想删体检预约",
+        "it is done",
+        "Everything is done",
+        "that is finished",
+    ],
+)
+def test_a_refused_delete_or_a_bare_pronoun_state_is_no_write(text: str) -> None:
+    # The title-first delete (体检预约删掉吧) and "X is done" (an unquoted title) must not read
+    # the words that refuse the verb, or a pronoun, as the item.
+    assert interpret(text).tool is None
+
+
+@pytest.mark.parametrize(
+    ("text", "tool", "args"),
+    [
+        ("体检预约这条不要了，删掉吧", "delete_todo", {"todo_title": "体检预约"}),
+        ("「旧清单」删了吧", "delete_todo", {"todo_title": "旧清单"}),
+        ("Call mom is done", "set_todo_status", {"todo_title": "Call mom", "status": "done"}),
+        (
+            "写个笔记，标题叫会议要点，内容是下周上线",
+            "create_note",
+            {"title": "会议要点", "content": "下周上线"},
+        ),
+    ],
+)
+def test_a_write_named_item_first_or_labelled_reads_its_item(
+    text: str, tool: str, args: dict[str, Any]
+) -> None:
+    intent = interpret(text)
+    assert (intent.tool, intent.args) == (tool, args)

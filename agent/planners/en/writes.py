@@ -67,7 +67,7 @@ _DELETE = _en(
 _STATUS = [
     _en(
         r"^(?:mark|set|flag)\s+(?:the\s+|my\s+|this\s+)?(?:(?:todo|to-do|task)\s+)?"
-        rf"{_TITLE}\s+(?:as\s+|to\s+)?(?P<state>{_OPEN_STATE}|{_DONE_STATE}){_END}"
+        rf"{_TITLE}\s+(?:back\s+)?(?:as\s+|to\s+)?(?P<state>{_OPEN_STATE}|{_DONE_STATE}){_END}"
     ),
     _en(
         r"^(?P<state>complete|finish|check\s+off|tick\s+off|close|cross\s+off)\s+(?:the\s+|my\s+)?"
@@ -84,6 +84,13 @@ _STATUS = [
     _en(
         rf"^(?:the\s+)?(?:(?:todo|task)\s+)?(?P<title>{QUOTED})\s+is\s+(?:now\s+)?"
         rf"(?P<state>done|finished|completed|not\s+done|open){_END}"
+    ),
+    # Call mom is done: an unquoted title of a few words (not "it", "everything", …)
+    _en(
+        r"^(?:the\s+)?(?:(?:todo|task)\s+)?(?!(?:it|that|this|everything|all|which|what|who"
+        r"|something|nothing|dinner|lunch|breakfast|the\s+(?:todo|task))\b)"
+        r"(?P<title>[\w'’-]+(?:\s+[\w'’-]+){0,5}?)\s+is\s+(?:now\s+)?(?:all\s+)?"
+        rf"(?P<state>done|finished|completed){_END}"
     ),
 ]
 _UPDATE_NOTE = [

@@ -82,9 +82,18 @@ _DELETE = [
         rf"^(?:把|将)\s*(?:这条|这个)?\s*(?P<kind>{_NOTE}|{_TODO})?\s*{_TITLE}\s*(?:这条|这个)?"
         rf"(?P<kind2>{_NOTE}|{_TODO})?\s*(?:给我)?{_DELETE_VERB}(?:掉)?(?:吧|了)?{_END}"
     ),
+    # 体检预约这条不要了，删掉吧 / 「旧笔记」删了吧
+    _zh(
+        rf"^{_TITLE}\s*(?:这条|这个|那条|那个)?\s*(?P<kind>{_NOTE}|{_TODO})?\s*"
+        r"(?:(?:不要了|不需要了|用不着了|没用了)\s*[，,]?\s*)?(?:帮我|给我|就|可以)?\s*"
+        rf"{_DELETE_VERB}(?:掉)?(?:吧|了)?(?P<kind2>){_END}"
+    ),
 ]
+# "体检预约不要删": the words before the verb refuse it.
+_REFUSED = re.compile(r"(?:不要|不用|不必|别|先别|不|没|不能)$")
 _STATUS_VERB = (
-    r"标记为|标记成|标成|标为|标记|设为|设置为|设置成|设成|改为|改成|置为|变成|改回|更新为|更新成"
+    r"标记为|标记成|标成|标为|标记|设为|设置为|设置成|设成|改为|改成|置为|变成|改回成?|更新为|更新成"
+    r"|恢复成|恢复为|设回|变回"
 )
 _STATUS = [
     _zh(
@@ -185,6 +194,16 @@ _CREATE_TODO = [
     _zh(
         rf"^(?:把|将)?\s*(?P<body>.+?)\s*(?:加到|加进|加入|添加到|放到|放进|记到|记入|写到|列入|列到|排进)"
         rf"\s*(?:我的)?\s*{_TODO}(?:列表|清单)?\s*(?:里|中|里面)?{_END}"
+    ),
+    # 在待办里加上「还信用卡」，这周五截止
+    _zh(
+        rf"^在\s*(?:我的)?\s*{_TODO}(?:列表|清单)?\s*(?:里|中|上)\s*{_CREATE}\s*{_MEASURE}"
+        r"\s*(?P<body>.+?)\s*$"
+    ),
+    # 下下周一交论文，记个待办
+    _zh(
+        rf"^(?P<body>.+?)\s*[，,]\s*(?:帮我|请|给我)?\s*{_CREATE}\s*{_MEASURE}\s*(?:新的?)?"
+        rf"\s*{_TODO}(?:吧|哈)?{_END}"
     ),
     # 待办：买牛奶
     _zh(rf"^{_TODO}\s*[：:]\s*(?P<body>.+?)\s*$"),
@@ -295,6 +314,7 @@ def todo_fields(body: str, *, priority: str | None = None) -> Intent:
     )
 
 
+_CALLED = r"(?:是|为|叫做?|叫作|名为|名叫)?"
 _NOTE_SPLIT = re.compile(r"\s*(?:——|—|–|--|：|:|，|,|；|;|\n)\s*|\s+-\s+")
 
 
@@ -307,12 +327,12 @@ def note_fields(body: str) -> Intent:
         tags = split_tags(match.group("tags"))
         body = body[: match.start()].strip()
     labelled = re.match(
-        rf"^(?:标题|题目)\s*(?:是|为)?\s*[:：]?\s*(?P<title>{QUOTED}|.+?)\s*(?:[，,；;。]|\s)\s*"
+        rf"^(?:标题|题目)\s*{_CALLED}\s*[:：]?\s*(?P<title>{QUOTED}|.+?)\s*(?:[，,；;。]|\s)\s*"
         r"(?:内容|正文)\s*(?:是|为)?\s*[:：]?\s*(?P<content>.+)$",
         body,
         re.DOTALL,
     ) or re.match(
-        rf"^(?:标题|题目)\s*(?:是|为)?\s*[:：]?\s*(?P<title>{QUOTED}|.+)$", body, re.DOTALL
+        rf"^(?:标题|题目)\s*{_CALLED}\s*[:：]?\s*(?P<title>{QUOTED}|.+)$", body, re.DOTALL
     )
     content: str | None
     if labelled:
@@ -356,6 +376,8 @@ def write_intent(text: str) -> Intent | None:
         if match:
             title = unquote(match.group("title"))
             kind = _kind(match.group("kind") or match.group("kind2"))
+            if _REFUSED.search(title):
+                continue
             if re.search(r"^(?:所有|全部|已完成的?|未完成的?|这些|那些)", title):
                 return HELP  # bulk deletes are not offered
             tool = "delete_note" if kind == "note" else "delete_todo"
