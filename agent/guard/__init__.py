@@ -49,7 +49,7 @@ _STATE_WAS_SO = re.compile(
     r"\bno\s+need\s+(?:to|for)\b|不需要再|不用再|无需再|不必再", re.IGNORECASE
 )
 _ALREADY_STATE = re.compile(
-    r"^(?:is|are|'s|’s)\s+already\s+(?:done|complete[d]?|finished|marked|closed)|^已经是",
+    r"^(?:is|are|'s|’s)\s+already\b|^已经是",
     re.IGNORECASE,
 )
 _BARE_STATUS = re.compile(
@@ -72,6 +72,14 @@ _NOTHING_CHANGED = re.compile(
     re.IGNORECASE,
 )
 _QUOTED_ALONE = re.compile(r"\W*[\"“](.+?)[\"”]\W*")
+# "以下是我为你完成的操作：" / "Here's what I did:": the list after it reports done writes.
+_DONE_HEADER = re.compile(
+    r"(?:以下|下面|这)是?我?(?:为你|为您|帮你|帮您|已经?)*(?:完成|执行|做)了?的(?:操作|修改|改动|事情|更改)"
+    r"|我(?:已经?)?(?:为你|帮你)?(?:完成|执行|做)了(?:以下|如下|这些|下面的?)(?:操作|修改|改动|更改)"
+    r"|\bhere'?s\s+what\s+i(?:'ve|\s+have)?\s+(?:did|done|changed|updated)\b"
+    r"|\bi\s+(?:did|made|have\s+made|'ve\s+made)\s+the\s+following(?:\s+changes)?\b",
+    re.IGNORECASE,
+)
 _CANCELLED = re.compile(r"取消|cancell?ed", re.IGNORECASE)
 _OPEN_LABEL = re.compile(r"(?:open|pending|to\s+do|未完成|进行中|待完成)\s*[:：]", re.IGNORECASE)
 _CONDITION_HEAD = re.compile(
@@ -136,6 +144,10 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
             continue  # quoted stored content
         if _CONDITION_HEAD.match(clause.scan) and not _claims_of(clause):
             hypothetical.add(clause.sentence)  # 如果你确认，… / Once you confirm, …
+            continue
+        if _DONE_HEADER.search(clause.scan.replace("’", "'")):
+            header = Claim(phrase=restore(clause.scan, clause), kind=None, resource_type=None)
+            found.append(FoundClaim(header, clause, clause.items))
             continue
         items = clause.items or _topic_items(text, clause, all_clauses)
         found.extend(

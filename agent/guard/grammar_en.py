@@ -42,7 +42,8 @@ _PARTICIPLES: dict[str, str] = {
         r"|overwrote|revised|amended|extended|tweaked|corrected|converted|brought forward|set"
         r"|reassigned|swapped|raised|lowered|reprioriti[sz]ed|repointed|fixed"
         r"|filled(?: in| out)?|fleshed out|populated|expanded|rewritten|rewrote|reworded"
-        r"|rephrased|shortened"
+        r"|rephrased|shortened|trimmed(?: down)?|condensed|simplified|polished|tightened(?: up)?"
+        r"|streamlined|summari[sz]ed|clarified"
     ),
     "status": (
         r"marked|ticked(?: off)?|checked off|crossed off|crossed out|completed|finished|closed"
@@ -58,7 +59,7 @@ _PARTICIPLES: dict[str, str] = {
         r"|published|pinned|starred|favou?rited|backed up|exported|merged|split|copied|duplicated"
         r"|restored|locked|unlocked|assigned|tagged|labell?ed|applied|processed|executed|handled"
         r"|taken care of|took care of|sorted(?: out)?|committed|done|carried out|performed"
-        r"|organi[sz]ed|filed away|transferred|migrated"
+        r"|organi[sz]ed|filed away|transferred|migrated|arranged"
     ),
 }
 _BASE: dict[str, str] = {
@@ -76,7 +77,7 @@ _BASE_RE = re.compile("|".join(f"(?P<{kind}>(?:{words})\\w*)" for kind, words in
 _ADV = (
     r"(?:just|already|now|also|successfully|quickly|finally|simply|actually|officially"
     r"|automatically|promptly|all|both|then|right away|immediately|for you|instantly|been"
-    r"|safely|securely|neatly"
+    r"|safely|securely|neatly|permanently|completely|fully|entirely|properly|correctly"
     r"|gone\s+and|went\s+and|gone\s+ahead\s+and|went\s+ahead\s+and)"
 )
 _FIRST_PERSON = re.compile(
@@ -248,6 +249,15 @@ _STATES = [
     (re.compile(rf"\b(?:deletion|removal){_NOUN_DONE}"), "delete"),
     (re.compile(rf"\b(?:update|change|edit|rename){_NOUN_DONE}"), "update"),
     (re.compile(rf"\b(?:upload|sync|archiving|import|export){_NOUN_DONE}"), OTHER),
+    (re.compile(rf"\b(?:processing|execution){_NOUN_DONE}"), None),
+    (
+        # "I've taken "X" off your todos"
+        re.compile(
+            r"\b(?:taken|took)\s+(?:\S+\s+){1,4}?off\s+(?:your|the)\s+(?:[\w-]+\s+)?"
+            r"(?:list|to-?dos?|tasks|notes)\b"
+        ),
+        "delete",
+    ),
     (
         re.compile(
             r"\boperation\s+(?:was\s+)?(?:successful|succeeded|complete[d]?)\b"
@@ -328,7 +338,7 @@ _ATTRIBUTIVE = re.compile(
 _GENERIC_SUBJECT = re.compile(
     rf"^[^\w\ue000]*(?:(?:note|tip|fyi|ps|by\s+default)\s*[:,-]?\s*)?"
     rf"(?:(?!{_NOT_GENERIC})[a-z-]+\s+){{0,2}}{_GENERIC_NOUN}"
-    r"(?:\s+(?:that\s+)?you\s+[a-z']+)?\s*$"
+    r"(?:\s+(?:that\s+)?you\s+[a-z']+|\s+in\s+(?:the|your)\s+(?:trash|bin|list))?\s*$"
 )
 # "Great — "X" is on your list": an acknowledgement, then the state the request asked for.
 _ACKNOWLEDGED = re.compile(
@@ -378,7 +388,7 @@ def find(clause: Clause) -> list[Claim]:
         if any(begin < end and start_ < match.end() for start_, end in spans):
             return
         spans.append((begin, match.end()))
-        if kind in ("update", None, OTHER) and _TO_STATUS.match(scan[match.end() :]):
+        if kind in ("update", "create", None, OTHER) and _TO_STATUS.match(scan[match.end() :]):
             kind = "status"  # set it to done / changed the status to complete
         elif kind in ("create", None, OTHER) and _CHANGES.search(scan):
             kind = "update"  # made the change / changes saved
@@ -471,10 +481,16 @@ def _keeps(scan: str, match: re.Match[str]) -> bool:
 
 def _passive_is_claim(be: str, adv: str, kind: str | None, scan: str, match: re.Match[str]) -> bool:
     """ "is/was + participle": a claim, except a state a read may report ("is scheduled for")."""
+    if (
+        be == "are"
+        and _GENERIC_SUBJECT.match(scan[: match.start()])
+        and not re.search(r"\b(?:now|just|already|successfully|all|both)\b", adv)
+    ):
+        # "New todos are added to the top", "Notes in the trash are permanently deleted
+        # after 30 days": a habit of a kind of item
+        return False
     if adv.strip():
         return True  # is now marked, was successfully saved, are all deleted
-    if be == "are" and _GENERIC_SUBJECT.match(scan[: match.start()]):
-        return False  # "New todos are added to the top", "Changes you confirm are applied"
     if kind == "status" and _OFF_LIST.match(scan[match.end() :]):
         return True  # "is crossed off your list"
     if be == "now" or re.search(r"\bnow\b", scan[match.end() :]):
