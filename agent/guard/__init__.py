@@ -80,6 +80,33 @@ _DONE_HEADER = re.compile(
     r"|\bi\s+(?:did|made|have\s+made|'ve\s+made)\s+the\s+following(?:\s+changes)?\b",
     re.IGNORECASE,
 )
+# "优先级：普通 → 高（已修改）" / "(changed)": a parenthesis that reports an event.
+_EVENT_NOTE = re.compile(
+    r"[（(]\s*(?P<event>已(?:经)?(?:修改|更新|删除|恢复|添加|创建|保存|调整|移除)"
+    r"|changed|updated|deleted|removed|restored|added|created|saved|adjusted|edited)\s*[)）]",
+    re.IGNORECASE,
+)
+_EVENT_KINDS = {
+    "修改": "update",
+    "更新": "update",
+    "调整": "update",
+    "删除": "delete",
+    "移除": "delete",
+    "恢复": None,
+    "添加": "create",
+    "创建": "create",
+    "保存": "create",
+    "changed": "update",
+    "updated": "update",
+    "adjusted": "update",
+    "edited": "update",
+    "deleted": "delete",
+    "removed": "delete",
+    "restored": None,
+    "added": "create",
+    "created": "create",
+    "saved": "create",
+}
 _CANCELLED = re.compile(r"取消|cancell?ed", re.IGNORECASE)
 _OPEN_LABEL = re.compile(r"(?:open|pending|to\s+do|未完成|进行中|待完成)\s*[:：]", re.IGNORECASE)
 _CONDITION_HEAD = re.compile(
@@ -149,6 +176,11 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
             header = Claim(phrase=restore(clause.scan, clause), kind=None, resource_type=None)
             found.append(FoundClaim(header, clause, clause.items))
             continue
+        event = _EVENT_NOTE.search(text, clause.start, clause.end + 1)
+        if event and not _CONDITION_HEAD.match(clause.scan):
+            word = re.sub(r"^已经?", "", event.group("event").lower())
+            note = Claim(phrase=event.group(0), kind=_EVENT_KINDS.get(word), resource_type=None)
+            found.append(FoundClaim(note, clause, clause.items))
         items = clause.items or _topic_items(text, clause, all_clauses)
         found.extend(
             FoundClaim(claim, clause, items)

@@ -47,6 +47,7 @@ _PARTICIPLES: dict[str, str] = {
     ),
     "status": (
         r"marked|ticked(?: off)?|checked off|crossed off|crossed out|completed|finished|closed"
+        r"|wrapped up|checked in"
         r"|reopened|resolved|flagged"
     ),
     "delete": (
@@ -95,7 +96,8 @@ _TOOK_CARE = re.compile(
 )
 _PASSIVE = re.compile(
     rf"\b(?:has|have|had|'s|’s|'ve|’ve)\s+(?:{_ADV}\s+)*been\s+(?:{_ADV}\s+)*(?:{_PP})\b"
-    rf"|\b(?P<be>is|are|was|were|'s|’s|'re|’re|now)\s+(?P<adv>(?:{_ADV}\s+)*)(?:{_PP})\b"
+    rf"|\b(?P<be>is|are|was|were|'s|’s|'re|’re|now|got|gets)\s+(?P<adv>(?:{_ADV}\s+)*)"
+    rf"(?:{_PP})\b"
 )
 _SUCCESSFULLY = re.compile(rf"\bsuccessfully\s+(?:{_PP})\b|\b(?:{_PP})\s+successfully\b")
 # The head of a clause: a short noun phrase, then a participle ("Todo added", "Created …").
@@ -251,6 +253,18 @@ _STATES = [
     (re.compile(rf"\b(?:upload|sync|archiving|import|export){_NOUN_DONE}"), OTHER),
     (re.compile(rf"\b(?:processing|execution){_NOUN_DONE}"), None),
     (
+        re.compile(r"\b(?:note|todo|to-do|task|reminder)\s+(?:is|'s)\s+(?:now\s+|all\s+)?ready\b"),
+        "create",
+    ),
+    (
+        # "One more item in your trash now"
+        re.compile(
+            r"\bmore\s+(?:items?|to-?dos?|notes?|tasks?)\s+(?:is\s+|are\s+)?in\s+(?:your|the)\s+"
+            r"(?:trash|bin)\b"
+        ),
+        "delete",
+    ),
+    (
         # "I've taken "X" off your todos"
         re.compile(
             r"\b(?:taken|took)\s+(?:\S+\s+){1,4}?off\s+(?:your|the)\s+(?:[\w-]+\s+)?"
@@ -343,7 +357,8 @@ _GENERIC_SUBJECT = re.compile(
 # "Great — "X" is on your list": an acknowledgement, then the state the request asked for.
 _ACKNOWLEDGED = re.compile(
     r"^[^\w\ue000]*(?:ok|okay|alright|all right|sure|great|perfect|done|got it|all set|yep|yes"
-    r"|there you go|nice|cool|awesome|excellent)\b"
+    r"|there you go|nice|cool|awesome|excellent|congrats|congratulations|woohoo|yay|hooray"
+    r"|well done|nice work)\b"
 )
 _ON_LIST = re.compile(
     r"\b(?:is|are|'s|'re)\s+(?:on|in)\s+(?:your|the)\s+(?:[\w-]+\s+)?(?:list|to-?dos?|tasks|notes)\b"
@@ -381,7 +396,13 @@ def find(clause: Clause) -> list[Claim]:
         return [_claim(scan, scan.strip(" .!"), kind)]
     found: list[Claim] = []
     spans: list[tuple[int, int]] = []
-    acknowledged = bool(_ACKNOWLEDGED.match(scan) or _ACKNOWLEDGED.match(clause.label.lower()))
+    # An acknowledgement before it, or a tick after it ("X is wrapped up ✔️"), makes a state a
+    # result.
+    acknowledged = bool(
+        _ACKNOWLEDGED.match(scan)
+        or _ACKNOWLEDGED.match(clause.label.lower())
+        or re.search(r"[✅✔☑]", scan)
+    )
 
     def add(match: re.Match[str], kind: str | None, start: int | None = None) -> None:
         begin = match.start() if start is None else start
@@ -489,8 +510,10 @@ def _passive_is_claim(be: str, adv: str, kind: str | None, scan: str, match: re.
         # "New todos are added to the top", "Notes in the trash are permanently deleted
         # after 30 days": a habit of a kind of item
         return False
-    if adv.strip():
-        return True  # is now marked, was successfully saved, are all deleted
+    if adv.strip() or be in ("got", "gets"):
+        return True  # is now marked, was successfully saved, are all deleted, got created
+    if kind == "status" and re.search(r"\b(?:ticked|checked|crossed)\b", match.group(0)):
+        return True  # "are ticked off": what a tick does, not a state a read reports
     if kind == "status" and _OFF_LIST.match(scan[match.end() :]):
         return True  # "is crossed off your list"
     if be == "now" or re.search(r"\bnow\b", scan[match.end() :]):

@@ -41,7 +41,7 @@ _VERBS: dict[str, str] = {
         r"|(?<![A-Za-z])(?:update|change|edit|rename|move|reschedule)(?:ed|d)?(?![A-Za-z])"
     ),
     "status": (
-        "标记|标为|标成|标注|勾选|勾上|勾掉|打勾|打上勾|打了勾|划掉|做完|办完|关闭|关掉|关了|重新打开"
+        "标记|标为|标成|标注|勾选|勾上|勾掉|勾完|勾好|打完勾|结项|完结|打勾|打上勾|打了勾|划掉|做完|办完|关闭|关掉|关了|重新打开"
         "|重开|完成"
         r"|(?<![A-Za-z])(?:mark|complete|finish|tick|check)(?:ed|d)?(?![A-Za-z])"
     ),
@@ -129,7 +129,7 @@ _ELLIPSIS = re.compile(
     r"(?:了|啦|咯|喽|哈|啰)?"
     # A bare "OK" is an acknowledgement ("OK, nothing will be changed."); "OK了" / "OK ✅"
     # report a result.
-    r"|(?:OK|ok|Ok)(?:[了啦咯喽]|\s*[✅🎉👍👌]))"
+    r"|(?:OK|ok|Ok)\s*(?:[了啦咯喽]|[✅🎉👍👌]))"
     r"(?:哦|噢|呀|哟|嘛|哈|呢)?[\s！!。~～…✅🎉👍👌]*$"
 )
 _RESULT = [
@@ -151,7 +151,10 @@ _RESULT = [
         "create",
     ),
     (
-        re.compile(r"(?:待办|笔记|清单|列表|任务)(?:列表|清单)?(?:里|中|上)?(?:现在|已经)?多了"),
+        re.compile(
+            r"(?:待办|笔记|清单|列表|任务)(?:列表|清单)?(?:里|中|上)?(?:现在|已经)?多了"
+            r"|(?:入|进)了?(?:你的)?(?:清单|列表|待办|笔记)(?:列表|清单)?(?:里|中)?了"
+        ),
         "create",
     ),
     (
@@ -162,7 +165,10 @@ _RESULT = [
         "create",
     ),
     (
-        re.compile(r"(?:待办|笔记|清单|列表|任务)(?:列表|清单)?(?:里|中|上)?(?:现在|已经)?少了"),
+        re.compile(
+            r"(?:待办|笔记|清单|列表|任务)(?:列表|清单)?(?:里|中|上)?(?:现在|已经)?少了"
+            r"|回收站(?:里|中)?(?:又|已经|现在)?多了"
+        ),
         "delete",
     ),
     (
@@ -233,7 +239,8 @@ def find(clause: Clause) -> list[Claim]:
         if _BY_USER.search(before) or _BY_OTHER.search(before) or reported or before.endswith("是"):
             continue  # 被你删除了 / 里面记录了… / 已经是完成状态
         if kind == "status" and (
-            _COUNTED.search(before)
+            # 其中 2 条已完成 reports states; 三条都勾完了 reports ticks
+            (_COUNTED.search(before) and verb in ("完成", "做完", "办完"))
             or _STATUS_LABEL.search(clause.label)
             or _STATUS_IS.search(before)
         ):
