@@ -713,3 +713,33 @@ def test_a_write_named_item_first_or_labelled_reads_its_item(
 ) -> None:
     intent = interpret(text)
     assert (intent.tool, intent.args) == (tool, args)
+
+
+@pytest.mark.parametrize(
+    ("text", "tool", "args"),
+    [
+        ("添加一个待办叫“删除账号”", "create_todo", {"title": "删除账号"}),
+        ('add a todo called "Delete account"', "create_todo", {"title": "Delete account"}),
+        ("删除我的账号", "delete_account", {}),
+        ("delete my account", "delete_account", {}),
+        ("create a todo, title: Buy milk", "create_todo", {"title": "Buy milk"}),
+        (
+            "准备周会材料改到明天上午九点",
+            "update_todo",
+            {"todo_title": "准备周会材料", "due_at": "明天上午九点"},
+        ),
+        ("续签合同改成普通优先级", "update_todo", {"todo_title": "续签合同", "priority": "normal"}),
+    ],
+)
+def test_write_words_inside_a_title_and_item_first_edits(
+    text: str, tool: str, args: dict[str, Any]
+) -> None:
+    intent = interpret(text)
+    assert (intent.tool, intent.args) == (tool, args)
+
+
+@pytest.mark.parametrize(
+    "text", ["如果明天下雨，就把体检预约删掉", "要是来不及就删了买菜", "明天改到后天"]
+)
+def test_a_condition_or_a_time_as_the_item_is_no_write(text: str) -> None:
+    assert interpret(text).tool is None

@@ -168,6 +168,11 @@ def normalise(text: str) -> str:
     return re.sub(r"\s+", " ", folded).strip()
 
 
+def outside_quotes(text: str) -> str:
+    """The text with every quoted span blanked: a title in quotes is not a request."""
+    return re.sub(QUOTED, " ", text)
+
+
 def unquote(text: str) -> str:
     """Trim punctuation and one pair of surrounding quotes."""
     text = text.strip().strip(STRIP)

@@ -40,7 +40,7 @@ from agent.planners.en.writes import (
     todo_fields,
     write_intent,
 )
-from agent.planners.lexicon import HELP, SLOT_INTENT, Intent, ask
+from agent.planners.lexicon import HELP, SLOT_INTENT, Intent, ask, outside_quotes
 
 _NEGATED = re.compile(r"^(?:don'?t|do\s+not|never|no\s+need\s+to|not\s+now)\b", re.IGNORECASE)
 _GREETING = re.compile(
@@ -52,7 +52,7 @@ _GREETING = re.compile(
 
 def interpret(text: str) -> Intent:
     """Return what one English sentence asks for; reads first, writes only when explicit."""
-    if DELETE_ACCOUNT.search(text):
+    if DELETE_ACCOUNT.search(outside_quotes(text)):  # not a todo titled "删除账号"
         return Intent("delete_account", {})
     body = strip_polite(text)
     if not body or _GREETING.fullmatch(body) or _NEGATED.match(body):

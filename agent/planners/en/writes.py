@@ -222,6 +222,8 @@ def todo_fields(body: str, *, priority: str | None = None) -> Intent:
     if match:
         description = (match.group("text") or match.group("text2")).strip().strip(STRIP)
         body = body[: match.start()]
+    # "create a todo, title: Buy milk": the label is not part of the title
+    body = re.sub(r"^[\s,;]*(?:title\s*[:：]|titled\s*[:：]?)\s*", "", body, flags=re.IGNORECASE)
     quoted = re.search(QUOTED, body)
     rest, found_priority = take_priority(body)
     priority = priority or found_priority

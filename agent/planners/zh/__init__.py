@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from agent.planners.lexicon import HELP, SLOT_INTENT, Intent, ask
+from agent.planners.lexicon import HELP, SLOT_INTENT, Intent, ask, outside_quotes
 from agent.planners.zh.answers import (
     is_no,
     is_yes,
@@ -68,6 +68,8 @@ def _is_read(text: str) -> bool:
 _NEGATED = re.compile(
     r"^(?:不要|不用|别|先别|先不要|不必|无需|不需要|千万别|没必要|暂时不要|暂时别|不想)"
 )
+# 如果明天下雨，就把体检预约删掉: a write on a condition the planner cannot check is no write.
+_CONDITIONAL = re.compile(r"^(?:如果|要是|假如|万一|若是|倘若|一旦)")
 _GREETING = re.compile(
     r"(?:早上好|早安|上午好|中午好|下午好|晚上好|晚安|你好|您好|嗨|哈喽|在吗|在不在|谢谢|多谢|好的|嗯|ok)"
     r"[！!。.~～]*",
@@ -77,10 +79,10 @@ _GREETING = re.compile(
 
 def interpret(text: str) -> Intent:
     """Return what one Chinese sentence asks for; reads first, writes only when explicit."""
-    if DELETE_ACCOUNT.search(text):
+    if DELETE_ACCOUNT.search(outside_quotes(text)):  # not a todo titled "删除账号"
         return Intent("delete_account", {})
     body = strip_polite(text)
-    if not body or _GREETING.fullmatch(body) or _NEGATED.match(body):
+    if not body or _GREETING.fullmatch(body) or _NEGATED.match(body) or _CONDITIONAL.match(body):
         return HELP  # "不要删除买菜", "不用提醒我开会": a request NOT to write is no write
     if READ_HEAD.match(body) or READ_TAIL.search(body) or READ_IN.match(body):
         return read_intent(body)

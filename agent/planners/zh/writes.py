@@ -145,6 +145,11 @@ _UPDATE = [
         rf"^(?P<kind>{_NOTE}|{_TODO})?\s*{_TITLE}\s*(?P<kind2>{_NOTE}|{_TODO})?\s*的\s*"
         rf"(?P<field>{_FIELD})\s*(?:要|请|帮我)?\s*(?P<verb>{_UPDATE_VERB})\s*(?P<value>.+?){_END}"
     ),
+    # 准备周会材料改到明天上午九点 / 续签合同改成普通优先级: the item first, no 把
+    _zh(
+        rf"^(?P<kind>{_NOTE}|{_TODO})?\s*{_TITLE}\s*(?P<kind2>{_NOTE}|{_TODO})?\s*(?P<field>)"
+        rf"(?P<verb>{_UPDATE_VERB})\s*(?P<value>.+?){_END}"
+    ),
     # 推迟待办X到周五 / 重命名待办X为Y
     _zh(
         rf"^(?P<verb>推迟|延后|延期|提前|改期|挪|重命名|改名)\s*(?P<kind>{_NOTE}|{_TODO})?\s*{_TITLE}\s*"
@@ -408,8 +413,12 @@ def write_intent(text: str) -> Intent | None:
         )
     for pattern in _UPDATE:
         match = pattern.match(text)
-        if match and not re.fullmatch(
-            rf"\s*(?:{_DONE_STATE}|{_OPEN_STATE})(?:状态)?\s*了?", match.group("value")
+        if (
+            match
+            and not re.fullmatch(
+                rf"\s*(?:{_DONE_STATE}|{_OPEN_STATE})(?:状态)?\s*了?", match.group("value")
+            )
+            and not is_time(unquote(match.group("title") or ""))  # 明天改到后天: no item named
         ):
             return _update(match)
     for pattern in _STATUS:
