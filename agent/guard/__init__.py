@@ -107,6 +107,13 @@ _EVENT_KINDS = {
     "created": "create",
     "saved": "create",
 }
+# "Noted — I'll act once you confirm" / "我都记下来了，会按顺序准备确认卡片": "noted" takes in
+# the request when the same sentence sends the user to a card.
+_TO_CARD = re.compile(
+    r"确认卡|卡片|确认后|确认之后|等你确认|\bcards?\b|\b(?:once|after|when)\s+you\s+confirm",
+    re.IGNORECASE,
+)
+_NOTED = re.compile(r"^(?:i'?ve\s+|i\s+have\s+)?noted$|记下|记住", re.IGNORECASE)
 _CANCELLED = re.compile(r"取消|cancell?ed", re.IGNORECASE)
 _OPEN_LABEL = re.compile(r"(?:open|pending|to\s+do|未完成|进行中|待完成)\s*[:：]", re.IGNORECASE)
 _CONDITION_HEAD = re.compile(
@@ -157,6 +164,7 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
     hypothetical: set[int] = set()
     was_so = {clause.sentence for clause in all_clauses if _STATE_WAS_SO.search(clause.scan)}
     unchanged = {clause.sentence for clause in all_clauses if _NOTHING_CHANGED.search(clause.scan)}
+    to_card = {clause.sentence for clause in all_clauses if _TO_CARD.search(clause.scan)}
     listing = bool(_DONE_LABEL.search(text) and _OPEN_LABEL.search(text))
     for clause in all_clauses:
         if clause.sentence in hypothetical:
@@ -189,6 +197,7 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
             if not (clause.sentence in was_so and _ALREADY_STATE.search(claim.phrase))
             # "已取消，这次什么也没改": a cancelled card, nothing written.
             and not (clause.sentence in unchanged and _CANCELLED.search(claim.phrase))
+            and not (clause.sentence in to_card and _NOTED.search(claim.phrase))
         )
     return found
 

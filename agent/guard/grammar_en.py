@@ -35,6 +35,7 @@ _PARTICIPLES: dict[str, str] = {
         r"|registered|captured|included|appended|generated|built|drafted|started|opened|queued"
         r"|penciled(?: in)?|pencilled(?: in)?|slotted(?: in)?|got (?:it|that|this|you) down"
         r"|imported|created and saved|tucked(?: away)?|stashed(?: away)?|popped(?: in)?"
+        r"|slipped(?: in)?"
     ),
     "update": (
         r"updated|changed|modified|edited|renamed|retitled|moved|rescheduled|postponed"
@@ -43,7 +44,7 @@ _PARTICIPLES: dict[str, str] = {
         r"|reassigned|swapped|raised|lowered|reprioriti[sz]ed|repointed|fixed"
         r"|filled(?: in| out)?|fleshed out|populated|expanded|rewritten|rewrote|reworded"
         r"|rephrased|shortened|trimmed(?: down)?|condensed|simplified|polished|tightened(?: up)?"
-        r"|streamlined|summari[sz]ed|clarified"
+        r"|streamlined|summari[sz]ed|clarified|refreshed"
     ),
     "status": (
         r"marked|ticked(?: off)?|checked off|crossed off|crossed out|completed|finished|closed"
@@ -179,7 +180,8 @@ _STATES = [
     (
         re.compile(
             r"\b(?:due\s+date|deadline|due\s+time|title|priority|status|name|description"
-            r"|content|time|date|reminder|tags?)\s*(?:is|are|'s|’s)\s+(?:[^.;!?]*\s)?now\b"
+            r"|content|time|date|reminder|tags?)(?:\s+(?:on|of|for)\s+[^.;!?]{1,60}?)?"
+            r"\s*(?:is|are|'s|’s)\s+(?:[^.;!?]*\s)?now\b"
         ),
         "update",
     ),
@@ -252,6 +254,7 @@ _STATES = [
     (re.compile(rf"\b(?:update|change|edit|rename){_NOUN_DONE}"), "update"),
     (re.compile(rf"\b(?:upload|sync|archiving|import|export){_NOUN_DONE}"), OTHER),
     (re.compile(rf"\b(?:processing|execution){_NOUN_DONE}"), None),
+    (re.compile(rf"\bcheck-?in{_NOUN_DONE}"), "status"),
     (
         re.compile(r"\b(?:note|todo|to-do|task|reminder)\s+(?:is|'s)\s+(?:now\s+|all\s+)?ready\b"),
         "create",
@@ -267,7 +270,8 @@ _STATES = [
     (
         # "I've taken "X" off your todos"
         re.compile(
-            r"\b(?:taken|took)\s+(?:\S+\s+){1,4}?off\s+(?:your|the)\s+(?:[\w-]+\s+)?"
+            r"\b(?:taken|took|pulled|struck|knocked)\s+(?:\S+\s+){1,4}?off\s+(?:your|the)\s+"
+            r"(?:[\w-]+\s+)?"
             r"(?:list|to-?dos?|tasks|notes)\b"
         ),
         "delete",
