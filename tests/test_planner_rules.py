@@ -743,3 +743,28 @@ def test_write_words_inside_a_title_and_item_first_edits(
 )
 def test_a_condition_or_a_time_as_the_item_is_no_write(text: str) -> None:
     assert interpret(text).tool is None
+
+
+@pytest.mark.parametrize(
+    ("text", "tool", "args"),
+    [
+        # "…前完成" is when to finish the new todo, not a status change of a todo whose
+        # title would be the whole request
+        (
+            "添加任务「写年终总结」，12月28日前完成",
+            "create_todo",
+            {"title": "写年终总结", "due_at": "12月28日"},
+        ),
+        (
+            "新建一篇笔记，叫「菜谱」，内容是红烧肉的做法",
+            "create_note",
+            {"title": "菜谱", "content": "红烧肉的做法"},
+        ),
+        ("写周报完成了", "set_todo_status", {"todo_title": "写周报", "status": "done"}),
+    ],
+)
+def test_a_create_request_is_never_read_as_a_status_change(
+    text: str, tool: str, args: dict[str, Any]
+) -> None:
+    intent = interpret(text)
+    assert (intent.tool, intent.args) == (tool, args)

@@ -54,6 +54,10 @@ WRITE_HEAD = re.compile(
     rf"^(?:{_CREATE}|写|删除|删掉|删了|删|移除|去掉|清除|把|将|给|完成|做完|勾掉|勾选|重新打开|重开|"
     r"修改|更改|调整|更新|改|重命名|推迟|延后|提前|标记|提醒)(?!的|过的|了的)"
 )
+# The head of a create request: 添加任务…, 新建一条待办…, 记个笔记…
+_CREATE_REQUEST = re.compile(
+    rf"^(?:{_CREATE}|写)\s*{_MEASURE}\s*(?:新的?)?\s*(?:{_TODO}|{_NOTE})", re.IGNORECASE
+)
 _KINDS = {"笔记": "note", "备忘": "note", "备忘录": "note", "note": "note"}
 
 
@@ -320,6 +324,8 @@ def todo_fields(body: str, *, priority: str | None = None) -> Intent:
 
 
 _CALLED = r"(?:是|为|叫做?|叫作|名为|名叫)?"
+# 标题叫X / 叫「菜谱」: what labels a note's title
+_TITLE_LABEL = rf"(?:(?:标题|题目)\s*{_CALLED}|叫做?|叫作|名为|名叫)"
 _NOTE_SPLIT = re.compile(r"\s*(?:——|—|–|--|：|:|，|,|；|;|\n)\s*|\s+-\s+")
 
 
@@ -332,13 +338,11 @@ def note_fields(body: str) -> Intent:
         tags = split_tags(match.group("tags"))
         body = body[: match.start()].strip()
     labelled = re.match(
-        rf"^(?:标题|题目)\s*{_CALLED}\s*[:：]?\s*(?P<title>{QUOTED}|.+?)\s*(?:[，,；;。]|\s)\s*"
+        rf"^{_TITLE_LABEL}\s*[:：]?\s*(?P<title>{QUOTED}|.+?)\s*(?:[，,；;。]|\s)\s*"
         r"(?:内容|正文)\s*(?:是|为)?\s*[:：]?\s*(?P<content>.+)$",
         body,
         re.DOTALL,
-    ) or re.match(
-        rf"^(?:标题|题目)\s*{_CALLED}\s*[:：]?\s*(?P<title>{QUOTED}|.+)$", body, re.DOTALL
-    )
+    ) or re.match(rf"^{_TITLE_LABEL}\s*[:：]?\s*(?P<title>{QUOTED}|.+)$", body, re.DOTALL)
     content: str | None
     if labelled:
         title, content = labelled.group("title"), labelled.groupdict().get("content")
@@ -369,6 +373,8 @@ def _status(match: re.Match[str]) -> Intent | None:
         return ask("set_todo_status", SLOT_TARGET, status="open" if opened else "done")
     if re.search(rf"^(?:所有|全部|已完成的|{OPEN})", title):
         return None
+    if _CREATE_REQUEST.match(title):
+        return None  # 添加任务「写总结」，12月28日前完成: a new todo to finish by then
     state = match.group("state")
     opened = re.fullmatch(rf"{_OPEN_STATE}|重开|恢复|取消完成|撤销完成|取消勾选|打开", state, re.I)
     return Intent("set_todo_status", {"todo_title": title, "status": "open" if opened else "done"})
