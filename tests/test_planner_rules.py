@@ -768,3 +768,26 @@ def test_a_create_request_is_never_read_as_a_status_change(
 ) -> None:
     intent = interpret(text)
     assert (intent.tool, intent.args) == (tool, args)
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        # A content label is never the title: the planner asks for the title instead.
+        (
+            "new note content: meeting points",
+            ("create_note", {"content": "meeting points"}, "title"),
+        ),
+        ("create a note, content: buy milk", ("create_note", {"content": "buy milk"}, "title")),
+        ("新建笔记 内容：会议纪要要点", ("create_note", {"content": "会议纪要要点"}, "title")),
+        (
+            "new note: title: Ideas, content: more",
+            ("create_note", {"title": "Ideas", "content": "more"}, None),
+        ),
+    ],
+)
+def test_a_labelled_note_takes_its_title_and_content_from_the_labels(
+    text: str, intent: tuple[str, dict[str, Any], str | None]
+) -> None:
+    found = interpret(text)
+    assert (found.tool, found.args, found.slot) == intent

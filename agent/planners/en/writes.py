@@ -245,15 +245,23 @@ def note_fields(body: str) -> Intent:
         tags = split_tags(match.group("tags"))
         body = body[: match.start()].strip()
     content: str | None
+    # "new note content: meeting points": the content, and no title yet
+    bare_content = re.match(
+        r"^[,;\s]*(?:with\s+)?(?:the\s+)?(?:content|body|text)\s*[:：]\s*(?P<content>.+)$",
+        body,
+        re.IGNORECASE | re.DOTALL,
+    )
+    if bare_content:
+        return ask("create_note", SLOT_TITLE, content=bare_content.group("content").strip())
     labelled = re.match(
-        rf"^(?:titled|called|named|with\s+(?:the\s+)?title)\s+(?P<title>{QUOTED}|.+?)"
+        rf"^(?:titled|called|named|with\s+(?:the\s+)?title|title\s*[:：])\s*(?P<title>{QUOTED}|.+?)"
         r"(?:\s*:\s*|\s*[,;]\s*(?:(?:with\s+)?(?:the\s+)?(?:content|body|text)|saying|that\s+says)"
         r"\s*:?\s*|\s+(?:(?:with\s+)?(?:the\s+)?(?:content|body|text)|saying|that\s+says)"
         r"\s*:?\s*|\s+[-–—]\s+)(?P<content>.+)$",
         body,
         re.IGNORECASE | re.DOTALL,
     ) or re.match(
-        rf"^(?:titled|called|named|with\s+(?:the\s+)?title)\s+(?P<title>{QUOTED}|.+)$",
+        rf"^(?:titled|called|named|with\s+(?:the\s+)?title|title\s*[:：])\s*(?P<title>{QUOTED}|.+)$",
         body,
         re.IGNORECASE | re.DOTALL,
     )
