@@ -791,3 +791,35 @@ def test_a_labelled_note_takes_its_title_and_content_from_the_labels(
 ) -> None:
     found = interpret(text)
     assert (found.tool, found.args, found.slot) == intent
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # sentences (reports, promises, a cancel) are not item-first requests: what comes
+        # before the verb is no item's name
+        "我会在你确认后执行删除。",
+        "好，删了。",
+        "取消删除",
+        "回收站中的笔记会在 30 天后被永久删除。",
+        "标签已经换成「生活」了。",
+        "截止时间已改为周五下午 5 点。",
+        "已把它重新设回待办状态。",
+        "这条待办已成功标记为完成！",
+    ],
+)
+def test_a_report_or_a_promise_is_not_an_item_first_write(text: str) -> None:
+    assert interpret(text).tool is None
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        ("「把酒言欢」删掉吧", "把酒言欢"),
+        ("晒被子删掉吧", "晒被子"),
+        ("我的周报删掉吧", "我的周报"),
+    ],
+)
+def test_an_item_first_delete_takes_any_name_quoted_or_plain(text: str, title: str) -> None:
+    intent = interpret(text)
+    assert (intent.tool, intent.args) == ("delete_todo", {"todo_title": title})

@@ -108,6 +108,8 @@ def take_priority(text: str) -> tuple[str, str | None]:
 
 
 def clean_title(text: str) -> str:
+    # "Call mom (urgent)": the priority word taken out leaves its brackets behind
+    text = re.sub(r"[(（\[]\s*[)）\]]", " ", text)
     title = re.sub(r"\s+", " ", text).strip().strip(STRIP)
     title = re.sub(
         r"^(?:to|that|about|for|which\s+is|i\s+(?:need|have|must|should)\s+to|i\s+gotta)\s+",

@@ -132,7 +132,7 @@ _UPDATE_TODO = [
     ),
     _en(
         rf"^(?:change|set|update|move|push|make)\s+(?:the\s+|my\s+)?(?:(?:todo|to-do|task)\s+)?"
-        rf"{_TITLE}(?:'s|’s)\s+(?P<field>{_FIELD})\s+to\s+(?P<value>.+?){_END}"
+        rf"{_TITLE}(?:'s|’s)?\s+(?P<field>{_FIELD})\s+to\s+(?P<value>.+?){_END}"
     ),
     _en(
         rf"^(?P<verb>rename)\s+(?:the\s+|my\s+)?(?:(?:todo|to-do|task)\s+)?{_TITLE}\s+"
@@ -268,7 +268,10 @@ def note_fields(body: str) -> Intent:
     if labelled:
         title, content = labelled.group("title"), labelled.groupdict().get("content")
     elif re.match(r"^(?:about|on)\s+", body, re.I):
-        title, content = re.sub(r"^(?:about|on)\s+", "", body, flags=re.I), None
+        # "a note about the meeting: we agreed on Q3": the topic, then what it says
+        about = re.sub(r"^(?:about|on)\s+", "", body, flags=re.I)
+        topic, colon, said = about.partition(": ")
+        title, content = (topic, said) if colon and said.strip() else (about, None)
     else:
         quoted = re.match(rf"^(?P<title>{QUOTED})\s*[,:;\-–—]?\s*(?P<content>.*)$", body, re.DOTALL)
         parts = quoted or re.match(

@@ -108,6 +108,8 @@ def take_priority(text: str) -> tuple[str, str | None]:
 
 
 def clean_title(text: str) -> str:
+    # 修水管（高优先级）: the priority taken out leaves its brackets behind
+    text = re.sub(r"[(（\[【]\s*[)）\]】]", " ", text)
     title = text.strip().strip(STRIP).strip("的").strip(STRIP)
     title = re.sub(r"^(?:我)?(?:需要|要|得|该|必须)(?=..)", "", title)
     title = re.sub(r"(?:这件事|这事|这个事)$", "", title)

@@ -56,7 +56,7 @@ WRITE_HEAD = re.compile(
 )
 # The head of a create request: 添加任务…, 新建一条待办…, 记个笔记…
 _CREATE_REQUEST = re.compile(
-    rf"^(?:{_CREATE}|写)\s*{_MEASURE}\s*(?:新的?)?\s*(?:{_TODO}|{_NOTE})", re.IGNORECASE
+    rf"^(?:{_CREATE}|写)\s*{_MEASURE}[^，,。：:]{{0,12}}?(?:{_TODO}|{_NOTE})", re.IGNORECASE
 )
 _KINDS = {"笔记": "note", "备忘": "note", "备忘录": "note", "note": "note"}
 
@@ -86,15 +86,19 @@ _DELETE = [
         rf"^(?:把|将)\s*(?:这条|这个)?\s*(?P<kind>{_NOTE}|{_TODO})?\s*{_TITLE}\s*(?:这条|这个)?"
         rf"(?P<kind2>{_NOTE}|{_TODO})?\s*(?:给我)?{_DELETE_VERB}(?:掉)?(?:吧|了)?{_END}"
     ),
-    # 体检预约这条不要了，删掉吧 / 「旧笔记」删了吧
+    # 体检预约这条不要了，删掉吧 / 「旧笔记」删了吧: only when what comes first reads as an
+    # item's name (_ITEM_NAME), not a sentence ("我会在你确认后执行删除", "好，删了")
     _zh(
         rf"^{_TITLE}\s*(?:这条|这个|那条|那个)?\s*(?P<kind>{_NOTE}|{_TODO})?\s*"
         r"(?:(?:不要了|不需要了|用不着了|没用了)\s*[，,]?\s*)?(?:帮我|给我|就|可以)?\s*"
         rf"{_DELETE_VERB}(?:掉)?(?:吧|了)?(?P<kind2>){_END}"
     ),
 ]
+_DELETE_ITEM_FIRST = _DELETE[-1]
 # "体检预约不要删": the words before the verb refuse it.
 _REFUSED = re.compile(r"(?:不要|不用|不必|别|先别|不|没|不能)$")
+
+
 _STATUS_VERB = (
     r"标记为|标记成|标成|标为|标记|设为|设置为|设置成|设成|改为|改成|置为|变成|改回成?|更新为|更新成"
     r"|恢复成|恢复为|设回|变回"
@@ -126,10 +130,38 @@ _FIELD = (
     r"截止时间|截止日期|到期时间|到期日|截止|期限|deadline|时间|日期|标题|名称|名字|优先级|描述|备注|说明|"
     r"内容|正文|标签"
 )
+# Words no item's name has but a sentence does: a person, a modal, a condition, a clause
+# break, a completion mark. An item-first request names the item with none of them.
+_NOT_ITEM_NAME = re.compile(
+    r"[，,。：:；;！!？?~～]|我(?!的)|你|您|他|她|它|把|将(?!军)"
+    r"|确认|如果|要是|的话|之后|以后|然后|才能|能不能|可以|不要|不用|取消|一并|也"
+    r"|^已|已经|已被|已成功|被我|被你|[已被都就了]$|^(?:好|行|嗯|对|是|没问题|OK|ok)$"
+    r"|(?:就|才|将|不|都|也)会|会(?:在|把|将|帮|给|被|自动)"
+    rf"|^(?:{_FIELD})$"
+)
+
+
+def _item_name(title: str) -> bool:
+    """Whether ``title``, put before the verb of an item-first request, reads as a name.
+
+    A quoted title is the user's own naming and always does.
+    """
+    if re.fullmatch(QUOTED, title.strip()):
+        return True
+    title = unquote(title)
+    return len(title) >= 2 and not _NOT_ITEM_NAME.search(title)
+
+
 _UPDATE_VERB = (
     r"改到|改成|改为|修改为|修改成|更新为|更新成|调整到|调整为|调到|调成|推迟到|推到|延后到|延期到|延迟到|"
     r"提前到|挪到|移到|改在|换到|换成|设为|设置为|设置成|设成|定为|定在|重命名为|改名为|改名叫|命名为|"
     r"替换为|替换成|变成"
+)
+# 准备周会材料改到明天上午九点 / 续签合同改成普通优先级: the item first, no 把 (only when
+# it reads as a name and the value is not a report: 改成了周五)
+_UPDATE_ITEM_FIRST = _zh(
+    rf"^(?P<kind>{_NOTE}|{_TODO})?\s*{_TITLE}\s*(?P<kind2>{_NOTE}|{_TODO})?\s*(?P<field>)"
+    rf"(?P<verb>{_UPDATE_VERB})\s*(?P<value>(?!了)[^，,。；;]+?){_END}"
 )
 _UPDATE = [
     # 把「周报」的截止时间改为明天下午 5 点 / 把周报推迟到周五 / 将任务X改成高优先级
@@ -149,11 +181,7 @@ _UPDATE = [
         rf"^(?P<kind>{_NOTE}|{_TODO})?\s*{_TITLE}\s*(?P<kind2>{_NOTE}|{_TODO})?\s*的\s*"
         rf"(?P<field>{_FIELD})\s*(?:要|请|帮我)?\s*(?P<verb>{_UPDATE_VERB})\s*(?P<value>.+?){_END}"
     ),
-    # 准备周会材料改到明天上午九点 / 续签合同改成普通优先级: the item first, no 把
-    _zh(
-        rf"^(?P<kind>{_NOTE}|{_TODO})?\s*{_TITLE}\s*(?P<kind2>{_NOTE}|{_TODO})?\s*(?P<field>)"
-        rf"(?P<verb>{_UPDATE_VERB})\s*(?P<value>.+?){_END}"
-    ),
+    _UPDATE_ITEM_FIRST,
     # 推迟待办X到周五 / 重命名待办X为Y
     _zh(
         rf"^(?P<verb>推迟|延后|延期|提前|改期|挪|重命名|改名)\s*(?P<kind>{_NOTE}|{_TODO})?\s*{_TITLE}\s*"
@@ -375,6 +403,10 @@ def _status(match: re.Match[str]) -> Intent | None:
         return None
     if _CREATE_REQUEST.match(title):
         return None  # 添加任务「写总结」，12月28日前完成: a new todo to finish by then
+    if not re.fullmatch(QUOTED, match.group("title").strip()) and re.search(
+        r"^已|已经|已成功|[已被][改设标更切]|[已被]$|把|将(?!军)|它|我(?!的)|你|您", title
+    ):
+        return None  # 已把它重新设回待办状态: a report, not a request
     state = match.group("state")
     opened = re.fullmatch(rf"{_OPEN_STATE}|重开|恢复|取消完成|撤销完成|取消勾选|打开", state, re.I)
     return Intent("set_todo_status", {"todo_title": title, "status": "open" if opened else "done"})
@@ -388,6 +420,8 @@ def write_intent(text: str) -> Intent | None:
             title = unquote(match.group("title"))
             kind = _kind(match.group("kind") or match.group("kind2"))
             if _REFUSED.search(title):
+                continue
+            if pattern is _DELETE_ITEM_FIRST and not _item_name(match.group("title")):
                 continue
             if re.search(r"^(?:所有|全部|已完成的?|未完成的?|这些|那些)", title):
                 return HELP  # bulk deletes are not offered
@@ -425,6 +459,15 @@ def write_intent(text: str) -> Intent | None:
                 rf"\s*(?:{_DONE_STATE}|{_OPEN_STATE})(?:状态)?\s*了?", match.group("value")
             )
             and not is_time(unquote(match.group("title") or ""))  # 明天改到后天: no item named
+            # 记一条关于会议的笔记：下周改到周二 asks for a note, whatever it says
+            and not _CREATE_REQUEST.match(unquote(match.group("title") or ""))
+            and (
+                pattern is not _UPDATE_ITEM_FIRST
+                or (
+                    _item_name(match.group("title") or "")
+                    and not match.group("value").rstrip("。！!").endswith("了")  # 改成了周五
+                )
+            )
         ):
             return _update(match)
     for pattern in _STATUS:
