@@ -396,3 +396,30 @@ def test_quoting_what_the_user_said_is_not_a_claim() -> None:
 )
 def test_idioms_of_having_done_it_are_claims(reply: str) -> None:
     assert claims_completed_write(reply) is not None
+
+
+@pytest.mark.parametrize(
+    ("kind", "resource_type", "reply", "replaced"),
+    [
+        # The verb's object tells the kind: what a delete verb takes off an item is an edit.
+        ("update", "note", "I removed the note's second point.", False),
+        ("update", "note", "已经按你说的把笔记第二条删掉了。", False),
+        ("delete", "note", '"周报" has been moved to the trash.', False),
+        ("create", "todo", "Reminder set successfully.", False),
+        ("create", "todo", "提醒设置成功，到时候我会通知你。", False),
+        # "taken care of" says nothing of which write: the one action the reply is about
+        ("create", "todo", "I've taken care of it.", False),
+        ("status", "todo", "「周报」已恢复为未完成，你可以继续编辑。", False),
+        # another item than the one the reply is about is not backed by it
+        ("create", "todo", "I also added another todo.", True),
+        ("create", "todo", "我又新建了一条待办。", True),
+        ("create", "todo", "I've created a new todo for you.", False),
+        ("create", "todo", "Done and dusted — I checked that one off your list.", True),
+    ],
+)
+def test_a_final_reply_claim_takes_its_kind_from_the_verb_and_its_object(
+    kind: str, resource_type: str, reply: str, replaced: bool
+) -> None:
+    focus = backing(kind, "周报", resource_type)
+    verdict = guard_reply(reply, backings=[focus], focus=focus, locale="en")
+    assert verdict.replaced is replaced, verdict.removed

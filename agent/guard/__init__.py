@@ -114,6 +114,12 @@ _TO_CARD = re.compile(
     re.IGNORECASE,
 )
 _NOTED = re.compile(r"^(?:i'?ve\s+|i\s+have\s+)?noted$|记下|记住", re.IGNORECASE)
+# "I also added another todo", 又新建了一条: explicitly not the item the reply is about.
+_ANOTHER = re.compile(
+    r"\banother\b|\balso\b[^.;!?]*\bnew\b|又(?:新建|创建|加|添加|记)|另一|另外(?:一|又)"
+    r"|还[^，。]{0,6}(?:新建|创建|添加|新增)",
+    re.IGNORECASE,
+)
 _CANCELLED = re.compile(r"取消|cancell?ed", re.IGNORECASE)
 _OPEN_LABEL = re.compile(r"(?:open|pending|to\s+do|未完成|进行中|待完成)\s*[:：]", re.IGNORECASE)
 _CONDITION_HEAD = re.compile(
@@ -266,6 +272,7 @@ def guard_reply(
             backings,
             mentioned=_mentioned(entry, backings),
             focus=focus,
+            another=bool(_ANOTHER.search(entry.clause.scan)),
         )
     ]
     if not unbacked:

@@ -77,11 +77,14 @@ def is_backed(
     *,
     mentioned: Iterable[str] = (),
     focus: Backing | None = None,
+    another: bool = False,
 ) -> bool:
     """Say whether ``claim`` (naming ``items``) is backed by one of ``backings``.
 
     ``mentioned`` are receipt titles found unquoted in the clause: they name the item too.
     ``focus`` is the one action a final reply is about: a claim naming no item refers to it.
+    ``another``: the claim speaks of an item other than the focus's ("I also added another
+    todo", 又新建了一条), so the focus does not back it.
     """
     if claim.sweeping or claim.kind == OTHER:
         return False
@@ -91,6 +94,9 @@ def is_backed(
         if (claim.kind is None or backing.kind == claim.kind)
         and (claim.resource_type is None or backing.resource_type == claim.resource_type)
     ]
+    if another and focus is not None:
+        candidates = [backing for backing in candidates if backing != focus]
+        focus = None
     named = [*items, *mentioned]
     if named:
         return all(any(_names_item(backing, item) for backing in candidates) for item in named)

@@ -44,7 +44,7 @@ _PARTICIPLES: dict[str, str] = {
         r"|reassigned|swapped|raised|lowered|reprioriti[sz]ed|repointed|fixed"
         r"|filled(?: in| out)?|fleshed out|populated|expanded|rewritten|rewrote|reworded"
         r"|rephrased|shortened|trimmed(?: down)?|condensed|simplified|polished|tightened(?: up)?"
-        r"|streamlined|summari[sz]ed|clarified|refreshed"
+        r"|streamlined|summari[sz]ed|clarified|refreshed|tagged|labell?ed"
     ),
     "status": (
         r"marked|ticked(?: off)?|checked off|crossed off|crossed out|completed|finished|closed"
@@ -59,9 +59,14 @@ _PARTICIPLES: dict[str, str] = {
     OTHER: (
         r"archived|shared|sent|submitted|synced|synchroni[sz]ed|uploaded|forwarded|emailed"
         r"|published|pinned|starred|favou?rited|backed up|exported|merged|split|copied|duplicated"
-        r"|restored|locked|unlocked|assigned|tagged|labell?ed|applied|processed|executed|handled"
-        r"|taken care of|took care of|sorted(?: out)?|committed|done|carried out|performed"
-        r"|organi[sz]ed|filed away|transferred|migrated|arranged"
+        r"|restored|locked|unlocked|assigned|applied|committed|filed away"
+        r"|transferred|migrated"
+    ),
+    # Verbs that say something was done without saying what ("I've taken care of it"):
+    # backed like "Done." by the one action a reply is about.
+    "any": (
+        r"processed|executed|handled|taken care of|took care of|sorted(?: out)?|done"
+        r"|carried out|performed|organi[sz]ed|arranged"
     ),
 }
 _BASE: dict[str, str] = {
@@ -69,7 +74,8 @@ _BASE: dict[str, str] = {
     "update": r"update|change|modify|edit|rename|move|reschedule|postpone|push|shift|adjust|set",
     "status": r"mark|tick|check off|cross off|complete|finish|close|reopen|resolve",
     "delete": r"delete|remove|erase|clear|wipe|purge|trash|drop|cancel|discard|get rid of|scrap",
-    OTHER: r"archive|share|send|submit|sync|upload|forward|email|pin|tag|handle|take care of|do",
+    OTHER: r"archive|share|send|submit|sync|upload|forward|email|pin|tag",
+    "any": r"handle|take care of|do|sort|process|execute|carry out|perform",
 }
 _PP = "|".join(f"(?:{words})" for words in _PARTICIPLES.values())
 _PP_RE = re.compile(
@@ -268,6 +274,11 @@ _STATES = [
         "delete",
     ),
     (
+        # "I checked that one off your list"
+        re.compile(r"\b(?:checked|ticked|crossed|struck)\s+(?:\S+\s+){1,4}?off\b"),
+        "status",
+    ),
+    (
         # "I've taken "X" off your todos"
         re.compile(
             r"\b(?:taken|took|pulled|struck|knocked)\s+(?:\S+\s+){1,4}?off\s+(?:your|the)\s+"
@@ -300,6 +311,16 @@ _TO_STATUS = re.compile(
     r"^(?:\s+\S+){0,4}?\s+(?:to|as)\s+(?:done|complete[d]?|finished|not\s+done|open|incomplete)\b"
 )
 _CHANGES = re.compile(r"\b(?:changes?|edits?|updates?|modifications?)\b")
+# What a delete verb removes from an item is an edit of it: "removed the due date".
+_FIELD_OBJECT = re.compile(
+    r"^\s+(?:the\s+|its\s+|their\s+|that\s+|this\s+)?(?:note's\s+|todo's\s+)?"
+    r"(?:(?:first|second|third|fourth|last|old|extra)\s+)?(?:due\s+date|deadline|due\s+time"
+    r"|description|tags?|priority|paragraph|point|line|sentence|section|bullet|reminder\s+time"
+    r"|time)\b"
+)
+_TO_TRASH = re.compile(r"^\s+(?:it\s+|them\s+)?(?:to|into)\s+(?:the\s+|your\s+)?(?:trash|bin)\b")
+_REMINDER = re.compile(r"\breminders?\b")
+_SET = re.compile(r"\bset\b")
 _STATUS_LABEL = re.compile(r"(?:\bstatus|\bstate|状态)\s*$", re.IGNORECASE)
 _DID_IT = re.compile(r"\b(?:i|we)\s+(?:just\s+|already\s+)?did\s+(?:it|that|this|them|so)\b")
 
@@ -413,8 +434,15 @@ def find(clause: Clause) -> list[Claim]:
         if any(begin < end and start_ < match.end() for start_, end in spans):
             return
         spans.append((begin, match.end()))
-        if kind in ("update", "create", None, OTHER) and _TO_STATUS.match(scan[match.end() :]):
+        after = scan[match.end() :]
+        if kind in ("update", "create", None, OTHER) and _TO_STATUS.match(after):
             kind = "status"  # set it to done / changed the status to complete
+        elif kind == "delete" and _FIELD_OBJECT.match(after):
+            kind = "update"  # removed the due date / dropped the second paragraph
+        elif kind in ("update", None) and _TO_TRASH.match(after):
+            kind = "delete"  # has been moved to the trash
+        elif kind == "update" and _REMINDER.search(scan) and _SET.search(match.group(0)):
+            kind = "create"  # reminder set / your reminder is all set
         elif kind in ("create", None, OTHER) and _CHANGES.search(scan):
             kind = "update"  # made the change / changes saved
         found.append(_claim(scan, clause.scan[begin : match.end()].strip(), kind))
@@ -472,15 +500,15 @@ def find(clause: Clause) -> list[Claim]:
 
 
 def _kind_of(match: re.Match[str]) -> str | None:
-    """Return the kind of the last participle in the match."""
+    """Return the kind of the last participle in the match (None for the "any" verbs)."""
     kinds = [found.lastgroup for found in _PP_RE.finditer(match.group(0))]
-    return kinds[-1] if kinds else None
+    return kinds[-1] if kinds and kinds[-1] != "any" else None
 
 
-def _kind_of_base(verb: str) -> str:
+def _kind_of_base(verb: str) -> str | None:
     match = _BASE_RE.match(verb)
     if match and match.lastgroup:
-        return match.lastgroup
+        return None if match.lastgroup == "any" else match.lastgroup
     return OTHER
 
 

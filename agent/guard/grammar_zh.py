@@ -51,7 +51,7 @@ _VERBS: dict[str, str] = {
         r"|(?<![A-Za-z])(?:delete|remove|clear|erase|trash)(?:ed|d)?(?![A-Za-z])"
     ),
     OTHER: (
-        "归档|存档|分享|共享|发送|发给|转发|提交|同步|上传|备份|置顶|收藏|合并|拆分|复制|导出|发布|移交"
+        "归档|存档|分享|共享|发送|发给|转发|提交|同步(?!更新|修改)|上传|备份|置顶|收藏|合并|拆分|复制|导出|发布|移交"
         "|转交|迁移|加密|锁定|恢复|还原"
         r"|(?<![A-Za-z])(?:archive|share|send|sent|submit|sync|upload|pin)(?:ed|d)?(?![A-Za-z])"
     ),
@@ -101,7 +101,9 @@ _AFTER_BLOCK = re.compile(
 _USER_SUBJECT = re.compile(
     r"(?<![为给替帮让和跟与把将向被])(?:你|您)(?!的|们的)(?:们)?[^，。的我]{0,10}$"
 )
-_TO_STATUS = re.compile(r"^[^，。]{0,4}?(?:已完成|未完成|完成状态|完成|done|undone)")
+_TO_STATUS = re.compile(
+    r"^[^，。]{0,4}?(?:已完成|未完成|完成状态|完成|待办状态|进行中|done|undone)"
+)
 _BY_USER = re.compile(r"被(?:你|您)(?:自己)?[^，。我]{0,4}$")
 # 已被别人修改 / 在别处被修改: someone else's change, reported (a conflict), not this turn's.
 _BY_OTHER = re.compile(
@@ -120,6 +122,15 @@ _COUNTED = re.compile(
     r"(?:其中|共|有)?(?<![这那])[\d一二两三四五六七八九十几]+\s*(?:条|个|项|件)[^，。]{0,2}$"
 )
 _STATUS_LABEL = re.compile(r"(?:状态|进度|status|state)\s*$", re.IGNORECASE)
+# What a delete verb removes from an item (删去了第二段, 去掉截止时间) is an edit of it.
+_FIELD_OBJECT_BEFORE = re.compile(
+    r"[把将][^，。]{0,8}?(?:第[一二三四五六七八九十\d]+(?:段|条|句|行|点)|截止时间|截止日期|描述|备注"
+    r"|标签|优先级)[^，。]{0,2}$"
+)
+_FIELD_OBJECT = re.compile(
+    r"^(?:了|掉了?)?(?:它的|笔记的|待办的)?(?:第[一二三四五六七八九十\d]+(?:段|条|句|行|点)|截止时间|截止日期"
+    r"|到期时间|描述|备注|标签|优先级|这句|那句|一句|一段|一行)"
+)
 # 目前的状态是已完成: the state as a read reports it.
 _STATUS_IS = re.compile(r"(?:状态|进度)(?:是|为|：|:)\s*已?$")
 
@@ -247,8 +258,20 @@ def find(clause: Clause) -> list[Claim]:
             continue
         end = match.end() + (len(m.group(0)) if (m := _DONE_AFTER.match(after)) else 0)
         covered = end
-        if kind in ("update", None) and _TO_STATUS.match(after):
-            kind = "status"  # 设为已完成 / 改成未完成
+        if kind in ("update", None, OTHER) and _TO_STATUS.match(after):
+            kind = "status"  # 设为已完成 / 改成未完成 / 恢复为未完成
+        elif kind == "delete" and _FIELD_OBJECT.search(scan[match.end() : match.end() + 12]):
+            kind = "update"  # 删去了第二段 / 去掉了截止时间: an edit of the item
+        elif (
+            kind == "update"
+            and "提醒" in before
+            and verb.startswith("设")
+            and not re.search(r"时间|日期", before)
+            and not re.match(r"^(?:为|成(?!功)|到)", after)
+        ):
+            kind = "create"  # 提醒已设好 / 提醒设置成功 (not 提醒时间设为…)
+        elif kind == "delete" and _FIELD_OBJECT_BEFORE.search(before):
+            kind = "update"  # 把笔记第二条删掉
         found.append(_claim(scan, scan[_phrase_start(before) : end].strip(), kind))
     return found
 
