@@ -423,3 +423,32 @@ def test_a_final_reply_claim_takes_its_kind_from_the_verb_and_its_object(
     focus = backing(kind, "周报", resource_type)
     verdict = guard_reply(reply, backings=[focus], focus=focus, locale="en")
     assert verdict.replaced is replaced, verdict.removed
+
+
+FINAL_REPLIES = [
+    # (kind of the confirmed action on 「周报」, reply, whether the guard removes something)
+    ("update", "好的，「周报」的截止时间已经改到周五下午 5 点。", False),
+    ("update", 'I\'ve moved "周报" to Friday.', False),
+    ("update", "已更新「周报」，并且删除了「买菜」。", True),
+    ("update", 'I\'ve updated "周报" and also marked it as done.', True),
+    ("update", "「周报」已改到周五，另外我还新建了一条待办「开会」。", True),
+    ("status", "「周报」已标记为完成 ✅", False),
+    ("status", '"周报" is checked off.', False),
+    ("status", "「周报」已完成，我也顺手把「买菜」删了。", True),
+    ("status", 'Marked "周报" as done and pushed "买菜" to tomorrow.', True),
+    ("delete", '"周报" has been deleted; you can restore it from the trash.', False),
+    ("delete", "好的，「周报」已移到回收站。", False),
+    ("delete", "已删除「周报」，并清空了回收站。", True),
+    ("delete", 'Deleted "周报" and created a reminder to review the trash.', True),
+    ("create", '"周报" is on your list now.', False),
+    ("create", "已创建「周报」，顺便把「买菜」标记完成了。", True),
+]
+
+
+@pytest.mark.parametrize(("kind", "reply", "replaced"), FINAL_REPLIES)
+def test_a_final_reply_keeps_the_confirmed_action_and_loses_any_other(
+    kind: str, reply: str, replaced: bool
+) -> None:
+    focus = backing(kind, "周报")
+    verdict = guard_reply(reply, backings=[focus], focus=focus, locale="zh-CN")
+    assert verdict.replaced is replaced, verdict.removed

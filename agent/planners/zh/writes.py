@@ -87,7 +87,7 @@ _DELETE = [
         rf"(?P<kind2>{_NOTE}|{_TODO})?\s*(?:给我)?{_DELETE_VERB}(?:掉)?(?:吧|了)?{_END}"
     ),
     # 体检预约这条不要了，删掉吧 / 「旧笔记」删了吧: only when what comes first reads as an
-    # item's name (_ITEM_NAME), not a sentence ("我会在你确认后执行删除", "好，删了")
+    # item's name (`_item_name`), not a sentence ("我会在你确认后执行删除", "好，删了")
     _zh(
         rf"^{_TITLE}\s*(?:这条|这个|那条|那个)?\s*(?P<kind>{_NOTE}|{_TODO})?\s*"
         r"(?:(?:不要了|不需要了|用不着了|没用了)\s*[，,]?\s*)?(?:帮我|给我|就|可以)?\s*"
