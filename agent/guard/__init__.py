@@ -71,6 +71,9 @@ _NOTHING_CHANGED = re.compile(
     r"|got)\s+(?:changed|done|touched|modified)|no\s+changes?\s+(?:were|was|have\s+been)\s+made",
     re.IGNORECASE,
 )
+# "执行失败：这条待办已被修改" / "That failed: the todo was changed elsewhere": what follows a
+# failure explains it.
+_FAILURE_LABEL = re.compile(r"(?:失败|出错|错误|\bfail(?:ed|ure)|\berror)\s*$", re.IGNORECASE)
 _QUOTED_ALONE = re.compile(r"\W*[\"“](.+?)[\"”]\W*")
 # "以下是我为你完成的操作：" / "Here's what I did:": the list after it reports done writes.
 _DONE_HEADER = re.compile(
@@ -181,8 +184,8 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
             and text[clause.end : clause.end + 1] in ":："
         ):
             continue  # "Completed: … Open: …" labels a listing
-        if _CONTENT_LABEL.search(clause.label):
-            continue  # quoted stored content
+        if _CONTENT_LABEL.search(clause.label) or _FAILURE_LABEL.search(clause.label):
+            continue  # quoted stored content, or the reason of a failure
         if _CONDITION_HEAD.match(clause.scan) and not _claims_of(clause):
             hypothetical.add(clause.sentence)  # 如果你确认，… / Once you confirm, …
             continue

@@ -16,7 +16,7 @@ blocked := not/n't/never/no/nothing/unable/failed/without, will/'ll/would/can/co
            item (was created last week, added on Monday) | the item's history (was edited
            3 times) or someone else's change (was changed elsewhere) | a general statement
            about a kind of item (Deleted todos go to the trash, New todos are added at the
-           top) | what follows a failure ("That failed: …") | counts a read reports
+           top) | counts a read reports
 An acknowledgement ("Great —", "Got it —") makes a state that would read as a report ("X is
 on your list", "X is marked complete") a claim.
 """
@@ -388,8 +388,6 @@ _ACKNOWLEDGED = re.compile(
 _ON_LIST = re.compile(
     r"\b(?:is|are|'s|'re)\s+(?:on|in)\s+(?:your|the)\s+(?:[\w-]+\s+)?(?:list|to-?dos?|tasks|notes)\b"
 )
-# "That failed: the todo was changed elsewhere": what follows a failure explains it.
-_FAILURE_LABEL = re.compile(r"(?:\bfail(?:ed|ure)|\berror|失败|出错)\s*$", re.IGNORECASE)
 _ELSEWHERE = re.compile(
     r"^\s+(?:elsewhere|meanwhile|in\s+the\s+meantime|in\s+another\s+(?:tab|window|device)"
     r"|on\s+another\s+device|by\s+(?:someone|somebody|another|a\s+different))\b"
@@ -410,7 +408,7 @@ def find(clause: Clause) -> list[Claim]:
     scan = clause.scan.lower().replace("’", "'")
     if clause.question or not re.search(r"[a-z✅✔☑]", scan) or _QUESTION_HEAD.match(scan):
         return []
-    if _FAILURE_LABEL.search(clause.label) or _COUNTED.search(scan):
+    if _COUNTED.search(scan):
         return []
     if _STATUS_LABEL.search(clause.label) and re.fullmatch(
         r"(?:done|open|completed?|finished|pending|closed|not\s+done)[\s.!]*", scan

@@ -8,7 +8,7 @@
              | 失败 / 后 / 的话 / 吧 after it | 的 right after it (已完成的待办)
              | the user as subject (你上周创建了…) | a card as object (已为你生成确认卡)
              | the item's history (被修改过 3 次) or someone else's change (已被别人修改)
-             | what follows a failure label (执行失败：…) | a state as a read reports it
+             | a state as a read reports it
                (目前的状态是已完成)
     After 好了 / 搞定 in the same sentence a bare verb reports what was done (好了，截止改成后天).
 
@@ -110,8 +110,6 @@ _BY_OTHER = re.compile(
     r"被(?:别人|他人|其他人|其他设备|其他地方|另一|其它)"
     r"|在(?:别处|其他地方|其他设备|另一(?:个|台)?(?:设备|窗口|标签页|页面))"
 )
-# "执行失败：这条待办已被修改": what follows a failure label explains the failure.
-_FAILURE_LABEL = re.compile(r"(?:失败|出错|错误|failed|error)\s*$", re.IGNORECASE)
 # What stored content says: "里面记录了…", "笔记中写着…".
 _CONTENT_REPORT = re.compile(r"(?:里面|上面|其中|笔记里|笔记中|内容里|内容中|原文)(?:还|也|都)?$")
 _CARD_OBJECT = re.compile(
@@ -214,8 +212,6 @@ def find(clause: Clause) -> list[Claim]:
     """Return the claims of one clause read as Chinese (Latin verbs between zh marks too)."""
     scan = clause.scan
     if clause.question or not scan:
-        return []
-    if _FAILURE_LABEL.search(clause.label):
         return []
     found: list[Claim] = []
     if (_CHECK_ONLY.match(scan) or _ELLIPSIS.match(scan)) and not _STATUS_LABEL.search(
