@@ -452,3 +452,20 @@ def test_a_final_reply_keeps_the_confirmed_action_and_loses_any_other(
     focus = backing(kind, "周报")
     verdict = guard_reply(reply, backings=[focus], focus=focus, locale="zh-CN")
     assert verdict.replaced is replaced, verdict.removed
+
+
+@pytest.mark.parametrize(
+    ("reply", "claims"),
+    [
+        ("以下是我为你完成的操作：\n- 新增待办「预订机票」", True),
+        ("Here is what I changed:\n- title: Q4 report", True),
+        # the same header over a proposal the user is asked to confirm
+        ("以下是我做的修改，请确认：\n- 标题改为「Q4 汇报」", False),
+        ("Here is what I changed, please confirm:\n- title: Q4 report", False),
+        ("Here's what I did: I prepared a card for you to confirm.", False),
+    ],
+)
+def test_a_header_announces_done_work_unless_it_asks_for_a_confirmation(
+    reply: str, claims: bool
+) -> None:
+    assert bool(find_claims(reply)) is claims

@@ -79,7 +79,7 @@ _QUOTED_ALONE = re.compile(r"\W*[\"“](.+?)[\"”]\W*")
 _DONE_HEADER = re.compile(
     r"(?:以下|下面|这)是?我?(?:为你|为您|帮你|帮您|已经?)*(?:完成|执行|做)了?的(?:操作|修改|改动|事情|更改)"
     r"|我(?:已经?)?(?:为你|帮你)?(?:完成|执行|做)了(?:以下|如下|这些|下面的?)(?:操作|修改|改动|更改)"
-    r"|\bhere'?s\s+what\s+i(?:'ve|\s+have)?\s+(?:did|done|changed|updated)\b"
+    r"|\bhere(?:'?s|\s+is)\s+what\s+i(?:'ve|\s+have)?\s+(?:did|done|changed|updated)\b"
     r"|\bi\s+(?:did|made|have\s+made|'ve\s+made)\s+the\s+following(?:\s+changes)?\b",
     re.IGNORECASE,
 )
@@ -114,6 +114,12 @@ _EVENT_KINDS = {
 # the request when the same sentence sends the user to a card.
 _TO_CARD = re.compile(
     r"确认卡|卡片|确认后|确认之后|等你确认|\bcards?\b|\b(?:once|after|when)\s+you\s+confirm",
+    re.IGNORECASE,
+)
+# "以下是我做的修改，请确认" / "Here is what I changed, please confirm": a header over a
+# proposal, not over done work.
+_ASKS_CONFIRM = re.compile(
+    r"请(?:你|您)?确认|待确认|\bplease\s+confirm\b|\bto\s+confirm\b|\bconfirm\s+(?:it|them|this|these)\b",
     re.IGNORECASE,
 )
 _NOTED = re.compile(r"^(?:i'?ve\s+|i\s+have\s+)?noted$|记下|记住", re.IGNORECASE)
@@ -174,6 +180,7 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
     was_so = {clause.sentence for clause in all_clauses if _STATE_WAS_SO.search(clause.scan)}
     unchanged = {clause.sentence for clause in all_clauses if _NOTHING_CHANGED.search(clause.scan)}
     to_card = {clause.sentence for clause in all_clauses if _TO_CARD.search(clause.scan)}
+    asks_confirm = {clause.sentence for clause in all_clauses if _ASKS_CONFIRM.search(clause.scan)}
     listing = bool(_DONE_LABEL.search(text) and _OPEN_LABEL.search(text))
     for clause in all_clauses:
         if clause.sentence in hypothetical:
@@ -190,6 +197,8 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
             hypothetical.add(clause.sentence)  # 如果你确认，… / Once you confirm, …
             continue
         if _DONE_HEADER.search(clause.scan.replace("’", "'")):
+            if clause.sentence in to_card or clause.sentence in asks_confirm:
+                continue
             header = Claim(phrase=restore(clause.scan, clause), kind=None, resource_type=None)
             found.append(FoundClaim(header, clause, clause.items))
             continue

@@ -346,7 +346,7 @@ _DESCRIBED_TIME = re.compile(
 _CARD = re.compile(
     r"^\s*(?:up\s+)?(?:a|an|the|your|one|this)?\s*(?:new\s+)?(?:confirmation\s+)?(?:card|proposal|draft|suggestion|preview|request)\b"
 )
-_RELATIVE = re.compile(r"\b(?:that|which|who|whose)\s*$")
+_RELATIVE = re.compile(r"\b(?:that|which|who|whose|what)\s*$")
 _QUESTION_HEAD = re.compile(
     r"^(?:do|does|did|shall|should|would|could|can|will|want|have|has|is|are)\s+(?:you|i|we|me|it|this|that)\b"
 )
