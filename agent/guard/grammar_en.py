@@ -44,7 +44,7 @@ _PARTICIPLES: dict[str, str] = {
         r"|reassigned|swapped|raised|lowered|reprioriti[sz]ed|repointed|fixed"
         r"|filled(?: in| out)?|fleshed out|populated|expanded|rewritten|rewrote|reworded"
         r"|rephrased|shortened|trimmed(?: down)?|condensed|simplified|polished|tightened(?: up)?"
-        r"|streamlined|summari[sz]ed|clarified|refreshed|tagged|labell?ed"
+        r"|streamlined|summari[sz]ed|clarified|refreshed|tagged|labell?ed|flipped|toggled"
     ),
     "status": (
         r"marked|ticked(?: off)?|checked off|crossed off|crossed out|completed|finished|closed"
@@ -55,6 +55,7 @@ _PARTICIPLES: dict[str, str] = {
         r"deleted|removed|erased|cleared(?: out)?|wiped(?: out)?|purged|trashed|binned|dropped"
         r"|cancell?ed|discarded|got rid of|gotten rid of|eliminated|taken off|took off|destroyed"
         r"|emptied|scrapped|dumped|deleted and removed|cleaned(?: up| out)?|tidied(?: up)?"
+        r"|scrubbed|axed|zapped|nuked|ditched|taken out|took out"
     ),
     OTHER: (
         r"archived|shared|sent|submitted|synced|synchroni[sz]ed|uploaded|forwarded|emailed"
@@ -131,7 +132,10 @@ _FREE_HEAD = re.compile(
 _HEAD = re.compile(
     rf"^{_TICKED}(?:[^\w“”\ue000]*{_HEAD_WORDS}(?:\b|(?<=”))[^\w“”\ue000]*){{0,4}}(?:{_PP})\b"
 )
-_NOUN_DONE = r"\s+(?:was\s+|is\s+)?(?:successful|succeeded|complete[d]?|done|finished)\b"
+_NOUN_DONE = (
+    r"\s+(?:(?:was\s+|is\s+)?(?:successful|succeeded|complete[d]?|done|finished)"
+    r"|(?:went|has\s+gone)\s+through)\b"
+)
 _STATES = [
     (
         re.compile(
@@ -236,7 +240,9 @@ _STATES = [
     (re.compile(r"\b(?:is|are|'s|’s|'re|’re)\s+(?:now\s+)?in[\s!.]*$"), "create"),
     (
         re.compile(
-            r"\b(?:is|are|'s|’s|'re|’re)\s+(?:all\s+)?(?:complete[d]?|done|finished)\b(?!\s+by)"
+            r"\b(?:is|are|'s|’s|'re|’re)\s+(?:all\s+)?(?:complete[d]?|done|finished)\b"
+            # not how a thing is done: "is done on the settings page", "done by you"
+            r"(?!\s+(?:by|on|in|via|through|from|using|with)\b)"
         ),
         "status",
     ),
@@ -256,7 +262,7 @@ _STATES = [
     ),
     # "Deletion successful": the noun says the kind.
     (re.compile(rf"\b(?:creation|save){_NOUN_DONE}"), "create"),
-    (re.compile(rf"\b(?:deletion|removal){_NOUN_DONE}"), "delete"),
+    (re.compile(rf"\b(?:deletion|removal|delete){_NOUN_DONE}"), "delete"),
     (re.compile(rf"\b(?:update|change|edit|rename){_NOUN_DONE}"), "update"),
     (re.compile(rf"\b(?:upload|sync|archiving|import|export){_NOUN_DONE}"), OTHER),
     (re.compile(rf"\b(?:processing|execution){_NOUN_DONE}"), None),
@@ -272,6 +278,13 @@ _STATES = [
             r"(?:trash|bin)\b"
         ),
         "delete",
+    ),
+    (
+        # "all three are checked": a tick (not "I checked your list", a read)
+        re.compile(
+            r"\b(?:is|are|'s|'re)\s+(?:now\s+|all\s+)?checked\b(?!\s+(?:for|by|against|in|with)\b)"
+        ),
+        "status",
     ),
     (
         # "I checked that one off your list"
