@@ -823,3 +823,52 @@ def test_a_report_or_a_promise_is_not_an_item_first_write(text: str) -> None:
 def test_an_item_first_delete_takes_any_name_quoted_or_plain(text: str, title: str) -> None:
     intent = interpret(text)
     assert (intent.tool, intent.args) == ("delete_todo", {"todo_title": title})
+
+
+@pytest.mark.parametrize(
+    ("text", "tool", "args", "slot"),
+    [
+        ("pls add buy eggs", "create_todo", {"title": "Buy eggs"}, None),
+        (
+            'add "Book flights" with high priority',
+            "create_todo",
+            {"title": "Book flights", "priority": "high"},
+            None,
+        ),
+        ("加个 买鸡蛋", "create_todo", {"title": "买鸡蛋"}, None),
+        (
+            "加一条高优先级的「订机票」",
+            "create_todo",
+            {"title": "订机票", "priority": "high"},
+            None,
+        ),
+        (
+            'finished "Pay rent"',
+            "set_todo_status",
+            {"todo_title": "Pay rent", "status": "done"},
+            None,
+        ),
+        ("把我的账号注销掉", "delete_account", {}, None),
+        (
+            "存一条笔记叫礼物清单：围巾、书",
+            "create_note",
+            {"title": "礼物清单", "content": "围巾、书"},
+            None,
+        ),
+        ("添加到笔记里", "create_note", {}, "title"),
+        # no write: cheering, an account question, a note to add to, a general statement
+        ("加油", None, {}, None),
+        ("我的账号怎么注销", None, {}, None),
+        ("add milk to my shopping note", None, {}, None),
+    ],
+)
+def test_chat_style_requests_as_typed_on_a_phone(
+    text: str, tool: str | None, args: dict[str, Any], slot: str | None
+) -> None:
+    intent = interpret(text)
+    assert (intent.tool, intent.args, intent.slot) == (tool, args, slot)
+
+
+def test_a_general_statement_about_completed_todos_is_no_status_change() -> None:
+    assert interpret("Completed todos are hidden by default.").tool != "set_todo_status"
+    assert interpret("Your todo is complete!").tool != "set_todo_status"

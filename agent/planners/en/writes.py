@@ -83,14 +83,21 @@ _STATUS = [
     ),
     _en(
         rf"^(?:the\s+)?(?:(?:todo|task)\s+)?(?P<title>{QUOTED})\s+is\s+(?:now\s+)?"
-        rf"(?P<state>done|finished|completed|not\s+done|open){_END}"
+        rf"(?P<state>done|finished|completed|complete|not\s+done|open){_END}"
+    ),
+    # finished "Pay rent" / completed Buy milk
+    # (a title of a few plain words, not "Completed todos are hidden by default")
+    _en(
+        r"^(?P<state>finished|completed|done\s+with)\s+(?:the\s+)?(?:(?:todo|task)\s+)?"
+        rf"(?P<title>{QUOTED}|(?!(?:todos|tasks|items|notes|ones|to-dos)\b)[\w'’-]+(?:\s+[\w'’-]+){{0,4}})"
+        + _END
     ),
     # Call mom is done: an unquoted title of a few words (not "it", "everything", …)
     _en(
         r"^(?:the\s+)?(?:(?:todo|task)\s+)?(?!(?:it|that|this|everything|all|which|what|who"
-        r"|something|nothing|dinner|lunch|breakfast|the\s+(?:todo|task))\b)"
+        r"|something|nothing|dinner|lunch|breakfast|the\s+(?:todo|task)|your|my|our)\b)"
         r"(?P<title>[\w'’-]+(?:\s+[\w'’-]+){0,5}?)\s+is\s+(?:now\s+)?(?:all\s+)?"
-        rf"(?P<state>done|finished|completed){_END}"
+        rf"(?P<state>done|finished|completed|complete){_END}"
     ),
 ]
 _UPDATE_NOTE = [
@@ -202,6 +209,11 @@ _CREATE_TODO = [
         r"\s+(?:to\s+|about\s+|that\s+)?(?P<body>.+?)\s*[.!]?\s*$"
     ),
     _en(r"^(?:todo|to-do|task)\s*:\s*(?P<body>.+?)\s*$"),
+    # "add buy eggs", 'add "Book flights" with high priority': add with nothing else to add to
+    _en(
+        r"^add\s+(?!(?:a|an|the|some)\s+(?:notes?|description|tags?|lines?|comments?)\b)"
+        r"(?P<body>(?:(?!\b(?:to|into|in|on|onto)\s+(?:my|the|your|this|that)\b).)+?)\s*[.!]?\s*$"
+    ),
 ]
 _ASK_TODO = _en(rf"^(?:create|add|make|new)\s+(?:a\s+|an\s+)?(?:new\s+)?{_TODO}\s*[.!?]?\s*$")
 _ASK_NOTE = _en(

@@ -75,11 +75,14 @@ def _zh(pattern: str) -> re.Pattern[str]:
 
 DELETE_ACCOUNT = _zh(
     r"(?:注销|删除|删掉|销毁|关闭|停用|注销掉)\s*(?:我的|这个)?\s*(?:账号|账户|帐号|帐户|用户)"
+    # 把我的账号注销掉: the account named first
+    r"|(?:我的|这个)\s*(?:账号|账户|帐号|帐户)\s*(?:给我)?(?:注销|删除|删掉|销毁|停用)"
 )
 _DELETE_VERB = r"(?:删除|删掉|删了|删(?![除掉了])|移除|去掉|清除|清掉|干掉)"
 _DELETE = [
     _zh(
-        rf"^{_DELETE_VERB}\s*(?:一下)?\s*(?:这条|这个|那条|那个|我的)?\s*(?P<kind>{_NOTE}|{_TODO})?"
+        rf"^(?:从\s*(?:我的)?\s*(?:清单|列表|待办)(?:列表|清单)?\s*(?:里|中|上)?\s*)?"
+        rf"{_DELETE_VERB}\s*(?:一下)?\s*(?:这条|这个|那条|那个|我的)?\s*(?P<kind>{_NOTE}|{_TODO})?"
         rf"\s*[：:]?\s*{_TITLE}\s*(?:这条|这个)?\s*(?P<kind2>{_NOTE}|{_TODO})?{_END}"
     ),
     _zh(
@@ -122,7 +125,7 @@ _STATUS = [
     ),
     _zh(rf"^我(?:已经|已)?(?P<state>做完|完成|搞定|弄完|办完)了\s*(?:{_TODO})?\s*{_TITLE}{_END}"),
     _zh(
-        rf"^(?:把|将)\s*(?:{_TODO})?\s*{_TITLE}\s*(?P<state>勾掉|勾选|划掉|打勾|完成|做完|搞定)(?:了)?"
+        rf"^(?:把|将)\s*(?:{_TODO})?\s*{_TITLE}\s*(?P<state>勾掉|勾选|划掉|打勾|完成|做完|搞定|重新打开|重开)(?:了)?"
         + _END
     ),
 ]
@@ -211,7 +214,7 @@ _PRIORITY_SET = _zh(
 _CREATE_NOTE = [
     _zh(
         rf"^(?:{_CREATE}|写|存|保存)\s*{_MEASURE}\s*(?:新的?)?\s*{_NOTE}\s*"
-        r"(?:[：:，,—–-]\s*|\s+|(?=[「『“\"‘'《])|$)(?P<body>.*?)\s*$"
+        r"(?:[：:，,—–-]\s*|\s+|(?=[「『“\"‘'《])|(?=叫|名为|标题)|$)(?P<body>.*?)\s*$"
     ),
     _zh(
         rf"^(?:把|将)?\s*(?P<body>.+?)\s*(?:记到|记在|记进|存到|存进|保存到|保存为|写到|写进|加到|放到|记成|记为)"
@@ -243,7 +246,13 @@ _CREATE_TODO = [
         rf"\s*{_TODO}(?:吧|哈)?{_END}"
     ),
     # 待办：买牛奶
-    _zh(rf"^{_TODO}\s*[：:]\s*(?P<body>.+?)\s*$"),
+    _zh(rf"^(?:新的?)?{_TODO}\s*[：:]\s*(?P<body>.+?)\s*$"),
+    # 加个 买鸡蛋 / 加一条高优先级的「订机票」: add, with nothing else to add to (not 加油)
+    _zh(
+        rf"^(?:(?:加|添)(?:一)?(?:个|条|项|件)|(?:添加|新增){_MEASURE})\s*[：:]?\s*"
+        r"(?P<body>(?![^「」]*(?:笔记|备忘|描述|备注|标签|说明))(?![^「」]*(?:到|进)[^「」]*(?:里|中))"
+        r".+?)\s*$"
+    ),
     # 提醒我明天下午3点开会 / 明天早上8点提醒我交报告
     _zh(
         r"^(?P<before>.*?)(?:提醒我|提醒一下我|叫我|通知我|别让我忘了|别忘了提醒我)\s*(?P<body>.+?)\s*$"
@@ -374,6 +383,9 @@ def note_fields(body: str) -> Intent:
     content: str | None
     if labelled:
         title, content = labelled.group("title"), labelled.groupdict().get("content")
+        parts = re.split(r"[：:]", title, maxsplit=1)
+        if content is None and len(parts) == 2 and parts[1].strip():
+            title, content = parts  # 叫礼物清单：围巾、书、杯子: the title, then what it says
     elif re.match(r"^(?:内容|正文)\s*(?:是|为)?\s*[:：]?", body):
         content = re.sub(r"^(?:内容|正文)\s*(?:是|为)?\s*[:：]?\s*", "", body)
         return ask("create_note", SLOT_TITLE, content=content.strip())
@@ -499,6 +511,8 @@ def write_intent(text: str) -> Intent | None:
     for pattern in _CREATE_NOTE:
         match = pattern.match(text)
         if match:
+            if re.fullmatch(r"\s*[添加记写存放收]\s*", match.group("body")):
+                return ask("create_note", SLOT_TITLE)  # 添加到笔记里: the verb, not a title
             return note_fields(match.group("body"))
     if _ASK_TODO.match(text):
         return ask("create_todo", SLOT_TITLE)
