@@ -856,6 +856,9 @@ def test_an_item_first_delete_takes_any_name_quoted_or_plain(text: str, title: s
             None,
         ),
         ("添加到笔记里", "create_note", {}, "title"),
+        # a colon inside a quoted title or a clock time does not split title from content
+        ("新建笔记 标题「会议：Q3」", "create_note", {"title": "会议：Q3"}, None),
+        ("新建笔记 标题 10:30 站会", "create_note", {"title": "10:30 站会"}, None),
         # no write: cheering, an account question, a note to add to, a general statement
         ("加油", None, {}, None),
         ("我的账号怎么注销", None, {}, None),

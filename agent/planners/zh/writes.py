@@ -383,8 +383,10 @@ def note_fields(body: str) -> Intent:
     content: str | None
     if labelled:
         title, content = labelled.group("title"), labelled.groupdict().get("content")
-        parts = re.split(r"[：:]", title, maxsplit=1)
-        if content is None and len(parts) == 2 and parts[1].strip():
+        # (not inside a quoted title, not a clock time: 标题「会议：Q3」, 标题 10:30 站会)
+        parts = re.split(r"：|(?<!\d):(?!\d)", title, maxsplit=1)
+        quoted = re.fullmatch(QUOTED, title.strip())
+        if content is None and not quoted and len(parts) == 2 and parts[1].strip():
             title, content = parts  # 叫礼物清单：围巾、书、杯子: the title, then what it says
     elif re.match(r"^(?:内容|正文)\s*(?:是|为)?\s*[:：]?", body):
         content = re.sub(r"^(?:内容|正文)\s*(?:是|为)?\s*[:：]?\s*", "", body)
