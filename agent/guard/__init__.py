@@ -89,27 +89,6 @@ _EVENT_NOTE = re.compile(
     r"|changed|updated|deleted|removed|restored|added|created|saved|adjusted|edited)\s*[)）]",
     re.IGNORECASE,
 )
-_EVENT_KINDS = {
-    "修改": "update",
-    "更新": "update",
-    "调整": "update",
-    "删除": "delete",
-    "移除": "delete",
-    "恢复": None,
-    "添加": "create",
-    "创建": "create",
-    "保存": "create",
-    "changed": "update",
-    "updated": "update",
-    "adjusted": "update",
-    "edited": "update",
-    "deleted": "delete",
-    "removed": "delete",
-    "restored": None,
-    "added": "create",
-    "created": "create",
-    "saved": "create",
-}
 # "Noted — I'll act once you confirm" / "我都记下来了，会按顺序准备确认卡片": "noted" takes in
 # the request when the same sentence sends the user to a card.
 _TO_CARD = re.compile(
@@ -182,7 +161,14 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
     to_card = {clause.sentence for clause in all_clauses if _TO_CARD.search(clause.scan)}
     asks_confirm = {clause.sentence for clause in all_clauses if _ASKS_CONFIRM.search(clause.scan)}
     listing = bool(_DONE_LABEL.search(text) and _OPEN_LABEL.search(text))
-    for clause in all_clauses:
+    read: dict[int, list[Claim]] = {}  # each clause read once by the grammars
+
+    def claims_at(index: int) -> list[Claim]:
+        if index not in read:
+            read[index] = _claims_of(all_clauses[index])
+        return read[index]
+
+    for index, clause in enumerate(all_clauses):
         if clause.sentence in hypothetical:
             continue
         if (
@@ -193,7 +179,7 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
             continue  # "Completed: … Open: …" labels a listing
         if _CONTENT_LABEL.search(clause.label) or _FAILURE_LABEL.search(clause.label):
             continue  # quoted stored content, or the reason of a failure
-        if _CONDITION_HEAD.match(clause.scan) and not _claims_of(clause):
+        if _CONDITION_HEAD.match(clause.scan) and not claims_at(index):
             hypothetical.add(clause.sentence)  # 如果你确认，… / Once you confirm, …
             continue
         if _DONE_HEADER.search(clause.scan.replace("’", "'")):
@@ -204,13 +190,19 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
             continue
         event = _EVENT_NOTE.search(text, clause.start, clause.end + 1)
         if event and not _CONDITION_HEAD.match(clause.scan):
-            word = re.sub(r"^已经?", "", event.group("event").lower())
-            note = Claim(phrase=event.group(0), kind=_EVENT_KINDS.get(word), resource_type=None)
+            word = re.sub(r"^已经?", "", event.group("event"))
+            kind = (
+                grammar_en.participle_kind(word) if word.isascii() else grammar_zh.verb_kind(word)
+            )
+            note = Claim(phrase=event.group(0), kind=kind, resource_type=None)
             found.append(FoundClaim(note, clause, clause.items))
-        items = clause.items or _topic_items(text, clause, all_clauses)
+        claims = claims_at(index)
+        items = clause.items or (
+            _topic_items(text, index, all_clauses, claims_at) if claims else ()
+        )
         found.extend(
             FoundClaim(claim, clause, items)
-            for claim in _claims_of(clause)
+            for claim in claims
             # "is already done — no need to mark it again": a state that was so before.
             if not (clause.sentence in was_so and _ALREADY_STATE.search(claim.phrase))
             # "已取消，这次什么也没改": a cancelled card, nothing written.
@@ -220,17 +212,18 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
     return found
 
 
-def _topic_items(text: str, clause: Clause, all_clauses: list[Clause]) -> tuple[str, ...]:
-    """The items the clause before names when it only names them.
+def _topic_items(
+    text: str, index: int, all_clauses: list[Clause], claims_at: Callable[[int], list[Claim]]
+) -> tuple[str, ...]:
+    """The items the clause before clause ``index`` names when it only names them.
 
     "你那条「健身计划」笔记，我已经在末尾加上了…" / "That "Old notes" one — I've deleted it" /
     ""Return book" — done": the claim is about the item its sentence put first.
     """
-    index = all_clauses.index(clause)
     if index == 0:
         return ()
     topic = all_clauses[index - 1]
-    if topic.sentence != clause.sentence or _claims_of(topic):
+    if topic.sentence != all_clauses[index].sentence or claims_at(index - 1):
         return ()
     if topic.items:
         return topic.items

@@ -510,6 +510,13 @@ def find(clause: Clause) -> list[Claim]:
     return found
 
 
+def participle_kind(word: str) -> str | None:
+    """The kind of write a participle of the lexicon names (None: not one, or "handled")."""
+    match = _PP_RE.fullmatch(word.lower())
+    kind = match.lastgroup if match else None
+    return None if kind == "any" else kind
+
+
 def _kind_of(match: re.Match[str]) -> str | None:
     """Return the kind of the last participle in the match (None for the "any" verbs)."""
     kinds = [found.lastgroup for found in _PP_RE.finditer(match.group(0))]

@@ -273,6 +273,13 @@ def find(clause: Clause) -> list[Claim]:
     return found
 
 
+def verb_kind(verb: str) -> str | None:
+    """The kind of write a verb of the lexicon names (None: not a write verb, or 搞定-like)."""
+    match = _VERB.match(verb)
+    kind = (match.lastgroup or OTHER).rstrip("_") if match else "any"
+    return None if kind == "any" else kind
+
+
 def _Latin(verb: str) -> bool:
     return verb.isascii()
 

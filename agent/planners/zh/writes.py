@@ -138,7 +138,8 @@ _FIELD = (
 _NOT_ITEM_NAME = re.compile(
     r"[，,。：:；;！!？?~～]|我(?!的)|你|您|他|她|它|把|将(?!军)"
     r"|确认|如果|要是|的话|之后|以后|然后|才能|能不能|可以|不要|不用|取消|一并|也"
-    r"|^已|已经|已被|已成功|被我|被你|[已被都就了]$|^(?:好|行|嗯|对|是|没问题|OK|ok)$"
+    r"|^已|已经|已被|已成功|[已被][改设标更切]|被我|被你|[已被都就了]$"
+    r"|^(?:好|行|嗯|对|是|没问题|OK|ok)$"
     r"|(?:就|才|将|不|都|也)会|会(?:在|把|将|帮|给|被|自动)"
     rf"|^(?:{_FIELD})$"
 )
@@ -417,9 +418,7 @@ def _status(match: re.Match[str]) -> Intent | None:
         return None
     if _CREATE_REQUEST.match(title):
         return None  # 添加任务「写总结」，12月28日前完成: a new todo to finish by then
-    if not re.fullmatch(QUOTED, match.group("title").strip()) and re.search(
-        r"^已|已经|已成功|[已被][改设标更切]|[已被]$|把|将(?!军)|它|我(?!的)|你|您", title
-    ):
+    if not _item_name(match.group("title")):
         return None  # 已把它重新设回待办状态: a report, not a request
     state = match.group("state")
     opened = re.fullmatch(rf"{_OPEN_STATE}|重开|恢复|取消完成|撤销完成|取消勾选|打开", state, re.I)
