@@ -469,3 +469,67 @@ def test_a_header_announces_done_work_unless_it_asks_for_a_confirmation(
     reply: str, claims: bool
 ) -> None:
     assert bool(find_claims(reply)) is claims
+
+
+# The eighth unseen batch (tests/data/guard_corpus/probes.tsv): each class it found, with the
+# near miss that must stay what it is.
+@pytest.mark.parametrize(
+    ("reply", "kind"),
+    [
+        # a write under way
+        ("正在为你删除「2023年旧账单」相关的5条笔记，请稍候…", "delete"),
+        ("Deleting the 12 archived notes now — this may take a few seconds...", "delete"),
+        ("I'm moving Pay rent to Friday.", "update"),
+        # tags put on an item are an edit
+        ("给「装修预算」打上了 #家庭 和 #财务 两个标签。", "update"),
+        # an empty box turned into a ticked one
+        ("「交房租」  ⬜ → ☑️\n本月房租这项可以放心了。", "status"),
+        ('"Water plants"  ☐ → ☑', "status"),
+        ('Poof 💨 "Old grocery list" is gone.', "delete"),
+        # "That's what I just changed" asserts the change; the state after "taken care of:"
+        ('That\'s what I just changed on "Q3 budget notes".', "update"),
+        ('Thanks — it\'s been taken care of: "Pay rent" is marked complete.', None),
+        # an IME's homophone slip for 添加
+        ("已天加「牙医预约」到明天的待办里。", "create"),
+    ],
+)
+def test_eighth_batch_claims_and_their_kind(reply: str, kind: str | None) -> None:
+    [first, *_] = find_claims(reply)
+    assert first.claim.kind == kind
+
+
+def test_a_before_after_table_reports_an_edit_unless_it_asks_for_a_confirmation() -> None:
+    table = (
+        "| 字段 | 原值 | 新值 |\n|---|---|---|\n| 优先级 | 普通 | 紧急 |\n"
+        "| 截止日期 | 6月12日 | 6月10日 |"
+    )
+    rows = [found for found in find_claims("已按你的要求处理：\n\n" + table) if found.claim.kind]
+    assert [found.claim.kind for found in rows] == ["update", "update"]
+    assert find_claims("请确认以下修改：\n\n" + table) == []
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        # a state the user reached, or one that needs nothing more
+        "这条你昨天就已经自己勾掉了，不用再处理啦。",
+        "「取快递」已经是完成状态了，无需重复标记。",
+        '"Pay rent" is already marked done — you checked it off on Monday.',
+        # a draft that was not saved
+        "已为你生成待办草稿（尚未保存）：\n- 标题：续签护照\n没问题的话点“保存”。",
+        # a read's heading, a general statement, a description
+        "Your completed todos this week:\n- Submit expense report\n- Call plumber",
+        "Deleted items go to Trash and are permanently removed after 30 days.",
+        "Deleting notes is only available on the notes page for now.",
+        '"Vendor contract review" is due June 10, priority high, tagged #legal.',
+        # a plan announced before its list
+        "Here's what I'm about to do:\n| Action | Item |\n|---|---|\n| Delete | Old memo |\n"
+        "| Mark done | Call mom |\nTap Confirm to proceed.",
+        "以下是将要执行的操作：\n- 删除「旧备忘」\n- 标记「给妈妈打电话」为已完成",
+        # a ticked box in a proposal
+        "请确认：「交房租」 ⬜ → ☑️",
+        "I'm going to delete it once you confirm.",
+    ],
+)
+def test_eighth_batch_non_claims(reply: str) -> None:
+    assert find_claims(reply) == []

@@ -46,7 +46,12 @@ GUARDED_CODE = "REPLY_UNBACKED_CLAIM"
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 # "…is already done — no need to mark it again": the state was so before this turn.
 _STATE_WAS_SO = re.compile(
-    r"\bno\s+need\s+(?:to|for)\b|不需要再|不用再|无需再|不必再", re.IGNORECASE
+    r"\bno\s+need\s+(?:to|for)\b|(?:不需要|不用|无需|无须|不必|没必要)(?:再|重复|又)"
+    # "…is already marked done — you checked it off on Monday": the user did it
+    r"|\byou\s+(?:already\s+|just\s+)?(?:checked|ticked|crossed|marked|completed|finished|did"
+    r"|deleted|removed|added|created|moved|changed)\b"
+    r"|(?:你|您)[^，。]{0,8}(?:勾|完成|标记|删|加|建|改)[^，。]{0,4}了",
+    re.IGNORECASE,
 )
 _ALREADY_STATE = re.compile(
     r"^(?:is|are|'s|’s)\s+already\b|^已经是",
@@ -83,6 +88,28 @@ _DONE_HEADER = re.compile(
     r"|\bi\s+(?:did|made|have\s+made|'ve\s+made)\s+the\s+following(?:\s+changes)?\b",
     re.IGNORECASE,
 )
+# "以下是将要执行的操作：" / "Here's what I'm about to do:": the list after it is a plan.
+_PLAN_HEADER = re.compile(
+    r"(?:以下|下面|这)是?我?(?:将要|将会|将|即将|准备|打算|要)(?:为你|帮你|为您)?(?:执行|进行|做|完成)的"
+    r"(?:操作|修改|改动|事情|更改)"
+    r"|我(?:将|会|准备|打算|要)(?:为你|帮你|为您)?(?:执行|进行|做)(?:以下|如下|这些|下面的?)"
+    r"(?:操作|修改|改动|更改)"
+    r"|\bhere(?:'?s|\s+is)\s+what\s+i(?:'m|\s+am|'ll|\s+will|\s+would|'d|\s+plan\s+to|\s+can)"
+    r"(?:\s+(?:about|going))?(?:\s+to)?\s+(?:do|change|update|make)\b"
+    r"|\bhere(?:'?s|\s+is)\s+(?:the|my)\s+plan\b"
+    r"|\bi(?:'m|\s+am)\s+(?:about|going)\s+to\s+(?:do|make)\s+the\s+following\b",
+    re.IGNORECASE,
+)
+# "| 字段 | 原值 | 新值 |" / "| Field | Before | After |": the rows below report changes.
+_CHANGE_TABLE_HEADER = re.compile(
+    r"^[ \t]*\|.*(?:原值|旧值|修改前|改前|原来|之前|\bbefore\b|\bold\b|\bwas\b)[^|]*\|"
+    r".*(?:新值|修改后|改后|现在|\bafter\b|\bnew\b|\bnow\b)",
+    re.IGNORECASE,
+)
+_TABLE_RULE = re.compile(r"^[ \t]*\|[\s:|-]*$")
+_LIST_LINE = re.compile(r"[ \t]*(?:[-*•+|]|\d+[.)、]|[（(]?\d+[)）])")
+# "「交房租」 ⬜ → ☑️": a tick shown as a change, unless the reply asks for a confirmation.
+_TICK_ARROW = re.compile(r"[⬜☐□]\ufe0f?\s*(?:→|->|=>|⇒|➡\ufe0f?|⟶)")
 # "优先级：普通 → 高（已修改）" / "(changed)": a parenthesis that reports an event.
 _EVENT_NOTE = re.compile(
     r"[（(]\s*(?P<event>已(?:经)?(?:修改|更新|删除|恢复|添加|创建|保存|调整|移除)"
@@ -161,6 +188,16 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
     to_card = {clause.sentence for clause in all_clauses if _TO_CARD.search(clause.scan)}
     asks_confirm = {clause.sentence for clause in all_clauses if _ASKS_CONFIRM.search(clause.scan)}
     listing = bool(_DONE_LABEL.search(text) and _OPEN_LABEL.search(text))
+    proposal = bool(asks_confirm or to_card)
+    change_rows = set() if proposal else _change_rows(text)
+    plan_from = next(
+        (
+            clause.sentence
+            for clause in all_clauses
+            if _PLAN_HEADER.search(clause.scan.replace("’", "'"))
+        ),
+        None,
+    )
     read: dict[int, list[Claim]] = {}  # each clause read once by the grammars
 
     def claims_at(index: int) -> list[Claim]:
@@ -179,6 +216,15 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
             continue  # "Completed: … Open: …" labels a listing
         if _CONTENT_LABEL.search(clause.label) or _FAILURE_LABEL.search(clause.label):
             continue  # quoted stored content, or the reason of a failure
+        if plan_from is not None and clause.sentence > plan_from and _on_list_line(text, clause):
+            continue  # a line of the plan announced above it
+        row = text.rfind("\n", 0, clause.start) + 1
+        if row in change_rows:
+            change_rows.discard(row)  # one claim per row: its first cell names the field
+            line = text[row : text.find("\n", row) if "\n" in text[row:] else len(text)]
+            change = Claim(phrase=line.strip(), kind="update", resource_type=None)
+            found.append(FoundClaim(change, clause, clause.items))
+            continue
         if _CONDITION_HEAD.match(clause.scan) and not claims_at(index):
             hypothetical.add(clause.sentence)  # 如果你确认，… / Once you confirm, …
             continue
@@ -208,8 +254,32 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
             # "已取消，这次什么也没改": a cancelled card, nothing written.
             and not (clause.sentence in unchanged and _CANCELLED.search(claim.phrase))
             and not (clause.sentence in to_card and _NOTED.search(claim.phrase))
+            and not (proposal and _TICK_ARROW.search(claim.phrase))
         )
     return found
+
+
+def _change_rows(text: str) -> set[int]:
+    """Where the rows of a before/after table start (the header and its rule excluded)."""
+    rows: set[int] = set()
+    in_table = False
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        if _CHANGE_TABLE_HEADER.match(body):
+            in_table = True
+        elif in_table and body.lstrip().startswith("|"):
+            if not _TABLE_RULE.match(body):
+                rows.add(offset)
+        else:
+            in_table = False
+        offset += len(line)
+    return rows
+
+
+def _on_list_line(text: str, clause: Clause) -> bool:
+    """Whether the clause sits on a list item or table row line."""
+    return bool(_LIST_LINE.match(text, text.rfind("\n", 0, clause.start) + 1))
 
 
 def _topic_items(

@@ -166,7 +166,7 @@ _STATES = [
     ),
     (
         re.compile(
-            r"\b(?:it|that|they|this|the\s+\w+)\s*(?:is|are|'s|’s|'re|’re)\s+(?:all\s+)?gone\b"
+            r"(?:\b(?:it|that|they|this|the\s+\w+)|”)\s*(?:is|are|'s|’s|'re|’re)\s+(?:all\s+)?gone\b"
         ),
         "delete",
     ),
@@ -308,6 +308,19 @@ _STATES = [
         None,
     ),
 ]
+# "Deleting the 12 archived notes now…" / "I'm adding it to your list": a write under way.
+_GERUND = (
+    r"(?:creat|add|sav|record|logg|schedul|delet|remov|eras|clear|trash|purg|updat|chang|mov"
+    r"|renam|reschedul|postpon|edit|mark|tick|complet|archiv|restor)ing"
+)
+_PROGRESSIVE = re.compile(
+    rf"^[^\w“\ue000]*(?P<verb>{_GERUND})\b"
+    # not the subject of a sentence ("Deleting notes is only available on the notes page")
+    r"(?![^.;!?]*\b(?:is|isn't|are|aren't|was|can|can't|cannot|will|won't|requires?|means?"
+    r"|takes?|moves?|puts?|sends?|works?|happens?|needs?|keeps?)\b)"
+    r"(?=[^.;!?]*(?:\bnow\b|…|\.\.\.|\bplease\s+wait\b|\bone\s+moment\b|\ba\s+moment\b))"
+    rf"|\b(?:i'm|i\s+am|we're|we\s+are)\s+(?:now\s+|just\s+)?(?P<verb2>{_GERUND})\b"
+)
 _ELLIPSIS = re.compile(
     r"^(?:(?:ok|okay|alright|all right|sure|great|perfect|right|yes|yep|and|so|well|there)\b"
     r"[\s,!.]*)*"
@@ -351,7 +364,7 @@ _YOU_SUBJECT = re.compile(
     r"(?:\s+(?:already|just|also|previously|recently|yourself|once|first|originally|last))*\s*$"
 )
 _DESCRIBED_TIME = re.compile(
-    r"^\s*(?:(?:on|in(?!\s+your\b)|at|during|since|by\s+you|back|earlier\s+this|last"
+    r"^\s*(?:(?:on(?!\s+(?:“|\ue000|your\b|the\s+(?:to-?do|note|item|task|entry)\b))|in(?!\s+your\b)|at|during|since|by\s+you|back|earlier\s+this|last"
     r"|this\s+(?:week|month|morning|year)|yesterday|ago|before|previously|recently|a\s+while"
     r"|over\s+the)\b"
     r"|(?:\w+\s+){0,3}(?:ago|yesterday|last\s+\w+|in\s+\d{4}|on\s+\w+day|by\s+you)\b)"
@@ -360,6 +373,19 @@ _CARD = re.compile(
     r"^\s*(?:up\s+)?(?:a|an|the|your|one|this)?\s*(?:new\s+)?(?:confirmation\s+)?(?:card|proposal|draft|suggestion|preview|request)\b"
 )
 _RELATIVE = re.compile(r"\b(?:that|which|who|whose|what)\s*$")
+# "That's what I just changed": the relative clause asserts the change.
+_THATS_WHAT = re.compile(
+    r"\b(?:that's|that\s+is|this\s+is|here's|here\s+is|these\s+are)\s+what\s*$"
+)
+# "priority high, tagged #legal": a participle in a list of an item's fields, a description.
+_FIELD_FRAGMENT = re.compile(
+    r"^\s*(?:priority|due(?:\s+date)?|deadline|status|tags?)\b[^.;!?]{0,40}$|\bis\s+due\b"
+)
+# "Your completed todos this week:": the participle describes the items that follow it.
+_YOUR_PARTICIPLE = re.compile(r"\byour\s+(?:recently\s+)?$")
+_ITEM_NOUN_AFTER = re.compile(
+    r"^\s+(?:[a-z-]+\s+)?(?:to-?dos?|tasks?|items?|notes?|reminders?|entries)\b"
+)
 _QUESTION_HEAD = re.compile(
     r"^(?:do|does|did|shall|should|would|could|can|will|want|have|has|is|are)\s+(?:you|i|we|me|it|this|that)\b"
 )
@@ -398,6 +424,8 @@ _ACKNOWLEDGED = re.compile(
     r"|there you go|nice|cool|awesome|excellent|congrats|congratulations|woohoo|yay|hooray"
     r"|well done|nice work)\b"
 )
+# "… it's been taken care of: "Pay rent" is marked complete": the result after a report.
+_REPORTED_BEFORE = re.compile(r"\b(?:taken care of|all set|done|handled|sorted)[\s:：—–-]*$")
 _ON_LIST = re.compile(
     r"\b(?:is|are|'s|'re)\s+(?:on|in)\s+(?:your|the)\s+(?:[\w-]+\s+)?(?:list|to-?dos?|tasks|notes)\b"
 )
@@ -437,6 +465,7 @@ def find(clause: Clause) -> list[Claim]:
     acknowledged = bool(
         _ACKNOWLEDGED.match(scan)
         or _ACKNOWLEDGED.match(clause.label.lower())
+        or _REPORTED_BEFORE.search(clause.label.lower())
         or re.search(r"[✅✔☑]", scan)
     )
 
@@ -484,10 +513,23 @@ def find(clause: Clause) -> list[Claim]:
             continue
         add(match, kind)
     head = _HEAD.match(scan) or _FREE_HEAD.match(scan)
+    if head and _ATTRIBUTIVE.match(scan[head.end() :]):
+        # "Deleted items go to Trash and are permanently removed after 30 days": the clause
+        # is a general statement about a kind of item, all of it.
+        return []
+    pp = list(_PP_RE.finditer(head.group(0))) if head else []
+    if (
+        head
+        and pp
+        and _YOUR_PARTICIPLE.search(scan[: pp[-1].start()])
+        and _ITEM_NOUN_AFTER.match(scan[head.end() :])
+    ):
+        head = None  # "Your completed todos this week:" names items, reports nothing
+    if head and _FIELD_FRAGMENT.search(clause.label.lower()) and not found:
+        head = None  # "… is due June 10, priority high, tagged #legal": a description
     if (
         head
         and _keeps(scan, head)
-        and not _ATTRIBUTIVE.match(scan[head.end() :])
         and not _blocked(head.group(0))
         and not _YOU_SUBJECT.search(scan[: head.start()])
     ):
@@ -498,6 +540,11 @@ def find(clause: Clause) -> list[Claim]:
                 r"\byou\s*$|\bthere\s*$", scan[: match.start()]
             ):
                 add(match, kind if kind is not None else _kind_of(match))
+    if not _BLOCK.search(scan):
+        for match in _PROGRESSIVE.finditer(scan):
+            stem = (match.group("verb") or match.group("verb2"))[:-3]
+            kinds = [_kind_of_base(base) for base in (stem, stem + "e")]
+            add(match, next((kind for kind in kinds if kind != OTHER), OTHER))
     if acknowledged:
         for match in _ON_LIST.finditer(scan):
             if not _blocked(scan[: match.start()]):
@@ -541,7 +588,11 @@ _ASSERTING = re.compile(r"\b(?:i|we)\s+can\s+(?:confirm|tell\s+you|report|say)\b
 def _keeps(scan: str, match: re.Match[str]) -> bool:
     """The match is a claim unless blocked, the user's own, about a card or a past description."""
     before, after = scan[: match.start()], scan[match.end() :]
-    if _blocked(before) or (_RELATIVE.search(before) and not match.group(0).startswith("'")):
+    if _blocked(before) or (
+        _RELATIVE.search(before)
+        and not match.group(0).startswith("'")
+        and not _THATS_WHAT.search(before)
+    ):
         return False
     if _YOU_SUBJECT.search(before):
         return False
