@@ -34,6 +34,19 @@ PRIORITY_WORDS: dict[str, str] = {
     ),
 }
 
+# "提高优先级" / "raise the priority": one step from the present priority (an edit only).
+PRIORITY_RAISE = "raise"
+PRIORITY_LOWER = "lower"
+PRIORITY_STEP_WORDS: dict[str, str] = {
+    **dict.fromkeys(
+        ("raise", "higher", "up", "increase", "bump up", "提高", "调高", "提升", "升高", "往上调"),
+        PRIORITY_RAISE,
+    ),
+    **dict.fromkeys(
+        ("lower", "down", "decrease", "reduce", "降低", "调低", "降", "往下调"), PRIORITY_LOWER
+    ),
+}
+
 STATUS_DONE = "done"
 STATUS_OPEN = "open"
 

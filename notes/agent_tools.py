@@ -31,6 +31,7 @@ from agent.tools.schema import (
     LIMIT_ALIASES,
     UUID_SCHEMA,
     VERSION_SCHEMA,
+    args_invalid,
     closed_object,
     digits_to_int,
     exactly_one_of,
@@ -369,9 +370,10 @@ class UpdateNoteTool(NoteWriteTool):
     result_code = "NOTE_RESULT_UPDATED"
     reply_text_code = "REPLY_NOTE_UPDATED"
     description: ClassVar[dict[str, str]] = {
-        "zh-CN": "修改用户一条笔记的标题、内容或标签（内容为整体替换）。需要用户确认。",
-        "en": "Change a note's title, content (replaced as a whole) or tags. Runs only after "
-        "confirmation.",
+        "zh-CN": "修改用户一条笔记的标题、内容或标签（content 为整体替换；"
+        "append 在内容末尾另起一行追加）。需要用户确认。",
+        "en": "Change a note's title, content (replaced as a whole; or append: a line added at "
+        "its end) or tags. Runs only after confirmation.",
     }
     schema: ClassVar[dict[str, Any]] = closed_object(
         {
@@ -379,6 +381,11 @@ class UpdateNoteTool(NoteWriteTool):
             "note_title": {"type": "string", "minLength": 1, "maxLength": 400},
             "title": {"type": "string", "description": "The new title."},
             "content": {"type": "string"},
+            "append": {
+                "type": "string",
+                "minLength": 1,
+                "description": "Text added on a new line at the end of the content.",
+            },
             "tags": _TAGS_SCHEMA,
         },
         **exactly_one_of("note_id", "note_title"),
@@ -404,6 +411,9 @@ class UpdateNoteTool(NoteWriteTool):
         "markdown": "content",
         "newContent": "content",
         "new_content": "content",
+        "append_content": "append",
+        "appendContent": "append",
+        "add_line": "append",
         **_TAG_ALIASES,
         "newTags": "tags",
         "new_tags": "tags",
@@ -411,6 +421,14 @@ class UpdateNoteTool(NoteWriteTool):
 
     def prepare(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         note = resolve_note(args, context)
+        if "append" in args:
+            # Added to the content read now; the card's expected version keeps a concurrent
+            # edit from being overwritten. New content and an addition are one too many.
+            if "content" in args:
+                raise args_invalid({"append": ["invalid"], "content": ["invalid"]})
+            line = str(args["append"]).strip()
+            args = {key: value for key, value in args.items() if key != "append"}
+            args["content"] = f"{note.content.rstrip()}\n{line}" if note.content.strip() else line
         checks = {
             "title": note_services.check_title,
             "content": note_services.check_content,

@@ -29,8 +29,14 @@ def note_get(*, owner: Any, note_id: uuid.UUID | str) -> Note:
 
 
 def note_find_by_title(*, owner: Any, title: str) -> list[Note]:
-    """Return the owner's notes whose title is exactly ``title`` (after trimming)."""
-    return list(Note.objects.filter(owner=owner, title=title.strip())[:10])
+    """Return the owner's notes whose title is exactly ``title`` (after trimming), or when none
+    is, those whose title differs from it in letter case only ("submit the weekly report").
+
+    (MariaDB's collation already compares case-insensitively; SQLite's does not.)
+    """
+    title = title.strip()
+    exact = list(Note.objects.filter(owner=owner, title=title)[:10])
+    return exact or list(Note.objects.filter(owner=owner, title__iexact=title)[:10])
 
 
 def note_find_by_idempotency_key(*, owner: Any, key: str) -> Note | None:

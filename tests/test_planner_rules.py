@@ -859,10 +859,16 @@ def test_an_item_first_delete_takes_any_name_quoted_or_plain(text: str, title: s
         # a colon inside a quoted title or a clock time does not split title from content
         ("新建笔记 标题「会议：Q3」", "create_note", {"title": "会议：Q3"}, None),
         ("新建笔记 标题 10:30 站会", "create_note", {"title": "10:30 站会"}, None),
-        # no write: cheering, an account question, a note to add to, a general statement
+        # no write: cheering, an account question
         ("加油", None, {}, None),
         ("我的账号怎么注销", None, {}, None),
-        ("add milk to my shopping note", None, {}, None),
+        # a line added to a note (it used to be help: update_note replaced the whole content)
+        (
+            "add milk to my shopping note",
+            "update_note",
+            {"note_title": "shopping", "append": "milk"},
+            None,
+        ),
     ],
 )
 def test_chat_style_requests_as_typed_on_a_phone(
@@ -875,3 +881,176 @@ def test_chat_style_requests_as_typed_on_a_phone(
 def test_a_general_statement_about_completed_todos_is_no_status_change() -> None:
     assert interpret("Completed todos are hidden by default.").tool != "set_todo_status"
     assert interpret("Your todo is complete!").tool != "set_todo_status"
+
+
+# The seventh unseen batch (intent corpus zh-421…460, en-421…460): each class it found.
+@pytest.mark.parametrize(
+    ("text", "tool", "args", "slot"),
+    [
+        # the request after what it is about
+        (
+            "3天后交物业费，记得提醒我",
+            "create_todo",
+            {"title": "交物业费", "due_at": "3天后"},
+            None,
+        ),
+        (
+            "明天下午三点开会，帮我记一下",
+            "create_todo",
+            {"title": "开会", "due_at": "明天下午三点"},
+            "intent",
+        ),
+        (
+            "明天下午三点开会 记个待办",
+            "create_todo",
+            {"title": "开会", "due_at": "明天下午三点"},
+            None,
+        ),
+        (
+            "下周一上午10点开项目启动会，帮我加到待办里",
+            "create_todo",
+            {"title": "开项目启动会", "due_at": "下周一上午10点"},
+            None,
+        ),
+        (
+            "I need to renew my gym membership by next friday, add it",
+            "create_todo",
+            {"title": "Renew my gym membership", "due_at": "next friday"},
+            None,
+        ),
+        # the item in one clause, the verb in the next
+        (
+            "买菜已经搞定了，标记完成",
+            "set_todo_status",
+            {"todo_title": "买菜", "status": "done"},
+            None,
+        ),
+        (
+            "整理书架其实还没弄完，重新打开吧",
+            "set_todo_status",
+            {"todo_title": "整理书架", "status": "open"},
+            None,
+        ),
+        ("那个买菜的删了吧 不用了", "delete_todo", {"todo_title": "买菜"}, None),
+        (
+            "Clean the garage isn't actually done, reopen it",
+            "set_todo_status",
+            {"todo_title": "Clean the garage", "status": "open"},
+            None,
+        ),
+        (
+            'I don\'t need "Book dentist appointment" anymore, delete it',
+            "delete_todo",
+            {"todo_title": "Book dentist appointment"},
+            None,
+        ),
+        (
+            "reopen Clean the garage, I missed a corner",
+            "set_todo_status",
+            {"todo_title": "Clean the garage", "status": "open"},
+            None,
+        ),
+        (
+            "Renew passport — done",
+            "set_todo_status",
+            {"todo_title": "Renew passport", "status": "done"},
+            None,
+        ),
+        # a reason before the request
+        (
+            "因为周五要出差 所以帮我把提交周报提前到明天中午12点",
+            "update_todo",
+            {"todo_title": "提交周报", "due_at": "明天中午12点"},
+            None,
+        ),
+        (
+            "since the meeting moved, can you push Prepare slides to tomorow 10am thanks!",
+            "update_todo",
+            {"todo_title": "Prepare slides", "due_at": "tomorrow 10am"},
+            None,
+        ),
+        # a priority step
+        (
+            "将体检预约的优先级调高",
+            "update_todo",
+            {"todo_title": "体检预约", "priority": "raise"},
+            None,
+        ),
+        ("把买菜的优先级降低", "update_todo", {"todo_title": "买菜", "priority": "lower"}, None),
+        (
+            "bump up the priority of Prepare slides",
+            "update_todo",
+            {"todo_title": "Prepare slides", "priority": "raise"},
+            None,
+        ),
+        # a line added to a note
+        (
+            "笔记「周会」里加一句：下周改到周二",
+            "update_note",
+            {"note_title": "周会", "append": "下周改到周二"},
+            None,
+        ),
+        (
+            "add a line to my Standup note: move to Tuesday",
+            "update_note",
+            {"note_title": "Standup", "append": "move to Tuesday"},
+            None,
+        ),
+        (
+            "rename the Standup note to Daily standup",
+            "update_note",
+            {"note_title": "Standup", "title": "Daily standup"},
+            None,
+        ),
+        # notes: the planned delete, also in bulk, also with 丢掉
+        ("把预算那条笔记丢掉", "delete_note", {"note_title": "预算"}, None),
+        ("把所有笔记都删了", "delete_note", {}, None),
+        ("delete all my notes", "delete_note", {}, None),
+        ("把所有待办都删了", None, {}, None),
+        # a vague time is asked about, never dropped into the title
+        ("晚点提醒我回复邮件", "create_todo", {"title": "回复邮件", "due_at": "晚点"}, None),
+        ("remind me later", "create_todo", {"due_at": "later"}, "title"),
+        # other forms
+        (
+            'Schedule "Team lunch" for next Tuesday at 12:30',
+            "create_todo",
+            {"title": "Team lunch", "due_at": "next Tuesday at 12:30"},
+            None,
+        ),
+        (
+            "in 2 hours remind me to take out the laundry",
+            "create_todo",
+            {"title": "Take out the laundry", "due_at": "in 2 hours"},
+            None,
+        ),
+        (
+            'jot down a note, title "Book list", content "Dune, Project Hail Mary"',
+            "create_note",
+            {"title": "Book list", "content": "Dune, Project Hail Mary"},
+            None,
+        ),
+        (
+            "Add renew car insurance, deadline Dec 15",
+            "create_todo",
+            {"title": "Renew car insurance", "due_at": "Dec 15"},
+            None,
+        ),
+        (
+            "帮我把续签合同标成完成一下呗",
+            "set_todo_status",
+            {"todo_title": "续签合同", "status": "done"},
+            None,
+        ),
+        ("这周截止的事情列一下", "query_todos", {}, None),
+        # no write: a condition, a remark, an action no tool performs
+        ("if it snows tomorrow, remind me to leave early", None, {}, None),
+        ("你好呀 今天心情不错", None, {}, None),
+        ("can you email my notes to my boss", None, {}, None),
+        ("if possible, add buy milk", "create_todo", {"title": "Buy milk"}, None),
+    ],
+)
+def test_seventh_batch_forms(
+    text: str, tool: str | None, args: dict[str, Any], slot: str | None
+) -> None:
+    intent = interpret(text)
+    assert (intent.tool, intent.args, intent.slot) == (tool, args, slot)

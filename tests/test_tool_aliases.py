@@ -16,6 +16,7 @@ SAMPLES: dict[str, tuple[Any, Any]] = {
     "title": ("提交周报", "提交周报"),
     "description": ("周五前", "周五前"),
     "content": ("第一章", "第一章"),
+    "append": ("第二章", "第二章"),
     "priority": ("urgent", 2),
     "due_at": ("今晚 9 点", "今晚 9 点"),
     "due_before": (" 明天 ", "明天"),

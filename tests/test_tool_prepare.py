@@ -398,3 +398,68 @@ def test_prepared_args_are_json_safe_and_match_their_prepared_schema(user: Any) 
         assert schema_violations(registry.get(tool_name).prepared_schema, prepared) == {}
     assert Todo.objects.count() == 1
     assert Note.objects.count() == 1
+
+
+# --- an added line, a priority step, a title's letter case -----------------------------------
+
+
+def test_update_note_append_adds_a_line_to_the_content_read_now(user: Any) -> None:
+    note = note_create(owner=user, title="Trip ideas", content="Kyoto, Lisbon\n")
+    result = prepare(
+        "update_note", {"note_title": "Trip ideas", "append": " Porto "}, context_for(user)
+    )
+    assert result.args["content"] == "Kyoto, Lisbon\nPorto"
+    assert result.args["expected_version"] == note.version  # a concurrent edit fails the card
+    assert "append" not in result.args
+    empty = note_create(owner=user, title="Empty", content="")
+    first = prepare("update_note", {"note_id": str(empty.id), "append": "one"}, context_for(user))
+    assert first.args["content"] == "one"
+
+
+def test_update_note_with_both_new_content_and_an_added_line_is_refused(user: Any) -> None:
+    note_create(owner=user, title="Trip ideas", content="Kyoto")
+    args = {"note_title": "Trip ideas", "content": "Porto", "append": "Rome"}
+    error = refusal(lambda: prepare("update_note", args, context_for(user)))
+    assert (error.code, error.status) == ("TOOL_ARGS_INVALID", 400)
+
+
+@pytest.mark.parametrize(
+    ("present", "step", "expected"),
+    [(0, "raise", 1), (1, "raise", 2), (1, "提高", 2), (2, "lower", 1), (1, "降低", 0)],
+)
+def test_update_todo_moves_the_priority_one_step_from_its_present_level(
+    user: Any, present: int, step: str, expected: int
+) -> None:
+    todo = todo_create(owner=user, title="x", priority=present)
+    result = prepare("update_todo", {"todo_id": str(todo.id), "priority": step}, context_for(user))
+    assert result.args["priority"] == expected
+    assert result.args["current"]["priority"] == present
+
+
+@pytest.mark.parametrize(("present", "step"), [(2, "raise"), (0, "lower")])
+def test_a_priority_step_past_the_top_or_the_bottom_changes_nothing(
+    user: Any, present: int, step: str
+) -> None:
+    todo = todo_create(owner=user, title="x", priority=present)
+    args = {"todo_id": str(todo.id), "priority": step}
+    error = refusal(lambda: prepare("update_todo", args, context_for(user)))
+    assert error.code == "TODO_UPDATE_NOOP"
+
+
+def test_a_priority_step_is_an_edit_only(user: Any) -> None:
+    error = refusal(
+        lambda: prepare("create_todo", {"title": "x", "priority": "raise"}, context_for(user))
+    )
+    assert error.code == "TOOL_ARGS_INVALID"
+
+
+def test_a_title_is_found_in_another_letter_case_when_none_matches_exactly(user: Any) -> None:
+    todo = todo_create(owner=user, title="Submit the weekly report")
+    args = {"todo_title": "submit the weekly report", "status": "done"}
+    assert prepare("set_todo_status", args, context_for(user)).args["todo_id"] == str(todo.id)
+    note = note_create(owner=user, title="Standup", content="x")
+    found = prepare("update_note", {"note_title": "STANDUP", "title": "Daily"}, context_for(user))
+    assert found.args["note_id"] == str(note.id)
+    # an exact match wins over one in another case
+    exact = todo_create(owner=user, title="submit the weekly report")
+    assert prepare("set_todo_status", args, context_for(user)).args["todo_id"] == str(exact.id)

@@ -36,8 +36,14 @@ def todo_get(*, owner: Any, todo_id: uuid.UUID | str) -> Todo:
 
 
 def todo_find_by_title(*, owner: Any, title: str) -> list[Todo]:
-    """Return the owner's todos whose title is exactly ``title`` (after trimming)."""
-    return list(Todo.objects.filter(owner=owner, title=title.strip())[:10])
+    """Return the owner's todos whose title is exactly ``title`` (after trimming), or when none
+    is, those whose title differs from it in letter case only ("submit the weekly report").
+
+    (MariaDB's collation already compares case-insensitively; SQLite's does not.)
+    """
+    title = title.strip()
+    exact = list(Todo.objects.filter(owner=owner, title=title)[:10])
+    return exact or list(Todo.objects.filter(owner=owner, title__iexact=title)[:10])
 
 
 def todo_find_by_idempotency_key(*, owner: Any, key: str) -> Todo | None:

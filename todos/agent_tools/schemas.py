@@ -9,7 +9,10 @@ from agent.tools.schema import AWARE_ISO_PATTERN, closed_object
 from agent.vocabulary import (
     PRIORITY_HIGH,
     PRIORITY_LOW,
+    PRIORITY_LOWER,
     PRIORITY_NORMAL,
+    PRIORITY_RAISE,
+    PRIORITY_STEP_WORDS,
     PRIORITY_WORDS,
     STATUS_WORDS,
 )
@@ -81,6 +84,18 @@ PRIORITY_SCHEMA = {
     "enum": PRIORITIES,
     "description": PRIORITY_HELP + ".",
 }
+# An edit may also move the priority one step ("raise" / "lower") from its present level.
+PRIORITY_STEPS = {PRIORITY_RAISE: 1, PRIORITY_LOWER: -1}
+PRIORITY_CHANGE_SCHEMA = {
+    "anyOf": [
+        PRIORITY_SCHEMA,
+        {
+            "type": "string",
+            "enum": list(PRIORITY_STEPS),
+            "description": "One step up or down from the todo's present priority.",
+        },
+    ]
+}
 DUE_AT_SCHEMA = {
     "type": "string",
     "maxLength": 100,
@@ -123,7 +138,9 @@ def normalize_priority(value: Any) -> Any:
         if word.isdigit():
             return int(word)
         name = PRIORITY_WORDS.get(word)
-        return PRIORITY_LEVELS[name] if name else value
+        if name:
+            return PRIORITY_LEVELS[name]
+        return PRIORITY_STEP_WORDS.get(" ".join(word.split()), value)
     return value
 
 

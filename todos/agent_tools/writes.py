@@ -56,7 +56,9 @@ from todos.agent_tools.schemas import (
     PREPARED_DUE_AT,
     PREPARED_DUE_AT_SAID,
     PRIORITY_ALIASES,
+    PRIORITY_CHANGE_SCHEMA,
     PRIORITY_SCHEMA,
+    PRIORITY_STEPS,
     STATUS_ALIASES,
     STATUS_SCHEMA,
     TITLE_REF_ALIASES,
@@ -303,7 +305,7 @@ class UpdateTodoTool(TodoWriteTool):
             "todo_title": TODO_TITLE_REF_SCHEMA,
             "title": {"type": "string", "description": "The new title."},
             "description": {"type": "string"},
-            "priority": PRIORITY_SCHEMA,
+            "priority": PRIORITY_CHANGE_SCHEMA,
             "due_at": {**DUE_AT_SCHEMA, "type": ["string", "null"]},
         },
         **exactly_one_of("todo_id", "todo_title"),
@@ -341,6 +343,14 @@ class UpdateTodoTool(TodoWriteTool):
     def prepare(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         todo = resolve_todo(args, context)
         current = todo_snapshot(todo, context)
+        wanted = args.get("priority")
+        step = PRIORITY_STEPS.get(wanted) if isinstance(wanted, str) else None
+        if step is not None:
+            # "raise" / "lower": one step from the level read now (the card's expected
+            # version keeps it from applying to a priority changed meanwhile); at the top or
+            # the bottom already, nothing changes (TODO_UPDATE_NOOP).
+            level = min(max(current["priority"] + step, min(PRIORITIES)), max(PRIORITIES))
+            args = {**args, "priority": level}
         said: list[str | None] = []
 
         def check_due(value: Any) -> str | None:

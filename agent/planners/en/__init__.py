@@ -43,6 +43,96 @@ from agent.planners.en.writes import (
 from agent.planners.lexicon import HELP, SLOT_INTENT, Intent, ask, outside_quotes
 
 _NEGATED = re.compile(r"^(?:don'?t|do\s+not|never|no\s+need\s+to|not\s+now)\b", re.IGNORECASE)
+# "if it snows tomorrow, remind me…": a write on a condition the planner cannot check is no
+# write (not the polite "if possible, …").
+_CONDITIONAL = re.compile(
+    r"^(?:if|in\s+case|whenever|should\s+it)\s+(?!(?:possible|you\s+(?:can|could|don'?t\s+mind)"
+    r"|that'?s\s+(?:ok|okay|fine)|needed|necessary)\b)[^,]+,",
+    re.IGNORECASE,
+)
+# "email my notes to my boss": an action no tool here performs, whatever it names.
+_ELSEWHERE = re.compile(
+    r"^(?:e-?mail|send(?!\s+me\b)|share|forward|export|print|publish|post|upload|text|message"
+    r"|tweet)\b",
+    re.IGNORECASE,
+)
+# "since the meeting moved, can you push…": the reason before a request is not part of it.
+_REASON = re.compile(r"^(?:since|because|cause|'cause)\s+[^,]{3,80},\s*", re.IGNORECASE)
+# Slips of typing in the words requests lean on (the card shows the mended word).
+_TYPOS = [
+    (re.compile(r"\b(?:tomorow|tommorow|tommorrow|tomorrw|tmrw|tmr|2morrow)\b", re.I), "tomorrow"),
+    (re.compile(r"\b(?:remnd|remid|remaind|rmind|remidn)\b", re.I), "remind"),
+    (re.compile(r"\btonite\b", re.I), "tonight"),
+]
+# "in 2 hours remind me to take out the laundry": the time first.
+_TIME_FIRST_REMINDER = re.compile(
+    r"^(?P<time>.+?)\s*,?\s+(?P<ask>remind\s+me\s+(?:to|about|that)\s+.+)$", re.IGNORECASE
+)
+
+
+_CAPTURE_HEAD = re.compile(
+    r"^(?:(?:jot|note|write|put)\s+(?:it\s+|this\s+|that\s+)?down|remember(?:\s+that)?)\s*[:,-]?\s*",
+    re.IGNORECASE,
+)
+# "I need to renew my gym membership by next friday, add it": the request after its subject.
+_ADD_IT = re.compile(
+    r"^(?P<body>.+?)\s*[,;.—–-]+\s*(?:so\s+)?(?:please\s+|pls\s+|can\s+you\s+)?"
+    r"(?P<verb>add|put|note|jot|write|save)\s+(?:it|that|this)"
+    r"(?P<where>\s+(?:down|on\s+my\s+list|to\s+my\s+(?:list|to-?dos?|tasks?|to-?do\s+list)"
+    r"|as\s+a\s+(?:todo|task|note)))?(?:\s+(?:please|pls|thanks|thx))?$",
+    re.IGNORECASE,
+)
+# "Clean the garage isn't actually done, reopen it" / 'I don't need "X" anymore, delete it':
+# the item in the first clause, the verb and "it" in the second.
+_VERB_IT = re.compile(
+    r"^(?P<head>.+?)\s*[,;.—–-]+\s*(?:so\s+)?(?:please\s+|pls\s+|can\s+you\s+)?"
+    r"(?P<verb>reopen|re-open|unmark|uncheck|delete|remove|drop|trash|mark|complete|finish"
+    r"|check\s+off|tick\s+off|close)\s+(?:it|that|this|that\s+one|this\s+one)(?P<rest>\s+.+)?$",
+    re.IGNORECASE,
+)
+_ITEM_IN_HEAD = re.compile(
+    r"^(?:i\s+(?:don'?t|do\s+not)\s+need\s+(?P<needless>.+?)\s+any\s*(?:more|longer)"
+    r"|(?P<subject>.+?)\s+(?:isn'?t|is\s+not|wasn'?t|was\s+not|is|was)\s+"
+    r"(?:actually\s+|really\s+|already\s+|not\s+)?(?:done|finished|complete[d]?|needed|necessary"
+    r"|over|cancelled|canceled|off))\s*$",
+    re.IGNORECASE,
+)
+
+
+def _two_parts(text: str) -> str:
+    """Put a request told in two parts (what it is about, then "add it" / "reopen it") into
+    one sentence of the grammar."""
+    added = _ADD_IT.match(text)
+    if added:
+        body, verb = added.group("body"), added.group("verb").lower()
+        where = (added.group("where") or "").lower()
+        if "note" in where:
+            return f"new note: {body}"
+        if verb in ("note", "jot", "write", "save") and "todo" not in where:
+            return f"jot down: {body}"  # a todo or a note: asked
+        return f"add a todo: {body}"
+    verb_it = _VERB_IT.match(text)
+    if verb_it:
+        head = _ITEM_IN_HEAD.match(verb_it.group("head"))
+        item = head and (head.group("needless") or head.group("subject"))
+        if item:
+            return f"{verb_it.group('verb')} {item}{verb_it.group('rest') or ''}"
+    return text
+
+
+def _reframe(text: str) -> str:
+    """Mend typing slips; drop a reason before the request; put a leading time last."""
+    for pattern, word in _TYPOS:
+        text = pattern.sub(word, text)
+    reason = _REASON.match(text)
+    if reason and text[reason.end() :].strip():
+        text = strip_polite(text[reason.end() :])
+    timed = _TIME_FIRST_REMINDER.match(text)
+    if timed and is_time(timed.group("time")):
+        text = f"{timed.group('ask')} {timed.group('time')}"
+    return _two_parts(text)
+
+
 _GREETING = re.compile(
     r"(?:good\s+(?:morning|afternoon|evening|night|day)|morning|evening|hi|hello|hey|yo|thanks|"
     r"thank\s+you|ok|okay|cool|great|nice)(?:\s+there)?[!.]*",
@@ -54,8 +144,14 @@ def interpret(text: str) -> Intent:
     """Return what one English sentence asks for; reads first, writes only when explicit."""
     if DELETE_ACCOUNT.search(outside_quotes(text)):  # not a todo titled "删除账号"
         return Intent("delete_account", {})
-    body = strip_polite(text)
-    if not body or _GREETING.fullmatch(body) or _NEGATED.match(body):
+    body = _reframe(strip_polite(text))
+    if (
+        not body
+        or _GREETING.fullmatch(body)
+        or _NEGATED.match(body)
+        or _CONDITIONAL.match(body)
+        or _ELSEWHERE.match(body)
+    ):
         return HELP  # "don't delete Pay rent": a request NOT to write is no write
     if SEARCH_HEAD.match(body) and not WRITE_HEAD.match(body):
         return read_intent(body)
@@ -67,7 +163,8 @@ def interpret(text: str) -> Intent:
     mentions = re.search(TODO_WORD, body, re.I) or re.search(NOTE_WORD, body, re.I)
     if mentions and not WRITE_WORDS.search(body):
         return read_intent(body)
-    rest, due = take_en_time(body)
+    # "jot down: call mom sunday": the capture words are not part of the title
+    rest, due = take_en_time(_CAPTURE_HEAD.sub("", body))
     title = clean_title(rest)
     if due and title and not WRITE_WORDS.search(title) and len(title.split()) <= 12:
         return ask("create_todo", SLOT_INTENT, title=title, due_at=due)

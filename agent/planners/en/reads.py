@@ -43,7 +43,7 @@ _FILLER = re.compile(
     rf"did|have|has|i|which|how|many|there|any|find|search|look|up|for|through|at|pull|check|open|"
     rf"browse|tell|in|on|with|about|mentioning|containing|matching|regarding|that|mention|current|"
     rf"currently|still|right|now|again|please|everything|stuff|items?|things?|to\s+do|left|got|need|"
-    rf"needs|gotta|should|must|anything|something|due|overdue|doing|this|week|from|by)\b|"
+    rf"needs|gotta|should|must|anything|something|due|overdue|doing|this|week|from|by|like|looks?|send)\b|"
     rf"{_OPEN}|{_DONE}|{TODO_WORD}|{NOTE_WORD}|'s\b|’s\b|[?.!,:;]",
     re.IGNORECASE,
 )

@@ -49,6 +49,9 @@ _CLOCK_PIECES = [
     r"(?!\s*(?:am|pm|a\.m\.|p\.m\.|o'?clock|%|percent|people|items|minutes|hours))",
     r"(?:in\s+the\s+)?(?:morning|afternoon|evening)\b",
     r"(?:soon|asap)\b",
+    # vague: the tool asks which time ("remind me later")
+    r"later(?:\s+(?:today|on|this\s+week))?\b|sometime\b|some\s+time\b|in\s+a\s+(?:bit|while)\b"
+    r"|eventually\b|one\s+day\b",
 ]
 _PIECE = "|".join(_DAY_PIECES + _CLOCK_PIECES)
 TIME = re.compile(
@@ -57,7 +60,8 @@ TIME = re.compile(
 )
 _DAY = re.compile(rf"(?<![\w-])(?:{'|'.join(_DAY_PIECES)})", re.IGNORECASE)
 _BEFORE_TIME = re.compile(
-    r"(?:\s*,)?\s+(?:at|on|by|before|due(?:\s+(?:on|at|by))?|until|till|for|from)\s*:?\s*$",
+    r"(?:\s*,)?\s+(?:at|on|by|before|deadline|due(?:\s+date)?(?:\s+(?:on|at|by))?|until|till|for"
+    r"|from)\s*:?\s*$",
     re.IGNORECASE,
 )
 
@@ -127,6 +131,8 @@ def clean_title(text: str) -> str:
 
 _POLITE_HEAD = re.compile(
     r"^(?:(?:hey|hi|hello|ok|okay|so|um|uh|yo)\b[,!\s]*)*"
+    r"(?:(?:if\s+(?:possible|you\s+can|you\s+could|you\s+don'?t\s+mind)"
+    r"|when\s+you\s+(?:get\s+a\s+(?:chance|sec(?:ond)?|minute)|can))\s*,?\s*)?"
     r"(?:(?:please|pls|plz|kindly)\b[,\s]*|(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+)?|"
     r"(?:help\s+me|i(?:'d|\s+would)\s+like\s+(?:you\s+)?to|i\s+want\s+(?:you\s+)?to|"
     r"i\s+wanna|let'?s|go\s+ahead\s+and|quickly|just)\s+)*",

@@ -92,6 +92,13 @@ _STATUS = [
         rf"(?P<title>{QUOTED}|(?!(?:todos|tasks|items|notes|ones|to-dos)\b)[\w'’-]+(?:\s+[\w'’-]+){{0,4}})"
         + _END
     ),
+    # Renew passport — done / "Pay rent": done (a title of a few words, then the state)
+    _en(
+        r"^(?:the\s+)?(?:(?:todo|task)\s+)?(?!(?:it|that|this|everything|all|which|what|who"
+        r"|something|nothing|ok|okay|sure|yes|great|alright|all\s+right)\b)"
+        rf"(?P<title>{QUOTED}|[\w'’-]+(?:\s+[\w'’-]+){{0,5}}?)\s*(?:—|–|-{{1,2}}|:)\s*"
+        r"(?P<state>done|finished|completed|complete)\s*[.!✅✔☑️]*\s*$"
+    ),
     # Call mom is done: an unquoted title of a few words (not "it", "everything", …)
     _en(
         r"^(?:the\s+)?(?:(?:todo|task)\s+)?(?!(?:it|that|this|everything|all|which|what|who"
@@ -107,6 +114,20 @@ _UPDATE_NOTE = [
         rf"(?P<value>.+?){_END}"
     ),
     _en(rf"^rename\s+(?:the\s+|my\s+)?note\s+{_TITLE}\s+(?:to|as)\s+(?P<value>.+?){_END}"),
+    _en(rf"^rename\s+(?:the\s+|my\s+)?{_TITLE}\s+note\s+(?:to|as)\s+(?P<value>.+?){_END}"),
+    # add a line to my Standup note: move to Tuesday
+    _en(
+        r"^(?:add|append)\s+(?:a\s+|one\s+|this\s+)?(?:line|sentence|bullet|point|item|row)\s+"
+        rf"(?:to|in|into)\s+(?:the\s+|my\s+)?{_TITLE}\s+note\s*(?:[:：]|saying)\s*(?P<append>.+?){_END}"
+    ),
+    # add Porto to my Trip ideas note: a line added at the end of the note's content
+    *(
+        _en(
+            r"^(?:add|append|put|jot)\s+(?P<append>.+?)\s+(?:to|into|in|onto|at\s+the\s+end\s+of)"
+            rf"\s+(?:the\s+|my\s+)?{form}{_END}"
+        )
+        for form in (rf"{_TITLE}\s+note", rf"note\s+{_TITLE}")
+    ),
     _en(
         rf"^(?:update|change|edit)\s+(?:the\s+|my\s+)?note\s+{_TITLE}\s+"
         rf"(?:to\s+say|to\s+read|to|with)\s*:?\s+(?P<value>.+?){_END}"
@@ -169,7 +190,8 @@ _UPDATE_NO_VALUE = [
         rf"(?:called\s+|titled\s+|named\s+)?{_TITLE}{_END}"
     ),
     _en(
-        r"^(?P<verb>lower|raise|bump|increase|decrease|reduce|change)\s+(?:the\s+)?(?P<field>priority)"
+        r"^(?P<verb>lower|raise|bump|increase|decrease|reduce|change)(?:\s+(?:up|down))?\s+(?:the\s+)?"
+        r"(?P<field>priority)"
         rf"\s+(?:of|for|on)\s+(?:the\s+|my\s+)?(?:(?P<kind>todo|to-do|task)\s+)?{_TITLE}{_END}"
     ),
 ]
@@ -202,13 +224,15 @@ _CREATE_TODO = [
     _en(
         r"^(?:add|put|stick|throw)\s+(?P<body>.+?)\s+(?:to|on|in|onto)\s+(?:my\s+|the\s+)?"
         r"(?:todos?|to-dos?|todo\s+list|to-do\s+list|to\s+do\s+list|tasks?|task\s+list|list|agenda)"
-        r"(?P<tail>\s+(?:for|by|on|at|due)\s+.+?)?\s*[.!]?\s*$"
+        r"(?P<tail>\s+(?:for|by|on|at|due)\s+.+?|\s*[,;]\s*.+?)?\s*[.!]?\s*$"
     ),
     _en(
         r"^(?:remind\s+me|don'?t\s+let\s+me\s+forget|i\s+need\s+a\s+reminder|set\s+a\s+reminder)"
         r"\s+(?:to\s+|about\s+|that\s+)?(?P<body>.+?)\s*[.!]?\s*$"
     ),
     _en(r"^(?:todo|to-do|task)\s*:\s*(?P<body>.+?)\s*$"),
+    # 'schedule "Team lunch" for next Tuesday at 12:30'
+    _en(r"^schedule\s+(?!(?:a|an)\s+(?:note|meeting\s+note)\b)(?P<body>.+?)\s*[.!]?\s*$"),
     # "add buy eggs", 'add "Book flights" with high priority': add with nothing else to add to
     _en(
         r"^add\s+(?!(?:a|an|the|some)\s+(?:notes?|description|tags?|lines?|comments?)\b)"
@@ -248,7 +272,10 @@ def todo_fields(body: str, *, priority: str | None = None) -> Intent:
 
 def note_fields(body: str) -> Intent:
     """Build create_note from "titled X: Y" / "X - Y" / "X: Y" / "X"."""
-    body = body.strip()
+    # 'jot down a note, title "Book list", content "Dune"': labels after a comma, or before a quote
+    body = re.sub(r"^[\s,;:]+", "", body)
+    body = re.sub(r"^(title|content)\s+(?=[\"“‘'「])", r"\1: ", body, flags=re.I)
+    body = re.sub(r"([,;]\s*content)\s+(?=[\"“‘'「])", r"\1: ", body, flags=re.I)
     tags = None
     match = re.search(
         r"[,;.]?\s*(?:(?:with\s+)?tags?|tagged(?:\s+with)?)\s*[:：]?\s+(?P<tags>.+)$", body, re.I
@@ -293,7 +320,10 @@ def note_fields(body: str) -> Intent:
         )
         title, content = (parts.group("title"), parts.group("content")) if parts else (body, None)
     title = unquote(title)
-    return create_intent("create_note", title, content=(content or "").strip(), tags=tags)
+    content = (content or "").strip()
+    if re.fullmatch(QUOTED, content):
+        content = unquote(content)  # content "Dune, Project Hail Mary"
+    return create_intent("create_note", title, content=content, tags=tags)
 
 
 def _update_todo(match: re.Match[str]) -> Intent:
@@ -310,12 +340,28 @@ def _update_todo(match: re.Match[str]) -> Intent:
     return Intent("update_todo", {"todo_title": title, **change.args})
 
 
+# "reopen Clean the garage, I missed a corner": what follows the item is the reason.
+_REASON_AFTER = re.compile(
+    r"\s*[,;]\s*(?:i|i'm|i've|i'd|it|it's|its|we|we're|because|since|as|cause|turns\s+out"
+    r"|actually|not\s+needed|no\s+longer)\b.*$",
+    re.IGNORECASE,
+)
+
+
+def _target(raw: str) -> str:
+    """An existing item's title as the request names it (unquoted, its reason dropped)."""
+    quoted = re.match(rf"^\s*{QUOTED}", raw)
+    return unquote(raw if quoted else _REASON_AFTER.sub("", raw))
+
+
 def write_intent(text: str) -> Intent | None:
     match = _DELETE.match(text)
     if match:
         kind = (match.group("kind") or match.group("kind2") or "todo").lower().rstrip("s")
-        title = unquote(match.group("title"))
+        title = _target(match.group("title"))
         if re.match(r"^(?:all|every|completed|done|finished)\b", title, re.I):
+            if kind == "note" or re.search(r"\bnotes?\b", title, re.I):
+                return Intent("delete_note", {})  # planned: the registry's guidance answers
             return HELP  # bulk deletes are not offered
         if kind == "note":
             return Intent("delete_note", {"note_title": title} if title else {})
@@ -326,8 +372,10 @@ def write_intent(text: str) -> Intent | None:
         match = pattern.match(text)
         if match:
             field_name = (match.groupdict().get("field") or "content").lower()
-            value = match.group("value").strip()
             args: dict[str, Any] = {"note_title": unquote(match.group("title"))}
+            if match.groupdict().get("append"):
+                return Intent("update_note", {**args, "append": unquote(match.group("append"))})
+            value = match.group("value").strip()
             if field_name in {"title", "name"} or text.lower().lstrip().startswith("rename"):
                 args["title"] = unquote(value)
             elif field_name == "tags":
@@ -337,8 +385,8 @@ def write_intent(text: str) -> Intent | None:
             return Intent("update_note", args)
     for pattern in _STATUS:
         match = pattern.match(text)
-        if match and unquote(match.group("title")):
-            title = unquote(re.sub(r"\s+(?:todo|task|item)$", "", match.group("title"), flags=re.I))
+        if match and _target(match.group("title")):
+            title = _target(re.sub(r"\s+(?:todo|task|item)$", "", match.group("title"), flags=re.I))
             if re.match(r"^(?:all|every|everything)\b", title, re.I):
                 return HELP
             state = match.group("state").lower()
@@ -363,6 +411,11 @@ def write_intent(text: str) -> Intent | None:
         title = unquote(match.group("title"))
         if kind == "note":
             return ask("update_note", SLOT_CHANGE, note_title=title)
+        verb = (match.groupdict().get("verb") or "").lower()
+        step = "raise" if verb in ("raise", "bump", "increase") else "lower"
+        if verb in ("lower", "raise", "bump", "increase", "decrease", "reduce") and title:
+            # "bump up the priority of X": one step from its present level
+            return Intent("update_todo", {"todo_title": title, "priority": step})
         slot = change_slot(_field(match.groupdict().get("field")))
         return ask("update_todo", slot, todo_title=title)
     if _ASK_NOTE.match(text):

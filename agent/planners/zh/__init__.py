@@ -43,6 +43,7 @@ from agent.planners.zh.writes import (
     TODO_PHRASE,
     WRITE_HEAD,
     WRITE_WORDS,
+    item_name,
     note_fields,
     todo_fields,
     write_intent,
@@ -65,11 +66,76 @@ def _is_read(text: str) -> bool:
     )
 
 
+# 因为周五要出差，所以帮我把…: the reason before a request is not part of it.
+_REASON = re.compile(
+    r"^(?:(?:因为|由于)[^，,。！!？?]{1,30}?(?:[，,]\s*|\s+)(?:所以|因此)?|[^，,。！!？?]{2,30}?[，,\s]+(?:所以|因此))"
+    r"\s*"
+)
+# 3天后交物业费，记得提醒我 / 明天下午三点开会，帮我记一下: the request after what it is about.
+_TAIL_REMIND = re.compile(
+    r"^(?P<body>.+?)[，,\s]+(?:记得|别忘了|到时候?)?(?:提醒我|提醒一下我|叫我)(?:一下)?$"
+)
+_TAIL_NOTE_DOWN = re.compile(
+    r"^(?P<body>.+?)[，,\s]+(?:请|麻烦)?(?:帮我|给我)?(?:记一下|记下来|记下|记住|记录一下|记录|记着|记上|记)$"
+)
+# 下周一开项目启动会，帮我加到待办里: the helper words between the item and its verb.
+_HELPER_BEFORE_VERB = re.compile(
+    r"[，,\s]+(?:请|麻烦)?(?:你)?(?:帮我|给我|帮忙)\s*(?=(?:加到|加进|加入|添加到|放到|放进|记到|记入|写到|列入|排进))"
+)
+# 那个买菜的删了吧 不用了: the afterthought after a delete.
+_DELETE_AFTERTHOUGHT = re.compile(
+    r"(?<=[删掉了吧])[，,\s]+(?:不用了|不要了|不需要了|用不上了|没用了|用不着了)$"
+)
+# 那个买菜的删了吧: the item named as "that … one".
+_THAT_ONE = re.compile(
+    r"^(?:那个|这个|那条|这条)\s*(?P<item>[^，,\s]+?)\s*的\s*"
+    r"(?P<rest>(?:删|删除|删掉|去掉|标记|标成|完成|改|推迟|提前|重新打开|勾掉).*)$"
+)
+# 买菜已经搞定了，标记完成 / 整理书架其实还没弄完，重新打开吧: the item, its state, then the verb.
+_STATE_THEN_DONE = re.compile(
+    r"^(?P<item>[^，,]+?)(?:其实|实际上)?(?:已经|都|也)?(?:搞定了|做完了|完成了|弄完了|办完了|处理完了|好了)"
+    r"[，,\s]+(?:帮我|请|就)?(?:标记(?:为|成)?完成|标(?:为|成)?完成|勾掉|打勾|打个勾|标记一下|勾一下|完成)$"
+)
+_STATE_THEN_OPEN = re.compile(
+    r"^(?P<item>[^，,]+?)(?:其实|实际上)?(?:还没有?|没有?|并没有?)(?:弄|做|办|搞)?(?:完|好)(?:成)?[，,\s]+"
+    r"(?:帮我|请|就)?(?:重新打开|重开|改回未完成|设回未完成|恢复(?:成|为)?未完成|打开|标(?:为|成|记为)?未完成)$"
+)
+
+
+def _reframe(body: str) -> str:
+    """Put a request told in two parts (item, then the verb) into one sentence of the grammar."""
+    reason = _REASON.match(body)
+    if (
+        reason
+        and body[reason.end() :].strip()
+        and WRITE_HEAD.match(strip_polite(body[reason.end() :]))
+    ):
+        body = strip_polite(body[reason.end() :])
+    body = _DELETE_AFTERTHOUGHT.sub("", _HELPER_BEFORE_VERB.sub("", body))
+    that_one = _THAT_ONE.match(body)
+    if that_one:
+        return f"把{that_one.group('item')}{that_one.group('rest')}"
+    for pattern, verb in ((_STATE_THEN_DONE, "标记为完成"), (_STATE_THEN_OPEN, "重新打开")):
+        split = pattern.match(body)
+        if split and item_name(split.group("item")):
+            return f"把{split.group('item')}{verb}"
+    remind = _TAIL_REMIND.match(body)
+    if remind and not WRITE_HEAD.match(remind.group("body")):
+        return f"提醒我{remind.group('body')}"
+    noted = _TAIL_NOTE_DOWN.match(body)
+    if noted and not WRITE_HEAD.match(noted.group("body")):
+        return f"记一下{noted.group('body')}"
+    return body
+
+
 _NEGATED = re.compile(
     r"^(?:不要|不用|别|先别|先不要|不必|无需|不需要|千万别|没必要|暂时不要|暂时别|不想)"
 )
 # 如果明天下雨，就把体检预约删掉: a write on a condition the planner cannot check is no write.
 _CONDITIONAL = re.compile(r"^(?:如果|要是|假如|万一|若是|倘若|一旦)")
+_REMARK = re.compile(
+    r"(?:心情|天气|状态)|(?:不错|很好|挺好|真好|还行|好累|很累|真累|开心|高兴|难过|郁闷|无聊|好热|好冷|好困)[啊呀呢哦]?$"
+)
 _GREETING = re.compile(
     r"(?:早上好|早安|上午好|中午好|下午好|晚上好|晚安|你好|您好|嗨|哈喽|在吗|在不在|谢谢|多谢|好的|嗯|ok)"
     r"[！!。.~～]*",
@@ -81,7 +147,7 @@ def interpret(text: str) -> Intent:
     """Return what one Chinese sentence asks for; reads first, writes only when explicit."""
     if DELETE_ACCOUNT.search(outside_quotes(text)):  # not a todo titled "删除账号"
         return Intent("delete_account", {})
-    body = strip_polite(text)
+    body = _reframe(strip_polite(text))
     if not body or _GREETING.fullmatch(body) or _NEGATED.match(body) or _CONDITIONAL.match(body):
         return HELP  # "不要删除买菜", "不用提醒我开会": a request NOT to write is no write
     if READ_HEAD.match(body) or READ_TAIL.search(body) or READ_IN.match(body):
@@ -106,6 +172,8 @@ def interpret(text: str) -> Intent:
         re.sub(r"^(?:记一下|记下来|记下|记录一下|记一笔|记着|记住)\s*", "", body)
     )
     title = clean_title(rest)
+    if _REMARK.search(title):
+        return HELP  # 今天心情不错: a remark about the day, not something to do
     if due and title and not question and not WRITE_WORDS.search(title):
         # 下周一上午开会: probably a todo, but nothing asked for one: ask, never guess.
         return ask("create_todo", SLOT_INTENT, title=title, due_at=due)

@@ -78,19 +78,20 @@ DELETE_ACCOUNT = _zh(
     # 把我的账号注销掉: the account named first
     r"|(?:我的|这个)\s*(?:账号|账户|帐号|帐户)\s*(?:给我)?(?:注销|删除|删掉|销毁|停用)"
 )
-_DELETE_VERB = r"(?:删除|删掉|删了|删(?![除掉了])|移除|去掉|清除|清掉|干掉)"
+_DELETE_VERB = r"(?:删除|删掉|删了|删(?![除掉了])|移除|去掉|清除|清掉|干掉|丢掉|扔掉|丢了|扔了)"
+_THIS = r"(?:这条|这个|那条|那个|这篇|那篇)"
 _DELETE = [
     _zh(
         rf"^(?:从\s*(?:我的)?\s*(?:清单|列表|待办)(?:列表|清单)?\s*(?:里|中|上)?\s*)?"
-        rf"{_DELETE_VERB}\s*(?:一下)?\s*(?:这条|这个|那条|那个|我的)?\s*(?P<kind>{_NOTE}|{_TODO})?"
-        rf"\s*[：:]?\s*{_TITLE}\s*(?:这条|这个)?\s*(?P<kind2>{_NOTE}|{_TODO})?{_END}"
+        rf"{_DELETE_VERB}\s*(?:一下)?\s*(?:{_THIS}|我的)?\s*(?P<kind>{_NOTE}|{_TODO})?"
+        rf"\s*[：:]?\s*{_TITLE}\s*{_THIS}?\s*(?P<kind2>{_NOTE}|{_TODO})?{_END}"
     ),
     _zh(
-        rf"^(?:把|将)\s*(?:这条|这个)?\s*(?P<kind>{_NOTE}|{_TODO})?\s*{_TITLE}\s*(?:这条|这个)?"
-        rf"(?P<kind2>{_NOTE}|{_TODO})?\s*(?:给我)?{_DELETE_VERB}(?:掉)?(?:吧|了)?{_END}"
+        rf"^(?:把|将)\s*{_THIS}?\s*(?P<kind>{_NOTE}|{_TODO})?\s*{_TITLE}\s*{_THIS}?"
+        rf"(?P<kind2>{_NOTE}|{_TODO})?\s*(?:都|全|全部)?(?:给我)?{_DELETE_VERB}(?:掉)?(?:吧|了)?{_END}"
     ),
     # 体检预约这条不要了，删掉吧 / 「旧笔记」删了吧: only when what comes first reads as an
-    # item's name (`_item_name`), not a sentence ("我会在你确认后执行删除", "好，删了")
+    # item's name (`item_name`), not a sentence ("我会在你确认后执行删除", "好，删了")
     _zh(
         rf"^{_TITLE}\s*(?:这条|这个|那条|那个)?\s*(?P<kind>{_NOTE}|{_TODO})?\s*"
         r"(?:(?:不要了|不需要了|用不着了|没用了)\s*[，,]?\s*)?(?:帮我|给我|就|可以)?\s*"
@@ -145,7 +146,7 @@ _NOT_ITEM_NAME = re.compile(
 )
 
 
-def _item_name(title: str) -> bool:
+def item_name(title: str) -> bool:
     """Whether ``title``, put before the verb of an item-first request, reads as a name.
 
     A quoted title is the user's own naming and always does.
@@ -156,6 +157,10 @@ def _item_name(title: str) -> bool:
     return len(title) >= 2 and not _NOT_ITEM_NAME.search(title)
 
 
+_APPEND_VERB = (
+    r"(?:加上|加|添加|添上|追加|补充|补上|补|写上|写|记上)(?:一下)?(?:一句|一行|一条|一段|一点|几句)?"
+    r"(?:话|内容)?\s*[：:，,]\s*"
+)
 _UPDATE_VERB = (
     r"改到|改成|改为|修改为|修改成|更新为|更新成|调整到|调整为|调到|调成|推迟到|推到|延后到|延期到|延迟到|"
     r"提前到|挪到|移到|改在|换到|换成|设为|设置为|设置成|设成|定为|定在|重命名为|改名为|改名叫|命名为|"
@@ -193,6 +198,17 @@ _UPDATE = [
     ),
 ]
 # Asked without a value: 把周报的优先级改一下 / 修改待办X
+# 笔记「周会」里加一句：下周改到周二 / 在「预算」笔记里补充：… : a line added at the end.
+_APPEND_NOTE = [
+    _zh(
+        rf"^(?:在|往|给)?\s*(?:我的)?\s*{_NOTE}\s*(?![里中上])(?!{_APPEND_VERB}){_TITLE}\s*(?:里面|里|中|上)?\s*{_APPEND_VERB}"
+        r"\s*(?P<append>.+?)" + _END
+    ),
+    _zh(
+        rf"^(?:在|往|给)\s*(?:我的)?\s*{_TITLE}\s*(?:这篇|那篇)?\s*{_NOTE}\s*(?:里面|里|中|上)?\s*"
+        rf"{_APPEND_VERB}\s*(?P<append>.+?)" + _END
+    ),
+]
 _UPDATE_NO_VALUE = _zh(
     rf"^(?:把|将)?\s*(?P<kind>{_NOTE}|{_TODO})?\s*{_TITLE}\s*(?P<kind2>{_NOTE}|{_TODO})?\s*的?\s*"
     rf"(?P<field>{_FIELD})?\s*(?:改一下|修改一下|调整一下|更新一下|改改|修改|更改|调整|更新|编辑|改){_END}"
@@ -211,6 +227,18 @@ _PRIORITY_SET = _zh(
     r"(?P<value>(?:最?高|低|普通|中等?|一般)\s*优先级|优先级\s*(?:最?高|低|普通|中等?)|紧急|重要|不急)"
     + _END
 )
+
+# 将体检预约的优先级调高 / 提高一下续签合同的优先级: one step from the present level.
+_PRIORITY_RELATIVE = [
+    _zh(
+        rf"^(?:把|将)?\s*(?:{_TODO})?\s*{_TITLE}\s*(?:{_TODO})?\s*的?\s*优先级\s*"
+        r"(?P<dir>调高|提高|提升|升高|调低|降低|降)(?:一下|一点|一些|点)?" + _END
+    ),
+    _zh(
+        rf"^(?P<dir>调高|提高|提升|升高|调低|降低)(?:一下)?\s*(?:{_TODO})?\s*{_TITLE}\s*(?:{_TODO})?"
+        r"\s*的\s*优先级" + _END
+    ),
+]
 
 _CREATE_NOTE = [
     _zh(
@@ -243,7 +271,7 @@ _CREATE_TODO = [
     ),
     # 下下周一交论文，记个待办
     _zh(
-        rf"^(?P<body>.+?)\s*[，,]\s*(?:帮我|请|给我)?\s*{_CREATE}\s*{_MEASURE}\s*(?:新的?)?"
+        rf"^(?P<body>.+?)(?:\s*[，,]\s*|\s+)(?:帮我|请|给我)?\s*{_CREATE}\s*{_MEASURE}\s*(?:新的?)?"
         rf"\s*{_TODO}(?:吧|哈)?{_END}"
     ),
     # 待办：买牛奶
@@ -418,7 +446,7 @@ def _status(match: re.Match[str]) -> Intent | None:
         return None
     if _CREATE_REQUEST.match(title):
         return None  # 添加任务「写总结」，12月28日前完成: a new todo to finish by then
-    if not _item_name(match.group("title")):
+    if not item_name(match.group("title")):
         return None  # 已把它重新设回待办状态: a report, not a request
     state = match.group("state")
     opened = re.fullmatch(rf"{_OPEN_STATE}|重开|恢复|取消完成|撤销完成|取消勾选|打开", state, re.I)
@@ -434,9 +462,11 @@ def write_intent(text: str) -> Intent | None:
             kind = _kind(match.group("kind") or match.group("kind2"))
             if _REFUSED.search(title):
                 continue
-            if pattern is _DELETE_ITEM_FIRST and not _item_name(match.group("title")):
+            if pattern is _DELETE_ITEM_FIRST and not item_name(match.group("title")):
                 continue
             if re.search(r"^(?:所有|全部|已完成的?|未完成的?|这些|那些)", title):
+                if kind == "note" or re.search(_NOTE, title):
+                    return Intent("delete_note", {})  # planned: the registry's guidance answers
                 return HELP  # bulk deletes are not offered
             tool = "delete_note" if kind == "note" else "delete_todo"
             if re.fullmatch(rf"(?:这条|这个|那条|那个|我的)?{_NOTE}", title):
@@ -449,11 +479,24 @@ def write_intent(text: str) -> Intent | None:
             if vague:
                 return ask(tool, SLOT_TARGET)
             return Intent(tool, {_ref_key(kind): title})
+    match = next((m for m in (p.match(text) for p in _APPEND_NOTE) if m), None)
+    if match and unquote(match.group("title")):
+        return Intent(
+            "update_note",
+            {"note_title": unquote(match.group("title")), "append": match.group("append").strip()},
+        )
     match = _DESCRIBE.match(text)
     if match:
         return Intent(
             "update_todo",
             {"todo_title": unquote(match.group("title")), "description": match.group("value")},
+        )
+    match = next((m for m in (p.match(text) for p in _PRIORITY_RELATIVE) if m), None)
+    if match and item_name(match.group("title")):
+        up = match.group("dir") in ("调高", "提高", "提升", "升高")
+        return Intent(
+            "update_todo",
+            {"todo_title": unquote(match.group("title")), "priority": "raise" if up else "lower"},
         )
     match = _PRIORITY_SET.match(text)
     if match and unquote(match.group("title")):
@@ -477,7 +520,7 @@ def write_intent(text: str) -> Intent | None:
             and (
                 pattern is not _UPDATE_ITEM_FIRST
                 or (
-                    _item_name(match.group("title") or "")
+                    item_name(match.group("title") or "")
                     and not match.group("value").rstrip("。！!").endswith("了")  # 改成了周五
                 )
             )
