@@ -32,11 +32,12 @@ def note_find_by_title(*, owner: Any, title: str) -> list[Note]:
     """Return the owner's notes whose title is exactly ``title`` (after trimming), or when none
     is, those whose title differs from it in letter case only ("submit the weekly report").
 
-    (MariaDB's collation already compares case-insensitively; SQLite's does not.)
+    Compared in Python after a case-insensitive query, so both databases agree (MariaDB's
+    collation ignores case, SQLite's does not).
     """
     title = title.strip()
-    exact = list(Note.objects.filter(owner=owner, title=title)[:10])
-    return exact or list(Note.objects.filter(owner=owner, title__iexact=title)[:10])
+    alike = list(Note.objects.filter(owner=owner, title__iexact=title)[:10])
+    return [item for item in alike if item.title == title] or alike
 
 
 def note_find_by_idempotency_key(*, owner: Any, key: str) -> Note | None:

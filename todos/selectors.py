@@ -39,11 +39,12 @@ def todo_find_by_title(*, owner: Any, title: str) -> list[Todo]:
     """Return the owner's todos whose title is exactly ``title`` (after trimming), or when none
     is, those whose title differs from it in letter case only ("submit the weekly report").
 
-    (MariaDB's collation already compares case-insensitively; SQLite's does not.)
+    Compared in Python after a case-insensitive query, so both databases agree (MariaDB's
+    collation ignores case, SQLite's does not).
     """
     title = title.strip()
-    exact = list(Todo.objects.filter(owner=owner, title=title)[:10])
-    return exact or list(Todo.objects.filter(owner=owner, title__iexact=title)[:10])
+    alike = list(Todo.objects.filter(owner=owner, title__iexact=title)[:10])
+    return [item for item in alike if item.title == title] or alike
 
 
 def todo_find_by_idempotency_key(*, owner: Any, key: str) -> Todo | None:

@@ -95,7 +95,7 @@ _STATUS = [
     # Renew passport — done / "Pay rent": done (a title of a few words, then the state)
     _en(
         r"^(?:the\s+)?(?:(?:todo|task)\s+)?(?!(?:it|that|this|everything|all|which|what|who"
-        r"|something|nothing|ok|okay|sure|yes|great|alright|all\s+right)\b)"
+        r"|something|nothing|ok|okay|sure|yes|great|alright|all\s+right|status|state)\b)"
         rf"(?P<title>{QUOTED}|[\w'’-]+(?:\s+[\w'’-]+){{0,5}}?)\s*(?:—|–|-{{1,2}}|:)\s*"
         r"(?P<state>done|finished|completed|complete)\s*[.!✅✔☑️]*\s*$"
     ),

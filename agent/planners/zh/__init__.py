@@ -113,7 +113,7 @@ def _reframe(body: str) -> str:
         body = strip_polite(body[reason.end() :])
     body = _DELETE_AFTERTHOUGHT.sub("", _HELPER_BEFORE_VERB.sub("", body))
     that_one = _THAT_ONE.match(body)
-    if that_one:
+    if that_one and not QUESTION.search(body):  # not 这个月的完成情况怎么样
         return f"把{that_one.group('item')}{that_one.group('rest')}"
     for pattern, verb in ((_STATE_THEN_DONE, "标记为完成"), (_STATE_THEN_OPEN, "重新打开")):
         split = pattern.match(body)
@@ -134,7 +134,7 @@ _NEGATED = re.compile(
 # 如果明天下雨，就把体检预约删掉: a write on a condition the planner cannot check is no write.
 _CONDITIONAL = re.compile(r"^(?:如果|要是|假如|万一|若是|倘若|一旦)")
 _REMARK = re.compile(
-    r"(?:心情|天气|状态)|(?:不错|很好|挺好|真好|还行|好累|很累|真累|开心|高兴|难过|郁闷|无聊|好热|好冷|好困)[啊呀呢哦]?$"
+    r"(?:心情|天气)|(?:不错|很好|挺好|真好|还行|好累|很累|真累|开心|高兴|难过|郁闷|无聊|好热|好冷|好困)[啊呀呢哦]?$"
 )
 _GREETING = re.compile(
     r"(?:早上好|早安|上午好|中午好|下午好|晚上好|晚安|你好|您好|嗨|哈喽|在吗|在不在|谢谢|多谢|好的|嗯|ok)"
