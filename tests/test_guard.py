@@ -533,3 +533,51 @@ def test_a_before_after_table_reports_an_edit_unless_it_asks_for_a_confirmation(
 )
 def test_eighth_batch_non_claims(reply: str) -> None:
     assert find_claims(reply) == []
+
+
+# The ninth unseen batch: personas and formats.
+@pytest.mark.parametrize(
+    ("reply", "kind"),
+    [
+        # Traditional characters and Cantonese read as the lexicon's Simplified
+        ("已幫你新增一則備忘「阿嬤生日 3/12」，有需要再跟我說喔～", "create"),
+        ("冇問題，嗰條舊筆記已經幫你剷走咗。", "delete"),
+        ("搞掂！「买猫粮」已经加咗入你嘅清单度 🐱", "create"),
+        ("標籤已經幫你換成「工作」同「緊急」，睇落清楚好多。", "update"),
+        ("好嘞，明早 8 点的闹钟提醒设上了，到时候准时叫你 ⏰", "create"),
+        ("`POST /todos` → 201 ✔ 新待办「续费域名」已落库。", "create"),
+        ("ok。已勾。", "status"),
+        # a status shown changed, and a tick that closes a statement before a question
+        ("`status` → `done` ✔ 还有别的要收尾吗？", "status"),
+        ("`status` → `done` on 3 items. Want me to archive them too?", "status"),
+        ("Rewriting the note body with your new draft now…", "update"),
+        ('lol ok, "gym" is un-ticked again, back on the list 💪', "status"),
+        ("yeet, gone 🗑️", "delete"),
+        # "processed" about an account is no item's write
+        ("Your account closure request has been processed.", "other"),
+        ("账号注销申请已经处理了。", "other"),
+    ],
+)
+def test_ninth_batch_claims_and_their_kind(reply: str, kind: str | None) -> None:
+    [first, *_] = find_claims(reply)
+    assert first.claim.kind == kind
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        # what would have been done, and why it was not
+        "本来想直接帮你删掉的，但这条笔记被锁定了，我动不了它。",
+        "I would have deleted it, but it's pinned, so I left it alone. Want me to unpin it?",
+        # a Cantonese condition
+        "要係想刪晒啲已完成嘅項目，你可以喺設定入面揀「清除已完成」。",
+        # a plan the user is asked to accept
+        'Proposed changes:\n1. Rename to "Budget 2025"\n2. Set priority: high\n'
+        'Reply "yes" to apply.',
+        "请确认：`status` → `done`",
+        # a list's ticks, not a change
+        "你的待办：\n1. ✅ 交电费\n2. ⬜ 买菜",
+    ],
+)
+def test_ninth_batch_non_claims(reply: str) -> None:
+    assert find_claims(reply) == []

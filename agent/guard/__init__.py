@@ -97,6 +97,8 @@ _PLAN_HEADER = re.compile(
     r"|\bhere(?:'?s|\s+is)\s+what\s+i(?:'m|\s+am|'ll|\s+will|\s+would|'d|\s+plan\s+to|\s+can)"
     r"(?:\s+(?:about|going))?(?:\s+to)?\s+(?:do|change|update|make)\b"
     r"|\bhere(?:'?s|\s+is)\s+(?:the|my)\s+plan\b"
+    r"|\b(?:proposed|planned|suggested|pending)\s+(?:changes|actions|edits|updates)\b"
+    r"|(?:建议|拟|待确认|计划)的?(?:修改|改动|操作|更改)"
     r"|\bi(?:'m|\s+am)\s+(?:about|going)\s+to\s+(?:do|make)\s+the\s+following\b",
     re.IGNORECASE,
 )
@@ -109,7 +111,17 @@ _CHANGE_TABLE_HEADER = re.compile(
 _TABLE_RULE = re.compile(r"^[ \t]*\|[\s:|-]*$")
 _LIST_LINE = re.compile(r"[ \t]*(?:[-*•+|]|\d+[.)、]|[（(]?\d+[)）])")
 # "「交房租」 ⬜ → ☑️": a tick shown as a change, unless the reply asks for a confirmation.
-_TICK_ARROW = re.compile(r"[⬜☐□]\ufe0f?\s*(?:→|->|=>|⇒|➡\ufe0f?|⟶)")
+_TICK_ARROW = re.compile(
+    r"[⬜☐□]\ufe0f?\s*(?:→|->|=>|⇒|➡\ufe0f?|⟶)|(?:status|state|状态)`?\s*(?:→|->|=>|⇒|⟶)",
+    re.IGNORECASE,
+)
+# "本来想帮你删掉的，但…" / "I would have deleted it, but it's pinned": what did not happen,
+# and why.
+_COUNTERFACTUAL = re.compile(
+    r"(?:本来想|本想|原本想|原想|原本打算|本打算|差点|\bwould\s+have\b|\bwas\s+going\s+to\b)"
+    r".*(?:但|可是|不过|\bbut\b|\bhowever\b)",
+    re.IGNORECASE | re.DOTALL,
+)
 # "优先级：普通 → 高（已修改）" / "(changed)": a parenthesis that reports an event.
 _EVENT_NOTE = re.compile(
     r"[（(]\s*(?P<event>已(?:经)?(?:修改|更新|删除|恢复|添加|创建|保存|调整|移除)"
@@ -125,7 +137,8 @@ _TO_CARD = re.compile(
 # "以下是我做的修改，请确认" / "Here is what I changed, please confirm": a header over a
 # proposal, not over done work.
 _ASKS_CONFIRM = re.compile(
-    r"请(?:你|您)?确认|待确认|\bplease\s+confirm\b|\bto\s+confirm\b|\bconfirm\s+(?:it|them|this|these)\b",
+    r"请(?:你|您)?确认|待确认|\bplease\s+confirm\b|\bto\s+confirm\b|\bconfirm\s+(?:it|them|this|these)\b"
+    r"|\breply\s+[\"“']?(?:yes|ok|y)[\"”']?\s+to\b|回复[「“\"]?(?:是|好|确认|yes)[」”\"]?",
     re.IGNORECASE,
 )
 _NOTED = re.compile(r"^(?:i'?ve\s+|i\s+have\s+)?noted$|记下|记住", re.IGNORECASE)
@@ -205,9 +218,12 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
             read[index] = _claims_of(all_clauses[index])
         return read[index]
 
+    sentences = _sentence_texts(text, all_clauses)
     for index, clause in enumerate(all_clauses):
         if clause.sentence in hypothetical:
             continue
+        if _COUNTERFACTUAL.search(sentences.get(clause.sentence, "")):
+            continue  # what would have been done, and why it was not
         if (
             listing
             and _BARE_STATUS.fullmatch(clause.scan)
@@ -257,6 +273,15 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
             and not (proposal and _TICK_ARROW.search(claim.phrase))
         )
     return found
+
+
+def _sentence_texts(text: str, all_clauses: list[Clause]) -> dict[int, str]:
+    """The text of each sentence, from its first clause's start to its last clause's end."""
+    spans: dict[int, tuple[int, int]] = {}
+    for clause in all_clauses:
+        start, end = spans.get(clause.sentence, (clause.start, clause.end))
+        spans[clause.sentence] = (min(start, clause.start), max(end, clause.end))
+    return {sentence: text[start:end] for sentence, (start, end) in spans.items()}
 
 
 def _change_rows(text: str) -> set[int]:

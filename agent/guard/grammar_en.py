@@ -49,7 +49,7 @@ _PARTICIPLES: dict[str, str] = {
     "status": (
         r"marked|ticked(?: off)?|checked off|crossed off|crossed out|completed|finished|closed"
         r"|wrapped up|checked in"
-        r"|reopened|resolved|flagged"
+        r"|reopened|resolved|flagged|un-?ticked|un-?checked|unmarked"
     ),
     "delete": (
         r"deleted|removed|erased|cleared(?: out)?|wiped(?: out)?|purged|trashed|binned|dropped"
@@ -71,8 +71,10 @@ _PARTICIPLES: dict[str, str] = {
     ),
 }
 _BASE: dict[str, str] = {
-    "create": r"create|add|make|set up|save|store|record|log|note|jot|write|put|schedule|book",
-    "update": r"update|change|modify|edit|rename|move|reschedule|postpone|push|shift|adjust|set",
+    "create": r"create|add|make|set up|save|store|record|log|note|jot|write|put|schedule|book"
+    r"|insert",
+    "update": r"update|change|modify|edit|rename|move|reschedule|postpone|push|shift|adjust|set"
+    r"|rewrite|replace|overwrite|append",
     "status": r"mark|tick|check off|cross off|complete|finish|close|reopen|resolve",
     "delete": r"delete|remove|erase|clear|wipe|purge|trash|drop|cancel|discard|get rid of|scrap",
     OTHER: r"archive|share|send|submit|sync|upload|forward|email|pin|tag",
@@ -127,7 +129,8 @@ _FREE_HEAD = re.compile(
     rf"^{_TICKED}(?:[^\w“”\ue000]*(?:ok|okay|alright|all right|sure|great|perfect|got it|right"
     r"|yes|yep|and|also|then|just|already|now|so)\b)*[^\w“”\ue000]*"
     r"(?:the|your|this|that|my|a|an|new)?\s*"
-    rf"(?:(?!{_STOP}\b)[\w“”\ue000'-]+\s+){{0,2}}(?:just\s+|now\s+|all\s+)?(?:{_PP})\b"
+    # "it's pinned" / "they're archived": a state after "is", the passive's to judge
+    rf"(?:(?!{_STOP}\b)[\w“”\ue000'-]+\s+){{0,2}}(?<!'s\s)(?<!'re\s)(?:just\s+|now\s+|all\s+)?(?:{_PP})\b"
 )
 _HEAD = re.compile(
     rf"^{_TICKED}(?:[^\w“”\ue000]*{_HEAD_WORDS}(?:\b|(?<=”))[^\w“”\ue000]*){{0,4}}(?:{_PP})\b"
@@ -311,7 +314,8 @@ _STATES = [
 # "Deleting the 12 archived notes now…" / "I'm adding it to your list": a write under way.
 _GERUND = (
     r"(?:creat|add|sav|record|logg|schedul|delet|remov|eras|clear|trash|purg|updat|chang|mov"
-    r"|renam|reschedul|postpon|edit|mark|tick|complet|archiv|restor)ing"
+    r"|renam|reschedul|postpon|edit|mark|tick|complet|archiv|restor|rewrit|replac|tagg|append"
+    r"|insert|writ|overwrit)ing"
 )
 _PROGRESSIVE = re.compile(
     rf"^[^\w“\ue000]*(?P<verb>{_GERUND})\b"
@@ -330,7 +334,7 @@ _ELLIPSIS = re.compile(
     r"|there\s+you\s+have\s+it|good\s+to\s+go|voil[aà]|nailed\s+it|handled|all\s+good"
     r"|got\s+it\s+done|it'?s\s+gone|gone|it'?s\s+in|boom|finito)"
     r"(?:[\s!.,—–-]+(?:all\s+)?(?:done|set|sorted|finished|complete[d]?))*"
-    r"[\s!.✅✔☑️🎉👍👌]*$"
+    r"[\s!.✅✔☑️🎉👍👌🗑]*$"
 )
 _DONE_LEAD = re.compile(r"^(?:all\s+)?done\s*[!.—–-]|^(?:all\s+)?done\s*$")
 _TO_STATUS = re.compile(
@@ -346,6 +350,11 @@ _FIELD_OBJECT = re.compile(
 )
 _TO_TRASH = re.compile(r"^\s+(?:it\s+|them\s+)?(?:to|into)\s+(?:the\s+|your\s+)?(?:trash|bin)\b")
 _REMINDER = re.compile(r"\breminders?\b")
+# What "processed" / "handled" is about when it is none of the items' writes.
+_NOT_AN_ITEM = re.compile(
+    r"\baccount\b|\bprofile\b|\b(?:export|share|sharing|e-?mail|sync|backup|subscription"
+    r"|payment|refund)\b"
+)
 _SET = re.compile(r"\bset\b")
 _STATUS_LABEL = re.compile(r"(?:\bstatus|\bstate|状态)\s*$", re.IGNORECASE)
 _DID_IT = re.compile(r"\b(?:i|we)\s+(?:just\s+|already\s+)?did\s+(?:it|that|this|them|so)\b")
@@ -485,6 +494,8 @@ def find(clause: Clause) -> list[Claim]:
             kind = "create"  # reminder set / your reminder is all set
         elif kind in ("create", None, OTHER) and _CHANGES.search(scan):
             kind = "update"  # made the change / changes saved
+        elif kind is None and _NOT_AN_ITEM.search(scan):
+            kind = OTHER  # "your account closure request has been processed": no tool's write
         found.append(_claim(scan, clause.scan[begin : match.end()].strip(), kind))
 
     for match in _WENT_AHEAD.finditer(scan):

@@ -13,6 +13,8 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
+from agent.guard.variants import simplified
+
 # Opening -> closing marks. “” and ‘’ double as typographic apostrophes in English, so a
 # closing mark only closes a quote that was opened.
 _PAIRS = {"「": "」", "『": "』", "《": "》", "“": "”", "‘": "’", '"': '"', "（": "）", "(": ")"}
@@ -20,6 +22,10 @@ _TITLE_PAIRS = {"「", "『", "《"}
 _PAREN_PAIRS = {"（", "("}
 _SENTENCE_END = "。！？!?…\n"
 _CLAUSE_SEP = "，,；;：:—|"
+_TICKS = "✅✔☑"
+_WORDS = re.compile(r"[\w\u3400-\u9fff]")
+# … ✔ then a question: "`status` → `done` ✔ 还有别的要收尾吗？"
+_TEXT_AFTER_TICK = re.compile(r"\ufe0f?[ \t\u3000]+(?=[^\s✅✔☑🎉👍👌!！。.~～][^。.!！\n]*[？?])")
 _LINE_PREFIX = re.compile(r"[ \t]*(?:(?:[-*+•·▪◦]|\d{1,3}[.)、]|[>#]+)[ \t]+|>[ \t]*)*")
 _MARKUP = re.compile(r"\*\*|__|~~|`")
 _SPEECH_END = re.compile(r"[。！？.!?]\s*$")
@@ -103,6 +109,19 @@ def _pieces(text: str, start: int, stop: int, *, quotes: bool = True) -> list[_P
             pieces.append(_Piece(piece_start, position, sep_end, sep, ends))
             position = piece_start = sep_end
             continue
+        if (
+            not opened
+            and char in _TICKS
+            and _WORDS.search(text, piece_start, position)  # it ticks what came before it
+            and _TEXT_AFTER_TICK.match(text, position + 1, stop)
+        ):
+            # a tick closes what it ticks: the question after it is a sentence of its own
+            end = position + 1
+            while end < stop and (text[end] == "\ufe0f" or text[end] in _EDGE):
+                end += 1
+            pieces.append(_Piece(piece_start, end, end, "", True))
+            position = piece_start = end
+            continue
         position += 1
     if piece_start < stop:
         pieces.append(_Piece(piece_start, stop, stop, "", True))
@@ -183,7 +202,8 @@ def _mask(
             masked.append(core[position : end + 1])
             out.append(f"「{MASK}」" if char in _TITLE_PAIRS or _has_cjk(inner) else f"“{MASK}”")
         position = end + 1
-    scan = re.sub(r"[ \t]+", " ", "".join(out)).strip()
+    # 已幫你新增 / 剷走咗: Traditional characters and Cantonese read as the lexicon's Simplified
+    scan = simplified(re.sub(r"[ \t]+", " ", "".join(out)).strip())
     return scan, tuple(items), tuple(masked)
 
 
