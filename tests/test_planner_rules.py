@@ -1054,3 +1054,138 @@ def test_seventh_batch_forms(
 ) -> None:
     intent = interpret(text)
     assert (intent.tool, intent.args, intent.slot) == (tool, args, slot)
+
+
+# The eighth unseen batch (intent corpus zh-461…500, en-461…500): each class it found.
+@pytest.mark.parametrize(
+    ("text", "tool", "args", "slot"),
+    [
+        # heads and fillers as typed
+        ("整一个提醒：20号交水电费", "create_todo", {"title": "交水电费", "due_at": "20号"}, None),
+        (
+            "俺想加个待办，12月18日还信用卡，高优先级",
+            "create_todo",
+            {"title": "还信用卡", "due_at": "12月18日", "priority": "high"},
+            None,
+        ),
+        (
+            "那个帮我加一个待办就是下周一早上九点开部门会",
+            "create_todo",
+            {"title": "开部门会", "due_at": "下周一早上九点"},
+            None,
+        ),
+        (
+            'do us a favour and stick "pick up dry cleaning" on my list for this Sunday',
+            "create_todo",
+            {"title": "pick up dry cleaning", "due_at": "this Sunday"},
+            None,
+        ),
+        (
+            "Could you possibly add a todo to renew my car insurance by Dec 20th",
+            "create_todo",
+            {"title": "Renew my car insurance", "due_at": "Dec 20th"},
+            None,
+        ),
+        (
+            "ok so i need to remember to water the plants tomorrow at 6 pm can you add that",
+            "create_todo",
+            {"title": "Water the plants", "due_at": "tomorrow at 6 pm"},
+            None,
+        ),
+        # times the grammar did not take whole (two were wrong writes)
+        (
+            "remind me a week from today to call the plumber",
+            "create_todo",
+            {"title": "Call the plumber", "due_at": "a week from today"},
+            None,
+        ),
+        (
+            "add task book flights to lisbon on the 20th at 9am",
+            "create_todo",
+            {"title": "Book flights to lisbon", "due_at": "on the 20th at 9am"},
+            None,
+        ),
+        (
+            "明年1月3号续费会员",
+            "create_todo",
+            {"title": "续费会员", "due_at": "明年1月3号"},
+            "intent",
+        ),
+        # notes
+        (
+            "记一笔到笔记里：标题年会节目，内容合唱和小品",
+            "create_note",
+            {"title": "年会节目", "content": "合唱和小品"},
+            None,
+        ),
+        (
+            "帮我搞个笔记叫英语单词，里面写 abandon ability",
+            "create_note",
+            {"title": "英语单词", "content": "abandon ability"},
+            None,
+        ),
+        (
+            "读书笔记那条改个名 叫活着读后感",
+            "update_note",
+            {"note_title": "读书笔记", "title": "活着读后感"},
+            None,
+        ),
+        (
+            "在周会笔记里加一句 下周轮到小王主持",
+            "update_note",
+            {"note_title": "周会", "append": "下周轮到小王主持"},
+            None,
+        ),
+        (
+            "把预算那条笔记的内容换成 明年预算压缩两成",
+            "update_note",
+            {"note_title": "预算", "content": "明年预算压缩两成"},
+            None,
+        ),
+        (
+            "could you possibly append waffles to Recipes",
+            "update_note",
+            {"note_title": "Recipes", "append": "waffles"},
+            None,
+        ),
+        (
+            "replace what's in the Standup note with: no blockers today",
+            "update_note",
+            {"note_title": "Standup", "content": "no blockers today"},
+            None,
+        ),
+        ("把所有笔记都清空", "delete_note", {}, None),
+        ("wipe all my notes please", "delete_note", {}, None),
+        # todos named, then what to do
+        ("甭管提交周报了 直接删了吧", "delete_todo", {"todo_title": "提交周报"}, None),
+        ("scrap Buy milk, we've got plenty", "delete_todo", {"todo_title": "Buy milk"}, None),
+        (
+            "Call mom - tick it off, just spoke to her",
+            "set_todo_status",
+            {"todo_title": "Call mom", "status": "done"},
+            None,
+        ),
+        (
+            "Pay rent is due on the 5th at noon, please update it",
+            "update_todo",
+            {"todo_title": "Pay rent", "due_at": "on the 5th at noon"},
+            None,
+        ),
+        ("今晚记得倒垃圾", "create_todo", {"title": "倒垃圾", "due_at": "今晚"}, None),
+        ("帮我把账号注销了", "delete_account", {}, None),
+        # reads
+        ("笔记里咋找不到第一章那段了 帮我搜搜", "search_notes", {"keyword": "第一章"}, None),
+        ("搜下笔记 关键词 预算", "search_notes", {"keyword": "预算"}, None),
+        ("我还有啥没干完的", "query_todos", {"status": "open"}, None),
+        ("show me the stuff I've already finished", "query_todos", {"status": "done"}, None),
+        ("show me everything I haven't finished", "query_todos", {"status": "open"}, None),
+        # no write: a bulk todo delete, a report of one
+        ("clear out every single task I've got", None, {}, None),
+        ("清空了所有已完成的待办。", "query_todos", {"status": "done", "keyword": "清空了"}, None),
+    ],
+)
+def test_eighth_batch_forms(
+    text: str, tool: str | None, args: dict[str, Any], slot: str | None
+) -> None:
+    intent = interpret(text)
+    assert (intent.tool, intent.args, intent.slot) == (tool, args, slot)

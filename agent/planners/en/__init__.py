@@ -76,7 +76,8 @@ _CAPTURE_HEAD = re.compile(
 )
 # "I need to renew my gym membership by next friday, add it": the request after its subject.
 _ADD_IT = re.compile(
-    r"^(?P<body>.+?)\s*[,;.—–-]+\s*(?:so\s+)?(?:please\s+|pls\s+|can\s+you\s+)?"
+    r"^(?P<body>.+?)(?:\s*[,;.—–-]+\s*|\s+(?=(?:so\s+|please\s+|pls\s+|can\s+you\s+|could\s+you\s+)))"
+    r"(?:so\s+)?(?:please\s+|pls\s+|can\s+you\s+|could\s+you\s+)?"
     r"(?P<verb>add|put|note|jot|write|save)\s+(?:it|that|this)"
     r"(?P<where>\s+(?:down|on\s+my\s+list|to\s+my\s+(?:list|to-?dos?|tasks?|to-?do\s+list)"
     r"|as\s+a\s+(?:todo|task|note)))?(?:\s+(?:please|pls|thanks|thx))?$",
@@ -87,7 +88,21 @@ _ADD_IT = re.compile(
 _VERB_IT = re.compile(
     r"^(?P<head>.+?)\s*[,;.—–-]+\s*(?:so\s+)?(?:please\s+|pls\s+|can\s+you\s+)?"
     r"(?P<verb>reopen|re-open|unmark|uncheck|delete|remove|drop|trash|mark|complete|finish"
-    r"|check\s+off|tick\s+off|close)\s+(?:it|that|this|that\s+one|this\s+one)(?P<rest>\s+.+)?$",
+    r"|check\s+off|tick\s+off|close|tick|check|cross)\s+(?:it|that|this|that\s+one|this\s+one)"
+    r"(?P<off>\s+off)?(?P<rest>\s+(?!off\b)[^,;]+)?(?:\s*[,;].*)?$",
+    re.IGNORECASE,
+)
+# "Call mom - tick it off": a few words that only name the item
+_BARE_ITEM = re.compile(
+    r"(?!(?:ok|okay|yes|yeah|yep|sure|fine|great|alright|that|this|it|please|so|well|hmm|um"
+    r"|no|nah|cool|thanks)\b)[\w'’\"“”-]+(?:\s+[\w'’\"“”-]+){0,5}",
+    re.IGNORECASE,
+)
+# "Pay rent is due on the 5th at noon, please update it": the new due time, then "update it".
+_DUE_THEN_UPDATE = re.compile(
+    r"^(?P<item>.+?)\s+(?:is|should\s+be)\s+(?:now\s+)?due\s+(?P<time>.+?)\s*[,;.—–-]+\s*"
+    r"(?:so\s+)?(?:please\s+|pls\s+|can\s+you\s+)?(?:update|change|fix|set|move)\s+(?:it|that|this)\b"
+    r"(?:\s+(?:please|pls|thanks))?\s*[.!]?$",
     re.IGNORECASE,
 )
 _ITEM_IN_HEAD = re.compile(
@@ -115,8 +130,17 @@ def _two_parts(text: str) -> str:
     if verb_it:
         head = _ITEM_IN_HEAD.match(verb_it.group("head"))
         item = head and (head.group("needless") or head.group("subject"))
+        if not item and _BARE_ITEM.fullmatch(verb_it.group("head")):
+            item = verb_it.group("head")  # "Call mom - tick it off, just spoke to her"
+        verb = verb_it.group("verb").lower()
+        if item and verb in ("tick", "check", "cross") and not verb_it.group("off"):
+            item = None  # "check it" is no status change
         if item:
-            return f"{verb_it.group('verb')} {item}{verb_it.group('rest') or ''}"
+            verb = f"{verb} off" if verb_it.group("off") else verb
+            return f"{verb} {item}{verb_it.group('rest') or ''}"
+    due = _DUE_THEN_UPDATE.match(text)
+    if due:
+        return f"move {due.group('item')} to {due.group('time')}"
     return text
 
 

@@ -35,7 +35,8 @@ READ_HEAD = re.compile(
 )
 _OPEN = (
     r"\b(?:open|pending|unfinished|incomplete|outstanding|remaining|not\s+done|undone|active"
-    r"|left)\b"
+    r"|left|(?:haven'?t|have\s+not|hasn'?t|not\s+yet|never|didn'?t)\s+(?:yet\s+)?"
+    r"(?:finished|finish|done|completed?))\b"
 )
 _DONE = r"\b(?:done|completed?|finish(?:ed)?|closed|checked\s+off)\b"
 _FILLER = re.compile(
@@ -43,8 +44,8 @@ _FILLER = re.compile(
     rf"did|have|has|i|which|how|many|there|any|find|search|look|up|for|through|at|pull|check|open|"
     rf"browse|tell|in|on|with|about|mentioning|containing|matching|regarding|that|mention|current|"
     rf"currently|still|right|now|again|please|everything|stuff|items?|things?|to\s+do|left|got|need|"
-    rf"needs|gotta|should|must|anything|something|due|overdue|doing|this|week|from|by|like|looks?|send)\b|"
-    rf"{_OPEN}|{_DONE}|{TODO_WORD}|{NOTE_WORD}|'s\b|’s\b|[?.!,:;]",
+    rf"needs|gotta|should|must|anything|something|due|overdue|doing|this|week|from|by|like|looks?|send|already|single|every)\b|"
+    rf"{_OPEN}|{_DONE}|{TODO_WORD}|{NOTE_WORD}|['’](?:s|ve|re|ll|d)\b|[?.!,:;]",
     re.IGNORECASE,
 )
 
@@ -74,8 +75,12 @@ def read_intent(text: str) -> Intent:
         args["status"] = "open"
     elif re.search(_DONE, text, re.IGNORECASE):
         args["status"] = "done"
+    # "the stuff I've already finished": a todo's status (not "open my note about …")
+    todos = todos or ("status" in args and not notes)
     rest, due = take_en_time(text)
     keyword = _keyword(rest if due else text)
+    if not re.search(r"\w", keyword):
+        keyword = ""  # what the fillers leave ("'") is no keyword
     if due and re.fullmatch(r"today|tomorrow|tonight|tmrw|tmr", due, re.IGNORECASE):
         args["due_before"] = due
     if keyword:

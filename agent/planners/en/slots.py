@@ -30,6 +30,10 @@ _COUNT = r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve|h
 _DAY_PIECES = [
     ISO,
     rf"in\s+{_COUNT}\s+(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?)\b",
+    rf"{_COUNT}\s+(?:days?|weeks?|months?)\s+from\s+(?:today|now|tomorrow)\b",
+    r"in\s+a\s+(?:week|fortnight|month)\b",
+    # the 20th (of the month): "on the 20th at 9am"
+    r"(?:on\s+)?the\s+\d{1,2}(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?[a-z]*\s*(?:time|floor|century))",
     r"in\s+half\s+an\s+hour\b",
     r"the\s+day\s+after\s+tomorrow\b",
     r"(?:tomorrow|tmrw|tmr|today|tonight|yesterday)(?:\s+(?:morning|afternoon|evening|night))?\b",
@@ -115,12 +119,14 @@ def clean_title(text: str) -> str:
     # "Call mom (urgent)": the priority word taken out leaves its brackets behind
     text = re.sub(r"[(（\[]\s*[)）\]]", " ", text)
     title = re.sub(r"\s+", " ", text).strip().strip(STRIP)
-    title = re.sub(
-        r"^(?:to|that|about|for|which\s+is|i\s+(?:need|have|must|should)\s+to|i\s+gotta)\s+",
-        "",
-        title,
-        flags=re.IGNORECASE,
-    )
+    for _ in range(2):  # "i need to remember to water the plants"
+        title = re.sub(
+            r"^(?:to|that|about|for|which\s+is|i\s+(?:need|have|must|should)\s+to|i\s+gotta"
+            r"|remember\s+to)\s+",
+            "",
+            title,
+            flags=re.IGNORECASE,
+        )
     for _ in range(3):
         title = _BEFORE_TIME.sub("", " " + title).strip().strip(STRIP)
     title = unquote(title)
@@ -131,6 +137,7 @@ def clean_title(text: str) -> str:
 
 _POLITE_HEAD = re.compile(
     r"^(?:(?:hey|hi|hello|ok|okay|so|um|uh|yo)\b[,!\s]*)*"
+    r"(?:(?:do\s+(?:us|me)\s+a\s+favou?r\s+and|could\s+you\s+possibly|would\s+you\s+mind)\s+)?"
     r"(?:(?:if\s+(?:possible|you\s+can|you\s+could|you\s+don'?t\s+mind)"
     r"|when\s+you\s+(?:get\s+a\s+(?:chance|sec(?:ond)?|minute)|can))\s*,?\s*)?"
     r"(?:(?:please|pls|plz|kindly)\b[,\s]*|(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+)?|"

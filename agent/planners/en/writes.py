@@ -45,7 +45,8 @@ WRITE_HEAD = re.compile(
     r"^(?:create|add|make|new|set|put|record|note|write|jot|schedule|remind|delete|remove|erase|"
     r"drop|trash|get\s+rid|mark|complete|finish|check\s+off|tick|close|reopen|re-open|uncheck|"
     r"unmark|change|update|edit|rename|move|reschedule|postpone|push|delay|shift|save|take|start|"
-    r"bump|lower|raise|i(?:'ve|\s+have)?\s+(?:finished|completed|done))\b",
+    r"bump|lower|raise|stick|throw|pop|scrap|ditch|bin|wipe|append|replace|"
+    r"i(?:'ve|\s+have)?\s+(?:finished|completed|done))\b",
     re.IGNORECASE,
 )
 
@@ -59,7 +60,8 @@ DELETE_ACCOUNT = _en(
     r"(?:user\s+)?(?:account|profile)\b"
 )
 _DELETE = _en(
-    r"^(?:delete|remove|erase|drop|trash|get\s+rid\s+of|clear)\s+(?:the\s+|my\s+|this\s+|that\s+)?"
+    r"^(?:delete|remove|erase|drop|trash|get\s+rid\s+of|clear\s+out|wipe\s+out|clear|scrap|ditch"
+    r"|bin|axe|nuke|wipe)\s+(?:the\s+|my\s+|this\s+|that\s+)?"
     rf"(?:(?P<kind>notes?|todos?|to-dos?|tasks?|reminders?)\b\s*)?(?:titled|called|named)?\s*:?\s*"
     rf"(?P<title>{QUOTED}|.*?)(?:\s+(?P<kind2>note|todo|task))?"
     rf"(?:\s+from\s+my\s+(?:list|todos|tasks|notes))?{_END}"
@@ -119,6 +121,13 @@ _UPDATE_NOTE = [
     _en(
         r"^(?:add|append)\s+(?:a\s+|one\s+|this\s+)?(?:line|sentence|bullet|point|item|row)\s+"
         rf"(?:to|in|into)\s+(?:the\s+|my\s+)?{_TITLE}\s+note\s*(?:[:：]|saying)\s*(?P<append>.+?){_END}"
+    ),
+    # "append waffles to Recipes": append only ever adds to a note
+    _en(rf"^append\s+(?P<append>.+?)\s+to\s+(?:the\s+|my\s+)?{_TITLE}(?:\s+note)?{_END}"),
+    # replace what's in the Standup note with: no blockers today
+    _en(
+        r"^replace\s+(?:what'?s|what\s+is|everything|the\s+(?:content|text))\s+in\s+(?:the\s+|my\s+)?"
+        rf"{_TITLE}\s+note\s+with\s*:?\s*(?P<value>.+?){_END}"
     ),
     # add Porto to my Trip ideas note: a line added at the end of the note's content
     *(

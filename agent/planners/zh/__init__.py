@@ -37,7 +37,14 @@ from agent.planners.zh.reads import (
     TOPIC,
     read_intent,
 )
-from agent.planners.zh.slots import clean_title, is_time, merge_time, strip_polite, take_zh_time
+from agent.planners.zh.slots import (
+    clean_title,
+    is_time,
+    merge_time,
+    strip_polite,
+    take_priority,
+    take_zh_time,
+)
 from agent.planners.zh.writes import (
     DELETE_ACCOUNT,
     TODO_PHRASE,
@@ -86,6 +93,13 @@ _HELPER_BEFORE_VERB = re.compile(
 _DELETE_AFTERTHOUGHT = re.compile(
     r"(?<=[删掉了吧])[，,\s]+(?:不用了|不要了|不需要了|用不上了|没用了|用不着了)$"
 )
+# 甭管提交周报了 直接删了吧: "never mind X", then the delete.
+_NEVER_MIND_DELETE = re.compile(
+    r"^(?:甭管|别管|不管|不要|不用管)(?P<item>[^，,\s]+?)了?[，,\s]+(?:直接|就|干脆)?"
+    r"(?P<verb>删了吧|删掉吧|删了|删掉|删除|删)$"
+)
+# 今晚记得倒垃圾: a reminder asked for with 记得 after its time.
+_REMEMBER_TO = re.compile(r"^(?P<time>[^，,]{1,12}?)(?:要)?记得(?P<body>[^，,]{2,})$")
 # 那个买菜的删了吧: the item named as "that … one".
 _THAT_ONE = re.compile(
     r"^(?:那个|这个|那条|这条)\s*(?P<item>[^，,\s]+?)\s*的\s*"
@@ -112,6 +126,12 @@ def _reframe(body: str) -> str:
     ):
         body = strip_polite(body[reason.end() :])
     body = _DELETE_AFTERTHOUGHT.sub("", _HELPER_BEFORE_VERB.sub("", body))
+    never_mind = _NEVER_MIND_DELETE.match(body)
+    if never_mind and item_name(never_mind.group("item")):
+        return f"把{never_mind.group('item')}删掉"
+    remember = _REMEMBER_TO.match(body)
+    if remember and is_time(remember.group("time")):
+        return f"提醒我{remember.group('time')}{remember.group('body')}"
     that_one = _THAT_ONE.match(body)
     if that_one and not QUESTION.search(body):  # not 这个月的完成情况怎么样
         return f"把{that_one.group('item')}{that_one.group('rest')}"
@@ -171,12 +191,14 @@ def interpret(text: str) -> Intent:
     rest, due = take_zh_time(
         re.sub(r"^(?:记一下|记下来|记下|记录一下|记一笔|记着|记住)\s*", "", body)
     )
+    rest, priority = take_priority(rest)
     title = clean_title(rest)
     if _REMARK.search(title):
         return HELP  # 今天心情不错: a remark about the day, not something to do
     if due and title and not question and not WRITE_WORDS.search(title):
         # 下周一上午开会: probably a todo, but nothing asked for one: ask, never guess.
-        return ask("create_todo", SLOT_INTENT, title=title, due_at=due)
+        extra = {"priority": priority} if priority else {}
+        return ask("create_todo", SLOT_INTENT, title=title, due_at=due, **extra)
     return HELP
 
 

@@ -41,7 +41,7 @@ from agent.planners.zh.slots import (
 
 _CREATE = (
     r"(?:创建|新建|新增|添加|增加|加上|加个|加一个|加一条|加|记下|记录|记一下|记个|记一个|记一条|记|建"
-    r"|设置|设个|设|安排|弄|开)"
+    r"|设置|设个|设|安排|弄|开|整|搞)"
 )
 _MEASURE = r"(?:一下)?\s*(?:一|1|几)?\s*(?:条|个|项|件|篇|则)?"
 _TODO = r"(?:待办事项|待办|代办|任务|todo|to-do|提醒|事项)"
@@ -76,9 +76,11 @@ def _zh(pattern: str) -> re.Pattern[str]:
 DELETE_ACCOUNT = _zh(
     r"(?:注销|删除|删掉|销毁|关闭|停用|注销掉)\s*(?:我的|这个)?\s*(?:账号|账户|帐号|帐户|用户)"
     # 把我的账号注销掉: the account named first
-    r"|(?:我的|这个)\s*(?:账号|账户|帐号|帐户)\s*(?:给我)?(?:注销|删除|删掉|销毁|停用)"
+    r"|(?:我的|这个|把|将)\s*(?:我的|这个)?\s*(?:账号|账户|帐号|帐户)\s*(?:给我)?(?:注销|删除|删掉|销毁|停用)"
 )
-_DELETE_VERB = r"(?:删除|删掉|删了|删(?![除掉了])|移除|去掉|清除|清掉|干掉|丢掉|扔掉|丢了|扔了)"
+_DELETE_VERB = (
+    r"(?:删除|删掉|删了|删(?![除掉了])|移除|去掉|清除|清掉|清空(?!了)|干掉|丢掉|扔掉|丢了|扔了)"
+)
 _THIS = r"(?:这条|这个|那条|那个|这篇|那篇)"
 _DELETE = [
     _zh(
@@ -158,8 +160,8 @@ def item_name(title: str) -> bool:
 
 
 _APPEND_VERB = (
-    r"(?:加上|加|添加|添上|追加|补充|补上|补|写上|写|记上)(?:一下)?(?:一句|一行|一条|一段|一点|几句)?"
-    r"(?:话|内容)?\s*[：:，,]\s*"
+    r"(?:加上|加|添加|添上|追加|补充|补上|补|写上|写|记上)(?:一下)?"
+    r"(?:(?:一句|一行|一条|一段|一点|几句)(?:话|内容)?(?:\s*[：:，,]\s*|\s+)|(?:话|内容)?\s*[：:，,]\s*)"
 )
 _UPDATE_VERB = (
     r"改到|改成|改为|修改为|修改成|更新为|更新成|调整到|调整为|调到|调成|推迟到|推到|延后到|延期到|延迟到|"
@@ -169,13 +171,19 @@ _UPDATE_VERB = (
 # 准备周会材料改到明天上午九点 / 续签合同改成普通优先级: the item first, no 把 (only when
 # it reads as a name and the value is not a report: 改成了周五)
 _UPDATE_ITEM_FIRST = _zh(
-    rf"^(?P<kind>{_NOTE}|{_TODO})?\s*{_TITLE}\s*(?P<kind2>{_NOTE}|{_TODO})?\s*(?P<field>)"
+    rf"^(?P<kind>{_NOTE}|{_TODO})?\s*{_TITLE}\s*{_THIS}?\s*(?P<kind2>{_NOTE}|{_TODO})?\s*(?P<field>)"
     rf"(?P<verb>{_UPDATE_VERB})\s*(?P<value>(?!了)[^，,。；;]+?){_END}"
+)
+# 读书笔记那条改个名 叫活着读后感: a new name, said after 改个名
+_RENAME_SAID = _zh(
+    rf"^(?:把|将)?\s*(?P<kind>{_NOTE}|{_TODO})?\s*{_TITLE}\s*{_THIS}?\s*(?P<kind2>{_NOTE}|{_TODO})?\s*"
+    r"(?:改个名(?:字)?|换个名(?:字)?|改一下名(?:字)?|重新起个名(?:字)?)\s*[，,]?\s*(?:就|吧)?\s*"
+    r"(?:叫做?|叫作|为|成)\s*(?P<value>.+?)" + _END
 )
 _UPDATE = [
     # 把「周报」的截止时间改为明天下午 5 点 / 把周报推迟到周五 / 将任务X改成高优先级
     _zh(
-        rf"^(?:把|将|给)\s*(?:这个|这条|这篇)?\s*(?P<kind>{_NOTE}|{_TODO})?\s*{_TITLE}\s*"
+        rf"^(?:把|将|给)\s*(?:这个|这条|这篇)?\s*(?P<kind>{_NOTE}|{_TODO})?\s*{_TITLE}\s*{_THIS}?\s*"
         rf"(?P<kind2>{_NOTE}|{_TODO})?\s*的?\s*(?P<field>{_FIELD})?\s*(?:也|都)?\s*"
         rf"(?P<verb>{_UPDATE_VERB})\s*(?P<value>.+?){_END}"
     ),
@@ -250,12 +258,17 @@ _CREATE_NOTE = [
         rf"\s*(?:我的)?\s*(?:一条|一篇)?\s*{_NOTE}\s*(?:里|中|里面)?{_END}"
     ),
     _zh(rf"^{_NOTE}\s*[：:]\s*(?P<body>.+?)\s*$"),
+    # 记一笔到笔记里：标题年会节目，内容合唱和小品
+    _zh(
+        rf"^(?:记一笔|记|写|存)(?:一下)?\s*(?:到|进|在)\s*(?:我的)?\s*{_NOTE}\s*(?:里|中|上|里面)?"
+        r"\s*[：:，,]?\s*(?P<body>.+?)\s*$"
+    ),
 ]
 _CREATE_TODO = [
     # 记一个待办：周五前交报告 / 添加待办「提交周报」，截止今晚9点 / 新建一个高优先级任务 X
     _zh(
         rf"^{_CREATE}\s*{_MEASURE}\s*(?:新的?)?\s*(?:(?P<priority>[^\s，,：:]{{1,6}}?)的?)?\s*{_TODO}\s*"
-        r"(?:[：:，,—–-]\s*|\s+|(?=[「『“\"‘'《])|(?=[^\s]))(?P<body>.+?)\s*$"
+        r"(?:[：:，,—–-]\s*|\s+|(?=[「『“\"‘'《])|(?=[^\s]))(?:就是|是)?\s*(?P<body>.+?)\s*$"
     ),
     # 帮我创建一条今晚 9 点提交周报的高优先级待办
     _zh(rf"^{_CREATE}\s*{_MEASURE}\s*(?P<body>.+?)\s*的?\s*{_TODO}{_END}"),
@@ -405,7 +418,7 @@ def note_fields(body: str) -> Intent:
         body = body[: match.start()].strip()
     labelled = re.match(
         rf"^{_TITLE_LABEL}\s*[:：]?\s*(?P<title>{QUOTED}|.+?)\s*(?:[，,；;。]|\s)\s*"
-        r"(?:内容|正文)\s*(?:是|为)?\s*[:：]?\s*(?P<content>.+)$",
+        r"(?:内容|正文|里面写(?:着|上)?|里面记(?:着|上)?|写着)\s*(?:是|为)?\s*[:：]?\s*(?P<content>.+)$",
         body,
         re.DOTALL,
     ) or re.match(rf"^{_TITLE_LABEL}\s*[:：]?\s*(?P<title>{QUOTED}|.+)$", body, re.DOTALL)
@@ -507,6 +520,14 @@ def write_intent(text: str) -> Intent | None:
                 "priority": priority_of(re.sub(r"\s", "", match.group("value"))) or "high",
             },
         )
+    match = _RENAME_SAID.match(text)
+    if match and item_name(match.group("title")):
+        title = unquote(match.group("title"))
+        kind = _kind(match.group("kind") or match.group("kind2"))
+        if kind != "note" and re.search(rf"{_NOTE}$", title):
+            kind = "note"  # 读书笔记那条改个名: a note's title ends with its kind
+        tool = "update_note" if kind == "note" else "update_todo"
+        return Intent(tool, {_ref_key(kind): title, "title": match.group("value").strip()})
     for pattern in _UPDATE:
         match = pattern.match(text)
         if (
