@@ -553,6 +553,9 @@ def test_eighth_batch_non_claims(reply: str) -> None:
         ("Rewriting the note body with your new draft now…", "update"),
         ('lol ok, "gym" is un-ticked again, back on the list 💪', "status"),
         ("yeet, gone 🗑️", "delete"),
+        # a counterfactual only when something kept it from happening
+        ("I would have asked first, but I've already deleted it.", "delete"),
+        ("差点忘了，已经帮你加上「交房租」了，但是截止时间没设。", "create"),
         # "processed" about an account is no item's write
         ("Your account closure request has been processed.", "other"),
         ("账号注销申请已经处理了。", "other"),

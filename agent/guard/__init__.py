@@ -118,8 +118,12 @@ _TICK_ARROW = re.compile(
 # "本来想帮你删掉的，但…" / "I would have deleted it, but it's pinned": what did not happen,
 # and why.
 _COUNTERFACTUAL = re.compile(
-    r"(?:本来想|本想|原本想|原想|原本打算|本打算|差点|\bwould\s+have\b|\bwas\s+going\s+to\b)"
-    r".*(?:但|可是|不过|\bbut\b|\bhowever\b)",
+    r"(?:本来想|本想|原本想|原想|原本打算|本打算|\bwould\s+have\b|\bwas\s+going\s+to\b)"
+    r".*(?:但|可是|不过|\bbut\b|\bhowever\b)"
+    # … and what kept it from happening ("but I've already deleted it" is a claim)
+    r".*(?:无法|不能|没法|动不了|不了|没有|没能|未能|锁定|\bcan'?t\b|\bcannot\b|\bcouldn'?t\b"
+    r"|\bunable\b|\bdidn'?t\b|\bdid\s+not\b|\bleft\s+it\b|\bwon'?t\b|\blocked\b|\bpinned\b"
+    r"|\bnot\s+allowed\b)",
     re.IGNORECASE | re.DOTALL,
 )
 # "优先级：普通 → 高（已修改）" / "(changed)": a parenthesis that reports an event.
