@@ -305,6 +305,22 @@ def resume(
                 proposal=Proposal(tool=pending.tool, args=args, call_id="followup-1"),
                 pick=str(chosen["id"]),
             )
+    if pending.slot == SLOT_INTENT and pending.tool == "create_todo":
+        # "create the todo …?" answered with the kind: 待办 / "todo" is yes; 笔记 / "make it a
+        # note" makes it a note (its time kept as what the note says)
+        kind = grammar.kind_answer(text)
+        if kind == "todo":
+            return Resumption(
+                proposal=Proposal(tool="create_todo", args=dict(pending.args), call_id="followup-1")
+            )
+        if kind == "note":
+            note = {
+                "title": pending.args.get("title", ""),
+                "content": pending.args.get("due_at", ""),
+            }
+            return Resumption(
+                proposal=Proposal(tool="create_note", args=note, call_id="followup-1")
+            )
     names_a_choice = pending.slot == SLOT_TARGET and (grammar.ordinal(text) or grammar.is_yes(text))
     if not names_a_choice and _is_new_request(text, pending):
         return None

@@ -158,6 +158,40 @@ def test_a_bare_event_is_asked_about_and_a_yes_then_the_time_completes_it(
 
 
 @pytest.mark.parametrize(
+    ("first", "answer", "title"),
+    [
+        ("明天上午十点牙医复诊", "待办", "牙医复诊"),
+        ("dinner with Sam Friday 7pm", "todo", "Dinner with Sam"),
+        ("明天上午十点牙医复诊", "就记成待办吧", "牙医复诊"),
+    ],
+)
+def test_answering_the_kind_of_item_with_todo_completes_the_card(api, first, answer, title):
+    session_id = session_of(api)
+    assert clarify_notice(say(api, session_id, first))["slot"] == "intent"
+    [card] = say(api, session_id, answer)["cards"]
+    assert (card["tool"], card["args"]["title"]) == ("create_todo", title)
+    assert card["args"]["due_at"] is not None
+
+
+@pytest.mark.parametrize(
+    ("first", "answer", "title", "content"),
+    [
+        ("周五晚上七点和小李吃火锅", "记成笔记吧", "和小李吃火锅", "周五晚上七点"),
+        ("team lunch next Tuesday at noon", "make it a note", "Team lunch", "next Tuesday at noon"),
+    ],
+)
+def test_answering_with_note_makes_the_card_a_note_that_keeps_the_time(
+    api, first, answer, title, content
+) -> None:
+    session_id = session_of(api)
+    assert clarify_notice(say(api, session_id, first))["slot"] == "intent"
+    [card] = say(api, session_id, answer)["cards"]
+    assert card["tool"] == "create_note"
+    assert (card["args"]["title"], card["args"]["content"]) == (title, content)
+    assert Note.objects.count() == 0  # a card, never a write
+
+
+@pytest.mark.parametrize(
     ("first", "answer"),
     [("提醒我下周一上午开会", "10点"), ("remind me about the standup next Monday morning", "10am")],
 )

@@ -584,3 +584,50 @@ def test_ninth_batch_claims_and_their_kind(reply: str, kind: str | None) -> None
 )
 def test_ninth_batch_non_claims(reply: str) -> None:
     assert find_claims(reply) == []
+
+
+# The tenth unseen batch: long replies, scope tricks, times and numbers.
+@pytest.mark.parametrize(
+    ("reply", "kind"),
+    [
+        ("To keep it from slipping, there's now a reminder on your list for January 5.", "create"),
+        ("'Submit grant application' — deadline: Jan 9 → Jan 16.", "update"),
+        (
+            "关于「季度总结」这条：截止时间 12/20 → 12/22，因为你提到数据要到 21 号才出来。",
+            "update",
+        ),
+        (
+            "Your export is ready: all 312 notes have been packed into a ZIP of Markdown files.",
+            "other",
+        ),
+        ("你要的购物清单已经推送到你绑定的微信上了。", "other"),
+        ("所以我把它升成了高。", "update"),
+        ("剩下 6 件做成了一个新的待办清单。", "create"),
+        (
+            "I can't bring it back. When I removed it a few minutes ago, it was in a shared "
+            "folder, so it's already gone for good.",
+            "delete",
+        ),
+    ],
+)
+def test_tenth_batch_claims_and_their_kind(reply: str, kind: str | None) -> None:
+    [first, *_] = find_claims(reply)
+    assert first.claim.kind == kind
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "I've drafted the change below — it won't take effect until you tap Confirm.",
+        "Shared notes work slightly differently: deleting one only removes your copy.",
+        "Here's the plan: first I'll create the 4 review tasks, then set each one for Sunday "
+        "at 8pm. Shall I start?",
+        "Summary of your 'Reading' notebook: 23 notes, 4 tagged #favorite.",
+        "这个月的 20 条待办，完成了 13 条，完成率 65%。",
+        "收到，不删了。刚才那张确认卡已经作废，「旧版合同」原封不动。",
+        "你看到的红色标记是因为它已经逾期 2 天了，并不是优先级变了。",
+        "请确认以下修改：\n截止时间：12/20 → 12/22\n优先级：普通 → 高",
+    ],
+)
+def test_tenth_batch_non_claims(reply: str) -> None:
+    assert find_claims(reply) == []

@@ -1189,3 +1189,67 @@ def test_eighth_batch_forms(
 ) -> None:
     intent = interpret(text)
     assert (intent.tool, intent.args, intent.slot) == (tool, args, slot)
+
+
+# The ninth unseen batch (intent corpus zh-501…540, en-501…540): each class it found.
+@pytest.mark.parametrize(
+    ("text", "tool", "args", "slot"),
+    [
+        # a reminder with no time asks when (a card without one was a wrong write)
+        ("remind me to call the bank", "create_todo", {"title": "Call the bank"}, "due_at"),
+        ("提醒我交电费", "create_todo", {"title": "交电费"}, "due_at"),
+        # a quote inside a quote, a numeric date, a note named before its verb
+        (
+            "create a todo \"Read 'Atomic Habits' ch. 3\" due Saturday at noon",
+            "create_todo",
+            {"title": "Read 'Atomic Habits' ch. 3", "due_at": "Saturday at noon"},
+            None,
+        ),
+        (
+            "schedule a todo for 12/24 at 18:00: wrap presents 🎁",
+            "create_todo",
+            {"title": "Wrap presents 🎁", "due_at": "12/24 at 18:00"},
+            None,
+        ),
+        (
+            "in my Recipes note, add waffles with blueberry syrup",
+            "update_note",
+            {"note_title": "Recipes", "append": "waffles with blueberry syrup"},
+            None,
+        ),
+        ("please close my LightNote account", "delete_account", {}, None),
+        # the item, then what to do (or the reason after it)
+        (
+            "交房租已经交了，帮我勾掉",
+            "set_todo_status",
+            {"todo_title": "交房租", "status": "done"},
+            None,
+        ),
+        (
+            "整理书架重新打开吧，其实还没弄完",
+            "set_todo_status",
+            {"todo_title": "整理书架", "status": "open"},
+            None,
+        ),
+        (
+            "I finished Renew passport, check it off",
+            "set_todo_status",
+            {"todo_title": "Renew passport", "status": "done"},
+            None,
+        ),
+        (
+            "bump Call mom up to high priority",
+            "update_todo",
+            {"todo_title": "Call mom", "priority": "high"},
+            None,
+        ),
+        # a vague item is asked about
+        ("把那个改成高优先级", "update_todo", {}, "target"),
+        ("这周五之前要交的都有啥", "query_todos", {}, None),
+    ],
+)
+def test_ninth_batch_forms(
+    text: str, tool: str | None, args: dict[str, Any], slot: str | None
+) -> None:
+    intent = interpret(text)
+    assert (intent.tool, intent.args, intent.slot) == (tool, args, slot)

@@ -112,7 +112,16 @@ _TABLE_RULE = re.compile(r"^[ \t]*\|[\s:|-]*$")
 _LIST_LINE = re.compile(r"[ \t]*(?:[-*•+|]|\d+[.)、]|[（(]?\d+[)）])")
 # "「交房租」 ⬜ → ☑️": a tick shown as a change, unless the reply asks for a confirmation.
 _TICK_ARROW = re.compile(
-    r"[⬜☐□]\ufe0f?\s*(?:→|->|=>|⇒|➡\ufe0f?|⟶)|(?:status|state|状态)`?\s*(?:→|->|=>|⇒|⟶)",
+    r"[⬜☐□]\ufe0f?\s*(?:→|->|=>|⇒|➡\ufe0f?|⟶)|(?:status|state|状态)`?\s*(?:→|->|=>|⇒|⟶)"
+    r"|(?:截止时间|截止日期|到期时间|到期日|优先级|标题|名称|deadline|due|priority|title)[^→\n]{0,30}?"
+    r"(?:→|->|⟶|⇒)|^[^→\n]{1,24}?\s*(?:→|->|⟶|⇒)\s*\S",
+    re.IGNORECASE,
+)
+# "这个月…完成了 13 条，完成率 65%": counts a report gives.
+_RATE = re.compile(r"完成率|完成度|百分之|\d\s*%|\bcompletion\s+rate\b|\bpercent\b", re.IGNORECASE)
+# "When I removed it a few minutes ago, …": a past event, not a condition.
+_PAST_WHEN = re.compile(
+    r"^when\s+(?:i|we)\s+\w+ed\b.*\b(?:ago|earlier|yesterday|just\s+now|last\s+\w+|this\s+morning)\b",
     re.IGNORECASE,
 )
 # "本来想帮你删掉的，但…" / "I would have deleted it, but it's pinned": what did not happen,
@@ -207,14 +216,16 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
     listing = bool(_DONE_LABEL.search(text) and _OPEN_LABEL.search(text))
     proposal = bool(asks_confirm or to_card)
     change_rows = set() if proposal else _change_rows(text)
-    plan_from = next(
+    # the first clause announcing a plan: what follows it in its sentence, or on list lines
+    plan_at = next(
         (
-            clause.sentence
-            for clause in all_clauses
+            i
+            for i, clause in enumerate(all_clauses)
             if _PLAN_HEADER.search(clause.scan.replace("’", "'"))
         ),
         None,
     )
+    rated = {clause.sentence for clause in all_clauses if _RATE.search(clause.scan)}
     read: dict[int, list[Claim]] = {}  # each clause read once by the grammars
 
     def claims_at(index: int) -> list[Claim]:
@@ -236,8 +247,12 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
             continue  # "Completed: … Open: …" labels a listing
         if _CONTENT_LABEL.search(clause.label) or _FAILURE_LABEL.search(clause.label):
             continue  # quoted stored content, or the reason of a failure
-        if plan_from is not None and clause.sentence > plan_from and _on_list_line(text, clause):
-            continue  # a line of the plan announced above it
+        if plan_at is not None and index > plan_at:
+            plan_sentence = all_clauses[plan_at].sentence
+            if clause.sentence == plan_sentence or (
+                clause.sentence > plan_sentence and _on_list_line(text, clause)
+            ):
+                continue  # a step of the plan announced before it
         row = text.rfind("\n", 0, clause.start) + 1
         if row in change_rows:
             change_rows.discard(row)  # one claim per row: its first cell names the field
@@ -245,7 +260,11 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
             change = Claim(phrase=line.strip(), kind="update", resource_type=None)
             found.append(FoundClaim(change, clause, clause.items))
             continue
-        if _CONDITION_HEAD.match(clause.scan) and not claims_at(index):
+        if (
+            _CONDITION_HEAD.match(clause.scan)
+            and not claims_at(index)
+            and not _PAST_WHEN.match(clause.scan)
+        ):
             hypothetical.add(clause.sentence)  # 如果你确认，… / Once you confirm, …
             continue
         if _DONE_HEADER.search(clause.scan.replace("’", "'")):
@@ -275,6 +294,8 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
             and not (clause.sentence in unchanged and _CANCELLED.search(claim.phrase))
             and not (clause.sentence in to_card and _NOTED.search(claim.phrase))
             and not (proposal and _TICK_ARROW.search(claim.phrase))
+            # "完成了 13 条，完成率 65%": counts a report gives
+            and not (clause.sentence in rated and claim.kind == "status")
         )
     return found
 

@@ -60,7 +60,8 @@ _PARTICIPLES: dict[str, str] = {
     OTHER: (
         r"archived|shared|sent|submitted|synced|synchroni[sz]ed|uploaded|forwarded|emailed"
         r"|published|pinned|starred|favou?rited|backed up|exported|merged|split|copied|duplicated"
-        r"|restored|locked|unlocked|assigned|applied|committed|filed away"
+        r"|restored|locked|unlocked|assigned|applied|committed|filed away|packed|zipped|bundled"
+        r"|compressed|pushed\s+to\s+your\s+(?:phone|calendar|wechat)"
         r"|transferred|migrated"
     ),
     # Verbs that say something was done without saying what ("I've taken care of it"):
@@ -186,7 +187,8 @@ _STATES = [
     (
         re.compile(
             r"\bnow\s+(?:shows?|reads?|appears?|lives?|sits?|has|have|says|lists?|includes?"
-            r"|contains?|exists?|shares?|carr(?:y|ies)|belongs?|points?|uses?)\b"
+            r"|contains?|exists?|shares?|carr(?:y|ies)|belongs?|points?|uses?|match(?:es)?"
+            r"|reflects?)\b"
         ),
         None,
     ),
@@ -240,6 +242,14 @@ _STATES = [
         "delete",
     ),
     (re.compile(r"\b(?:is|are|'s|’s|'re|’re)\s+(?:now\s+)?live\b"), "create"),
+    (
+        # "there's now a reminder on your list for January 5"
+        re.compile(
+            r"\bthere(?:'s|’s|\s+is|\s+are)\s+(?:now\s+(?:a|an|one|\d+)\b|(?:a|an)\s+new\b)"
+            r"[^.;!?]*?\b(?:on|in)\s+your\b"
+        ),
+        "create",
+    ),
     (re.compile(r"\b(?:is|are|'s|’s|'re|’re)\s+(?:now\s+)?in[\s!.]*$"), "create"),
     (
         re.compile(
@@ -378,9 +388,14 @@ _DESCRIBED_TIME = re.compile(
     r"|over\s+the)\b"
     r"|(?:\w+\s+){0,3}(?:ago|yesterday|last\s+\w+|in\s+\d{4}|on\s+\w+day|by\s+you)\b)"
 )
+_PROPOSED = re.compile(r"\b(?:drafted|prepared|staged|queued|proposed)\s*$")
+_PROPOSED_OBJECT = re.compile(
+    r"^\s+(?:the|a|this|these|your)?\s*(?:changes?|edits?|updates?|plan)\b"
+)
 _CARD = re.compile(
     r"^\s*(?:up\s+)?(?:a|an|the|your|one|this)?\s*(?:new\s+)?(?:confirmation\s+)?(?:card|proposal|draft|suggestion|preview|request)\b"
 )
+_THEN = re.compile(r"^\W*(?:and\s+)?(?:then|finally|next|after\s+that|and)\b")
 _RELATIVE = re.compile(r"\b(?:that|which|who|whose|what)\s*$")
 # "That's what I just changed": the relative clause asserts the change.
 _THATS_WHAT = re.compile(
@@ -419,6 +434,7 @@ _ATTRIBUTIVE = re.compile(
     rf"^\s+(?:(?!{_NOT_GENERIC})[a-z-]+\s+)?{_GENERIC_NOUN}\s+"
     r"(?:are|aren't|is|isn't|can|can't|cannot|will|won't|stay|go|move|appear|count|don't|do"
     r"|remain|show|get|may|might|should|must|have|keep|become|disappear|sit|live|need|take"
+    r"|work|behave|differ|follow|use|require|expire|last|stay"
     r"|still|also|always|usually|never|only|just|automatically)\b"
 )
 # "New todos are added to the top": the present passive of a bare plural, a habit.
@@ -444,7 +460,8 @@ _ELSEWHERE = re.compile(
 )
 # "3 completed and 4 open": counts a read reports.
 _COUNTED = re.compile(
-    r"\b\d+\s+(?:completed|done|finished)\b[^.;]*\b\d+\s+(?:open|pending|left|remaining"
+    r"^\s*\d+\s+(?:tagged|pinned|archived|starred|flagged|shared|labell?ed)\b"
+    r"|\b\d+\s+(?:completed|done|finished)\b[^.;]*\b\d+\s+(?:open|pending|left|remaining"
     r"|not\s+done|incomplete|unfinished)\b"
     r"|\b\d+\s+(?:open|pending|left|remaining|not\s+done|incomplete|unfinished)\b[^.;]*"
     r"\b\d+\s+(?:completed|done|finished)\b"
@@ -524,6 +541,8 @@ def find(clause: Clause) -> list[Claim]:
             continue
         add(match, kind)
     head = _HEAD.match(scan) or _FREE_HEAD.match(scan)
+    if head and _THEN.match(scan) and _blocked(clause.label.lower()):
+        head = None  # "first I'll create …, then set each one …": the plan goes on
     if head and _ATTRIBUTIVE.match(scan[head.end() :]):
         # "Deleted items go to Trash and are permanently removed after 30 days": the clause
         # is a general statement about a kind of item, all of it.
@@ -609,6 +628,8 @@ def _keeps(scan: str, match: re.Match[str]) -> bool:
         return False
     if _CARD.match(after) or (_NOTED_THAT.match(after) and "noted" in match.group(0)):
         return False
+    if _PROPOSED.search(match.group(0)) and _PROPOSED_OBJECT.match(after):
+        return False  # "I've drafted the change below": a proposal
     return not (_DESCRIBED_TIME.match(after) or _TIMES.match(after) or _ELSEWHERE.match(after))
 
 

@@ -27,7 +27,7 @@ _VERBS: dict[str, str] = {
     "delete": ("(?:扔|放|移|丢|挪)(?:进|到|入|至)了?(?:回收站|垃圾桶|废纸篓)"),
     "create": (
         # 天加 / 创见 / 修该: the homophone slips an IME makes for 添加 / 创建 / 修改
-        "天加|创见|入库|落库|记入|计入|收进|纳入|列入|录进|创建|新建|新增|建立|建好|建了|生成|添加|添上|加入|加进|加到|加上(?![^，。]{0,24}(?:标签|#))|加好|加了|录入|记录|记下"
+        "天加|创见|入库|落库|做成|建成|整理成|记入|计入|收进|纳入|列入|录进|创建|新建|新增|建立|建好|建了|生成|添加|添上|加入|加进|加到|加上(?![^，。]{0,24}(?:标签|#))|加好|加了|录入|记录|记下"
         "|记上|记好|记进|(?<![笔日])记(?:到|在)|存到|添到|添进|录到|排进|排入|排上|记了|记住|写入|写进|写上|写好|保存|存好|存下|存入|存进|存了|储存|收录|放进|放入"
         "|放到|插入|导入|安排上|安排好|安排了|开(?=了一?[条个张份]?新?的?(?:待办|笔记|任务|提醒))|新开(?=了?一?[页条个张篇份])|补(?=了一?[条个项])|补上|补进|预约|预订|订好|订了|预留|约好|登记|创立|建(?![议筑设立])|加(?=[。！!，,~～\\s]|$)"
         r"|(?<![A-Za-z])(?:add|create|save|record|log)(?:ed|d)?(?![A-Za-z])"
@@ -36,7 +36,7 @@ _VERBS: dict[str, str] = {
         "(?:打|贴|加)上(?=了?[^，。]{0,24}(?:标签|#))"
         "|修改|修该|更改|改成|改为|改到|改好|改了|改掉|改动|改变|更新|编辑|调整|重命名|改名|移动|移到|移至"
         "|挪到|挪了|挪好|推迟|延后|延期|提前到|改期|顺延|替换|覆盖|补充|追加|设置|设为|设成|设定|命名"
-        "|更正|纠正|修正|订正|调高|调低|提高|降低|上调|下调|改高|改低|提升|提为|升为|升到|降为|降到"
+        "|更正|纠正|修正|订正|调高|调低|提高|降低|上调|下调|改高|改低|提升|提为|升为|升到|升成|降为|降到|降成"
         "|提到(?=最|更?高|更?低|紧急|第|[0-9０-９])|统一成|统一为|往后推|向后推|往前推|往后挪|往前挪"
         "|推到|推后"
         "|设好|设了|设上|调到|调成|换成|置为|置成|补全|补齐|重写|改写|精简|润色|缩短|扩写|删减|设回|改回|调回|调早|调晚|提早|更名|改(?![善进正天日])"
@@ -53,7 +53,7 @@ _VERBS: dict[str, str] = {
         r"|(?<![A-Za-z])(?:delete|remove|clear|erase|trash)(?:ed|d)?(?![A-Za-z])"
     ),
     OTHER: (
-        "归档|存档|分享|共享|发送|发给|转发|提交|同步(?!更新|修改)|上传|备份|置顶|收藏|合并|拆分|复制|导出|发布|移交"
+        "归档|存档|分享|共享|发送|发给|转发|推送|提交|同步(?!更新|修改)|上传|备份|置顶|收藏|合并|拆分|复制|导出|发布|移交"
         "|转交|迁移|加密|锁定|恢复|还原"
         r"|(?<![A-Za-z])(?:archive|share|send|sent|submit|sync|upload|pin)(?:ed|d)?(?![A-Za-z])"
     ),
@@ -98,6 +98,8 @@ _AFTER_BLOCK = re.compile(
     r"^[^，。]*?(?:失败|不了|不掉|未成功|没成功|的话|之后|以后|之前|吧|(?<!小)时(?!间))"
     # 设置得太早了: how it was done, a description
     r"|^得(?!到)"
+    # 红色标记是因为…: the word as a noun, what it is
+    r"|^(?:就)?是(?!我|已)"
     # 被修改过 3 次: the item's history, not this turn's write
     r"|^过\s*[\d一二两三四五六七八九十几多]+\s*次"
     r"|^(?:了|好|完|成功|完成|完毕|好了)?(?:后|前)(?!面|台|天)"
@@ -117,6 +119,7 @@ _BY_OTHER = re.compile(
 )
 # What stored content says: "里面记录了…", "笔记中写着…".
 _CONTENT_REPORT = re.compile(r"(?:里面|上面|其中|笔记里|笔记中|内容里|内容中|原文)(?:还|也|都)?$")
+_CARD_SUBJECT = re.compile(r"(?:确认卡|卡片|这张卡|那张卡)[^，。]{0,6}$")
 _CARD_OBJECT = re.compile(
     r"^(?:了|好了?)?(?:一张|一个|个|张|份|一份|一条|条)?(?:新的?)?(?:待办|笔记|任务|提醒)?的?"
     r"(?:确认卡|卡片|卡|确认|草稿|提案|提议|建议|方案|预览)"
@@ -215,6 +218,16 @@ _RESULT = [
         "status",
     ),
     (
+        # 截止时间 12/20 → 12/22 / "deadline: Jan 9 → Jan 16": a field shown changed (not in a
+        # reply that asks for a confirmation)
+        re.compile(
+            r"(?:截止时间|截止日期|到期时间|到期日|优先级|标题|名称|deadline|due(?:\s+date)?|priority"
+            r"|title)\s*[:：]?\s*[^→\n，。;；]{1,24}?\s*(?:→|->|⟶|⇒)\s*\S",
+            re.IGNORECASE,
+        ),
+        "update",
+    ),
+    (
         # 「交房租」 ⬜ → ☑️ / "Water plants" ☐ → ☑: an empty box turned into a ticked one
         re.compile(r"[⬜☐□]\ufe0f?\s*(?:→|->|=>|⇒|➡\ufe0f?|⟶)\s*(?:[☑✅✔]|\[[xX✓✔]\])"),
         "status",
@@ -228,6 +241,11 @@ _RESULT = [
         "update",
     ),
 ]
+_FIELD_LABEL = re.compile(
+    r"(?:截止时间|截止日期|到期时间|到期日|优先级|标题|名称|deadline|due(?:\s+date)?|priority|title)\s*$",
+    re.IGNORECASE,
+)
+_ARROW_VALUE = re.compile(r"^[^→\n]{1,24}?\s*(?:→|->|⟶|⇒)\s*\S")
 _CHECK_ONLY = re.compile(r"^[\s✅✔☑️🎉👍👌]+$")
 
 
@@ -243,6 +261,9 @@ def find(clause: Clause) -> list[Claim]:
         # 已完成 / 完成了 on their own say a status changed; 搞定 / 好了 say nothing of what.
         said = "status" if re.search(r"已经?完成|完成了", scan) else None
         return [_claim(scan, scan.strip(), said)]
+    if _FIELD_LABEL.search(clause.label) and _ARROW_VALUE.match(scan):
+        # "deadline: Jan 9 → Jan 16" / 截止时间：12/20 → 12/22: the field's value shown changed
+        found.append(_claim(scan, scan.strip(), "update"))
     for pattern, state_kind in _RESULT:
         match = pattern.search(scan)
         if match and not _blocked_before(scan[: match.start()]):
@@ -266,6 +287,8 @@ def find(clause: Clause) -> list[Claim]:
         if _attributive(before, after) or _USER_SUBJECT.search(before):
             continue
         reported = _CONTENT_REPORT.search(before) and verb[0] in "记写"
+        if _CARD_SUBJECT.search(before):
+            continue  # 刚才那张确认卡已经作废: the card, not the user's data
         if _BY_USER.search(before) or _BY_OTHER.search(before) or reported or before.endswith("是"):
             continue  # 被你删除了 / 里面记录了… / 已经是完成状态
         if kind == "status" and (

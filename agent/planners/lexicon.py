@@ -21,7 +21,14 @@ from typing import Any, Protocol
 from agent.vocabulary import priority_name
 
 # A title in quotes: 「」『』“”‘’《》 or ASCII quotes.
-QUOTED = r"[「『“\"‘'《][^」』”\"’'》]+[」』”\"’'》]"
+# A quoted phrase, closed by its own kind of quote ("Read 'Atomic Habits' ch. 3" is one);
+# a curly quote may be closed by its straight twin (“买菜").
+QUOTED = (
+    r"(?:\"[^\"]+\"|“[^”\"]+[”\"]|「[^」]+」|『[^』]+』|《[^》]+》|‘[^’']+[’']"
+    # a straight single quote is one only outside a word (not the one in "I've … it's")
+    r"|(?<![A-Za-z])'[^']+'(?![A-Za-z])"
+    r"|[「『“\"‘《][^」』”\"’'》]+[」』”\"’'》])"
+)
 QUOTES = "「」『』“”‘’《》\"'"
 STRIP = " \t，,。.!！?？、；;：:～~"
 ISO = r"\d{4}-\d{1,2}-\d{1,2}(?:[ T]\d{1,2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?"
@@ -76,6 +83,8 @@ class Grammar(Protocol):
     def is_yes(self, text: str) -> bool: ...
 
     def is_no(self, text: str) -> bool: ...
+
+    def kind_answer(self, text: str) -> str | None: ...
 
     def ordinal(self, text: str) -> int | None: ...
 

@@ -16,6 +16,7 @@ import re
 from agent.planners.en.answers import (
     is_no,
     is_yes,
+    kind_answer,
     ordinal,
     pick_reference,
     pick_time,
@@ -107,6 +108,7 @@ _DUE_THEN_UPDATE = re.compile(
 )
 _ITEM_IN_HEAD = re.compile(
     r"^(?:i\s+(?:don'?t|do\s+not)\s+need\s+(?P<needless>.+?)\s+any\s*(?:more|longer)"
+    r"|i(?:'ve|\s+have)?\s+(?:just\s+|already\s+)?(?:finished|completed|done|did)\s+(?P<finished>.+?)"
     r"|(?P<subject>.+?)\s+(?:isn'?t|is\s+not|wasn'?t|was\s+not|is|was)\s+"
     r"(?:actually\s+|really\s+|already\s+|not\s+)?(?:done|finished|complete[d]?|needed|necessary"
     r"|over|cancelled|canceled|off))\s*$",
@@ -129,7 +131,7 @@ def _two_parts(text: str) -> str:
     verb_it = _VERB_IT.match(text)
     if verb_it:
         head = _ITEM_IN_HEAD.match(verb_it.group("head"))
-        item = head and (head.group("needless") or head.group("subject"))
+        item = head and (head.group("needless") or head.group("finished") or head.group("subject"))
         if not item and _BARE_ITEM.fullmatch(verb_it.group("head")):
             item = verb_it.group("head")  # "Call mom - tick it off, just spoke to her"
         verb = verb_it.group("verb").lower()
@@ -206,6 +208,7 @@ __all__ = [
     "is_no",
     "is_time",
     "is_yes",
+    "kind_answer",
     "merge_time",
     "note_fields",
     "ordinal",

@@ -33,6 +33,23 @@ def is_yes(text: str) -> bool:
     return bool(_YES.match(text.strip().strip(STRIP).lower()))
 
 
+# "todo" / "make it a note": which kind of item the answer to "create the todo …?" asks for.
+_KIND_ANSWER = re.compile(
+    r"(?:(?:make|save|put|add|keep|log|create|jot)\s+(?:it|that|this)?\s*(?:down\s+)?(?:as|in|into)?\s*"
+    r"|(?:as|it'?s|its)\s+)?(?:a\s+|an\s+|my\s+)?"
+    r"(?:(?P<todo>todo|to-do|task|reminder)|(?P<note>note|memo))s?(?:\s+(?:please|pls|thanks))?",
+    re.IGNORECASE,
+)
+
+
+def kind_answer(text: str) -> str | None:
+    """Return "todo" or "note" when the answer names only the kind of item, else None."""
+    match = _KIND_ANSWER.fullmatch(strip_polite(text).strip(STRIP) or text.strip(STRIP))
+    if match is None:
+        return None
+    return "todo" if match.group("todo") else "note"
+
+
 def is_no(text: str) -> bool:
     return bool(_NO.match(text.strip().strip(STRIP).lower()))
 

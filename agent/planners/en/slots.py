@@ -42,6 +42,8 @@ _DAY_PIECES = [
     r"next\s+(?:week|month|weekend)\b",
     r"end\s+of\s+(?:the\s+)?(?:day|week|month)\b|eod\b|eow\b",
     rf"{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b(?:,?\s*\d{{4}}\b)?",
+    # 12/24 (the time parser decides what a numeric date means, or refuses it)
+    r"(?<![\d/])\d{1,2}/\d{1,2}(?:/\d{2,4})?(?![\d/])",
     rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b",
 ]
 _CLOCK_PIECES = [

@@ -19,6 +19,7 @@ from agent.planners.lexicon import (
     HELP,
     QUOTED,
     SLOT_CHANGE,
+    SLOT_DUE,
     SLOT_TARGET,
     SLOT_TITLE,
     STRIP,
@@ -57,7 +58,7 @@ def _en(pattern: str) -> re.Pattern[str]:
 
 DELETE_ACCOUNT = _en(
     r"\b(?:delete|close|remove|cancel|deactivate|terminate|erase)\s+(?:my\s+|the\s+|this\s+)?"
-    r"(?:user\s+)?(?:account|profile)\b"
+    r"(?:user\s+|lightnote\s+|whole\s+|entire\s+)?(?:account|profile)\b"
 )
 _DELETE = _en(
     r"^(?:delete|remove|erase|drop|trash|get\s+rid\s+of|clear\s+out|wipe\s+out|clear|scrap|ditch"
@@ -121,6 +122,11 @@ _UPDATE_NOTE = [
     _en(
         r"^(?:add|append)\s+(?:a\s+|one\s+|this\s+)?(?:line|sentence|bullet|point|item|row)\s+"
         rf"(?:to|in|into)\s+(?:the\s+|my\s+)?{_TITLE}\s+note\s*(?:[:：]|saying)\s*(?P<append>.+?){_END}"
+    ),
+    # in my Recipes note, add waffles with blueberry syrup
+    _en(
+        rf"^in\s+(?:the\s+|my\s+)?{_TITLE}\s+note\s*,?\s*(?:please\s+)?(?:add|append|put|write|jot)"
+        rf"(?:\s+down)?\s*:?\s+(?P<append>.+?){_END}"
     ),
     # "append waffles to Recipes": append only ever adds to a note
     _en(rf"^append\s+(?P<append>.+?)\s+to\s+(?:the\s+|my\s+)?{_TITLE}(?:\s+note)?{_END}"),
@@ -222,6 +228,11 @@ _CREATE_NOTE = [
         r"(?:my\s+)?notes?\s*[.!]?\s*$"
     ),
 ]
+# remind me to call mom at 5pm (with no time: asked when)
+_REMIND = _en(
+    r"^(?:remind\s+me|don'?t\s+let\s+me\s+forget|i\s+need\s+a\s+reminder|set\s+a\s+reminder)"
+    r"\s+(?:to\s+|about\s+|that\s+)?(?P<body>.+?)\s*[.!]?\s*$"
+)
 _CREATE_TODO = [
     _en(
         r"^(?:create|add|make|new|set\s+up|set|put|record|note\s+down|write\s+down|jot\s+down|schedule)"
@@ -235,10 +246,7 @@ _CREATE_TODO = [
         r"(?:todos?|to-dos?|todo\s+list|to-do\s+list|to\s+do\s+list|tasks?|task\s+list|list|agenda)"
         r"(?P<tail>\s+(?:for|by|on|at|due)\s+.+?|\s*[,;]\s*.+?)?\s*[.!]?\s*$"
     ),
-    _en(
-        r"^(?:remind\s+me|don'?t\s+let\s+me\s+forget|i\s+need\s+a\s+reminder|set\s+a\s+reminder)"
-        r"\s+(?:to\s+|about\s+|that\s+)?(?P<body>.+?)\s*[.!]?\s*$"
-    ),
+    _REMIND,
     _en(r"^(?:todo|to-do|task)\s*:\s*(?P<body>.+?)\s*$"),
     # 'schedule "Team lunch" for next Tuesday at 12:30'
     _en(r"^schedule\s+(?!(?:a|an)\s+(?:note|meeting\s+note)\b)(?P<body>.+?)\s*[.!]?\s*$"),
@@ -341,7 +349,8 @@ def _update_todo(match: re.Match[str]) -> Intent:
     field_name = FIELD_TITLE if verb == "rename" else _field(groups.get("field"))
     value = match.group("value").strip()
     title = unquote(match.group("title"))
-    # "change/update X to Y" moves X only when Y is a time; move, push, postpone… always do.
+    if verb.startswith(("bump", "push", "move")):
+        title = re.sub(r"\s+(?:up|down|back|forward)$", "", title, flags=re.I)  # bump X up to high
     timed = verb not in {"change", "update"} or is_time(value)
     change = todo_change(field_name, value, priority=priority_of(value), timed=timed)
     if change.slot:
@@ -440,5 +449,8 @@ def write_intent(text: str) -> Intent | None:
         if match:
             given = match.groupdict().get("priority")
             body = match.group("body") + (match.groupdict().get("tail") or "")
-            return todo_fields(body, priority=priority_of(given) if given else None)
+            intent = todo_fields(body, priority=priority_of(given) if given else None)
+            if pattern is _REMIND and intent.slot is None and "due_at" not in intent.args:
+                return ask("create_todo", SLOT_DUE, **intent.args)  # remind me to X: when?
+            return intent
     return None

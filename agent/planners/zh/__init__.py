@@ -19,6 +19,7 @@ from agent.planners.lexicon import HELP, SLOT_INTENT, Intent, ask, outside_quote
 from agent.planners.zh.answers import (
     is_no,
     is_yes,
+    kind_answer,
     ordinal,
     pick_reference,
     pick_time,
@@ -89,6 +90,8 @@ _TAIL_NOTE_DOWN = re.compile(
 _HELPER_BEFORE_VERB = re.compile(
     r"[，,\s]+(?:请|麻烦)?(?:你)?(?:帮我|给我|帮忙)\s*(?=(?:加到|加进|加入|添加到|放到|放进|记到|记入|写到|列入|排进))"
 )
+# 整理书架重新打开吧，其实还没弄完: the reason after the request.
+_REASON_AFTER = re.compile(r"(?<=[\u4e00-\u9fff])[，,]\s*(?:其实|因为|毕竟|反正)[^，,。]*[。！!]?$")
 # 那个买菜的删了吧 不用了: the afterthought after a delete.
 _DELETE_AFTERTHOUGHT = re.compile(
     r"(?<=[删掉了吧])[，,\s]+(?:不用了|不要了|不需要了|用不上了|没用了|用不着了)$"
@@ -107,7 +110,8 @@ _THAT_ONE = re.compile(
 )
 # 买菜已经搞定了，标记完成 / 整理书架其实还没弄完，重新打开吧: the item, its state, then the verb.
 _STATE_THEN_DONE = re.compile(
-    r"^(?P<item>[^，,]+?)(?:其实|实际上)?(?:已经|都|也)?(?:搞定了|做完了|完成了|弄完了|办完了|处理完了|好了)"
+    r"^(?P<item>[^，,]+?)(?:其实|实际上)?(?:(?:已经|都|也)?(?:搞定了|做完了|完成了|弄完了|办完了|处理完了|好了)"
+    r"|(?:已经|都)[\u4e00-\u9fff]{1,2}(?:过)?了)"
     r"[，,\s]+(?:帮我|请|就)?(?:标记(?:为|成)?完成|标(?:为|成)?完成|勾掉|打勾|打个勾|标记一下|勾一下|完成)$"
 )
 _STATE_THEN_OPEN = re.compile(
@@ -126,6 +130,7 @@ def _reframe(body: str) -> str:
     ):
         body = strip_polite(body[reason.end() :])
     body = _DELETE_AFTERTHOUGHT.sub("", _HELPER_BEFORE_VERB.sub("", body))
+    body = _REASON_AFTER.sub("", body)
     never_mind = _NEVER_MIND_DELETE.match(body)
     if never_mind and item_name(never_mind.group("item")):
         return f"把{never_mind.group('item')}删掉"
@@ -207,6 +212,7 @@ __all__ = [
     "is_no",
     "is_time",
     "is_yes",
+    "kind_answer",
     "merge_time",
     "note_fields",
     "ordinal",

@@ -42,6 +42,23 @@ def is_yes(text: str) -> bool:
     return bool(_YES.match(strip_polite(text).strip(STRIP) or text.strip(STRIP)))
 
 
+# "待办" / "记成笔记吧": which kind of item the answer to "create the todo …?" asks for.
+_KIND_ANSWER = re.compile(
+    r"(?:就|那就|还是)?(?:记|存|建|弄|做|加|放|设)?(?:成|为|进|到|个|一个|一条|一篇)?\s*"
+    r"(?:(?P<todo>待办事项|待办|任务|提醒|todo)|(?P<note>笔记|备忘录?|note))"
+    r"(?:吧|就行|就好|好了|里|就可以)?",
+    re.IGNORECASE,
+)
+
+
+def kind_answer(text: str) -> str | None:
+    """Return "todo" or "note" when the answer names only the kind of item, else None."""
+    match = _KIND_ANSWER.fullmatch(strip_polite(text).strip(STRIP) or text.strip(STRIP))
+    if match is None:
+        return None
+    return "todo" if match.group("todo") else "note"
+
+
 def is_no(text: str) -> bool:
     return bool(_NO.match(re.sub(r"(?:吧|啊|呀|哈|了)+$", "", text.strip().strip(STRIP))))
 

@@ -45,7 +45,7 @@ DONE = r"已完成|已经完成|完成了的|完成的|做完的|做完了的|�
 _READ_FILLER = re.compile(
     rf"我的|我|所有的?|全部的?|一下|一眼|最近的?|现在的?|目前的?|当前的?|还|都|吧|呢|有哪些|有什么|"
     rf"有没有|有啥|哪些|什么|多少|几个|几条|是|的|里面?|中|列表|清单|(?:{OPEN})|(?:{DONE})|"
-    rf"高优先级|低优先级|普通优先级|优先级|重要的|紧急的|完成了|做完了|搞定了|完成|做完|搞定|相关|关于|有关|包含|含有|提到|提过|写过|记过|东西|内容|关键词是?|关键字是?|咋|找不到|那一?段了?|给我|啥|帮我?|嗯|哦|要做|要干|要处理|安排|事情|事儿|日程|[:：，,。？?！!、\s]"
+    rf"高优先级|低优先级|普通优先级|优先级|重要的|紧急的|完成了|做完了|搞定了|完成|做完|搞定|相关|关于|有关|包含|含有|提到|提过|写过|记过|东西|内容|关键词是?|关键字是?|咋|找不到|那一?段了?|给我|啥|帮我?|嗯|哦|要做|要干|要处理|要交|要办|安排|事情|事儿|日程|[:：，,。？?！!、\s]"
 )
 
 
@@ -83,7 +83,7 @@ def _keyword(text: str) -> str:
 # What a question must be about to be read as a lookup of the user's items.
 TOPIC = re.compile(
     rf"{TODO_WORD}|{NOTE_WORD}|{OPEN}|{DONE}|安排|要做|做什么|干什么|忙什么|事情|事儿|日程|截止|到期|"
-    r"过期|逾期|优先级|完成|记过|写过",
+    r"过期|逾期|优先级|完成|记过|写过|要交|要办|要弄|要还",
     re.IGNORECASE,
 )
 
@@ -95,7 +95,7 @@ def read_intent(text: str) -> Intent:
     todos = (
         re.search(TODO_WORD, text, re.IGNORECASE) is not None
         or status is not None
-        or re.search(r"完成|做完|搞定|截止|到期|过期|逾期|优先级|要做", text) is not None
+        or re.search(r"完成|做完|搞定|截止|到期|过期|逾期|优先级|要做|要交|要办", text) is not None
     )
     rest, due = take_zh_time(text)
     keyword = _keyword(rest if due else text)

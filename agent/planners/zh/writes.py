@@ -16,6 +16,7 @@ from agent.planners.lexicon import (
     FIELD_TITLE,
     HELP,
     QUOTED,
+    SLOT_DUE,
     SLOT_TARGET,
     SLOT_TITLE,
     STRIP,
@@ -127,6 +128,12 @@ _STATUS = [
         rf"(?P<state>完成了|做完了|搞定了|弄完了|办完了|处理完了|完成|做完|搞定)(?:啦|了)?{_END}"
     ),
     _zh(rf"^我(?:已经|已)?(?P<state>做完|完成|搞定|弄完|办完)了\s*(?:{_TODO})?\s*{_TITLE}{_END}"),
+    # 整理书架重新打开吧: the item first, then the reopening (an item's name only)
+    _zh(
+        rf"^(?:{_TODO})?\s*{_TITLE}\s*(?:{_TODO})?\s*(?:要|请|帮我)?\s*"
+        r"(?P<state>重新打开|重开|恢复成未完成|恢复为未完成|改回未完成|设回未完成)(?:一下)?(?:吧)?"
+        + _END
+    ),
     _zh(
         rf"^(?:把|将)\s*(?:{_TODO})?\s*{_TITLE}\s*(?P<state>勾掉|勾选|划掉|打勾|完成|做完|搞定|重新打开|重开)(?:了)?"
         + _END
@@ -264,6 +271,12 @@ _CREATE_NOTE = [
         r"\s*[：:，,]?\s*(?P<body>.+?)\s*$"
     ),
 ]
+# 提醒我明天下午3点开会 / 明天早上8点提醒我交报告 (with no time: asked when)
+_REMIND = _zh(
+    r"^(?P<before>.*?)(?:提醒我|提醒一下我|叫我|通知我|别让我忘了|别忘了提醒我)"
+    # not 这条提醒我已经设置好了 (the reminder, then a report)
+    r"(?!已|都|也已)\s*(?P<body>.+?)\s*$"
+)
 _CREATE_TODO = [
     # 记一个待办：周五前交报告 / 添加待办「提交周报」，截止今晚9点 / 新建一个高优先级任务 X
     _zh(
@@ -295,10 +308,7 @@ _CREATE_TODO = [
         r"(?P<body>(?![^「」]*(?:笔记|备忘|描述|备注|标签|说明))(?![^「」]*(?:到|进)[^「」]*(?:里|中))"
         r".+?)\s*$"
     ),
-    # 提醒我明天下午3点开会 / 明天早上8点提醒我交报告
-    _zh(
-        r"^(?P<before>.*?)(?:提醒我|提醒一下我|叫我|通知我|别让我忘了|别忘了提醒我)\s*(?P<body>.+?)\s*$"
-    ),
+    _REMIND,
 ]
 _ASK_TODO = _zh(rf"^{_CREATE}\s*{_MEASURE}\s*(?:新的?)?\s*{_TODO}{_END}")
 _ASK_NOTE = _zh(rf"^(?:{_CREATE}|写)\s*{_MEASURE}\s*(?:新的?)?\s*{_NOTE}{_END}")
@@ -370,10 +380,15 @@ def _field_args(kind: str, field_name: str, verb: str, value: str) -> Intent:
     )
 
 
+_VAGUE_ITEM = re.compile(r"(?:它|这个|那个|这条|那条|这篇|那篇|这一?项|那一?项|这件事|那件事)")
+
+
 def _update(match: re.Match[str]) -> Intent:
     groups = match.groupdict()
     kind = _kind(groups.get("kind") or groups.get("kind2"))
     title = unquote(groups.get("title") or "")
+    if _VAGUE_ITEM.fullmatch(title):
+        title = ""  # 把那个推迟到周五: which one is asked
     value = groups["value"].strip().lstrip("：:，,")
     intent = _field_args(kind, groups.get("field") or "", groups.get("verb") or "", value)
     key = "note_title" if intent.tool == "update_note" else "todo_title"
@@ -512,6 +527,8 @@ def write_intent(text: str) -> Intent | None:
             {"todo_title": unquote(match.group("title")), "priority": "raise" if up else "lower"},
         )
     match = _PRIORITY_SET.match(text)
+    if match and _VAGUE_ITEM.fullmatch(unquote(match.group("title"))):
+        return ask("update_todo", SLOT_TARGET)  # 把那个改成高优先级: which one?
     if match and unquote(match.group("title")):
         return Intent(
             "update_todo",
@@ -590,5 +607,8 @@ def write_intent(text: str) -> Intent | None:
             priority = priority_of(given) if given else None
             if given and priority is None:
                 body = given + body  # not a priority word: part of the title ("开会的待办")
-            return todo_fields(body, priority=priority)
+            intent = todo_fields(body, priority=priority)
+            if pattern is _REMIND and intent.slot is None and "due_at" not in intent.args:
+                return ask("create_todo", SLOT_DUE, **intent.args)  # 提醒我交电费: when?
+            return intent
     return None
