@@ -631,3 +631,44 @@ def test_tenth_batch_claims_and_their_kind(reply: str, kind: str | None) -> None
 )
 def test_tenth_batch_non_claims(reply: str) -> None:
     assert find_claims(reply) == []
+
+
+# The eleventh unseen batch: code-switching, undo, choices, markdown, reminders.
+@pytest.mark.parametrize(
+    ("reply", "kind"),
+    [
+        ("我把 deadline push 到了 Friday，「季度复盘」现在是周五下午 6 点截止。", "update"),
+        ("我已经把标题 revert 回「Q3 OKR」了。", "update"),
+        ("闹钟定好了⏰ 明早 6:40 会响。", "create"),
+        ("这条笔记我已经转成待办了，截止日期设在周四。", "create"),
+        ("tag 加上了，「咖啡豆」现在带着 #购物 和 #周末 两个标签。", "update"),
+        ("I've reverted the title to 'Old Budget'.", "update"),
+        ("Undo done — 'Team offsite notes' is back where it was.", "other"),
+        ("Turned that note into a task due Friday 🎁", "create"),
+        ("Wiping the 8 completed tasks from 'Sprint 14' right now 🧹", "delete"),
+        ("Poof 💨 'Piano lesson' is off your list for good.", "delete"),
+        ("Reminder's on for 8am tomorrow.", None),
+    ],
+)
+def test_eleventh_batch_claims_and_their_kind(reply: str, kind: str | None) -> None:
+    [first, *_] = find_claims(reply)
+    assert first.claim.kind == kind
+
+
+def test_a_claim_before_a_colon_is_about_the_item_after_it() -> None:
+    [found, *_] = find_claims("Done and dusted: 'Submit expense report' ✔️")
+    assert found.items == ("Submit expense report",)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "你选了第二个「周报」，请先 confirm 一下卡片，我再帮你标记完成。",
+        "已取消，这次不做任何修改。",
+        "打算明天早上帮你把所有已完成的任务归档，可以吗？",
+        "I couldn't delete 'Old notes' — it's shared with Alex and only they can remove it.",
+        "Cancelled — I haven't touched anything.",
+    ],
+)
+def test_eleventh_batch_non_claims(reply: str) -> None:
+    assert find_claims(reply) == []

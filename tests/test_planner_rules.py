@@ -1253,3 +1253,112 @@ def test_ninth_batch_forms(
 ) -> None:
     intent = interpret(text)
     assert (intent.tool, intent.args, intent.slot) == (tool, args, slot)
+
+
+# The tenth unseen batch (intent corpus zh-541…580, en-541…580): voice input and fast typing.
+@pytest.mark.parametrize(
+    ("text", "tool", "args", "slot"),
+    [
+        # a time taken back inside the message: the second stands
+        (
+            "嗯那个就是明天不对后天上午十点提醒我交材料",
+            "create_todo",
+            {"title": "交材料", "due_at": "后天上午十点"},
+            None,
+        ),
+        (
+            "提醒我周六上午十点不对十一点去健身房",
+            "create_todo",
+            {"title": "去健身房", "due_at": "周六上午十一点"},
+            None,
+        ),
+        (
+            "remind me tmrw 7pm no wait 8pm to take out the recycling",
+            "create_todo",
+            {"title": "Take out the recycling", "due_at": "tomorrow 8pm"},
+            None,
+        ),
+        # fillers, "that … one", a priority said first, what a todo is not given
+        (
+            "嗯就是那个买菜那个待办我已经弄完了",
+            "set_todo_status",
+            {"todo_title": "买菜", "status": "done"},
+            None,
+        ),
+        (
+            "续签合同那个优先级嗯降一档吧",
+            "update_todo",
+            {"todo_title": "续签合同", "priority": "lower"},
+            None,
+        ),
+        (
+            "高优先级的 帮我加个待办 周五之前把报销单交了",
+            "create_todo",
+            {"title": "把报销单交了", "due_at": "周五", "priority": "high"},
+            None,
+        ),
+        (
+            "新建一个低优先级的待办整理照片不着急没有截止时间",
+            "create_todo",
+            {"title": "整理照片", "priority": "low"},
+            None,
+        ),
+        (
+            "URGENT add todo: fix the leaking sink by friday",
+            "create_todo",
+            {"title": "Fix the leaking sink", "due_at": "friday", "priority": "high"},
+            None,
+        ),
+        (
+            "todo: get flu shot, low priority, no rush, no deadline",
+            "create_todo",
+            {"title": "Get flu shot", "priority": "low"},
+            None,
+        ),
+        # a note said in one breath
+        (
+            "记个笔记标题叫装修内容是客厅刷白色然后卧室贴墙纸",
+            "create_note",
+            {"title": "装修", "content": "客厅刷白色然后卧室贴墙纸"},
+            None,
+        ),
+        (
+            "new note called packing list w/ charger, socks, passport",
+            "create_note",
+            {"title": "packing list", "content": "charger, socks, passport"},
+            None,
+        ),
+        # the request without its reason, fast typing
+        (
+            "call mom is done, i called her this morning lol",
+            "set_todo_status",
+            {"todo_title": "call mom", "status": "done"},
+            None,
+        ),
+        (
+            "delete prepare slides pls, meeting got cancelled",
+            "delete_todo",
+            {"todo_title": "prepare slides"},
+            None,
+        ),
+        (
+            "remind me 2 call the plumber at 5pm tmrw",
+            "create_todo",
+            {"title": "Call the plumber", "due_at": "5pm tomorrow"},
+            None,
+        ),
+        (
+            "remind me to water the plants in 2 hours",
+            "create_todo",
+            {"title": "Water the plants", "due_at": "in 2 hours"},
+            None,
+        ),
+        ("whats on my list 4 today", "query_todos", {"due_before": "today"}, None),
+        ("if it rains tmrw remind me to bring an umbrella", None, {}, None),
+    ],
+)
+def test_tenth_batch_forms(
+    text: str, tool: str | None, args: dict[str, Any], slot: str | None
+) -> None:
+    intent = interpret(text)
+    assert (intent.tool, intent.args, intent.slot) == (tool, args, slot)

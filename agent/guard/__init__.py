@@ -72,14 +72,16 @@ _CONTENT_LABEL = re.compile(
 )
 # "已取消，这次什么也没改" / "Cancelled — nothing was changed": the card was cancelled.
 _NOTHING_CHANGED = re.compile(
-    r"什么(?:也|都)没|没有(?:做|进行)?任何(?:修改|改动|操作|变更)|未做任何|nothing\s+(?:was|has\s+been"
-    r"|got)\s+(?:changed|done|touched|modified)|no\s+changes?\s+(?:were|was|have\s+been)\s+made",
+    r"什么(?:也|都)没|没有(?:做|进行)?任何(?:修改|改动|操作|变更)|未做任何|不做任何|没做任何|没有动"
+    r"|nothing\s+(?:was|has\s+been|got)\s+(?:changed|done|touched|modified)"
+    r"|no\s+changes?\s+(?:were|was|have\s+been)\s+made"
+    r"|\b(?:haven'?t|didn'?t|have\s+not|did\s+not)\s+(?:touched|touch|changed|change)\s+anything",
     re.IGNORECASE,
 )
 # "执行失败：这条待办已被修改" / "That failed: the todo was changed elsewhere": what follows a
 # failure explains it.
 _FAILURE_LABEL = re.compile(r"(?:失败|出错|错误|\bfail(?:ed|ure)|\berror)\s*$", re.IGNORECASE)
-_QUOTED_ALONE = re.compile(r"\W*[\"“](.+?)[\"”]\W*")
+_QUOTED_ALONE = re.compile(r"\W*?[\"“'‘](.+?)[\"”'’]\W*")
 # "以下是我为你完成的操作：" / "Here's what I did:": the list after it reports done writes.
 _DONE_HEADER = re.compile(
     r"(?:以下|下面|这)是?我?(?:为你|为您|帮你|帮您|已经?)*(?:完成|执行|做)了?的(?:操作|修改|改动|事情|更改)"
@@ -150,7 +152,8 @@ _TO_CARD = re.compile(
 # "以下是我做的修改，请确认" / "Here is what I changed, please confirm": a header over a
 # proposal, not over done work.
 _ASKS_CONFIRM = re.compile(
-    r"请(?:你|您)?确认|待确认|\bplease\s+confirm\b|\bto\s+confirm\b|\bconfirm\s+(?:it|them|this|these)\b"
+    r"请(?:你|您)?(?:先)?\s*(?:确认|confirm)|待确认|\bplease\s+confirm\b|\bto\s+confirm\b"
+    r"|\bconfirm\s+(?:it|them|this|these)\b"
     r"|\breply\s+[\"“']?(?:yes|ok|y)[\"”']?\s+to\b|回复[「“\"]?(?:是|好|确认|yes)[」”\"]?",
     re.IGNORECASE,
 )
@@ -340,6 +343,15 @@ def _topic_items(
     "你那条「健身计划」笔记，我已经在末尾加上了…" / "That "Old notes" one — I've deleted it" /
     ""Return book" — done": the claim is about the item its sentence put first.
     """
+    here = all_clauses[index]
+    if index + 1 < len(all_clauses) and text[here.end : here.end + 1] in ":：":
+        # "Done and dusted: 'Submit expense report' ✔️": the item the claim's colon introduces
+        following = all_clauses[index + 1]
+        if following.sentence == here.sentence and following.items:
+            return following.items
+        named = _QUOTED_ALONE.fullmatch(text[following.start : following.end].rstrip("✅✔☑️ "))
+        if following.sentence == here.sentence and named:
+            return (named.group(1).strip(),)
     if index == 0:
         return ()
     topic = all_clauses[index - 1]

@@ -44,7 +44,8 @@ _PARTICIPLES: dict[str, str] = {
         r"|reassigned|swapped|raised|lowered|reprioriti[sz]ed|repointed|fixed"
         r"|filled(?: in| out)?|fleshed out|populated|expanded|rewritten|rewrote|reworded"
         r"|rephrased|shortened|trimmed(?: down)?|condensed|simplified|polished|tightened(?: up)?"
-        r"|streamlined|summari[sz]ed|clarified|refreshed|tagged|labell?ed|flipped|toggled"
+        r"|streamlined|summari[sz]ed|clarified|refreshed|tagged|labell?ed|flipped|toggled|reverted"
+        r"|rolled\s+back"
     ),
     "status": (
         r"marked|ticked(?: off)?|checked off|crossed off|crossed out|completed|finished|closed"
@@ -62,7 +63,7 @@ _PARTICIPLES: dict[str, str] = {
         r"|published|pinned|starred|favou?rited|backed up|exported|merged|split|copied|duplicated"
         r"|restored|locked|unlocked|assigned|applied|committed|filed away|packed|zipped|bundled"
         r"|compressed|pushed\s+to\s+your\s+(?:phone|calendar|wechat)"
-        r"|transferred|migrated"
+        r"|transferred|migrated|undone"
     ),
     # Verbs that say something was done without saying what ("I've taken care of it"):
     # backed like "Done." by the one action a reply is about.
@@ -243,6 +244,28 @@ _STATES = [
     ),
     (re.compile(r"\b(?:is|are|'s|’s|'re|’re)\s+(?:now\s+)?live\b"), "create"),
     (
+        # "'Piano lesson' is off your list for good"
+        re.compile(
+            r"\b(?:is|are|'s|’s|'re|’re)\s+off\s+(?:your|the)\s+(?:[\w-]+\s+)?(?:list|to-?dos?|tasks)\b"
+        ),
+        "delete",
+    ),
+    (
+        # "Turned that note into a task due Friday"
+        re.compile(
+            r"\b(?:turned|converted|made)\s+(?:that|this|it|the|your)\s+(?:[\w-]+\s+)?into\s+"
+            r"(?:a|an)\s+(?:new\s+)?(?:task|todo|to-do|note|reminder)\b"
+        ),
+        "create",
+    ),
+    (
+        # "Reminder's on for 8am tomorrow"
+        re.compile(
+            r"\b(?:reminder|alarm)s?(?:'s|’s|\s+is|\s+are)\s+(?:now\s+)?(?:on|set|active)\b"
+        ),
+        None,
+    ),
+    (
         # "there's now a reminder on your list for January 5"
         re.compile(
             r"\bthere(?:'s|’s|\s+is|\s+are)\s+(?:now\s+(?:a|an|one|\d+)\b|(?:a|an)\s+new\b)"
@@ -325,7 +348,7 @@ _STATES = [
 _GERUND = (
     r"(?:creat|add|sav|record|logg|schedul|delet|remov|eras|clear|trash|purg|updat|chang|mov"
     r"|renam|reschedul|postpon|edit|mark|tick|complet|archiv|restor|rewrit|replac|tagg|append"
-    r"|insert|writ|overwrit)ing"
+    r"|insert|writ|overwrit|wip|clean)ing"
 )
 _PROGRESSIVE = re.compile(
     rf"^[^\w“\ue000]*(?P<verb>{_GERUND})\b"
@@ -414,7 +437,7 @@ _QUESTION_HEAD = re.compile(
     r"^(?:do|does|did|shall|should|would|could|can|will|want|have|has|is|are)\s+(?:you|i|we|me|it|this|that)\b"
 )
 _STATE_PARTICIPLE = re.compile(
-    r"\b(?:scheduled|due|tagged|pinned|labell?ed|flagged|booked|listed|filed|included"
+    r"\b(?:scheduled|due|tagged|pinned|labell?ed|flagged|booked|listed|filed|included|shared"
     r"|assigned|done|closed|opened)\b"
 )
 _NOTED_THAT = re.compile(r"^\s*(?:that|how|what|which)\b")
@@ -511,6 +534,8 @@ def find(clause: Clause) -> list[Claim]:
             kind = "create"  # reminder set / your reminder is all set
         elif kind in ("create", None, OTHER) and _CHANGES.search(scan):
             kind = "update"  # made the change / changes saved
+        elif kind is None and re.search(r"\bundo\b|\bundid\b", scan):
+            kind = OTHER  # "Undo done": an undo, not the confirmed item's write
         elif kind is None and _NOT_AN_ITEM.search(scan):
             kind = OTHER  # "your account closure request has been processed": no tool's write
         found.append(_claim(scan, clause.scan[begin : match.end()].strip(), kind))

@@ -27,7 +27,7 @@ _VERBS: dict[str, str] = {
     "delete": ("(?:扔|放|移|丢|挪)(?:进|到|入|至)了?(?:回收站|垃圾桶|废纸篓)"),
     "create": (
         # 天加 / 创见 / 修该: the homophone slips an IME makes for 添加 / 创建 / 修改
-        "天加|创见|入库|落库|做成|建成|整理成|记入|计入|收进|纳入|列入|录进|创建|新建|新增|建立|建好|建了|生成|添加|添上|加入|加进|加到|加上(?![^，。]{0,24}(?:标签|#))|加好|加了|录入|记录|记下"
+        "天加|创见|入库|落库|做成|建成|整理成|转成|转为|转换成|转换为|定好|定了|记入|计入|收进|纳入|列入|录进|创建|新建|新增|建立|建好|建了|生成|添加|添上|加入|加进|加到|加上(?![^，。]{0,24}(?:标签|#))|加好|加了|录入|记录|记下"
         "|记上|记好|记进|(?<![笔日])记(?:到|在)|存到|添到|添进|录到|排进|排入|排上|记了|记住|写入|写进|写上|写好|保存|存好|存下|存入|存进|存了|储存|收录|放进|放入"
         "|放到|插入|导入|安排上|安排好|安排了|开(?=了一?[条个张份]?新?的?(?:待办|笔记|任务|提醒))|新开(?=了?一?[页条个张篇份])|补(?=了一?[条个项])|补上|补进|预约|预订|订好|订了|预留|约好|登记|创立|建(?![议筑设立])|加(?=[。！!，,~～\\s]|$)"
         r"|(?<![A-Za-z])(?:add|create|save|record|log)(?:ed|d)?(?![A-Za-z])"
@@ -40,7 +40,8 @@ _VERBS: dict[str, str] = {
         "|提到(?=最|更?高|更?低|紧急|第|[0-9０-９])|统一成|统一为|往后推|向后推|往前推|往后挪|往前挪"
         "|推到|推后"
         "|设好|设了|设上|调到|调成|换成|置为|置成|补全|补齐|重写|改写|精简|润色|缩短|扩写|删减|设回|改回|调回|调早|调晚|提早|更名|改(?![善进正天日])"
-        r"|(?<![A-Za-z])(?:update|change|edit|rename|move|reschedule)(?:ed|d)?(?![A-Za-z])"
+        r"|(?<![A-Za-z])(?:update|change|edit|rename|move|reschedule|push|revert|bump|postpone|shift)"
+        r"(?:ed|d)?(?![A-Za-z])"
     ),
     "status": (
         "标记|标为|标成|标注|勾选|勾上|勾掉|勾完|勾好|打完勾|结项|完结|打卡|打勾|打上勾|打了勾|划掉|做完|办完|关闭|关掉|关了|重新打开"
@@ -68,7 +69,9 @@ _VERB = re.compile(
 
 # Marks before the verb that make it an accomplished fact.
 _DONE_BEFORE = re.compile(
-    r"(?<!而)(?<!不得)已(?!知|读|婚|故|逾期)|被|✅|✔|☑|\[[xX✓✔]\]|成功(?:地)?$"
+    # (not the 已 of an attribute: 把所有已完成的任务归档)
+    r"(?<!而)(?<!不得)已(?!知|读|婚|故|逾期)(?!(?:完成|删除|创建|添加|修改|更新|标记|归档|取消|过期|读|保存)的)|被|✅|✔|☑"
+    r"|\[[xX✓✔]\]|成功(?:地)?$"
     # 正在为你删除…，请稍候: a write under way (not 正在准备 / 正在等待确认)
     r"|正在(?!准备|等待|等你|确认)"
 )
@@ -89,6 +92,8 @@ _MODAL = re.compile(
     r"|(?<![重主只需纪摘概提纲])要(?![点求是的闻素])|准备|打算|可以|可否|能否|(?<![功智可性])能(?!力)|想(?!法)"
     r"|需要|应该|应当|建议|推荐|计划|马上|立刻|立即为你|即将|稍后|待会|等会|随后|届时"
     r"|请|麻烦|帮我|让我|我来|试着|尝试|正在准备|正准备|待确认|等待确认|点击确认"
+    # 我再帮你标记完成: then, after the confirmation
+    r"|再(?=帮|给|为|把|来|去)"
 )
 _CONDITION = re.compile(
     r"确认后|确认之后|确认以后|一旦|如果|若|假如|要是|只要|等你|待你|是否|要不要|需不需要|能不能"
@@ -280,6 +285,8 @@ def find(clause: Clause) -> list[Claim]:
         before, after = scan[: match.start()], scan[match.end() :]
         if _Latin(verb) and not re.search(r"[\u4e00-\u9fff]", before + after):
             continue  # an English sentence: the English grammar reads it
+        if _Latin(verb):
+            after = after.lstrip()  # "push 到了 Friday": the marks after the word's space
         if not (after_done or _completed(verb, before, after, scan)):
             continue
         if _blocked_before(before) or _AFTER_BLOCK.search(after) or _CARD_OBJECT.match(after):
@@ -316,6 +323,8 @@ def find(clause: Clause) -> list[Claim]:
             kind = "update"  # 把笔记第二条删掉
         elif kind is None and _NOT_AN_ITEM.search(scan):
             kind = OTHER  # 账号注销申请已处理: no tool's write
+        elif kind == "create" and re.search(r"标签|\btags?\b", scan, re.IGNORECASE):
+            kind = "update"  # tag 加上了: tags put on an item
         found.append(_claim(scan, scan[_phrase_start(before) : end].strip(), kind))
     return found
 
@@ -347,8 +356,14 @@ def _blocked_before(before: str) -> bool:
     """Negation or a modal since the last 已 (or anywhere without one); a condition anywhere."""
     if _CONDITION.search(before):
         return True
-    tail = before[before.rfind("已") + 1 :] if "已" in before else before
+    marks = [m.start() for m in _OWN_DONE_MARK.finditer(before)]
+    tail = before[marks[-1] + 1 :] if marks else before
     return bool(_NEGATION.search(tail) or _MODAL.search(tail))
+
+
+_OWN_DONE_MARK = re.compile(
+    r"已(?!(?:完成|删除|创建|添加|修改|更新|标记|归档|取消|过期|读|保存)的)"
+)
 
 
 def _attributive(before: str, after: str) -> bool:

@@ -48,7 +48,13 @@ _NEGATED = re.compile(r"^(?:don'?t|do\s+not|never|no\s+need\s+to|not\s+now)\b", 
 # write (not the polite "if possible, …").
 _CONDITIONAL = re.compile(
     r"^(?:if|in\s+case|whenever|should\s+it)\s+(?!(?:possible|you\s+(?:can|could|don'?t\s+mind)"
-    r"|that'?s\s+(?:ok|okay|fine)|needed|necessary)\b)[^,]+,",
+    r"|that'?s\s+(?:ok|okay|fine)|needed|necessary)\b)"
+    r"(?:[^,]+,|.+?\s(?=(?:remind|add|create|delete|remove|mark|move|push|put)\b))",
+    re.IGNORECASE,
+)
+_REASON_TAIL = re.compile(
+    r"\s*[,;]\s*(?:i|i'm|i've|we|we've|she|he|they|it's|its|because|since|as|lol|haha|finally|just"
+    r"|still|meeting|not\s+needed|no\s+longer)\b[^,;]*$",
     re.IGNORECASE,
 )
 # "email my notes to my boss": an action no tool here performs, whatever it names.
@@ -62,9 +68,42 @@ _REASON = re.compile(r"^(?:since|because|cause|'cause)\s+[^,]{3,80},\s*", re.IGN
 # Slips of typing in the words requests lean on (the card shows the mended word).
 _TYPOS = [
     (re.compile(r"\b(?:tomorow|tommorow|tommorrow|tomorrw|tmrw|tmr|2morrow)\b", re.I), "tomorrow"),
-    (re.compile(r"\b(?:remnd|remid|remaind|rmind|remidn)\b", re.I), "remind"),
+    (re.compile(r"\b(?:remnd|remid|remaind|rmind|remidn|remindd)\b", re.I), "remind"),
     (re.compile(r"\btonite\b", re.I), "tonight"),
+    (re.compile(r"\b2day\b", re.I), "today"),
+    (re.compile(r"\bb4\b", re.I), "before"),
+    (re.compile(r"\bur\b", re.I), "your"),
+    # "remind me 2 call", "have 2 do": 2 for "to" between words; "4 today": 4 for "for"
+    (
+        re.compile(
+            r"\b(me|have|has|had|need|needs|want|wants|going|got|how|what|able|used|time"
+            r"|remember|forget|try|trying|plan|planning|like|love|hate|ready|due)\s+2\s+"
+            r"(?=[a-z])(?!(?:hours?|hrs?|days?|weeks?|mins?|minutes?|months?|pm|am)\b)",
+            re.I,
+        ),
+        r"\1 to ",
+    ),
+    (
+        re.compile(r"(?<=[a-z])\s+4\s+(?=(?:today|tomorrow|tonight|me|you|the|this|next)\b)", re.I),
+        " for ",
+    ),
+    (re.compile(r"\bwhats\b", re.I), "what's"),
+    (re.compile(r"\bdont\b", re.I), "don't"),
+    (re.compile(r"\bim\b", re.I), "i'm"),
+    (re.compile(r"\bive\b", re.I), "i've"),
 ]
+# "tomorrow 7pm no wait 8pm": a time taken back, the second one stands
+_TAKEN_BACK = re.compile(
+    r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm)?\s*,?\s*(?:no\s+wait|no,?|sorry,?|i\s+mean|actually|make\s+that)"
+    r"\s*,?\s*(?=\d{1,2}(?::\d{2})?\s*(?:am|pm)\b)",
+    re.IGNORECASE,
+)
+# "URGENT add todo: …" / "high priority, remind me to …": the priority said first goes last
+_PRIORITY_FIRST = re.compile(
+    r"^(?P<priority>urgent|important|(?:high|low|normal|top)[\s-]+priority|asap\s+priority)"
+    r"\s*[,:!-]*\s+(?P<rest>.{6,})$",
+    re.IGNORECASE,
+)
 # "in 2 hours remind me to take out the laundry": the time first.
 _TIME_FIRST_REMINDER = re.compile(
     r"^(?P<time>.+?)\s*,?\s+(?P<ask>remind\s+me\s+(?:to|about|that)\s+.+)$", re.IGNORECASE
@@ -150,9 +189,13 @@ def _reframe(text: str) -> str:
     """Mend typing slips; drop a reason before the request; put a leading time last."""
     for pattern, word in _TYPOS:
         text = pattern.sub(word, text)
+    text = _TAKEN_BACK.sub("", text)
     reason = _REASON.match(text)
     if reason and text[reason.end() :].strip():
         text = strip_polite(text[reason.end() :])
+    first = _PRIORITY_FIRST.match(text)
+    if first:
+        text = f"{strip_polite(first.group('rest'))}, {first.group('priority')}"
     timed = _TIME_FIRST_REMINDER.match(text)
     if timed and is_time(timed.group("time")):
         text = f"{timed.group('ask')} {timed.group('time')}"
@@ -184,6 +227,9 @@ def interpret(text: str) -> Intent:
     if (READ_HEAD.match(body) or QUESTION.search(text)) and not WRITE_HEAD.match(body):
         return read_intent(body) if TOPIC.search(body) else HELP
     write = write_intent(body)
+    if write is None and _REASON_TAIL.search(body):
+        # "call mom is done, i called her this morning lol": the request without its reason
+        write = write_intent(_REASON_TAIL.sub("", body))
     if write is not None:
         return write
     mentions = re.search(TODO_WORD, body, re.I) or re.search(NOTE_WORD, body, re.I)

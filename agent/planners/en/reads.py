@@ -95,7 +95,7 @@ SEARCH_HEAD = re.compile(
     re.IGNORECASE,
 )
 TOPIC = re.compile(
-    rf"{TODO_WORD}|{NOTE_WORD}|{_OPEN}|{_DONE}|\b(?:due|overdue|deadline|priority|to\s+do|plans?|"
+    rf"{TODO_WORD}|{NOTE_WORD}|{_OPEN}|{_DONE}|\b(?:due|overdue|deadline|priority|to\s+do|plans?|my\s+list|"
     r"schedule|need\s+to|have\s+to|on\s+my\s+plate|up\s+next|busy)\b|[\"“‘「]",
     re.IGNORECASE,
 )

@@ -40,7 +40,7 @@ _DAY_PIECES = [
     r"this\s+(?:morning|afternoon|evening|weekend|week)\b",
     rf"(?:(?:next|this|coming)\s+)?{_WEEKDAY}\b(?:\s+(?:morning|afternoon|evening|night))?",
     r"next\s+(?:week|month|weekend)\b",
-    r"end\s+of\s+(?:the\s+)?(?:day|week|month)\b|eod\b|eow\b",
+    r"(?:the\s+)?end\s+of\s+(?:the\s+)?(?:day|week|month)\b|eod\b|eow\b",
     rf"{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b(?:,?\s*\d{{4}}\b)?",
     # 12/24 (the time parser decides what a numeric date means, or refuses it)
     r"(?<![\d/])\d{1,2}/\d{1,2}(?:/\d{2,4})?(?![\d/])",
@@ -129,6 +129,13 @@ def clean_title(text: str) -> str:
             title,
             flags=re.IGNORECASE,
         )
+    # "get flu shot, no rush, no deadline": what the todo is not given is no part of its title
+    title = re.sub(
+        r"(?:\s*[,;]?\s*\b(?:no\s+rush|no\s+hurry|no\s+deadline|no\s+due\s+date|whenever))+\s*$",
+        "",
+        title,
+        flags=re.IGNORECASE,
+    )
     for _ in range(3):
         title = _BEFORE_TIME.sub("", " " + title).strip().strip(STRIP)
     title = unquote(title)

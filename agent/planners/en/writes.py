@@ -291,6 +291,7 @@ def note_fields(body: str) -> Intent:
     """Build create_note from "titled X: Y" / "X - Y" / "X: Y" / "X"."""
     # 'jot down a note, title "Book list", content "Dune"': labels after a comma, or before a quote
     body = re.sub(r"^[\s,;:]+", "", body)
+    body = re.sub(r"\s+w/\s+", ": ", body, count=1)  # "packing list w/ charger, socks"
     body = re.sub(r"^(title|content)\s+(?=[\"“‘'「])", r"\1: ", body, flags=re.I)
     body = re.sub(r"([,;]\s*content)\s+(?=[\"“‘'「])", r"\1: ", body, flags=re.I)
     tags = None
@@ -361,7 +362,8 @@ def _update_todo(match: re.Match[str]) -> Intent:
 # "reopen Clean the garage, I missed a corner": what follows the item is the reason.
 _REASON_AFTER = re.compile(
     r"\s*[,;]\s*(?:i|i'm|i've|i'd|it|it's|its|we|we're|because|since|as|cause|turns\s+out"
-    r"|actually|not\s+needed|no\s+longer)\b.*$",
+    r"|actually|not\s+needed|no\s+longer|still|meeting|lol|haha)\b.*$"
+    r"|\s*,?\s+(?:pls|plz|please|thx|thanks)\b.*$",
     re.IGNORECASE,
 )
 
@@ -426,7 +428,7 @@ def write_intent(text: str) -> Intent | None:
     match = next((m for m in (p.match(text) for p in _UPDATE_NO_VALUE) if m), None)
     if match:
         kind = (match.groupdict().get("kind") or "todo").lower()
-        title = unquote(match.group("title"))
+        title = _target(match.group("title"))
         if kind == "note":
             return ask("update_note", SLOT_CHANGE, note_title=title)
         verb = (match.groupdict().get("verb") or "").lower()

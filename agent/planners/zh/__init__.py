@@ -76,7 +76,8 @@ def _is_read(text: str) -> bool:
 
 # 因为周五要出差，所以帮我把…: the reason before a request is not part of it.
 _REASON = re.compile(
-    r"^(?:(?:因为|由于)[^，,。！!？?]{1,30}?(?:[，,]\s*|\s+)(?:所以|因此)?|[^，,。！!？?]{2,30}?[，,\s]+(?:所以|因此))"
+    r"^(?:(?:因为|由于)[^，,。！!？?]{1,30}?(?:(?:[，,]\s*|\s+)(?:所以|因此)?|所以|因此)"
+    r"|[^，,。！!？?]{2,30}?[，,\s]+(?:所以|因此))"
     r"\s*"
 )
 # 3天后交物业费，记得提醒我 / 明天下午三点开会，帮我记一下: the request after what it is about.
@@ -91,10 +92,18 @@ _HELPER_BEFORE_VERB = re.compile(
     r"[，,\s]+(?:请|麻烦)?(?:你)?(?:帮我|给我|帮忙)\s*(?=(?:加到|加进|加入|添加到|放到|放进|记到|记入|写到|列入|排进))"
 )
 # 整理书架重新打开吧，其实还没弄完: the reason after the request.
-_REASON_AFTER = re.compile(r"(?<=[\u4e00-\u9fff])[，,]\s*(?:其实|因为|毕竟|反正)[^，,。]*[。！!]?$")
+_REASON_AFTER = re.compile(
+    r"(?:(?<=[\u4e00-\u9fff])[，,]\s*(?:其实|因为|毕竟|反正)|(?<=[吧了])(?:因为|毕竟|反正))[^，,。]*[。！!]?$"
+)
+_PRIORITY_FIRST = re.compile(
+    r"^(?P<priority>(?:最?高|低|普通|紧急|重要)(?:优先级)?的?)[\s，,]+(?P<rest>.{4,})$"
+)
+_TOPIC_THAT = re.compile(
+    r"^(?P<item>[^，,\s那这]{2,12}?)(?:那个|这个)(?!待办|任务|笔记)(?P<rest>.+)$"
+)
 # 那个买菜的删了吧 不用了: the afterthought after a delete.
 _DELETE_AFTERTHOUGHT = re.compile(
-    r"(?<=[删掉了吧])[，,\s]+(?:不用了|不要了|不需要了|用不上了|没用了|用不着了)$"
+    r"(?<=[删掉了吧])[，,\s]*(?:就是)?(?:那个|这个)?(?:待办|任务)?(?:不用了|不要了|不需要了|用不上了|没用了|用不着了)$"
 )
 # 甭管提交周报了 直接删了吧: "never mind X", then the delete.
 _NEVER_MIND_DELETE = re.compile(
@@ -110,12 +119,12 @@ _THAT_ONE = re.compile(
 )
 # 买菜已经搞定了，标记完成 / 整理书架其实还没弄完，重新打开吧: the item, its state, then the verb.
 _STATE_THEN_DONE = re.compile(
-    r"^(?P<item>[^，,]+?)(?:其实|实际上)?(?:(?:已经|都|也)?(?:搞定了|做完了|完成了|弄完了|办完了|处理完了|好了)"
+    r"^(?P<item>[^，,]+?)(?:其实|实际上)?(?:我)?(?:(?:已经|都|也)?(?:搞定了|做完了|完成了|弄完了|办完了|处理完了|好了)"
     r"|(?:已经|都)[\u4e00-\u9fff]{1,2}(?:过)?了)"
-    r"[，,\s]+(?:帮我|请|就)?(?:标记(?:为|成)?完成|标(?:为|成)?完成|勾掉|打勾|打个勾|标记一下|勾一下|完成)$"
+    r"[，,\s]*(?:帮我|请|就|你)?(?:标记(?:为|成)?完成|标(?:为|成)?完成|勾掉|打勾|打个勾|标记一下|勾一下|完成|标一下|标记)$"
 )
 _STATE_THEN_OPEN = re.compile(
-    r"^(?P<item>[^，,]+?)(?:其实|实际上)?(?:还没有?|没有?|并没有?)(?:弄|做|办|搞)?(?:完|好)(?:成)?[，,\s]+"
+    r"^(?P<item>[^，,]+?)(?:其实|实际上)?(?:还没有?|没有?|并没有?)(?:弄|做|办|搞)?(?:完|好)(?:成)?[，,\s]*"
     r"(?:帮我|请|就)?(?:重新打开|重开|改回未完成|设回未完成|恢复(?:成|为)?未完成|打开|标(?:为|成|记为)?未完成)$"
 )
 
@@ -126,9 +135,27 @@ def _reframe(body: str) -> str:
     if (
         reason
         and body[reason.end() :].strip()
-        and WRITE_HEAD.match(strip_polite(body[reason.end() :]))
+        and (
+            WRITE_HEAD.match(strip_polite(body[reason.end() :]))
+            # 因为…所以交房租那个改成…: the rest asks for a write (not 所以今天的列表里看不到它)
+            or (
+                re.search(r"所以|因此", body[: reason.end()])
+                and re.search(
+                    r"改成|改到|改为|推迟|提前|删|标记|勾掉|重新打开|提醒我|记个",
+                    body[reason.end() :],
+                )
+            )
+        )
     ):
         body = strip_polite(body[reason.end() :])
+    # 高优先级的 帮我加个待办 …: the priority said first goes with the rest
+    first = _PRIORITY_FIRST.match(body)
+    if first:
+        body = f"{strip_polite(first.group('rest'))}，{first.group('priority')}"
+    # 交房租那个改成… / 准备周会材料那个我做完了: "that … one" after the item's name
+    topic = _TOPIC_THAT.match(body)
+    if topic and item_name(topic.group("item")):
+        body = topic.group("item") + topic.group("rest")
     body = _DELETE_AFTERTHOUGHT.sub("", _HELPER_BEFORE_VERB.sub("", body))
     body = _REASON_AFTER.sub("", body)
     never_mind = _NEVER_MIND_DELETE.match(body)
@@ -172,7 +199,7 @@ def interpret(text: str) -> Intent:
     """Return what one Chinese sentence asks for; reads first, writes only when explicit."""
     if DELETE_ACCOUNT.search(outside_quotes(text)):  # not a todo titled "删除账号"
         return Intent("delete_account", {})
-    body = _reframe(strip_polite(text))
+    body = _reframe(re.sub(r"^(?:然后|就是)+(?:那个)?(?=..)", "", strip_polite(text)))
     if not body or _GREETING.fullmatch(body) or _NEGATED.match(body) or _CONDITIONAL.match(body):
         return HELP  # "不要删除买菜", "不用提醒我开会": a request NOT to write is no write
     if READ_HEAD.match(body) or READ_TAIL.search(body) or READ_IN.match(body):

@@ -49,6 +49,9 @@ _DAY = re.compile("|".join(_DAY_PIECES))
 _BEFORE_TIME = re.compile(
     r"(?:在|于|截止到?|截至|到期(?:时间)?|截止时间|截止日期|时间)\s*(?:是|为)?\s*[:：]?\s*$"
 )
+_TAKEN_BACK = re.compile(
+    rf"(?:{_PIECE})\s*(?:不对|不是|哦不对?|说错了|错了)[，,\s]*(?:是|应该是|改成)?\s*(?=(?:{_PIECE}))"
+)
 _AFTER_TIME = re.compile(r"^\s*(?:之前|以前|前|为止|截止|到期)")
 DEADLINE_SUFFIX = re.compile(r"\s*(?:之前|以前|前|为止)$")
 
@@ -115,6 +118,13 @@ def clean_title(text: str) -> str:
     title = text.strip().strip(STRIP).strip("的").strip(STRIP)
     title = re.sub(r"^(?:我)?(?:需要|要|得|该|必须)(?=..)", "", title)
     title = re.sub(r"(?:这件事|这事|这个事)$", "", title)
+    # 整理照片不着急没有截止时间: what the todo is not given is no part of its title
+    title = re.sub(
+        r"[，,\s]*(?:不着急|没有截止(?:时间|日期)|不设截止(?:时间|日期)|没有期限|没有deadline)+$",
+        "",
+        title,
+    )
+    title = re.sub(r"^(?:然后|就是|那个)+(?=..)", "", title)  # voice input's fillers
     return unquote(title).strip(STRIP)
 
 
@@ -131,9 +141,18 @@ _POLITE_TAIL = re.compile(
 )
 
 
+# Voice input's fillers (嗯, 呃) and a time said twice, the first one taken back
+# (明天不对后天上午十点, 十点不对十一点, 大后天嗯不对是后天): the second stands.
+_FILLER = re.compile(r"[嗯呃额]+[，,\s]*|那个就是|就是那个")
+
+
+def _mend(text: str) -> str:
+    return _TAKEN_BACK.sub("", _FILLER.sub("", text))
+
+
 def strip_polite(text: str) -> str:
     """Drop polite openings and closing particles: "请帮我列出我的待办吧" -> "列出我的待办"."""
-    body = _POLITE_TAIL.sub("", text.strip())
+    body = _POLITE_TAIL.sub("", _mend(text.strip()))
     # "创建个待办吧：整理桌面": a particle before a colon or comma closes a phrase only.
     body = re.sub(r"(?:吧|呢|啊|呀|哈)\s*(?=[：:，,])", "", body)
     # "能帮我新建一个待办吗，明天交房租": the question particle closes the polite part only.

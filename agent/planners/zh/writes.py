@@ -168,7 +168,7 @@ def item_name(title: str) -> bool:
 
 _APPEND_VERB = (
     r"(?:加上|加|添加|添上|追加|补充|补上|补|写上|写|记上)(?:一下)?"
-    r"(?:(?:一句|一行|一条|一段|一点|几句)(?:话|内容)?(?:\s*[：:，,]\s*|\s+)|(?:话|内容)?\s*[：:，,]\s*)"
+    r"(?:(?:一句|一行|一条|一段|一点|几句)(?:话|内容)?(?:\s*[：:，,]\s*|\s*)|(?:话|内容)?\s*[：:，,]\s*)"
 )
 _UPDATE_VERB = (
     r"改到|改成|改为|修改为|修改成|更新为|更新成|调整到|调整为|调到|调成|推迟到|推到|延后到|延期到|延迟到|"
@@ -187,6 +187,11 @@ _RENAME_SAID = _zh(
     r"(?:改个名(?:字)?|换个名(?:字)?|改一下名(?:字)?|重新起个名(?:字)?)\s*[，,]?\s*(?:就|吧)?\s*"
     r"(?:叫做?|叫作|为|成)\s*(?P<value>.+?)" + _END
 )
+# 周报的截止时间改成周五 / 待办X的优先级调成高 / 周会笔记标题改成… (a note's kind, no 的)
+_UPDATE_FIELD_OF = _zh(
+    rf"^(?P<kind>{_NOTE}|{_TODO})?\s*{_TITLE}\s*(?:(?P<kind2>{_NOTE}|{_TODO})\s*的?|的)\s*"
+    rf"(?P<field>{_FIELD})\s*(?:要|请|帮我)?\s*(?P<verb>{_UPDATE_VERB})\s*(?P<value>.+?){_END}"
+)
 _UPDATE = [
     # 把「周报」的截止时间改为明天下午 5 点 / 把周报推迟到周五 / 将任务X改成高优先级
     _zh(
@@ -200,11 +205,7 @@ _UPDATE = [
         rf"(?P<kind2>{_NOTE}|{_TODO})?\s*的\s*(?P<field>{_FIELD})\s*[，,]?\s*"
         rf"(?P<verb>为|成|到|改为|改成|改到|设为|{_UPDATE_VERB})\s*(?P<value>.+?){_END}"
     ),
-    # 周报的截止时间改成周五 / 待办X的优先级调成高
-    _zh(
-        rf"^(?P<kind>{_NOTE}|{_TODO})?\s*{_TITLE}\s*(?P<kind2>{_NOTE}|{_TODO})?\s*的\s*"
-        rf"(?P<field>{_FIELD})\s*(?:要|请|帮我)?\s*(?P<verb>{_UPDATE_VERB})\s*(?P<value>.+?){_END}"
-    ),
+    _UPDATE_FIELD_OF,
     _UPDATE_ITEM_FIRST,
     # 推迟待办X到周五 / 重命名待办X为Y
     _zh(
@@ -247,7 +248,8 @@ _PRIORITY_SET = _zh(
 _PRIORITY_RELATIVE = [
     _zh(
         rf"^(?:把|将)?\s*(?:{_TODO})?\s*{_TITLE}\s*(?:{_TODO})?\s*的?\s*优先级\s*"
-        r"(?P<dir>调高|提高|提升|升高|调低|降低|降)(?:一下|一点|一些|点)?" + _END
+        r"(?P<dir>调高|提高|提升|升高|调低|降低|降|升)(?:一下|一点|一些|点|一档|一级)?(?:吧)?"
+        + _END
     ),
     _zh(
         rf"^(?P<dir>调高|提高|提升|升高|调低|降低)(?:一下)?\s*(?:{_TODO})?\s*{_TITLE}\s*(?:{_TODO})?"
@@ -258,7 +260,8 @@ _PRIORITY_RELATIVE = [
 _CREATE_NOTE = [
     _zh(
         rf"^(?:{_CREATE}|写|存|保存)\s*{_MEASURE}\s*(?:新的?)?\s*{_NOTE}\s*"
-        r"(?:[：:，,—–-]\s*|\s+|(?=[「『“\"‘'《])|(?=叫|名为|标题)|$)(?P<body>.*?)\s*$"
+        r"(?:[：:，,—–-]\s*|\s+|(?=[「『“\"‘'《])|(?=叫|名为|标题)|$"
+        r"|(?=[^\s，,。]+?(?:然后)?(?:内容|正文)(?:是|为|[:：])))(?P<body>.*?)\s*$"
     ),
     _zh(
         rf"^(?:把|将)?\s*(?P<body>.+?)\s*(?:记到|记在|记进|存到|存进|保存到|保存为|写到|写进|加到|放到|记成|记为)"
@@ -390,6 +393,9 @@ def _update(match: re.Match[str]) -> Intent:
     if _VAGUE_ITEM.fullmatch(title):
         title = ""  # 把那个推迟到周五: which one is asked
     value = groups["value"].strip().lstrip("：:，,")
+    timed = re.sub(r"(?:截止|到期|为止)?(?:吧|了|呢|哈)*$", "", value)
+    if timed != value and is_time(timed):
+        value = timed  # 改成明天晚上八点截止吧: the time
     intent = _field_args(kind, groups.get("field") or "", groups.get("verb") or "", value)
     key = "note_title" if intent.tool == "update_note" else "todo_title"
     if not title:
@@ -432,7 +438,7 @@ def note_fields(body: str) -> Intent:
         tags = split_tags(match.group("tags"))
         body = body[: match.start()].strip()
     labelled = re.match(
-        rf"^{_TITLE_LABEL}\s*[:：]?\s*(?P<title>{QUOTED}|.+?)\s*(?:[，,；;。]|\s)\s*"
+        rf"^{_TITLE_LABEL}\s*[:：]?\s*(?P<title>{QUOTED}|.+?)\s*(?:[，,；;。]|\s|然后|(?=内容(?:是|为|[:：])))\s*"
         r"(?:内容|正文|里面写(?:着|上)?|里面记(?:着|上)?|写着)\s*(?:是|为)?\s*[:：]?\s*(?P<content>.+)$",
         body,
         re.DOTALL,
@@ -453,8 +459,14 @@ def note_fields(body: str) -> Intent:
         if quoted:
             title, content = quoted.group("title"), quoted.group("content").lstrip(STRIP + "—–-")
         else:
+            said = re.match(
+                r"^(?P<title>.+?)\s*(?:然后)?(?:内容|正文)(?:是|为|[:：])\s*(?P<content>.+)$", body
+            )
             parts = _NOTE_SPLIT.split(body, maxsplit=1)
-            title, content = (parts[0], parts[1]) if len(parts) == 2 else (body, None)
+            if said:
+                title, content = said.group("title"), said.group("content")
+            else:
+                title, content = (parts[0], parts[1]) if len(parts) == 2 else (body, None)
         if content:
             content = re.sub(r"^(?:内容|正文)\s*(?:是|为)?\s*[:：]?\s*", "", content)
     title = unquote(title)
@@ -487,6 +499,8 @@ def write_intent(text: str) -> Intent | None:
         match = pattern.match(text)
         if match:
             title = unquote(match.group("title"))
+            if pattern is _DELETE_ITEM_FIRST:
+                title = re.sub(r"(?<=..)的$", "", title)  # 买菜的删了吧: "the 买菜 one"
             kind = _kind(match.group("kind") or match.group("kind2"))
             if _REFUSED.search(title):
                 continue
@@ -521,7 +535,7 @@ def write_intent(text: str) -> Intent | None:
         )
     match = next((m for m in (p.match(text) for p in _PRIORITY_RELATIVE) if m), None)
     if match and item_name(match.group("title")):
-        up = match.group("dir") in ("调高", "提高", "提升", "升高")
+        up = match.group("dir") in ("调高", "提高", "提升", "升高", "升")
         return Intent(
             "update_todo",
             {"todo_title": unquote(match.group("title")), "priority": "raise" if up else "lower"},
@@ -547,6 +561,14 @@ def write_intent(text: str) -> Intent | None:
         return Intent(tool, {_ref_key(kind): title, "title": match.group("value").strip()})
     for pattern in _UPDATE:
         match = pattern.match(text)
+        if (
+            match
+            and pattern is _UPDATE_FIELD_OF
+            and match.group("kind2")
+            and not re.fullmatch(_NOTE, match.group("kind2"))
+            and "的" not in text[match.end("kind2") : match.start("field")]
+        ):
+            continue  # 好的，提醒时间设为…: a todo's kind word needs its 的 (提醒的时间)
         if (
             match
             and not re.fullmatch(
