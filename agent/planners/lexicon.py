@@ -97,6 +97,15 @@ class Grammar(Protocol):
     def pick_time(self, reference: str) -> str: ...
 
 
+def named_kind(answer: re.Pattern[str], body: str) -> str | None:
+    """Return "todo" or "note" when ``body`` is only the kind of item ``answer`` names (its
+    ``todo`` / ``note`` groups), else None: the answer to "create the todo …?"."""
+    match = answer.fullmatch(body)
+    if match is None:
+        return None
+    return "todo" if match.group("todo") else "note"
+
+
 def ask(tool: str, slot: str, **args: Any) -> Intent:
     """Return a clarification: ``tool`` is understood, ``slot`` is missing."""
     return Intent(tool, {key: value for key, value in args.items() if value}, slot=slot)

@@ -11,6 +11,7 @@ import re
 from agent.planners.en.slots import is_time, strip_polite
 from agent.planners.lexicon import (
     STRIP,
+    named_kind,
     priority_of,
 )
 
@@ -44,10 +45,7 @@ _KIND_ANSWER = re.compile(
 
 def kind_answer(text: str) -> str | None:
     """Return "todo" or "note" when the answer names only the kind of item, else None."""
-    match = _KIND_ANSWER.fullmatch(strip_polite(text).strip(STRIP) or text.strip(STRIP))
-    if match is None:
-        return None
-    return "todo" if match.group("todo") else "note"
+    return named_kind(_KIND_ANSWER, strip_polite(text).strip(STRIP) or text.strip(STRIP))
 
 
 def is_no(text: str) -> bool:
