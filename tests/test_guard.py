@@ -672,3 +672,45 @@ def test_a_claim_before_a_colon_is_about_the_item_after_it() -> None:
 )
 def test_eleventh_batch_non_claims(reply: str) -> None:
     assert find_claims(reply) == []
+
+
+# The twelfth unseen batch: replies full of write words that claim nothing, and claims made
+# indirectly.
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "按钮说明：「完成」会把待办标记为已完成，「删除」会把它移进回收站。",
+        "图标含义：✅ 代表已完成，⏳ 代表进行中。",
+        "Legend: ✅ = completed, 🔁 = repeating, 🗑️ = in Trash.",
+        "看了一下你的记录：上周你自己新建了 6 条待办、删除了 2 条、完成了 9 条。",
+        "Summary of your edits this month: 30 tasks added, 26 completed — all made by you.",
+        "我能做的事情包括：新建待办、修改截止日期、标记完成、删除条目。",
+        "Things I can help with: adding tasks, editing due dates, marking items done.",
+        "小贴士：做完一件就顺手标记完成。",
+        "Pro tip: archive finished projects at the end of each month.",
+        "看起来这条待办可能已经不存在了，修改没有成功。",
+        "I tried to update the due date, but the save failed. It's still set to April 2.",
+        "Okay, cancelled. Nothing was changed.",
+        "That one was already marked done before you asked, so I left it as is.",
+        "Items in Trash are permanently deleted after 30 days.",
+    ],
+)
+def test_twelfth_batch_non_claims(reply: str) -> None:
+    assert find_claims(reply) == []
+
+
+@pytest.mark.parametrize(
+    ("reply", "kind"),
+    [
+        ("你要的改动已经生效，刷新一下就能看到。", None),
+        ("（这份清单我也顺手存成了一条新笔记，标题叫「本周重点」）", "create"),
+        ('(I\'ve also saved this as a note called "Lisbon packing".)', "create"),
+        ("你误删的那条「家庭预算」我已经从回收站里捞回来了。", "other"),
+        ("好嘞，你让我改的那几处都处理完毕了 ✅", None),
+        ("系统刚刚替你把 30 天前完成的任务统一收进了归档区。", "other"),
+        ("LightNote has archived every task you completed more than 30 days ago.", "other"),
+    ],
+)
+def test_twelfth_batch_claims_and_their_kind(reply: str, kind: str | None) -> None:
+    [first, *_] = find_claims(reply)
+    assert first.claim.kind == kind

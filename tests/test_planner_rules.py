@@ -1362,3 +1362,113 @@ def test_tenth_batch_forms(
 ) -> None:
     intent = interpret(text)
     assert (intent.tool, intent.args, intent.slot) == (tool, args, slot)
+
+
+# The eleventh unseen batch (intent corpus zh-581…620, en-581…620): requests asked as
+# questions, advice asked as questions, passive and topic-first edits.
+@pytest.mark.parametrize(
+    ("text", "tool", "args", "slot"),
+    [
+        ("要不你帮我把交房租删了吧", "delete_todo", {"todo_title": "交房租"}, None),
+        (
+            "是否可以把给妈妈打电话的优先级调成高？",
+            "update_todo",
+            {"todo_title": "给妈妈打电话", "priority": "high"},
+            None,
+        ),
+        (
+            "可以帮我新建一个待办吗：明天上午10点交体检报告",
+            "create_todo",
+            {"title": "交体检报告", "due_at": "明天上午10点"},
+            None,
+        ),
+        (
+            "让体检预约变成已完成状态吧",
+            "set_todo_status",
+            {"todo_title": "体检预约", "status": "done"},
+            None,
+        ),
+        (
+            "预算这个笔记里再加一句：年终奖先存起来",
+            "update_note",
+            {"note_title": "预算", "append": "年终奖先存起来"},
+            None,
+        ),
+        (
+            "周会那条笔记，内容补充一句：下周讨论招聘",
+            "update_note",
+            {"note_title": "周会", "append": "下周讨论招聘"},
+            None,
+        ),
+        (
+            "提交周报被我搞定了，帮我勾掉",
+            "set_todo_status",
+            {"todo_title": "提交周报", "status": "done"},
+            None,
+        ),
+        (
+            "续签合同这件事已经办完了，状态改一下",
+            "set_todo_status",
+            {"todo_title": "续签合同", "status": "done"},
+            None,
+        ),
+        (
+            "要不你帮我在下周一上午9点加个提醒：交季度报表",
+            "create_todo",
+            {"title": "交季度报表", "due_at": "下周一上午9点"},
+            None,
+        ),
+        ("你觉得体检预约该不该标记完成？", None, {}, None),
+        ("怎样才能更好地安排时间？", None, {}, None),
+        (
+            "Would you mind deleting Prepare slides?",
+            "delete_todo",
+            {"todo_title": "Prepare slides"},
+            None,
+        ),
+        (
+            "Is it possible to push Renew passport to next Friday?",
+            "update_todo",
+            {"todo_title": "Renew passport", "due_at": "next Friday"},
+            None,
+        ),
+        (
+            "Have Call mom marked as done, please.",
+            "set_todo_status",
+            {"todo_title": "Call mom", "status": "done"},
+            None,
+        ),
+        (
+            "Clean the garage should go back to open, I missed a corner.",
+            "set_todo_status",
+            {"todo_title": "Clean the garage", "status": "open"},
+            None,
+        ),
+        (
+            "Submit the weekly report: change its title to Send weekly summary",
+            "update_todo",
+            {"todo_title": "Submit the weekly report", "title": "Send weekly summary"},
+            None,
+        ),
+        (
+            "Trip ideas note, retitle it Travel wishlist",
+            "update_note",
+            {"note_title": "Trip ideas", "title": "Travel wishlist"},
+            None,
+        ),
+        (
+            'Can you jot down a note called Gift list with "scarf for Anna"?',
+            "create_note",
+            {"title": "Gift list", "content": "scarf for Anna"},
+            None,
+        ),
+        ("Should I mark Renew passport as done already?", None, {}, None),
+        ("What's the best way to stay on top of my tasks?", None, {}, None),
+        ("how do I delete a todo?", None, {}, None),
+    ],
+)
+def test_eleventh_batch_forms(
+    text: str, tool: str | None, args: dict[str, Any], slot: str | None
+) -> None:
+    intent = interpret(text)
+    assert (intent.tool, intent.args, intent.slot) == (tool, args, slot)

@@ -47,6 +47,7 @@ _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 # "…is already done — no need to mark it again": the state was so before this turn.
 _STATE_WAS_SO = re.compile(
     r"\bno\s+need\s+(?:to|for)\b|(?:不需要|不用|无需|无须|不必|没必要)(?:再|重复|又)"
+    r"|\bbefore\s+you\s+asked\b|\bleft\s+it\s+(?:as\s+is|alone)\b|没有?再改动|没再动"
     # "…is already marked done — you checked it off on Monday": the user did it
     r"|\byou\s+(?:already\s+|just\s+)?(?:checked|ticked|crossed|marked|completed|finished|did"
     r"|deleted|removed|added|created|moved|changed)\b"
@@ -54,7 +55,7 @@ _STATE_WAS_SO = re.compile(
     re.IGNORECASE,
 )
 _ALREADY_STATE = re.compile(
-    r"^(?:is|are|'s|’s)\s+already\b|^已经是",
+    r"^(?:is|are|was|were|'s|’s)\s+already\b|^已经是",
     re.IGNORECASE,
 )
 _BARE_STATUS = re.compile(
@@ -101,7 +102,12 @@ _PLAN_HEADER = re.compile(
     r"|\bhere(?:'?s|\s+is)\s+(?:the|my)\s+plan\b"
     r"|\b(?:proposed|planned|suggested|pending)\s+(?:changes|actions|edits|updates)\b"
     r"|(?:建议|拟|待确认|计划)的?(?:修改|改动|操作|更改)"
-    r"|\bi(?:'m|\s+am)\s+(?:about|going)\s+to\s+(?:do|make)\s+the\s+following\b",
+    r"|\bi(?:'m|\s+am)\s+(?:about|going)\s+to\s+(?:do|make)\s+the\s+following\b"
+    # what follows explains, lists what can be done, or advises: 按钮说明：/ 图标含义：/
+    # 我能做的事情包括：/ 小贴士：/ "Legend:" / "Things I can help with:" / "Pro tip:"
+    r"|按钮说明|图标含义|图例|含义[:：]|小贴士|小技巧|我能(?:做|帮你做)的|我可以帮你(?:做)?的|我能帮你"
+    r"|\blegend\b|\bkey\s*:|\bicons?\s*:|\bpro\s+tip\b|\btips?\s*:|\bhint\s*:"
+    r"|\bthings\s+i\s+can\b|\bi\s+can\s+help\s+with\b|\bhere(?:'?s|\s+is)\s+what\s+i\s+can\b",
     re.IGNORECASE,
 )
 # "| 字段 | 原值 | 新值 |" / "| Field | Before | After |": the rows below report changes.
@@ -117,6 +123,11 @@ _TICK_ARROW = re.compile(
     r"[⬜☐□]\ufe0f?\s*(?:→|->|=>|⇒|➡\ufe0f?|⟶)|(?:status|state|状态)`?\s*(?:→|->|=>|⇒|⟶)"
     r"|(?:截止时间|截止日期|到期时间|到期日|优先级|标题|名称|deadline|due|priority|title)[^→\n]{0,30}?"
     r"(?:→|->|⟶|⇒)|^[^→\n]{1,24}?\s*(?:→|->|⟶|⇒)\s*\S",
+    re.IGNORECASE,
+)
+_USERS_OWN = re.compile(
+    r"你自己|您自己|都是你|由你|\bby\s+you\b|\byou\s+(?:yourself\b|(?:created|made|added|deleted|finished"
+    r"|completed|removed)\s+\d)",
     re.IGNORECASE,
 )
 # "这个月…完成了 13 条，完成率 65%": counts a report gives.
@@ -214,6 +225,9 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
     hypothetical: set[int] = set()
     was_so = {clause.sentence for clause in all_clauses if _STATE_WAS_SO.search(clause.scan)}
     unchanged = {clause.sentence for clause in all_clauses if _NOTHING_CHANGED.search(clause.scan)}
+    if unchanged:  # "Okay, cancelled. Nothing was changed.": the cancel anywhere in the reply
+        unchanged = {clause.sentence for clause in all_clauses}
+    users_own = {clause.sentence for clause in all_clauses if _USERS_OWN.search(clause.scan)}
     to_card = {clause.sentence for clause in all_clauses if _TO_CARD.search(clause.scan)}
     asks_confirm = {clause.sentence for clause in all_clauses if _ASKS_CONFIRM.search(clause.scan)}
     listing = bool(_DONE_LABEL.search(text) and _OPEN_LABEL.search(text))
@@ -295,6 +309,8 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
             if not (clause.sentence in was_so and _ALREADY_STATE.search(claim.phrase))
             # "已取消，这次什么也没改": a cancelled card, nothing written.
             and not (clause.sentence in unchanged and _CANCELLED.search(claim.phrase))
+            # "上周你自己新建了 6 条、删除了 2 条" / "… — all made by you": the user's own
+            and clause.sentence not in users_own
             and not (clause.sentence in to_card and _NOTED.search(claim.phrase))
             and not (proposal and _TICK_ARROW.search(claim.phrase))
             # "完成了 13 条，完成率 65%": counts a report gives

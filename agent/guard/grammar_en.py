@@ -244,6 +244,14 @@ _STATES = [
     ),
     (re.compile(r"\b(?:is|are|'s|’s|'re|’re)\s+(?:now\s+)?live\b"), "create"),
     (
+        # "LightNote has archived every task …": the app as the subject
+        re.compile(
+            rf"\b(?:lightnote|the\s+(?:system|app|assistant))\s+(?:has|have|'s|’s)\s+"
+            rf"(?:{_ADV}\s+)*(?:{_PP})\b"
+        ),
+        None,
+    ),
+    (
         # "'Piano lesson' is off your list for good"
         re.compile(
             r"\b(?:is|are|'s|’s|'re|’re)\s+off\s+(?:your|the)\s+(?:[\w-]+\s+)?(?:list|to-?dos?|tasks)\b"
@@ -464,7 +472,7 @@ _ATTRIBUTIVE = re.compile(
 _GENERIC_SUBJECT = re.compile(
     rf"^[^\w\ue000]*(?:(?:note|tip|fyi|ps|by\s+default)\s*[:,-]?\s*)?"
     rf"(?:(?!{_NOT_GENERIC})[a-z-]+\s+){{0,2}}{_GENERIC_NOUN}"
-    r"(?:\s+(?:that\s+)?you\s+[a-z']+|\s+in\s+(?:the|your)\s+(?:trash|bin|list))?\s*$"
+    r"(?:\s+(?:that\s+)?you\s+[a-z']+|\s+in\s+(?:the\s+|your\s+)?(?:trash|bin|list))?\s*$"
 )
 # "Great — "X" is on your list": an acknowledgement, then the state the request asked for.
 _ACKNOWLEDGED = re.compile(
@@ -519,6 +527,8 @@ def find(clause: Clause) -> list[Claim]:
     )
 
     def add(match: re.Match[str], kind: str | None, start: int | None = None) -> None:
+        if re.search(r"\bstill\b", match.group(0)):
+            return  # "It's still set to April 2": a state that stayed
         begin = match.start() if start is None else start
         if any(begin < end and start_ < match.end() for start_, end in spans):
             return

@@ -22,6 +22,10 @@ _TITLE_PAIRS = {"「", "『", "《"}
 _PAREN_PAIRS = {"（", "("}
 _SENTENCE_END = "。！？!?…\n"
 _CLAUSE_SEP = "，,；;：:—|"
+# A parenthesis that holds a sentence (a subject and a verb), not a label or an aside.
+_SENTENCE_INSIDE = re.compile(
+    r"^\s*(?:I(?:'ve|’ve|\s+have|\s+also|\s+just)|(?:这|那)(?:份|条|个)[^，。]{0,8}我|我(?:也|已|还|顺手))"
+)
 _TICKS = "✅✔☑"
 _WORDS = re.compile(r"[\w\u3400-\u9fff]")
 # … ✔ then a question: "`status` → `done` ✔ 还有别的要收尾吗？"
@@ -181,6 +185,11 @@ def _mask(
             continue
         inner = core[position + 1 : end]
         whole = bare == core[position : end + 1].strip(_EDGE)
+        if char in _PAREN_PAIRS and _SENTENCE_INSIDE.search(inner):
+            # "(I've also saved this as a note called …)": a sentence of its own, read
+            out.append(f" {inner} ")
+            position = end + 1
+            continue
         if char in _PAREN_PAIRS:
             items.extend(_quoted_inside(inner))  # (「买菜」) still names an item
             out.append(" ")

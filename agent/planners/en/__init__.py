@@ -57,6 +57,57 @@ _REASON_TAIL = re.compile(
     r"|still|meeting|not\s+needed|no\s+longer)\b[^,;]*$",
     re.IGNORECASE,
 )
+# "Should I mark X as done already?" / "What's the best way to …?": advice asked for
+_ADVICE = re.compile(
+    r"^(?:should|shall)\s+i\b|^do\s+you\s+think\s+i\b|^is\s+it\s+(?:a\s+good\s+idea|worth)\b"
+    r"|^(?:what'?s|what\s+is)\s+the\s+best\s+way\b|^how\s+(?:do|can|should)\s+i\b|^how\s+to\b"
+    r"|^any\s+tips\b",
+    re.IGNORECASE,
+)
+# "Would you mind deleting X?": the request in the gerund
+_GERUNDS = {
+    "deleting": "delete",
+    "removing": "remove",
+    "renaming": "rename",
+    "moving": "move",
+    "marking": "mark",
+    "adding": "add",
+    "creating": "create",
+    "changing": "change",
+    "pushing": "push",
+    "updating": "update",
+    "bumping": "bump",
+    "setting": "set",
+    "putting": "put",
+    "reopening": "reopen",
+    "completing": "complete",
+    "scheduling": "schedule",
+    "writing": "write",
+    "saving": "save",
+    "ticking": "tick",
+    "checking": "check",
+    "making": "make",
+    "jotting": "jot",
+    "reminding": "remind",
+}
+_MIND_GERUND = re.compile(
+    rf"^(?P<head>.*?\b(?:would|do)\s+(?:you|u)\s+mind\s+)(?P<gerund>{'|'.join(_GERUNDS)})\b",
+    re.IGNORECASE,
+)
+# "Have Call mom marked as done" / "X should be marked as finished" / "X should go back to open"
+_STATE_WISHED = re.compile(
+    r"^(?:have\s+(?P<had>.+?)\s+marked\s+(?:as\s+)?(?P<had_state>done|complete[d]?|finished)"
+    r"|(?P<item>.+?)\s+should\s+(?:be\s+(?:marked\s+)?(?:as\s+)?|go\s+back\s+to\s+|be\s+set\s+(?:back\s+)?to\s+)"
+    r"(?P<state>done|complete[d]?|finished|open|not\s+done))\b",
+    re.IGNORECASE,
+)
+# "Submit the weekly report: change its title to …" / "Trip ideas note, retitle it …"
+_ITEM_THEN_CHANGE = re.compile(
+    r"^(?P<item>.+?)(?P<note>\s+note)?\s*[,:]\s*(?:please\s+)?"
+    r"(?:change\s+its\s+(?P<field>title|name|due\s+date|deadline|priority)\s+to"
+    r"|(?:retitle|rename)\s+it(?:\s+to)?)\s+(?P<value>.+)$",
+    re.IGNORECASE,
+)
 # "email my notes to my boss": an action no tool here performs, whatever it names.
 _ELSEWHERE = re.compile(
     r"^(?:e-?mail|send(?!\s+me\b)|share|forward|export|print|publish|post|upload|text|message"
@@ -190,6 +241,18 @@ def _reframe(text: str) -> str:
     for pattern, word in _TYPOS:
         text = pattern.sub(word, text)
     text = _TAKEN_BACK.sub("", text)
+    wished = _STATE_WISHED.match(text)
+    if wished:
+        item = wished.group("had") or wished.group("item")
+        state = (wished.group("had_state") or wished.group("state")).lower()
+        verb = "reopen" if state in ("open", "not done") else "mark"
+        return f"{verb} {item}" if verb == "reopen" else f"mark {item} as done"
+    changed = _ITEM_THEN_CHANGE.match(text)
+    if changed:
+        field = (changed.group("field") or "title").lower()
+        if changed.group("note"):
+            return f"rename the {changed.group('item')} note to {changed.group('value')}"
+        return f"change the {field} of {changed.group('item')} to {changed.group('value')}"
     reason = _REASON.match(text)
     if reason and text[reason.end() :].strip():
         text = strip_polite(text[reason.end() :])
@@ -213,6 +276,9 @@ def interpret(text: str) -> Intent:
     """Return what one English sentence asks for; reads first, writes only when explicit."""
     if DELETE_ACCOUNT.search(outside_quotes(text)):  # not a todo titled "删除账号"
         return Intent("delete_account", {})
+    mind = _MIND_GERUND.match(text)
+    if mind:  # "Would you mind deleting X?": the request, in the gerund
+        text = mind.group("head") + _GERUNDS[mind.group("gerund").lower()] + text[mind.end() :]
     body = _reframe(strip_polite(text))
     if (
         not body
@@ -220,6 +286,7 @@ def interpret(text: str) -> Intent:
         or _NEGATED.match(body)
         or _CONDITIONAL.match(body)
         or _ELSEWHERE.match(body)
+        or _ADVICE.match(body)
     ):
         return HELP  # "don't delete Pay rent": a request NOT to write is no write
     if SEARCH_HEAD.match(body) and not WRITE_HEAD.match(body):

@@ -146,7 +146,9 @@ def clean_title(text: str) -> str:
 
 _POLITE_HEAD = re.compile(
     r"^(?:(?:hey|hi|hello|ok|okay|so|um|uh|yo)\b[,!\s]*)*"
-    r"(?:(?:do\s+(?:us|me)\s+a\s+favou?r\s+and|could\s+you\s+possibly|would\s+you\s+mind)\s+)?"
+    r"(?:(?:do\s+(?:us|me)\s+a\s+favou?r\s+and|could\s+you\s+possibly|would\s+you\s+mind"
+    r"|is\s+it\s+possible\s+(?:for\s+you\s+)?to|any\s+chance\s+(?:you\s+)?(?:could|can)"
+    r"|(?:would|could)\s+you\s+be\s+able\s+to)\s+)?"
     r"(?:(?:if\s+(?:possible|you\s+can|you\s+could|you\s+don'?t\s+mind)"
     r"|when\s+you\s+(?:get\s+a\s+(?:chance|sec(?:ond)?|minute)|can))\s*,?\s*)?"
     r"(?:(?:please|pls|plz|kindly)\b[,\s]*|(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+)?|"

@@ -292,6 +292,7 @@ def note_fields(body: str) -> Intent:
     # 'jot down a note, title "Book list", content "Dune"': labels after a comma, or before a quote
     body = re.sub(r"^[\s,;:]+", "", body)
     body = re.sub(r"\s+w/\s+", ": ", body, count=1)  # "packing list w/ charger, socks"
+    body = re.sub(r"\s+with\s+(?=[\"“‘])", ": ", body, count=1)  # 'Gift list with "scarf"'
     body = re.sub(r"^(title|content)\s+(?=[\"“‘'「])", r"\1: ", body, flags=re.I)
     body = re.sub(r"([,;]\s*content)\s+(?=[\"“‘'「])", r"\1: ", body, flags=re.I)
     tags = None

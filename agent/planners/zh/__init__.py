@@ -95,6 +95,13 @@ _HELPER_BEFORE_VERB = re.compile(
 _REASON_AFTER = re.compile(
     r"(?:(?<=[\u4e00-\u9fff])[，,]\s*(?:其实|因为|毕竟|反正)|(?<=[吧了])(?:因为|毕竟|反正))[^，,。]*[。！!]?$"
 )
+_TIME_BEFORE_REQUEST = re.compile(
+    r"^在?\s*(?P<time>[^，,：:]{2,16}?)\s*(?P<rest>(?:加|添加|新建|创建|记)(?:个|一个|一条)?(?:提醒|待办|任务).+)$"
+)
+_ITEM_THEN_FIELD = re.compile(
+    r"^(?P<item>[^，,]{2,16}?)(?:那篇|那条|这篇|这条|那个|这个)?[，,]\s*"
+    r"(?P<rest>(?:标题|名字|名称|截止时间|优先级)\s*(?:改叫|改成|改为|换成|改到|调成|设为).+)$"
+)
 _PRIORITY_FIRST = re.compile(
     r"^(?P<priority>(?:最?高|低|普通|紧急|重要)(?:优先级)?的?)[\s，,]+(?P<rest>.{4,})$"
 )
@@ -119,9 +126,10 @@ _THAT_ONE = re.compile(
 )
 # 买菜已经搞定了，标记完成 / 整理书架其实还没弄完，重新打开吧: the item, its state, then the verb.
 _STATE_THEN_DONE = re.compile(
-    r"^(?P<item>[^，,]+?)(?:其实|实际上)?(?:我)?(?:(?:已经|都|也)?(?:搞定了|做完了|完成了|弄完了|办完了|处理完了|好了)"
+    r"^(?P<item>[^，,]+?)(?:这件事|这事)?(?:其实|实际上)?(?:被我|我)?(?:(?:已经|都|也)?(?:搞定了|做完了|完成了|弄完了|办完了|处理完了|好了)"
     r"|(?:已经|都)[\u4e00-\u9fff]{1,2}(?:过)?了)"
-    r"[，,\s]*(?:帮我|请|就|你)?(?:标记(?:为|成)?完成|标(?:为|成)?完成|勾掉|打勾|打个勾|标记一下|勾一下|完成|标一下|标记)$"
+    r"[，,\s]*(?:帮我|请|就|你)?(?:标记(?:为|成)?完成|标(?:为|成)?完成|勾掉|打勾|打个勾|标记一下|勾一下|完成|标一下|标记"
+    r"|状态改一下|状态改|改一下状态|状态改成完成)$"
 )
 _STATE_THEN_OPEN = re.compile(
     r"^(?P<item>[^，,]+?)(?:其实|实际上)?(?:还没有?|没有?|并没有?)(?:弄|做|办|搞)?(?:完|好)(?:成)?[，,\s]*"
@@ -152,6 +160,14 @@ def _reframe(body: str) -> str:
     first = _PRIORITY_FIRST.match(body)
     if first:
         body = f"{strip_polite(first.group('rest'))}，{first.group('priority')}"
+    # 在下周一上午9点加个提醒：交季度报表: the time said before the request goes with it
+    timed = _TIME_BEFORE_REQUEST.match(body)
+    if timed and is_time(timed.group("time")):
+        body = f"{timed.group('rest')}，{timed.group('time')}"
+    # 读书笔记那篇，标题改叫读书摘录: the item, then its field
+    named = _ITEM_THEN_FIELD.match(body)
+    if named and item_name(named.group("item")):
+        body = f"{named.group('item')}的{named.group('rest')}"
     # 交房租那个改成… / 准备周会材料那个我做完了: "that … one" after the item's name
     topic = _TOPIC_THAT.match(body)
     if topic and item_name(topic.group("item")):
@@ -185,6 +201,11 @@ _NEGATED = re.compile(
 )
 # 如果明天下雨，就把体检预约删掉: a write on a condition the planner cannot check is no write.
 _CONDITIONAL = re.compile(r"^(?:如果|要是|假如|万一|若是|倘若|一旦)")
+# 你觉得体检预约该不该标记完成？/ 怎样才能更好地安排时间？: advice asked for, no write
+_ADVICE = re.compile(
+    r"你觉得|你说我|我是不是(?:该|应该)|该不该|应不应该|要不要.{0,20}(?:你觉得|好)|怎样才能|怎么才能|如何才能"
+    r"|有什么(?:办法|技巧|建议)"
+)
 _REMARK = re.compile(
     r"(?:心情|天气)|(?:不错|很好|挺好|真好|还行|好累|很累|真累|开心|高兴|难过|郁闷|无聊|好热|好冷|好困)[啊呀呢哦]?$"
 )
@@ -200,7 +221,13 @@ def interpret(text: str) -> Intent:
     if DELETE_ACCOUNT.search(outside_quotes(text)):  # not a todo titled "删除账号"
         return Intent("delete_account", {})
     body = _reframe(re.sub(r"^(?:然后|就是)+(?:那个)?(?=..)", "", strip_polite(text)))
-    if not body or _GREETING.fullmatch(body) or _NEGATED.match(body) or _CONDITIONAL.match(body):
+    if (
+        not body
+        or _GREETING.fullmatch(body)
+        or _NEGATED.match(body)
+        or _CONDITIONAL.match(body)
+        or _ADVICE.search(body)
+    ):
         return HELP  # "不要删除买菜", "不用提醒我开会": a request NOT to write is no write
     if READ_HEAD.match(body) or READ_TAIL.search(body) or READ_IN.match(body):
         return read_intent(body)

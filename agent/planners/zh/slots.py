@@ -132,7 +132,8 @@ def clean_title(text: str) -> str:
 
 _POLITE_HEAD = re.compile(
     r"^(?:(?:你好|您好|嗨|哈喽|hi|hello|hey)[呀啊哈]?[，,！!\s]*)?(?:(?:嗯|哦|噢|好的|那|那个|就是)[，,\s]+|那个?(?=帮|请|麻烦|给我))?"
-    r"(?:(?:请你?|请您|麻烦(?:你|您)?|劳驾|拜托(?:你)?|能不能|能否|可不可以|可以|你能|您能|能|你可以|"
+    r"(?:(?:请你?|请您|麻烦(?:你|您)?|劳驾|拜托(?:你)?|要不(?!要)(?:然)?(?:你)?|是否可以|你能不能|能不能|能否|可不可以"
+    r"|可以|你能|您能|能|你可以|"
     r"帮忙|帮个忙|帮我|帮|给我|替我|为我|我想要?|我要|我得|我需要|俺想要?|俺要|俺得|想|要)\s*)+"
 )
 _POLITE_TAIL = re.compile(
@@ -156,7 +157,7 @@ def strip_polite(text: str) -> str:
     # "创建个待办吧：整理桌面": a particle before a colon or comma closes a phrase only.
     body = re.sub(r"(?:吧|呢|啊|呀|哈)\s*(?=[：:，,])", "", body)
     # "能帮我新建一个待办吗，明天交房租": the question particle closes the polite part only.
-    body = re.sub(r"(?:好吗|好不好|可以吗|行吗|吗|么)\s*[，,]\s*", "：", body, count=1)
+    body = re.sub(r"(?:好吗|好不好|可以吗|行吗|吗|么)\s*[，,？?：:]\s*(?=\S)", "：", body, count=1)
     stripped = _POLITE_HEAD.sub("", body)
     # "要" / "想" alone only open a request: keep them when nothing else remains.
     return stripped.strip() or body.strip()

@@ -112,7 +112,7 @@ _STATUS_VERB = (
 )
 _STATUS = [
     _zh(
-        rf"^(?:把|将)?\s*(?:这个|这条)?\s*(?:{_TODO})?\s*(?!笔记){_TITLE}\s*(?:{_STATUS_VERB})\s*"
+        rf"^(?:把|将|让)?\s*(?:这个|这条)?\s*(?:{_TODO})?\s*(?!笔记){_TITLE}\s*(?:{_STATUS_VERB})\s*"
         rf"(?:已经?|为)?\s*(?P<state>{_OPEN_STATE}|{_DONE_STATE})(?:状态)?\s*了?{_END}"
     ),
     _zh(
@@ -173,7 +173,7 @@ _APPEND_VERB = (
 _UPDATE_VERB = (
     r"改到|改成|改为|修改为|修改成|更新为|更新成|调整到|调整为|调到|调成|推迟到|推到|延后到|延期到|延迟到|"
     r"提前到|挪到|移到|改在|换到|换成|设为|设置为|设置成|设成|定为|定在|重命名为|改名为|改名叫|命名为|"
-    r"替换为|替换成|变成"
+    r"替换为|替换成|变成|改叫"
 )
 # 准备周会材料改到明天上午九点 / 续签合同改成普通优先级: the item first, no 把 (only when
 # it reads as a name and the value is not a report: 改成了周五)
@@ -216,6 +216,11 @@ _UPDATE = [
 # Asked without a value: 把周报的优先级改一下 / 修改待办X
 # 笔记「周会」里加一句：下周改到周二 / 在「预算」笔记里补充：… : a line added at the end.
 _APPEND_NOTE = [
+    # 预算这个笔记里再加一句：… / 周会那条笔记，内容补充一句：… (not 在…笔记里: the forms below)
+    _zh(
+        rf"^(?![在往给]){_TITLE}\s*(?:这个|这篇|那篇|那个|那条|这条)?\s*{_NOTE}\s*(?:里面|里|中|上)?\s*[，,]?\s*"
+        rf"(?:内容)?\s*(?:再|也)?{_APPEND_VERB}\s*(?P<append>.+?)" + _END
+    ),
     _zh(
         rf"^(?:在|往|给)?\s*(?:我的)?\s*{_NOTE}\s*(?![里中上])(?!{_APPEND_VERB}){_TITLE}\s*(?:里面|里|中|上)?\s*{_APPEND_VERB}"
         r"\s*(?P<append>.+?)" + _END
