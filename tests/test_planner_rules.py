@@ -1472,3 +1472,8 @@ def test_eleventh_batch_forms(
 ) -> None:
     intent = interpret(text)
     assert (intent.tool, intent.args, intent.slot) == (tool, args, slot)
+
+
+def test_should_be_done_by_a_day_is_a_deadline_not_a_status_change() -> None:
+    assert interpret("Call mom should be done by Friday").tool != "set_todo_status"
+    assert interpret("Call mom should be marked as done").tool == "set_todo_status"

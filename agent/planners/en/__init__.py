@@ -98,7 +98,8 @@ _MIND_GERUND = re.compile(
 _STATE_WISHED = re.compile(
     r"^(?:have\s+(?P<had>.+?)\s+marked\s+(?:as\s+)?(?P<had_state>done|complete[d]?|finished)"
     r"|(?P<item>.+?)\s+should\s+(?:be\s+(?:marked\s+)?(?:as\s+)?|go\s+back\s+to\s+|be\s+set\s+(?:back\s+)?to\s+)"
-    r"(?P<state>done|complete[d]?|finished|open|not\s+done))\b",
+    # (not "Call mom should be done by Friday": a deadline)
+    r"(?P<state>done|complete[d]?|finished|open|not\s+done))\b(?=\s*(?:[,.!;]|please\b|now\b|$))",
     re.IGNORECASE,
 )
 # "Submit the weekly report: change its title to …" / "Trip ideas note, retitle it …"
