@@ -693,6 +693,8 @@ def test_eleventh_batch_non_claims(reply: str) -> None:
         "Okay, cancelled. Nothing was changed.",
         "That one was already marked done before you asked, so I left it as is.",
         "Items in Trash are permanently deleted after 30 days.",
+        # a parenthesis read as a sentence masks its titles like any other
+        '(I also found a note called "Deleted items".)',
     ],
 )
 def test_twelfth_batch_non_claims(reply: str) -> None:

@@ -186,8 +186,12 @@ def _mask(
         inner = core[position + 1 : end]
         whole = bare == core[position : end + 1].strip(_EDGE)
         if char in _PAREN_PAIRS and _SENTENCE_INSIDE.search(inner):
-            # "(I've also saved this as a note called …)": a sentence of its own, read
-            out.append(f" {inner} ")
+            # "(I've also saved this as a note called …)": a sentence of its own, read (its
+            # quoted titles masked as anywhere else)
+            inner_scan, inner_items, inner_masked = _mask(inner, titles=titles)
+            out.append(f" {inner_scan} ")
+            items.extend(inner_items)
+            masked.extend(inner_masked)
             position = end + 1
             continue
         if char in _PAREN_PAIRS:
