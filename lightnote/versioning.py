@@ -109,6 +109,18 @@ def release_idempotency_key(
     return bool(released)
 
 
+def titled(model: type[M], *, owner: Any, title: str, limit: int = 10) -> list[M]:
+    """Return the owner's live objects titled exactly ``title`` (after trimming), or when none
+    is, those whose title differs from it in letter case only ("submit the weekly report").
+
+    Compared in Python after one case-insensitive query, so both databases agree (MariaDB's
+    collation ignores case, SQLite's does not).
+    """
+    title = title.strip()
+    alike = list(model._default_manager.filter(owner=owner, title__iexact=title)[:limit])
+    return [obj for obj in alike if getattr(obj, "title", None) == title] or alike
+
+
 def trashed(model: type[M], *, owner: Any) -> QuerySet[M]:
     """Return the owner's trashed objects, most recently deleted first."""
     return model._base_manager.filter(owner=owner, deleted_at__isnull=False).order_by(

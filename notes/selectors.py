@@ -7,7 +7,7 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
-from lightnote.versioning import owned_get, trashed
+from lightnote.versioning import owned_get, titled, trashed
 from notes.models import Note
 
 
@@ -29,15 +29,9 @@ def note_get(*, owner: Any, note_id: uuid.UUID | str) -> Note:
 
 
 def note_find_by_title(*, owner: Any, title: str) -> list[Note]:
-    """Return the owner's notes whose title is exactly ``title`` (after trimming), or when none
-    is, those whose title differs from it in letter case only ("submit the weekly report").
-
-    Compared in Python after a case-insensitive query, so both databases agree (MariaDB's
-    collation ignores case, SQLite's does not).
-    """
-    title = title.strip()
-    alike = list(Note.objects.filter(owner=owner, title__iexact=title)[:10])
-    return [item for item in alike if item.title == title] or alike
+    """Return the owner's notes titled ``title``, or differing from it in letter case only
+    (``lightnote.versioning.titled``)."""
+    return titled(Note, owner=owner, title=title)
 
 
 def note_find_by_idempotency_key(*, owner: Any, key: str) -> Note | None:

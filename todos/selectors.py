@@ -8,7 +8,7 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
-from lightnote.versioning import owned_get, trashed, trashed_get
+from lightnote.versioning import owned_get, titled, trashed, trashed_get
 from todos.models import Todo
 
 
@@ -36,15 +36,9 @@ def todo_get(*, owner: Any, todo_id: uuid.UUID | str) -> Todo:
 
 
 def todo_find_by_title(*, owner: Any, title: str) -> list[Todo]:
-    """Return the owner's todos whose title is exactly ``title`` (after trimming), or when none
-    is, those whose title differs from it in letter case only ("submit the weekly report").
-
-    Compared in Python after a case-insensitive query, so both databases agree (MariaDB's
-    collation ignores case, SQLite's does not).
-    """
-    title = title.strip()
-    alike = list(Todo.objects.filter(owner=owner, title__iexact=title)[:10])
-    return [item for item in alike if item.title == title] or alike
+    """Return the owner's todos titled ``title``, or differing from it in letter case only
+    (``lightnote.versioning.titled``)."""
+    return titled(Todo, owner=owner, title=title)
 
 
 def todo_find_by_idempotency_key(*, owner: Any, key: str) -> Todo | None:
