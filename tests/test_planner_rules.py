@@ -1477,3 +1477,100 @@ def test_eleventh_batch_forms(
 def test_should_be_done_by_a_day_is_a_deadline_not_a_status_change() -> None:
     assert interpret("Call mom should be done by Friday").tool != "set_todo_status"
     assert interpret("Call mom should be marked as done").tool == "set_todo_status"
+
+
+@pytest.mark.parametrize(
+    ("text", "tool", "args", "slot"),
+    [
+        # the short part of the day stays with its clock time, out of the title
+        ("提醒我周四晚8点开会", "create_todo", {"title": "开会", "due_at": "周四晚8点"}, None),
+        ("下周二早9点面试", "create_todo", {"title": "面试", "due_at": "下周二早9点"}, "intent"),
+        (
+            "12月10号晚7点同学聚会",
+            "create_todo",
+            {"title": "同学聚会", "due_at": "12月10号晚7点"},
+            "intent",
+        ),
+        ("后天晚八点看球赛", "create_todo", {"title": "看球赛", "due_at": "后天晚八点"}, "intent"),
+        # a span to do it within
+        (
+            "两天之内回复张总邮件",
+            "create_todo",
+            {"title": "回复张总邮件", "due_at": "两天之内"},
+            "intent",
+        ),
+        ("提醒我3天内交材料", "create_todo", {"title": "交材料", "due_at": "3天内"}, None),
+        (
+            "call the bank within 2 days",
+            "create_todo",
+            {"title": "Call the bank", "due_at": "within 2 days"},
+            "intent",
+        ),
+        ("已经丢进回收站了，30 天内可以找回。", None, {}, None),
+        ("It's in the trash now; you can get it back within 30 days.", None, {}, None),
+        # a task to finish by a time is a new todo (asked), not a status change
+        ("完成报告 周五前", "create_todo", {"title": "完成报告", "due_at": "周五"}, "intent"),
+        ("周五前完成报告", "create_todo", {"title": "完成报告", "due_at": "周五"}, "intent"),
+        ("把报告周五前完成", "create_todo", {"title": "完成报告", "due_at": "周五"}, "intent"),
+        (
+            "将PPT明天中午12点前做完",
+            "create_todo",
+            {"title": "做完PPT", "due_at": "明天中午12点"},
+            "intent",
+        ),
+        (
+            "finish the slides by Friday 5pm",
+            "create_todo",
+            {"title": "Finish the slides", "due_at": "Friday 5pm"},
+            "intent",
+        ),
+        (
+            "complete the tax form by Dec 15",
+            "create_todo",
+            {"title": "Complete the tax form", "due_at": "Dec 15"},
+            "intent",
+        ),
+        ("finish by Friday", None, {}, None),
+        ("你的「取快递」今天到期，还没完成哦。", None, {}, None),
+        ("恭喜！「跑步」这项今天打卡完成啦。", None, {}, None),
+        # when a reported completion happened is no part of the item's title
+        ("周报昨天做完了", "set_todo_status", {"todo_title": "周报", "status": "done"}, None),
+        ("我昨天完成了周报", "set_todo_status", {"todo_title": "周报", "status": "done"}, None),
+        (
+            "周报今天上午已经完成了",
+            "set_todo_status",
+            {"todo_title": "周报", "status": "done"},
+            None,
+        ),
+        (
+            "I finished the report yesterday",
+            "set_todo_status",
+            {"todo_title": "report", "status": "done"},
+            None,
+        ),
+        (
+            "I've completed Call mom just now",
+            "set_todo_status",
+            {"todo_title": "Call mom", "status": "done"},
+            None,
+        ),
+        (
+            "I finished the report on Monday",
+            "set_todo_status",
+            {"todo_title": "report", "status": "done"},
+            None,
+        ),
+        ("finish the slides", "set_todo_status", {"todo_title": "slides", "status": "done"}, None),
+        (
+            'complete "Report by Friday"',
+            "set_todo_status",
+            {"todo_title": "Report by Friday", "status": "done"},
+            None,
+        ),
+    ],
+)
+def test_times_inside_requests(
+    text: str, tool: str | None, args: dict[str, Any], slot: str | None
+) -> None:
+    intent = interpret(text)
+    assert (intent.tool, intent.args, intent.slot) == (tool, args, slot)

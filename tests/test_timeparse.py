@@ -677,3 +677,38 @@ def test_a_month_offset_onto_a_missing_day_is_refused() -> None:
     january_31 = datetime(2027, 1, 31, 9, 0, tzinfo=SHANGHAI)
     assert outcome("in 1 month", now=january_31) == "TODO_DUE_AT_INVALID"  # 31 February
     assert outcome("in 2 months", now=january_31) == "2027-03-31T23:59:00+08:00"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the short part of the day before its clock time
+        ("周三晚8点", None),  # today is a Wednesday: today or next week? (the weekday rule)
+        ("周四晚8点", "2026-12-03T20:00:00+08:00"),
+        ("下周二早9点", "2026-12-08T09:00:00+08:00"),
+        ("后天晚八点", "2026-12-04T20:00:00+08:00"),
+        ("12月10号晚7点半", "2026-12-10T19:30:00+08:00"),
+        ("明天早7:30", "2026-12-03T07:30:00+08:00"),
+        ("晚8点", "2026-12-02T20:00:00+08:00"),
+        ("夜11点", "2026-12-02T23:00:00+08:00"),
+        ("周五晚", None),  # as vague as 周五晚上
+        ("早8pm", None),  # the part and the hour disagree
+        # a span to do it within: due at its end
+        ("3天内", "2026-12-05T23:59:00+08:00"),
+        ("三天之内", "2026-12-05T23:59:00+08:00"),
+        ("一周以内", "2026-12-09T23:59:00+08:00"),
+        ("两小时内", "2026-12-02T16:00:00+08:00"),
+        ("within 2 days", "2026-12-04T23:59:00+08:00"),
+        ("within a week", "2026-12-09T23:59:00+08:00"),
+        ("within the next 3 days", "2026-12-05T23:59:00+08:00"),
+        ("within 24 hours", "2026-12-03T14:00:00+08:00"),
+        ("within", None),
+        ("within a few days", None),
+    ],
+)
+def test_short_parts_of_the_day_and_spans_to_do_it_within(text: str, expected: str | None) -> None:
+    if expected is None:
+        with pytest.raises(TimeParseError):
+            parse_time(text, now=NOW, zone=SHANGHAI)
+    else:
+        assert parse_time(text, now=NOW, zone=SHANGHAI).isoformat() == expected

@@ -142,7 +142,7 @@ _TOKENS: list[tuple[str, re.Pattern[str]]] = [
         ),
         (
             "offset_en",
-            rf"(?:in\s+(?:about\s+)?{_NUMBER}\s*(?P<unit>minute|min|hour|hr|h"
+            rf"(?:(?:in|within(?:\s+the\s+next)?)\s+(?:about\s+)?{_NUMBER}\s*(?P<unit>minute|min|hour|hr|h"
             r"|day|week|wk|fortnight|month|year|yr)s?"
             + _END
             + rf"|(?P<count2>{_NUMBER_PATTERN})\s*(?P<unit2>minute|min|hour|hr|day"
@@ -158,7 +158,7 @@ _TOKENS: list[tuple[str, re.Pattern[str]]] = [
         (
             "offset_zh",
             r"(?P<count>\d+(?:\.\d+)?|半)(?:个)?(?P<half>半)?(?P<unit>分钟|小时|钟头|天|日"
-            r"|周|星期|礼拜|个月|年)(?P<direction>以后|之后|过后|后|以前|之前|前)",
+            r"|周|星期|礼拜|个月|年)(?P<direction>以后|之后|过后|后|以前|之前|前|以内|之内|内)",
         ),
         (
             "nth_weekday_en",  # the first monday of march, last friday of this month

@@ -173,6 +173,10 @@ PARTS_ZH = {
     "晚间": "evening",
     "夜里": "evening",
     "夜间": "evening",
+    # the short forms, as in 周三晚8点, 早7点半 (alone they are as vague as 晚上)
+    "晚": "evening",
+    "夜": "evening",
+    "早": "morning",
 }
 DAY_WORDS = {
     "大后天": 3,

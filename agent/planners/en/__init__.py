@@ -198,11 +198,20 @@ _DUE_THEN_UPDATE = re.compile(
     re.IGNORECASE,
 )
 _ITEM_IN_HEAD = re.compile(
-    r"^(?:i\s+(?:don'?t|do\s+not)\s+need\s+(?P<needless>.+?)\s+any\s*(?:more|longer)"
+    r"^(?:actually|so|well|oh|hmm|wait)?[\s,]*"
+    r"(?:i\s+(?:don'?t|do\s+not)\s+need\s+(?P<needless>.+?)\s+any\s*(?:more|longer)"
     r"|i(?:'ve|\s+have)?\s+(?:just\s+|already\s+)?(?:finished|completed|done|did)\s+(?P<finished>.+?)"
     r"|(?P<subject>.+?)\s+(?:isn'?t|is\s+not|wasn'?t|was\s+not|is|was)\s+"
     r"(?:actually\s+|really\s+|already\s+|not\s+)?(?:done|finished|complete[d]?|needed|necessary"
-    r"|over|cancelled|canceled|off))\s*$",
+    r"|over|cancelled|canceled|off)(?:\s+yet)?)\s*$",
+    re.IGNORECASE,
+)
+
+
+# A time gone by, or a sentence reporting what happened or was done to something: no todo.
+_PAST_TIME = re.compile(r"\b(?:yesterday|last|ago|earlier|previous)\b", re.IGNORECASE)
+_REPORTED = re.compile(
+    r"\b(?:was|were|had|has\s+been|have\s+been|had\s+been|'s\s+been|got\s+\w+ed|since)\b",
     re.IGNORECASE,
 )
 
@@ -306,6 +315,10 @@ def interpret(text: str) -> Intent:
     # "jot down: call mom sunday": the capture words are not part of the title
     rest, due = take_en_time(_CAPTURE_HEAD.sub("", body))
     title = clean_title(rest)
+    if due and re.match(r"within\b", due, re.I) and re.search(r"[,;.!?]", title):
+        return HELP  # "you can get it back within 30 days": a statement about a span
+    if due and (_PAST_TIME.search(due) or _REPORTED.search(title)):
+        return HELP  # "I had a three-hour meeting yesterday afternoon": what happened
     if due and title and not WRITE_WORDS.search(title) and len(title.split()) <= 12:
         return ask("create_todo", SLOT_INTENT, title=title, due_at=due)
     need = re.match(

@@ -29,16 +29,18 @@ _MONTH = (
 _COUNT = r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve|half\s+an?)"
 _DAY_PIECES = [
     ISO,
-    rf"in\s+{_COUNT}\s+(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?)\b",
+    rf"(?:in|within(?:\s+the\s+next)?)\s+{_COUNT}\s+(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?)\b",
     rf"{_COUNT}\s+(?:days?|weeks?|months?)\s+from\s+(?:today|now|tomorrow)\b",
-    r"in\s+a\s+(?:week|fortnight|month)\b",
+    r"(?:in|within)\s+a\s+(?:week|fortnight|month)\b",
     # the 20th (of the month): "on the 20th at 9am"
     r"(?:on\s+)?the\s+\d{1,2}(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?[a-z]*\s*(?:time|floor|century))",
     r"in\s+half\s+an\s+hour\b",
     r"the\s+day\s+after\s+tomorrow\b",
     r"(?:tomorrow|tmrw|tmr|today|tonight|yesterday)(?:\s+(?:morning|afternoon|evening|night))?\b",
     r"this\s+(?:morning|afternoon|evening|weekend|week)\b",
-    rf"(?:(?:next|this|coming)\s+)?{_WEEKDAY}\b(?:\s+(?:morning|afternoon|evening|night))?",
+    # "monday after next", "the week after next": the time parser refuses, the tool asks
+    rf"(?:the\s+)?(?:{_WEEKDAY}|week)\s+after\s+next\b",
+    rf"(?:(?:next|this|coming|last)\s+)?{_WEEKDAY}\b(?:\s+(?:morning|afternoon|evening|night))?",
     r"next\s+(?:week|month|weekend)\b",
     r"(?:the\s+)?end\s+of\s+(?:the\s+)?(?:day|week|month)\b|eod\b|eow\b",
     rf"{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b(?:,?\s*\d{{4}}\b)?",
@@ -46,8 +48,19 @@ _DAY_PIECES = [
     r"(?<![\d/])\d{1,2}/\d{1,2}(?:/\d{2,4})?(?![\d/])",
     rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b",
 ]
+_HOUR_WORD = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 _CLOCK_PIECES = [
+    # 7ish, 9pm-ish: vague, the tool asks (never a title ending in "ish")
+    r"\d{1,2}(?::\d{2})?\s*(?:am|pm)?-?ish\b",
     r"\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)(?![a-z])",
+    rf"{_HOUR_WORD}\s*(?:o'?clock\s*)?(?:am|pm|a\.m\.|p\.m\.)(?![a-z])",
+    # half past seven, a quarter to 8, at twenty after 3pm (a number of minutes only after
+    # "at": "read chapter ten to twelve" is no clock time)
+    r"(?:at\s+)?(?:(?:a\s+)?quarter|half"
+    r"|at\s+(?:\d{1,2}|five|ten|twenty(?:[- ]five)?)(?:\s+minutes?)?)"
+    rf"\s+(?:past|after|to)\s+(?:\d{{1,2}}|{_HOUR_WORD}|noon|midnight)\b"
+    r"(?:\s*(?:am|pm|a\.m\.|p\.m\.)(?![a-z]))?",
+    rf"at\s+{_HOUR_WORD}(?:\s+o'?clock)?\b",
     r"\d{1,2}:\d{2}\b",
     r"(?:noon|midnight|midday)\b",
     r"\d{1,2}\s*o'?clock\b",
@@ -55,6 +68,8 @@ _CLOCK_PIECES = [
     r"(?!\s*(?:am|pm|a\.m\.|p\.m\.|o'?clock|%|percent|people|items|minutes|hours))",
     r"(?:in\s+the\s+)?(?:morning|afternoon|evening)\b",
     r"(?:soon|asap)\b",
+    # a moment set by something else: vague, the tool asks which time
+    r"(?:after|before)\s+(?:work|school|lunch|dinner|breakfast|bed|bedtime)\b",
     # vague: the tool asks which time ("remind me later")
     r"later(?:\s+(?:today|on|this\s+week))?\b|sometime\b|some\s+time\b|in\s+a\s+(?:bit|while)\b"
     r"|eventually\b|one\s+day\b",

@@ -20,6 +20,7 @@ from agent.planners.lexicon import (
     QUOTED,
     SLOT_CHANGE,
     SLOT_DUE,
+    SLOT_INTENT,
     SLOT_TARGET,
     SLOT_TITLE,
     STRIP,
@@ -253,7 +254,8 @@ _CREATE_TODO = [
     # "add buy eggs", 'add "Book flights" with high priority': add with nothing else to add to
     _en(
         r"^add\s+(?!(?:a|an|the|some)\s+(?:notes?|description|tags?|lines?|comments?)\b)"
-        r"(?P<body>(?:(?!\b(?:to|into|in|on|onto)\s+(?:my|the|your|this|that)\b).)+?)\s*[.!]?\s*$"
+        r"(?P<body>(?:(?!\b(?:to|into|in|on|onto)\s+(?:my|the|your|this|that)\b"
+        r"(?!\s+(?:morning|afternoon|evening)\b)).)+?)\s*[.!]?\s*$"
     ),
 ]
 _ASK_TODO = _en(rf"^(?:create|add|make|new)\s+(?:a\s+|an\s+)?(?:new\s+)?{_TODO}\s*[.!?]?\s*$")
@@ -375,6 +377,30 @@ def _target(raw: str) -> str:
     return unquote(raw if quoted else _REASON_AFTER.sub("", raw))
 
 
+# When a reported state came about, after the item: "I finished the report yesterday".
+_WHEN_DONE = re.compile(
+    r"\s+(?:just\s+now|earlier(?:\s+today)?|yesterday|today|last\s+night|this\s+(?:morning|afternoon)"
+    r"|an\s+hour\s+ago|on\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))"
+    r"\s*$",
+    re.IGNORECASE,
+)
+
+
+def _finish_by(match: re.Match[str]) -> Intent | None:
+    """ "finish the slides by Friday 5pm": a todo to finish by then (asked, titled with its
+    verb), not a status change; None when the form names no time to do it by."""
+    state = match.group("state").lower()
+    if state not in ("complete", "finish") or re.match(rf"\s*{QUOTED}", match.group("title")):
+        return None
+    due = take_en_time(match.group("title"))[1]
+    rest = take_en_time(match.string)[0]
+    if due is None:
+        return None
+    if not clean_title(_target(match.group("title")).replace(due, "")):
+        return HELP  # "finish by Friday": which item is not said
+    return ask("create_todo", SLOT_INTENT, title=clean_title(rest), due_at=due)
+
+
 def write_intent(text: str) -> Intent | None:
     match = _DELETE.match(text)
     if match:
@@ -406,8 +432,12 @@ def write_intent(text: str) -> Intent | None:
             return Intent("update_note", args)
     for pattern in _STATUS:
         match = pattern.match(text)
+        finish_by = _finish_by(match) if match else None
+        if finish_by is not None:
+            return finish_by
         if match and _target(match.group("title")):
             title = _target(re.sub(r"\s+(?:todo|task|item)$", "", match.group("title"), flags=re.I))
+            title = _WHEN_DONE.sub("", title) or title  # "I finished the report yesterday"
             if re.match(r"^(?:all|every|everything)\b", title, re.I):
                 return HELP
             state = match.group("state").lower()

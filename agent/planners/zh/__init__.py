@@ -196,6 +196,15 @@ def _reframe(body: str) -> str:
     return body
 
 
+_FINISH_HEAD = re.compile(r"^(?:完成|做完|写完|弄完|搞定)(?=..)")
+# A span to do it within (3天内) and a title of several clauses: a statement about a span.
+_WITHIN = re.compile(r"内$")
+_CLAUSES = re.compile(r"[，,；;。！!？?]")
+# A time gone by, or an event reported over (取消了): no todo.
+_PAST_TIME = re.compile(
+    r"昨|前天|上个?(?:周|星期|礼拜|月)|去年|前年|\d+\s*(?:天|小时|分钟|个月|年)前"
+)
+_REPORTED = re.compile(r"(?:取消|推迟|延期|改期|结束|开完|做完|办完)了|已经.*了")
 _NEGATED = re.compile(
     r"^(?:不要|不用|别|先别|先不要|不必|无需|不需要|千万别|没必要|暂时不要|暂时别|不想)"
 )
@@ -254,7 +263,13 @@ def interpret(text: str) -> Intent:
     title = clean_title(rest)
     if _REMARK.search(title):
         return HELP  # 今天心情不错: a remark about the day, not something to do
-    if due and title and not question and not WRITE_WORDS.search(title):
+    if due and (_PAST_TIME.search(due) or _REPORTED.search(title)):
+        return HELP  # 昨天下午开会开了三个小时, 我周五下午三点的会取消了: what happened
+    clauses = _CLAUSES.search(body.rstrip("。.！! "))
+    if due and clauses and (_WITHIN.search(due) or _FINISH_HEAD.match(title)):
+        return HELP  # 已经丢进回收站了，30 天内可以找回: a statement, not a task
+    # 周五前完成报告: a task whose title starts with the verb of finishing it
+    if due and title and not question and not WRITE_WORDS.search(_FINISH_HEAD.sub("", title)):
         # 下周一上午开会: probably a todo, but nothing asked for one: ask, never guess.
         extra = {"priority": priority} if priority else {}
         return ask("create_todo", SLOT_INTENT, title=title, due_at=due, **extra)

@@ -24,7 +24,7 @@ _DAY_PIECES = [
     _ISO,
     # relative: 两小时后, 半小时后, 3天后, 一个半小时之后
     rf"(?:{_NUMBER}\s*个?\s*半?\s*(?:小时|钟头|分钟|天|周|星期|礼拜|月)"
-    rf"|半\s*个?\s*(?:小时|钟头|天|月))\s*(?:后|之后|以后)",
+    rf"|半\s*个?\s*(?:小时|钟头|天|月))\s*(?:后|之后|以后|之内|以内|内)",
     r"大后天|后天|明天|明日|今天|今日|昨天|前天|今晚|明晚|昨晚|今早|明早|今夜|明夜",
     rf"(?:下下|下|上|本|这)?个?(?:周|星期|礼拜){_WEEKDAY}",
     # 2099年1月1日, 12月25日 (an explicit year stays with its date: the tool judges it)
@@ -35,6 +35,8 @@ _DAY_PIECES = [
 ]
 _CLOCK_PIECES = [
     r"凌晨|清晨|早上|早晨|上午|中午|正午|午后|下午|傍晚|晚上|夜里|夜间|半夜|晚间",
+    # 晚8点, 早7:30: the short part of the day, only right before its clock time
+    rf"[晚早夜](?=\s*(?:{_NUMBER})\s*[点點]|\s*\d{{1,2}}\s*[:：]\s*\d{{2}})",
     r"\d{1,2}\s*[:：]\s*\d{2}",
     # 9 点, 八点半, 9点15分 — not 快一点 ("a bit faster") nor 点心/点名
     rf"(?:(?<![快早慢多少好有差些])(?=一)|(?!一))(?:{_NUMBER})\s*[点點](?![心子名赞评击菜])"
@@ -42,6 +44,8 @@ _CLOCK_PIECES = [
     r"以后|稍后",
     # vague: the tool asks which time (晚点提醒我回复邮件)
     r"晚点|晚些(?:时候)?|待会儿?|等会儿?|一会儿|回头|改天|过几天|过两天|有空(?:的时候|时)",
+    # a moment set by something else (下班前, 睡前, 午饭后): vague too
+    r"(?:下班|上班|放学|睡觉|睡|午饭|晚饭|早饭|吃饭|饭)(?:之前|以前|之后|以后|前|后)",
 ]
 _PIECE = "|".join(_DAY_PIECES + _CLOCK_PIECES)
 TIME = re.compile(rf"(?:{_PIECE})(?:\s*(?:{_PIECE}))*")

@@ -17,6 +17,7 @@ from agent.planners.lexicon import (
     HELP,
     QUOTED,
     SLOT_DUE,
+    SLOT_INTENT,
     SLOT_TARGET,
     SLOT_TITLE,
     STRIP,
@@ -106,6 +107,8 @@ _DELETE_ITEM_FIRST = _DELETE[-1]
 _REFUSED = re.compile(r"(?:不要|不用|不必|别|先别|不|没|不能)$")
 
 
+# When a reported state came about: 周报昨天做完了, 我刚刚完成了周报 (not part of the title).
+_WHEN_DONE = r"昨天|今天|前天|昨晚|今早|刚刚|刚才|早就|早上|上午|中午|下午|晚上|\s"
 _STATUS_VERB = (
     r"标记为|标记成|标成|标为|标记|设为|设置为|设置成|设成|改为|改成|置为|变成|改回成?|更新为|更新成"
     r"|恢复成|恢复为|设回|变回"
@@ -127,7 +130,9 @@ _STATUS = [
         rf"^(?:{_TODO})?\s*{_TITLE}\s*(?:{_TODO})?\s*(?:我)?(?:已经|已)?"
         rf"(?P<state>完成了|做完了|搞定了|弄完了|办完了|处理完了|完成|做完|搞定)(?:啦|了)?{_END}"
     ),
-    _zh(rf"^我(?:已经|已)?(?P<state>做完|完成|搞定|弄完|办完)了\s*(?:{_TODO})?\s*{_TITLE}{_END}"),
+    _zh(
+        rf"^我(?:{_WHEN_DONE})*(?:已经|已)?(?P<state>做完|完成|搞定|弄完|办完)了\s*(?:{_TODO})?\s*{_TITLE}{_END}"
+    ),
     # 整理书架重新打开吧: the item first, then the reopening (an item's name only)
     _zh(
         rf"^(?:{_TODO})?\s*{_TITLE}\s*(?:{_TODO})?\s*(?:要|请|帮我)?\s*"
@@ -478,6 +483,30 @@ def note_fields(body: str) -> Intent:
     return create_intent("create_note", title, content=(content or "").strip(), tags=tags)
 
 
+# 完成报告 周五前 / 报告周五前完成: the verb of a task to finish by then, not a status report.
+_FINISH_BY = re.compile(r"完成|做完|写完|弄完|搞定|结束|完结")
+
+
+def _finish_by(match: re.Match[str]) -> Intent | None:
+    """A status form whose item carries a time is a todo to finish by that time: asked,
+    titled with its verb ("完成报告"); None when it is a status change after all."""
+    state = match.group("state")
+    if (
+        not _FINISH_BY.fullmatch(state)
+        or re.search(r"已|了|啦|没|未|不|[，,；;。！!]", match.group(0))
+        or (
+            match.string[: match.start("state")].strip(STRIP)
+            and match.string[match.end("state") :].strip(STRIP)
+        )
+    ):
+        return None  # 报告周五前就已经完成了, 今天到期，还没完成哦: a report
+    rest, due = take_zh_time(match.group("title"))
+    item = clean_title(re.sub(r"^\s*(?:把|将)", "", rest))
+    if due is None or not item or not item_name(item):
+        return None
+    return ask("create_todo", SLOT_INTENT, title=f"{state}{item}", due_at=due)
+
+
 def _status(match: re.Match[str]) -> Intent | None:
     title = re.sub(
         rf"\s*(?:这个|这条|那个|那条)?\s*(?:{_TODO})?$", "", unquote(match.group("title"))
@@ -491,8 +520,12 @@ def _status(match: re.Match[str]) -> Intent | None:
         return None
     if _CREATE_REQUEST.match(title):
         return None  # 添加任务「写总结」，12月28日前完成: a new todo to finish by then
+    finish_by = _finish_by(match)
+    if finish_by is not None:
+        return finish_by
     if not item_name(match.group("title")):
         return None  # 已把它重新设回待办状态: a report, not a request
+    title = re.sub(rf"(?<=.)(?:{_WHEN_DONE})+$", "", title)
     state = match.group("state")
     opened = re.fullmatch(rf"{_OPEN_STATE}|重开|恢复|取消完成|撤销完成|取消勾选|打开", state, re.I)
     return Intent("set_todo_status", {"todo_title": title, "status": "open" if opened else "done"})
