@@ -716,3 +716,38 @@ def test_twelfth_batch_non_claims(reply: str) -> None:
 def test_twelfth_batch_claims_and_their_kind(reply: str, kind: str | None) -> None:
     [first, *_] = find_claims(reply)
     assert first.claim.kind == kind
+
+
+@pytest.mark.parametrize(
+    ("reply", "kind"),
+    [
+        ("「交房租」那条挪走了，现在在归档里，主列表清爽多了。", "delete"),
+        ("「装修预算」撤了，已经不在你的清单里。", "delete"),
+        (
+            "Your gym routine note has been shelved in the archive, so it won't clutter your view.",
+            "other",
+        ),
+        ("The old budget note has been parked in the Archive folder.", "other"),
+    ],
+)
+def test_thirteenth_batch_claims_and_their_kind(reply: str, kind: str | None) -> None:
+    [first, *_] = find_claims(reply)
+    assert first.claim.kind == kind
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        # a state said as a failure's reason, or as a guess
+        "没能改成功：这条待办好像已经不存在了。",
+        "删除失败：这条笔记已经不存在了。",
+        "看样子这条待办已经不在了，你要不要刷新一下？",
+        'I couldn\'t delete "Gym plan": it looks like it no longer exists.',
+        "I couldn't update it: it no longer exists.",
+        "It seems the note is no longer in your list — maybe it was removed on another device?",
+        # a time described, not a place an item was put
+        "It was created in the list view last year.",
+    ],
+)
+def test_thirteenth_batch_non_claims(reply: str) -> None:
+    assert find_claims(reply) == []

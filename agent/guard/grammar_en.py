@@ -63,7 +63,7 @@ _PARTICIPLES: dict[str, str] = {
         r"|published|pinned|starred|favou?rited|backed up|exported|merged|split|copied|duplicated"
         r"|restored|locked|unlocked|assigned|applied|committed|filed away|packed|zipped|bundled"
         r"|compressed|pushed\s+to\s+your\s+(?:phone|calendar|wechat)"
-        r"|transferred|migrated|undone"
+        r"|transferred|migrated|undone|shelved|parked|stowed(?: away)?"
     ),
     # Verbs that say something was done without saying what ("I've taken care of it"):
     # backed like "Done." by the one action a reply is about.
@@ -414,7 +414,7 @@ _YOU_SUBJECT = re.compile(
     r"(?:\s+(?:already|just|also|previously|recently|yourself|once|first|originally|last))*\s*$"
 )
 _DESCRIBED_TIME = re.compile(
-    r"^\s*(?:(?:on(?!\s+(?:“|\ue000|your\b|the\s+(?:to-?do|note|item|task|entry)\b))|in(?!\s+your\b)|at|during|since|by\s+you|back|earlier\s+this|last"
+    r"^\s*(?:(?:on(?!\s+(?:“|\ue000|your\b|the\s+(?:to-?do|note|item|task|entry)\b))|in(?!\s+(?:your|the\s+(?:archives?|trash|bin|recycle\s+bin|inbox|folder|backlog)|(?:an?|the)\s+\w+\s+folder)\b)|at|during|since|by\s+you|back|earlier\s+this|last"
     r"|this\s+(?:week|month|morning|year)|yesterday|ago|before|previously|recently|a\s+while"
     r"|over\s+the)\b"
     r"|(?:\w+\s+){0,3}(?:ago|yesterday|last\s+\w+|in\s+\d{4}|on\s+\w+day|by\s+you)\b)"
@@ -600,9 +600,13 @@ def find(clause: Clause) -> list[Claim]:
     ):
         add(head, _kind_of(head))
     for pattern, kind in _STATES:
+        if _FAILED.search(clause.label.lower()):
+            break  # "I couldn't delete it: it no longer exists": the failure's reason
         for match in pattern.finditer(scan):
-            if not _blocked(scan[: match.start()]) and not re.search(
-                r"\byou\s*$|\bthere\s*$", scan[: match.start()]
+            if (
+                not _blocked(scan[: match.start()])
+                and not _GUESS.search(scan[: match.start()])
+                and not re.search(r"\byou\s*$|\bthere\s*$", scan[: match.start()])
             ):
                 add(match, kind if kind is not None else _kind_of(match))
     if not _BLOCK.search(scan):
@@ -640,6 +644,16 @@ def _kind_of_base(verb: str) -> str | None:
     if match and match.lastgroup:
         return None if match.lastgroup == "any" else match.lastgroup
     return OTHER
+
+
+# A state said as a guess, or after a failure as its reason, reports no write.
+_GUESS = re.compile(
+    r"\b(?:looks?\s+like|seems?|appears?|apparently|probably|perhaps|maybe|possibly|i\s+think"
+    r"|i\s+guess|likely)\b"
+)
+_FAILED = re.compile(
+    r"\b(?:couldn'?t|could\s+not|can'?t|cannot|unable|failed|wasn'?t\s+able|didn'?t\s+work)\b"
+)
 
 
 def _blocked(before: str) -> bool:

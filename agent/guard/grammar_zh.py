@@ -50,7 +50,7 @@ _VERBS: dict[str, str] = {
     ),
     "delete_": (
         "删除|删掉|删了|删去|删好|删光|删完|移除|去掉|去除|剔除|处理掉|拿掉|拿走|移走|撤下|清空|清除|清理|清掉|抹掉|抹去|丢弃|丢掉"
-        "|扔掉|作废|撤销|撤掉|取消|销毁|干掉|铲走|铲掉|铲了|删"
+        "|扔掉|作废|撤销|撤掉|撤(?=了|走|去)|挪走|挪开|取消|销毁|干掉|铲走|铲掉|铲了|删"
         r"|(?<![A-Za-z])(?:delete|remove|clear|erase|trash)(?:ed|d)?(?![A-Za-z])"
     ),
     OTHER: (
@@ -274,6 +274,8 @@ def find(clause: Clause) -> list[Claim]:
     for pattern, state_kind in _RESULT:
         match = pattern.search(scan)
         if match and not _blocked_before(scan[: match.start()]):
+            if _GUESS.search(scan[: match.end()]) or _FAILED.search(clause.label):
+                continue  # 没能改成功：这条待办好像已经不存在了: a failure's reason, a guess
             found.append(_claim(scan, match.group(0), state_kind))
     covered = -1  # a verb inside the phrase of the last claim belongs to it (标为完成)
     # "好了，截止改成后天中午": after 好了 / 搞定 the bare verb reports what was done.
@@ -367,6 +369,9 @@ def _blocked_before(before: str) -> bool:
     return bool(_NEGATION.search(tail) or _MODAL.search(tail))
 
 
+# A state said as a guess, or after a failure as its reason, reports no write.
+_GUESS = re.compile(r"好像|看起来|看样子|似乎|可能|也许|大概|估计")
+_FAILED = re.compile(r"没能|未能|失败|无法|不能|没法|没成功|未成功")
 _OWN_DONE_MARK = re.compile(
     r"已(?!(?:完成|删除|创建|添加|修改|更新|标记|归档|取消|过期|读|保存)的)"
 )
