@@ -17,7 +17,7 @@ Nothing here writes: the result is at most a proposal.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -40,6 +40,7 @@ from agent.planners.lexicon import (
 from agent.planners.rules import grammar_for, interpret
 from agent.timeparse import TimeParseError, read_time
 from lightnote.errors import LightNoteError
+from lightnote.hanzi import as_written, simplified
 
 # A proposal refused for one of these codes is asked about instead (slot), not just refused.
 SLOT_ERRORS = {
@@ -291,7 +292,8 @@ def resume(
 
     ``now`` and ``zone`` read a due time that picks from a choice card ("今晚 9 点的那条").
     """
-    text = normalise(text)
+    written = normalise(text)
+    text = simplified(written)  # Traditional characters read as the grammars' Simplified
     grammar = _grammar(text, pending.locale)
     if grammar.is_no(text):
         return Resumption(cancelled=True)
@@ -327,9 +329,21 @@ def resume(
     filled = _fill(pending, text)
     if filled is None:
         return None
+
+    def as_said(args: dict[str, Any]) -> dict[str, Any]:
+        # what this answer gave (a title, a time) back in the characters it was written in
+        return {
+            key: as_written(value, read=text, written=written)
+            if isinstance(value, str) and value != pending.args.get(key)
+            else value
+            for key, value in args.items()
+        }
+
     if isinstance(filled, Clarification):
-        return Resumption(again=filled)
-    return Resumption(proposal=Proposal(tool=pending.tool, args=filled, call_id="followup-1"))
+        return Resumption(again=replace(filled, args=as_said(filled.args)))
+    return Resumption(
+        proposal=Proposal(tool=pending.tool, args=as_said(filled), call_id="followup-1")
+    )
 
 
 __all__ = ["SLOT_ERRORS", "Resumption", "grammar_for", "resume", "slot_for_error"]

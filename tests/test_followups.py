@@ -448,3 +448,13 @@ def test_a_question_whose_hint_has_passed_is_not_read(api, user) -> None:
     assert body["cards"] == []
     # Never looked at, so still stored (it expires on its own).
     assert pending.pending_get(owner_id=user.pk, session_id=session_id) is not None
+
+
+def test_a_question_asked_in_traditional_characters_is_answered_in_them(api) -> None:
+    session_id = session_of(api)
+    notice = clarify_notice(say(api, session_id, "提醒我交報告"))
+    assert notice["slot"] == "due_at"
+    [card] = say(api, session_id, "週五晚上八點")["cards"]
+    assert card["args"]["title"] == "交報告"
+    assert card["args"]["due_at"] == "2026-12-04T20:00:00+08:00"
+    assert card["args"]["due_at_said"] == "週五晚上八點"

@@ -728,6 +728,8 @@ def test_twelfth_batch_claims_and_their_kind(reply: str, kind: str | None) -> No
             "other",
         ),
         ("The old budget note has been parked in the Archive folder.", "other"),
+        # Traditional characters beyond the guard's own words: OpenCC's whole table
+        ("優先順序已調高為「高」。", "update"),
     ],
 )
 def test_thirteenth_batch_claims_and_their_kind(reply: str, kind: str | None) -> None:

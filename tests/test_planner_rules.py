@@ -1574,3 +1574,40 @@ def test_times_inside_requests(
 ) -> None:
     intent = interpret(text)
     assert (intent.tool, intent.args, intent.slot) == (tool, args, slot)
+
+
+@pytest.mark.parametrize(
+    ("text", "tool", "args", "slot"),
+    [
+        # Traditional characters: read as Simplified, what they name kept as written
+        (
+            "幫我新增待辦：明天下午三點開會",
+            "create_todo",
+            {"title": "開會", "due_at": "明天下午三點"},
+            None,
+        ),
+        ("把繳房租標記為完成", "set_todo_status", {"todo_title": "繳房租", "status": "done"}, None),
+        ("刪除待辦 買菜", "delete_todo", {"todo_title": "買菜"}, None),
+        # was a todo titled 週五交報告 due tonight at eight
+        (
+            "提醒我週五晚上八點交報告",
+            "create_todo",
+            {"title": "交報告", "due_at": "週五晚上八點"},
+            None,
+        ),
+        (
+            "新增筆記「會議記錄」：討論預算",
+            "create_note",
+            {"title": "會議記錄", "content": "討論預算"},
+            None,
+        ),
+        ("報告週五前完成", "create_todo", {"title": "完成報告", "due_at": "週五"}, "intent"),
+        ("查看我的待辦", "query_todos", {}, None),
+        ("註銷我的帳號", "delete_account", {}, None),
+    ],
+)
+def test_traditional_characters(
+    text: str, tool: str | None, args: dict[str, Any], slot: str | None
+) -> None:
+    intent = interpret(text)
+    assert (intent.tool, intent.args, intent.slot) == (tool, args, slot)

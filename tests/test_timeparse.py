@@ -704,6 +704,9 @@ def test_a_month_offset_onto_a_missing_day_is_refused() -> None:
         ("within 24 hours", "2026-12-03T14:00:00+08:00"),
         ("within", None),
         ("within a few days", None),
+        # a quarter of an hour (刻钟)
+        ("一刻钟后", "2026-12-02T14:15:00+08:00"),
+        ("三刻钟之后", "2026-12-02T14:45:00+08:00"),
     ],
 )
 def test_short_parts_of_the_day_and_spans_to_do_it_within(text: str, expected: str | None) -> None:

@@ -10,6 +10,7 @@ caller asks and keeps it pending); its final reply is a template filled from the
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from agent.planners import en, zh
@@ -24,6 +25,7 @@ from agent.planners.base import (
 from agent.planners.lexicon import Grammar, Intent, normalise
 from agent.planners.questions import question
 from agent.planners.replies import describe_facts, template_reply
+from lightnote.hanzi import as_written, simplified
 from lightnote.i18n import translate
 
 
@@ -33,15 +35,37 @@ def grammar_for(text: str) -> Grammar:
 
 
 def interpret(text: str) -> Intent:
-    """Return what one sentence asks for (see ``zh.interpret`` / ``en.interpret``)."""
-    text = normalise(text)
-    if not text:
+    """Return what one sentence asks for (see ``zh.interpret`` / ``en.interpret``).
+
+    Traditional characters are read as Simplified (the grammars' own), and what the
+    sentence names (titles, times, content) is given back as the user wrote it.
+    """
+    written = normalise(text)
+    if not written:
         return Intent(None)
-    intent = grammar_for(text).interpret(text)
-    if intent.tool is None and grammar_for(text) is zh and re.search(r"[A-Za-z]{3,}", text):
+    read = simplified(written)
+    intent = grammar_for(read).interpret(read)
+    if intent.tool is None and grammar_for(read) is zh and re.search(r"[A-Za-z]{3,}", read):
         # Mixed Chinese and English ("remind me to 交房租 tomorrow 9am"): the English form.
-        return en.interpret(text)
-    return intent
+        intent = en.interpret(read)
+    if read == written:
+        return intent
+    return replace(
+        intent,
+        args=_as_written(intent.args, read, written),
+        also=tuple((tool, _as_written(args, read, written)) for tool, args in intent.also),
+    )
+
+
+def _as_written(args: dict[str, Any], read: str, written: str) -> dict[str, Any]:
+    def back(value: Any) -> Any:
+        if isinstance(value, str):
+            return as_written(value, read=read, written=written)
+        if isinstance(value, list):
+            return [back(item) for item in value]
+        return value
+
+    return {key: back(value) for key, value in args.items()}
 
 
 class RulesPlanner:

@@ -157,7 +157,7 @@ _TOKENS: list[tuple[str, re.Pattern[str]]] = [
         ),
         (
             "offset_zh",
-            r"(?P<count>\d+(?:\.\d+)?|半)(?:个)?(?P<half>半)?(?P<unit>分钟|小时|钟头|天|日"
+            r"(?P<count>\d+(?:\.\d+)?|半)(?:个)?(?P<half>半)?(?P<unit>分钟|刻钟|小时|钟头|天|日"
             r"|周|星期|礼拜|个月|年)(?P<direction>以后|之后|过后|后|以前|之前|前|以内|之内|内)",
         ),
         (
@@ -350,6 +350,8 @@ def _record(name: str, match: re.Match[str], facts: Facts) -> None:
         count = 0.5 if groups["count"] == "半" else float(groups["count"])
         count += 0.5 if groups["half"] else 0
         sign = -1 if groups["direction"] in ("以前", "之前", "前") else 1
+        if groups["unit"] == "刻钟":  # 一刻钟后: a quarter of an hour
+            count, groups["unit"] = count * 15, "分钟"
         facts.offsets.append(Offset(sign * count, OFFSET_UNITS[groups["unit"]]))
     elif name in ("nth_weekday_en", "nth_weekday_zh"):
         facts.nth_weekdays.append(_nth_weekday(name, groups))

@@ -11,38 +11,10 @@ from __future__ import annotations
 import re
 import unicodedata
 
-# Traditional characters and Cantonese words the readers know only in simplified Mandarin.
-_CHARACTERS = str.maketrans(
-    {
-        "週": "周",
-        "禮": "礼",
-        "號": "号",
-        "點": "点",
-        "個": "个",
-        "後": "后",
-        "這": "这",
-        "時": "时",
-        "鐘": "钟",
-        "頭": "头",
-        "間": "间",
-        "節": "节",
-        "聖": "圣",
-        "誕": "诞",
-        "國": "国",
-        "勞": "劳",
-        "動": "动",
-        "兒": "儿",
-        "開": "开",
-        "無": "无",
-        "裡": "里",
-        "婦": "妇",
-        "軍": "军",
-        "萬": "万",
-        "際": "际",
-        "廿": "二十",
-        "卅": "三十",
-    }
-)
+from lightnote.hanzi import simplified
+
+# Traditional characters (``lightnote.hanzi``), then the two numerals that stand for two.
+_NUMERALS = str.maketrans({"廿": "二十", "卅": "三十"})
 _WORDS = (
     ("大后日", "大后天"),
     ("聽日", "明天"),
@@ -88,7 +60,7 @@ _FRENCH_CLOCK = re.compile(r"(?<!in )\b(?:([01]?\d|2[0-4])h([0-5]\d)|([01]\d|2[0
 
 def normalise(text: str) -> str:
     """Return ``text`` folded to one spelling (see the module docstring)."""
-    folded = unicodedata.normalize("NFKC", text).lower().translate(_CHARACTERS)
+    folded = simplified(unicodedata.normalize("NFKC", text).lower()).translate(_NUMERALS)
     for word, plain in _WORDS:
         folded = folded.replace(word, plain)
     joined = _SPACE_NEXT_TO_WIDE.sub("", _SPACES.sub(" ", folded).strip())
