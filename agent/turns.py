@@ -136,18 +136,20 @@ class Turn(CardIssuer):
                 tool_name=proposal.tool, args=proposal.args, context=self.context, phase="prepare"
             )
         except LightNoteError as error:
-            if self._ask_about(proposal, error):
+            otherwise = self._prepared_otherwise(proposal, error)
+            if otherwise is None:
+                if not self._ask_about(proposal, error):
+                    self.notices.append(
+                        _notice(
+                            _capability_id(proposal.tool),
+                            "rejected",
+                            error.message(self.locale),
+                            error.code,
+                        )
+                    )
+                    self._audit_refusal(proposal, error.code)
                 return
-            self.notices.append(
-                _notice(
-                    _capability_id(proposal.tool),
-                    "rejected",
-                    error.message(self.locale),
-                    error.code,
-                )
-            )
-            self._audit_refusal(proposal, error.code)
-            return
+            prepared = otherwise
         if not prepared.tool.is_write:  # a read proposed alongside writes: run it, no card
             self.run_read_tool(proposal.tool, proposal.args)
             return
@@ -327,6 +329,21 @@ class Turn(CardIssuer):
         card = choices.take_pick(choice, candidate_id, self.issue_audited)
         self.chosen.append((choice.id, candidate_id, card["card_id"]))
         return card
+
+    def _prepared_otherwise(self, proposal: Proposal, error: LightNoteError) -> Any:
+        """The proposal read as being about the other kind of item, prepared, when the item
+        it names was not found and the other reading's is (else None: the refusal stands)."""
+        other = proposal.otherwise
+        if other is None or other.error or not error.code.endswith("_NOT_FOUND"):
+            return None
+        if registry.get(other.tool) is None:
+            return None
+        try:
+            return enforce_tool_policy(
+                tool_name=other.tool, args=other.args, context=self.context, phase="prepare"
+            )
+        except LightNoteError:
+            return None
 
     def _ask_about(self, proposal: Proposal, error: LightNoteError) -> bool:
         """Turn a refusal for a missing or vague slot into a question; True when asked."""

@@ -140,12 +140,30 @@ def resolve_note(args: dict[str, Any], context: ToolContext) -> Note:
         args,
         kind="note",
         get=lambda note_id: note_selectors.note_get(owner=context.subject, note_id=note_id),
-        find=lambda title: note_selectors.note_find_by_title(owner=context.subject, title=title),
+        find=lambda title: _find_note(context.subject, title),
         candidate=lambda note: {
             **_note_fields(note),
             "updated_at": note.updated_at.astimezone(context.zone).isoformat(),
         },
     )
+
+
+# A note named with its kind word, or without it: "周会笔记" for the note 周会, "读书" for the
+# note 读书笔记, "the Standup note" for Standup.
+_KIND_WORD = re.compile(r"(?<=.)(?:\s*笔记|\s*筆記|\s+notes?)$", re.IGNORECASE)
+
+
+def _find_note(owner: Any, title: str) -> list[Note]:
+    """The owner's notes titled ``title`` (``note_find_by_title``); when none is, those
+    titled the same with the kind word the request added (周会笔记 → 周会) or left out
+    (读书 → 读书笔记)."""
+    found = note_selectors.note_find_by_title(owner=owner, title=title)
+    if found:
+        return found
+    other = _KIND_WORD.sub("", title)
+    if other == title:
+        other = f"{title}笔记" if re.search(r"[\u4e00-\u9fff]$", title) else ""
+    return note_selectors.note_find_by_title(owner=owner, title=other) if other else []
 
 
 def _note_fields(note: Note) -> dict[str, Any]:
@@ -201,7 +219,7 @@ class NoteWriteTool(WriteTool):
     resource_type = "note"
 
     def normalize_value(self, name: str, value: Any) -> Any:
-        if name == "tags":
+        if name in ("tags", "add_tags"):
             return normalize_tags(value)
         if name in ("note_id", "note_title"):
             return strip_text(value)
@@ -371,9 +389,11 @@ class UpdateNoteTool(NoteWriteTool):
     reply_text_code = "REPLY_NOTE_UPDATED"
     description: ClassVar[dict[str, str]] = {
         "zh-CN": "修改用户一条笔记的标题、内容或标签（content 为整体替换；"
-        "append 在内容末尾另起一行追加）。需要用户确认。",
+        "append 在内容末尾另起一行追加；tags 为整体替换，add_tags 在原有标签后追加）。"
+        "需要用户确认。",
         "en": "Change a note's title, content (replaced as a whole; or append: a line added at "
-        "its end) or tags. Runs only after confirmation.",
+        "its end) or tags (tags replaces them; add_tags adds to them). Runs only after "
+        "confirmation.",
     }
     schema: ClassVar[dict[str, Any]] = closed_object(
         {
@@ -387,6 +407,11 @@ class UpdateNoteTool(NoteWriteTool):
                 "description": "Text added on a new line at the end of the content.",
             },
             "tags": _TAGS_SCHEMA,
+            "add_tags": {
+                **_TAGS_SCHEMA,
+                "minItems": 1,
+                "description": "Tags added to the note's own (which stay).",
+            },
         },
         **exactly_one_of("note_id", "note_title"),
     )
@@ -414,6 +439,9 @@ class UpdateNoteTool(NoteWriteTool):
         "append_content": "append",
         "appendContent": "append",
         "add_line": "append",
+        "addTags": "add_tags",
+        "add_tag": "add_tags",
+        "new_tag": "add_tags",
         **_TAG_ALIASES,
         "newTags": "tags",
         "new_tags": "tags",
@@ -429,6 +457,14 @@ class UpdateNoteTool(NoteWriteTool):
             line = str(args["append"]).strip()
             args = {key: value for key, value in args.items() if key != "append"}
             args["content"] = f"{note.content.rstrip()}\n{line}" if note.content.strip() else line
+        if "add_tags" in args:
+            # Added to the note's tags read now (the expected version guards them, as above);
+            # a whole new list and an addition are one too many.
+            if "tags" in args:
+                raise args_invalid({"add_tags": ["invalid"], "tags": ["invalid"]})
+            added = note_services.check_tags(args["add_tags"])
+            args = {key: value for key, value in args.items() if key != "add_tags"}
+            args["tags"] = [*(note.tags or []), *added]
         checks = {
             "title": note_services.check_title,
             "content": note_services.check_content,

@@ -458,3 +458,42 @@ def test_a_question_asked_in_traditional_characters_is_answered_in_them(api) -> 
     assert card["args"]["title"] == "交報告"
     assert card["args"]["due_at"] == "2026-12-04T20:00:00+08:00"
     assert card["args"]["due_at_said"] == "週五晚上八點"
+
+
+@pytest.mark.parametrize(
+    ("text", "new_title"),
+    [
+        ("把 Trip ideas 改名为旅行灵感", "旅行灵感"),
+        ('Change the title of "Trip ideas" to "Travel bucket list"', "Travel bucket list"),
+    ],
+)
+def test_a_rename_that_names_no_kind_is_the_notes_when_no_todo_has_that_title(
+    api, user, text, new_title
+) -> None:
+    note = Note.objects.create(owner=user, title="Trip ideas", content="Kyoto")
+    [card] = say(api, session_of(api), text)["cards"]
+    assert card["tool"] == "update_note"
+    assert (card["args"]["note_id"], card["args"]["title"]) == (str(note.id), new_title)
+    # a todo with that title is what the sentence means first
+    todo = todo_services.todo_create(owner=user, title="Trip ideas")
+    [card] = say(api, session_of(api), text)["cards"]
+    assert (card["tool"], card["args"]["todo_id"]) == ("update_todo", str(todo.id))
+
+
+def test_a_rename_of_an_item_nobody_has_is_refused_as_the_todo_it_first_reads(api) -> None:
+    body = say(api, session_of(api), "把不存在的东西改名为新名字")
+    assert body["cards"] == []
+    assert [notice["code"] for notice in body["notices"]] == ["TODO_NOT_FOUND"]
+
+
+@pytest.mark.parametrize(
+    ("text", "tags"),
+    [
+        ("给预算笔记加标签：财务、2027", ["旧", "财务", "2027"]),
+        ("tag my 预算 note with cooking and breakfast", ["旧", "cooking", "breakfast"]),
+    ],
+)
+def test_tags_said_to_be_added_keep_the_notes_own(api, user, text, tags) -> None:
+    Note.objects.create(owner=user, title="预算", content="年度", tags=["旧"])
+    [card] = say(api, session_of(api), text)["cards"]
+    assert (card["tool"], card["args"]["tags"]) == ("update_note", tags)

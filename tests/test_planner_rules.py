@@ -1611,3 +1611,298 @@ def test_traditional_characters(
 ) -> None:
     intent = interpret(text)
     assert (intent.tool, intent.args, intent.slot) == (tool, args, slot)
+
+
+@pytest.mark.parametrize(
+    ("text", "tool", "args", "slot"),
+    [
+        # a note's text with no title named: kept whole as the content, its head the title
+        (
+            "帮我记一条笔记，wifi 密码是 abc12345",
+            "create_note",
+            {"title": "wifi 密码是 abc12345", "content": "wifi 密码是 abc12345"},
+            None,
+        ),
+        (
+            "记到笔记里：牙医电话 021-12345678，周五下午3点复诊",
+            "create_note",
+            {"title": "牙医电话 021-12345678", "content": "牙医电话 021-12345678，周五下午3点复诊"},
+            None,
+        ),
+        (
+            "note: the gate code for Anna's building is 4721",
+            "create_note",
+            {
+                "title": "the gate code for Anna's building is 4721",
+                "content": "the gate code for Anna's building is 4721",
+            },
+            None,
+        ),
+        (
+            "Save this as a note: https://example.com/docs/setup is the onboarding guide",
+            "create_note",
+            {
+                "title": "https://example.com/docs/setup is the onboarding guide",
+                "content": "https://example.com/docs/setup is the onboarding guide",
+            },
+            None,
+        ),
+        ("new note Travel plan", "create_note", {"title": "Travel plan"}, None),
+        ("新建一个空笔记，标题叫“电影清单”", "create_note", {"title": "电影清单"}, None),
+        (
+            "写个笔记：今天学到的 - Python 装饰器的用法",
+            "create_note",
+            {"title": "今天学到的", "content": "Python 装饰器的用法"},
+            None,
+        ),
+        # the words that name the title, and tags said inline
+        (
+            "嗯那个帮我新建一个笔记 就叫灵感 内容是做一个记账小程序",
+            "create_note",
+            {"title": "灵感", "content": "做一个记账小程序"},
+            None,
+        ),
+        (
+            "新建note，title是 Weekly Sync，内容：review OKR",
+            "create_note",
+            {"title": "Weekly Sync", "content": "review OKR"},
+            None,
+        ),
+        (
+            "请帮我创建一个笔记，名字叫'家庭开支'，内容是水电费每月大约300元",
+            "create_note",
+            {"title": "家庭开支", "content": "水电费每月大约300元"},
+            None,
+        ),
+        (
+            "建个笔记 餐厅推荐：楼下那家川菜不错 #美食",
+            "create_note",
+            {"title": "餐厅推荐", "content": "楼下那家川菜不错", "tags": ["美食"]},
+            None,
+        ),
+        (
+            "开个新笔记叫 Kyoto 攻略，标签 #travel #japan，内容：岚山竹林要早去",
+            "create_note",
+            {"title": "Kyoto 攻略", "content": "岚山竹林要早去", "tags": ["travel", "japan"]},
+            None,
+        ),
+        (
+            "建一个标题为“读书笔记2”的笔记，内容：第二章 人物关系",
+            "create_note",
+            {"title": "读书笔记2", "content": "第二章 人物关系"},
+            None,
+        ),
+        (
+            "新笔记《todo 清单整理思路》：按优先级分组",
+            "create_note",
+            {"title": "todo 清单整理思路", "content": "按优先级分组"},
+            None,
+        ),
+        ("新笔记「旅行清单」已保存。", None, {}, None),
+        (
+            'Please add a note titled "Packing list" with: 1. passport 2. charger #travel',
+            "create_note",
+            {"title": "Packing list", "content": "1. passport 2. charger", "tags": ["travel"]},
+            None,
+        ),
+        (
+            "Hey could you start a note for me called Podcast recs, content is Hardcore History",
+            "create_note",
+            {"title": "Podcast recs", "content": "Hardcore History"},
+            None,
+        ),
+        (
+            'Create note "Finished books" with content "Project Hail Mary" and tags reading, books',
+            "create_note",
+            {
+                "title": "Finished books",
+                "content": "Project Hail Mary",
+                "tags": ["reading", "books"],
+            },
+            None,
+        ),
+        (
+            "create a note with this: - run a 10k - learn Rust",
+            "create_note",
+            {"title": "run a 10k", "content": "- run a 10k - learn Rust"},
+            None,
+        ),
+        (
+            'Create a blank note called "Reading 2027"',
+            "create_note",
+            {"title": "Reading 2027"},
+            None,
+        ),
+        (
+            "i want a note about the dentist, he said floss more",
+            "create_note",
+            {"title": "the dentist", "content": "he said floss more"},
+            None,
+        ),
+        # lines added, content replaced, renames, tags added
+        (
+            "往预算那个笔记里追加：差旅费 2 万",
+            "update_note",
+            {"note_title": "预算", "append": "差旅费 2 万"},
+            None,
+        ),
+        (
+            "周会笔记后面补一条：下周由小王主持",
+            "update_note",
+            {"note_title": "周会", "append": "下周由小王主持"},
+            None,
+        ),
+        (
+            "把「Recipes」笔记加上一行：番茄炒蛋少放糖",
+            "update_note",
+            {"note_title": "Recipes", "append": "番茄炒蛋少放糖"},
+            None,
+        ),
+        (
+            "Trip ideas 那个笔记里再加个 Reykjavik",
+            "update_note",
+            {"note_title": "Trip ideas", "append": "Reykjavik"},
+            None,
+        ),
+        (
+            "Put Porto in my Trip ideas note too",
+            "update_note",
+            {"note_title": "Trip ideas", "append": "Porto"},
+            None,
+        ),
+        (
+            "append to Recipes: banana bread, 350F",
+            "update_note",
+            {"note_title": "Recipes", "append": "banana bread, 350F"},
+            None,
+        ),
+        (
+            "In the Trip ideas note, add a line: Seoul in spring",
+            "update_note",
+            {"note_title": "Trip ideas", "append": "Seoul in spring"},
+            None,
+        ),
+        (
+            "Standup note — add: waiting on design review",
+            "update_note",
+            {"note_title": "Standup", "append": "waiting on design review"},
+            None,
+        ),
+        (
+            "读书笔记的内容全部换成：第一章到第三章读完了",
+            "update_note",
+            {"note_title": "读书", "content": "第一章到第三章读完了"},
+            None,
+        ),
+        (
+            'Replace the content of my Standup note with "no blockers"',
+            "update_note",
+            {"note_title": "Standup", "content": "no blockers"},
+            None,
+        ),
+        (
+            "change the Recipes note so it just says: crepes",
+            "update_note",
+            {"note_title": "Recipes", "content": "crepes"},
+            None,
+        ),
+        (
+            "Overwrite Trip ideas with Tokyo, Osaka",
+            "update_note",
+            {"note_title": "Trip ideas", "content": "Tokyo, Osaka"},
+            None,
+        ),
+        (
+            "周会这个笔记的标题改成 周会记录",
+            "update_note",
+            {"note_title": "周会", "title": "周会记录"},
+            None,
+        ),
+        (
+            "把 Trip ideas 笔记重命名成「旅行灵感」",
+            "update_note",
+            {"note_title": "Trip ideas", "title": "旅行灵感"},
+            None,
+        ),
+        (
+            "把“读书笔记”重命名为“三体笔记”",
+            "update_note",
+            {"note_title": "读书笔记", "title": "三体笔记"},
+            None,
+        ),
+        (
+            "Recipes note should be called Breakfast recipes from now on",
+            "update_note",
+            {"note_title": "Recipes", "title": "Breakfast recipes"},
+            None,
+        ),
+        (
+            "给预算笔记加标签：财务、2027",
+            "update_note",
+            {"note_title": "预算", "add_tags": ["财务", "2027"]},
+            None,
+        ),
+        (
+            "Recipes 笔记打上 #美食 #家常 标签",
+            "update_note",
+            {"note_title": "Recipes", "add_tags": ["美食", "家常"]},
+            None,
+        ),
+        (
+            "给读书笔记加个标签 阅读",
+            "update_note",
+            {"note_title": "读书", "add_tags": ["阅读"]},
+            None,
+        ),
+        (
+            "tag my Recipes note with cooking and breakfast",
+            "update_note",
+            {"note_title": "Recipes", "add_tags": ["cooking", "breakfast"]},
+            None,
+        ),
+        (
+            "Add tags #travel #2027 to Trip ideas",
+            "update_note",
+            {"note_title": "Trip ideas", "add_tags": ["travel", "2027"]},
+            None,
+        ),
+        (
+            "add the tag work to the Standup note",
+            "update_note",
+            {"note_title": "Standup", "add_tags": ["work"]},
+            None,
+        ),
+        # deletes of notes are not offered: the registry's notice, whatever the wording
+        (
+            "Please remove the Recipes and Standup notes",
+            "delete_note",
+            {"note_title": "Recipes and Standup"},
+            None,
+        ),
+        # something to keep, not said whether a todo or a note: asked
+        ("记一下：快递柜取件码 8848", "create_todo", {"title": "快递柜取件码 8848"}, "intent"),
+        (
+            "jot this down: the spare key is under the mat",
+            "create_todo",
+            {"title": "The spare key is under the mat"},
+            "intent",
+        ),
+        ("Remember to confirm, otherwise nothing gets saved.", None, {}, None),
+    ],
+)
+def test_notes_as_people_write_them(
+    text: str, tool: str | None, args: dict[str, Any], slot: str | None
+) -> None:
+    intent = interpret(text)
+    assert (intent.tool, intent.args, intent.slot) == (tool, args, slot)
+
+
+def test_a_rename_that_names_no_kind_carries_the_notes_reading() -> None:
+    intent = interpret("把 Trip ideas 改名为旅行灵感")
+    assert (intent.tool, intent.args) == (
+        "update_todo",
+        {"todo_title": "Trip ideas", "title": "旅行灵感"},
+    )
+    assert intent.otherwise == ("update_note", {"note_title": "Trip ideas", "title": "旅行灵感"})
+    assert interpret("把待办 Trip ideas 改名为旅行灵感").otherwise is None  # the kind was said
+    assert interpret("把周报的截止时间改成周五").otherwise is None  # a todo's field

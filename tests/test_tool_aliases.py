@@ -26,6 +26,7 @@ SAMPLES: dict[str, tuple[Any, Any]] = {
     "note_id": (NOTE_ID, NOTE_ID),
     "note_title": ("读书笔记", "读书笔记"),
     "tags": ("书, 阅读", ["书", "阅读"]),
+    "add_tags": ("书、阅读", ["书", "阅读"]),
     "keyword": (" 周报 ", "周报"),
     "limit": ("5", 5),
 }

@@ -416,6 +416,52 @@ def test_update_note_append_adds_a_line_to_the_content_read_now(user: Any) -> No
     assert first.args["content"] == "one"
 
 
+def test_update_note_add_tags_adds_to_the_tags_read_now(user: Any) -> None:
+    note = note_create(owner=user, title="Recipes", tags=["food"])
+    args = {"note_title": "Recipes", "add_tags": ["breakfast", "food", " quick "]}
+    result = prepare("update_note", args, context_for(user))
+    assert result.args["tags"] == ["food", "breakfast", "quick"]  # kept, added, no repeat
+    assert result.args["expected_version"] == note.version
+    assert "add_tags" not in result.args
+    same = {"note_title": "Recipes", "add_tags": ["food"]}
+    assert refusal(lambda: prepare("update_note", same, context_for(user))).code == (
+        "NOTE_UPDATE_NOOP"
+    )
+    both = {"note_title": "Recipes", "tags": ["a"], "add_tags": ["b"]}
+    error = refusal(lambda: prepare("update_note", both, context_for(user)))
+    assert (error.code, error.status) == ("TOOL_ARGS_INVALID", 400)
+    empty = {"note_title": "Recipes", "add_tags": []}
+    assert refusal(lambda: prepare("update_note", empty, context_for(user))).status == 400
+
+
+@pytest.mark.parametrize(
+    ("title", "said"),
+    [
+        ("周会", "周会笔记"),
+        ("读书笔记", "读书"),
+        ("Standup", "Standup note"),
+        ("Standup", "standup Note"),
+    ],
+)
+def test_a_note_named_with_or_without_its_kind_word_is_found(
+    user: Any, other_user: Any, title: str, said: str
+) -> None:
+    args = {"note_title": said, "content": "新内容"}
+    note_create(owner=other_user, title=title)
+    assert refusal(lambda: prepare("update_note", args, context_for(user))).code == (
+        "NOTE_NOT_FOUND"
+    )  # never another user's
+    note = note_create(owner=user, title=title)
+    assert prepare("update_note", args, context_for(user)).args["note_id"] == str(note.id)
+
+
+def test_a_note_titled_exactly_as_said_wins_over_the_kind_word_reading(user: Any) -> None:
+    note_create(owner=user, title="周会")
+    exact = note_create(owner=user, title="周会笔记")
+    args = {"note_title": "周会笔记", "content": "新内容"}
+    assert prepare("update_note", args, context_for(user)).args["note_id"] == str(exact.id)
+
+
 def test_update_note_with_both_new_content_and_an_added_line_is_refused(user: Any) -> None:
     note_create(owner=user, title="Trip ideas", content="Kyoto")
     args = {"note_title": "Trip ideas", "content": "Porto", "append": "Rome"}

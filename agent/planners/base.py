@@ -38,6 +38,9 @@ class Proposal:
     args: dict[str, Any]  # raw: aliases not yet normalised, extra properties kept
     call_id: str = ""
     error: str | None = None  # MALFORMED_ARGUMENTS when the model's JSON did not parse
+    # The same request read as being about the other kind of item, for a sentence that did
+    # not say which ("把读书笔记重命名为…"): tried only when the item named is not found.
+    otherwise: Proposal | None = None
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,9 @@ class Intent:
     message: str = "PLANNER_HELP"
     slot: str | None = None  # set: ask for this slot before proposing ``tool``
     also: tuple[tuple[str, dict[str, Any]], ...] = ()  # further reads of the same request
+    # The write read as being about the other kind of item (a rename that did not say todo or
+    # note): proposed only when the item the first reading names is not found.
+    otherwise: tuple[str, dict[str, Any]] | None = None
 
     @property
     def is_clarification(self) -> bool:
@@ -120,6 +123,41 @@ def create_intent(tool: str, title: str, **fields: Any) -> Intent:
     if not title:
         return ask(tool, SLOT_TITLE, **args)
     return Intent(tool, {"title": title, **args})
+
+
+# What makes a piece of a note's text a fact to keep rather than a title: a link, an
+# address, a number to look up (a code, a phone), a sentence's "is".
+_FACT = re.compile(
+    r"https?://|www\.|[\w.+-]+@[\w-]+\.\w|\d{3,}[\s-]\d{3,}|\d{5,}|是|等于|="
+    r"|\b(?:is|are|was|were|uses?|said|says|changed|means)\b",
+    re.IGNORECASE,
+)
+
+
+def note_title_and_content(title: str, content: str | None, whole: str) -> tuple[str, str]:
+    """Return a note's title and content from a text that named no title.
+
+    ``title`` and ``content`` are the text split at its first break ("菜谱：番茄炒蛋",
+    "Trip - pack bags"; ``content`` None when there was none). When that first piece reads
+    as a title it stays one; when it reads as a fact to keep (a link, a code, a sentence
+    with "是" / "is", or too long for a title: over 8 words or 20 characters, or, when it is
+    all the text said, over 4 words or 10 characters) the whole text is the content and its
+    first piece, shortened, the title: nothing the user said is lost from the note's body.
+    """
+    title, whole = title.strip(), whole.strip()
+    words = title.split()
+    cjk = re.search(r"[\u3400-\u9fff]", title)
+    if content is None:  # one piece: a title only when it is short ("Travel plan", 电影清单)
+        too_long = len(title) > 10 if cjk else len(words) > 4
+    else:
+        too_long = len(title) > 20 if cjk else len(words) > 8
+    if not (_FACT.search(title) or too_long):
+        return title, (content or "").strip()
+    if cjk:
+        short = title if len(title) <= 24 else title[:20].rstrip() + "…"
+    else:
+        short = title if len(words) <= 8 else " ".join(words[:6]) + "…"
+    return short, whole
 
 
 # The todo fields an update may name: each grammar maps its own words to these, and

@@ -54,6 +54,9 @@ def interpret(text: str) -> Intent:
         intent,
         args=_as_written(intent.args, read, written),
         also=tuple((tool, _as_written(args, read, written)) for tool, args in intent.also),
+        otherwise=(intent.otherwise[0], _as_written(intent.otherwise[1], read, written))
+        if intent.otherwise
+        else None,
     )
 
 
@@ -86,7 +89,14 @@ class RulesPlanner:
             return PlanResult(text=describe_facts(facts, locale), facts=facts)
         # The reply is left to the caller: a card gets its fixed "please confirm" sentence,
         # a planned or forbidden capability its registry guidance.
-        proposal = Proposal(tool=intent.tool, args=intent.args, call_id="rules-1")
+        otherwise = (
+            Proposal(tool=intent.otherwise[0], args=intent.otherwise[1], call_id="rules-1")
+            if intent.otherwise
+            else None
+        )
+        proposal = Proposal(
+            tool=intent.tool, args=intent.args, call_id="rules-1", otherwise=otherwise
+        )
         return PlanResult(text="", proposals=[proposal])
 
     def final_reply(self, *, snapshot: dict[str, Any], receipt: dict[str, Any], locale: str) -> str:

@@ -166,6 +166,10 @@ _CAPTURE_HEAD = re.compile(
     r"^(?:(?:jot|note|write|put)\s+(?:it\s+|this\s+|that\s+)?down|remember(?:\s+that)?)\s*[:,-]?\s*",
     re.IGNORECASE,
 )
+# "jot this down: …" / "remember that …" (not "remember to confirm"): something to keep
+_JOT_DOWN = re.compile(
+    r"^(?:(?:jot|note|write|put)\s+(?:it\s+|this\s+|that\s+)?down|remember\s+that)\b", re.IGNORECASE
+)
 # "I need to renew my gym membership by next friday, add it": the request after its subject.
 _ADD_IT = re.compile(
     r"^(?P<body>.+?)(?:\s*[,;.—–-]+\s*|\s+(?=(?:so\s+|please\s+|pls\s+|can\s+you\s+|could\s+you\s+)))"
@@ -313,8 +317,18 @@ def interpret(text: str) -> Intent:
     if mentions and not WRITE_WORDS.search(body):
         return read_intent(body)
     # "jot down: call mom sunday": the capture words are not part of the title
-    rest, due = take_en_time(_CAPTURE_HEAD.sub("", body))
+    captured = _CAPTURE_HEAD.sub("", body)
+    rest, due = take_en_time(captured)
     title = clean_title(rest)
+    if (
+        captured != body
+        and _JOT_DOWN.match(body)
+        and title
+        and not due
+        and not WRITE_WORDS.search(title)
+    ):
+        # "jot this down: the spare key is under the mat": a todo or a note? asked
+        return ask("create_todo", SLOT_INTENT, title=title)
     if due and re.match(r"within\b", due, re.I) and re.search(r"[,;.!?]", title):
         return HELP  # "you can get it back within 30 days": a statement about a span
     if due and (_PAST_TIME.search(due) or _REPORTED.search(title)):

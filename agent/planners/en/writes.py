@@ -28,6 +28,7 @@ from agent.planners.lexicon import (
     ask,
     change_slot,
     create_intent,
+    note_title_and_content,
     priority_of,
     split_tags,
     todo_change,
@@ -65,7 +66,7 @@ _DELETE = _en(
     r"^(?:delete|remove|erase|drop|trash|get\s+rid\s+of|clear\s+out|wipe\s+out|clear|scrap|ditch"
     r"|bin|axe|nuke|wipe)\s+(?:the\s+|my\s+|this\s+|that\s+)?"
     rf"(?:(?P<kind>notes?|todos?|to-dos?|tasks?|reminders?)\b\s*)?(?:titled|called|named)?\s*:?\s*"
-    rf"(?P<title>{QUOTED}|.*?)(?:\s+(?P<kind2>note|todo|task))?"
+    rf"(?P<title>{QUOTED}|.*?)(?:\s+(?P<kind2>notes?|todos?|tasks?))?"
     rf"(?:\s+from\s+my\s+(?:list|todos|tasks|notes))?{_END}"
 )
 _STATUS = [
@@ -117,6 +118,30 @@ _UPDATE_NOTE = [
         rf"\s+(?:of|for|in|on)\s+(?:the\s+|my\s+)?note\s+{_TITLE}\s+(?:to|with)\s+"
         rf"(?P<value>.+?){_END}"
     ),
+    # Replace the content of my Standup note with "…"
+    _en(
+        r"^(?:change|set|update|replace)\s+(?:the\s+)?(?P<field>content|text|body|title|name|tags)"
+        rf"\s+(?:of|for|in|on)\s+(?:the\s+|my\s+)?{_TITLE}\s+note\s+(?:to|with)\s*:?\s+"
+        rf"(?P<value>.+?){_END}"
+    ),
+    # change the Recipes note so it just says: crepes / Overwrite Trip ideas with Tokyo, Osaka
+    _en(
+        rf"^(?:change|edit|update|rewrite)\s+(?:the\s+|my\s+)?{_TITLE}\s+note\s+so\s+(?:that\s+)?"
+        rf"it\s+(?:just\s+|only\s+)?(?:says|reads)\s*:?\s*(?P<value>.+?){_END}"
+    ),
+    _en(rf"^overwrite\s+(?:the\s+|my\s+)?{_TITLE}(?:\s+note)?\s+with\s*:?\s*(?P<value>.+?){_END}"),
+    # Recipes note should be called Breakfast recipes from now on
+    _en(
+        rf"^(?:the\s+|my\s+)?{_TITLE}\s+note\s+(?:should|will|shall|must)\s+be\s+"
+        r"(?P<field>called|named|titled|renamed(?:\s+to)?)\s+(?P<value>.+?)"
+        rf"(?:\s+from\s+now\s+on|\s+instead)?{_END}"
+    ),
+    # append to Recipes: banana bread / Standup note — add: waiting on design review
+    _en(rf"^append\s+to\s+(?:the\s+|my\s+)?{_TITLE}(?:\s+note)?\s*:\s*(?P<append>.+?){_END}"),
+    _en(
+        rf"^(?!in\s)(?:the\s+|my\s+)?{_TITLE}\s+note\s*(?:—|–|-{{1,2}}|:|,)\s*(?:please\s+)?(?:add|append)"
+        rf"\s*:?\s+(?P<append>.+?){_END}"
+    ),
     _en(rf"^rename\s+(?:the\s+|my\s+)?note\s+{_TITLE}\s+(?:to|as)\s+(?P<value>.+?){_END}"),
     _en(rf"^rename\s+(?:the\s+|my\s+)?{_TITLE}\s+note\s+(?:to|as)\s+(?P<value>.+?){_END}"),
     # add a line to my Standup note: move to Tuesday
@@ -124,10 +149,11 @@ _UPDATE_NOTE = [
         r"^(?:add|append)\s+(?:a\s+|one\s+|this\s+)?(?:line|sentence|bullet|point|item|row)\s+"
         rf"(?:to|in|into)\s+(?:the\s+|my\s+)?{_TITLE}\s+note\s*(?:[:：]|saying)\s*(?P<append>.+?){_END}"
     ),
-    # in my Recipes note, add waffles with blueberry syrup
+    # in my Recipes note, add waffles with blueberry syrup / …, add a line: Seoul in spring
     _en(
         rf"^in\s+(?:the\s+|my\s+)?{_TITLE}\s+note\s*,?\s*(?:please\s+)?(?:add|append|put|write|jot)"
-        rf"(?:\s+down)?\s*:?\s+(?P<append>.+?){_END}"
+        r"(?:\s+down)?(?:\s+(?:a|one)\s+(?:line|sentence|bullet|point|item|row))?\s*:?\s+"
+        rf"(?P<append>.+?){_END}"
     ),
     # "append waffles to Recipes": append only ever adds to a note
     _en(rf"^append\s+(?P<append>.+?)\s+to\s+(?:the\s+|my\s+)?{_TITLE}(?:\s+note)?{_END}"),
@@ -140,13 +166,25 @@ _UPDATE_NOTE = [
     *(
         _en(
             r"^(?:add|append|put|jot)\s+(?P<append>.+?)\s+(?:to|into|in|onto|at\s+the\s+end\s+of)"
-            rf"\s+(?:the\s+|my\s+)?{form}{_END}"
+            rf"\s+(?:the\s+|my\s+)?{form}(?:\s+(?:too|as\s+well|also))?{_END}"
         )
         for form in (rf"{_TITLE}\s+note", rf"note\s+{_TITLE}")
     ),
     _en(
         rf"^(?:update|change|edit)\s+(?:the\s+|my\s+)?note\s+{_TITLE}\s+"
         rf"(?:to\s+say|to\s+read|to|with)\s*:?\s+(?P<value>.+?){_END}"
+    ),
+]
+# tag my Recipes note with cooking and breakfast / Add tags #travel #2027 to Trip ideas /
+# add the tag work to the Standup note: tags added to the note's own
+_ADD_TAGS = [
+    _en(
+        rf"^(?:tag|label)\s+(?:the\s+|my\s+)?(?:note\s+)?{_TITLE}(?:\s+note)?\s+(?:with|as)\s+"
+        r"(?:the\s+)?(?:tags?\s+|labels?\s+)?(?P<tags>.+?)" + _END
+    ),
+    _en(
+        r"^(?:add|put|attach|stick)\s+(?:the\s+|a\s+)?(?:tags?|labels?)\s*:?\s+(?P<tags>.+?)\s+(?:to|on|onto)"
+        rf"\s+(?:the\s+|my\s+)?(?:note\s+)?{_TITLE}(?:\s+note)?{_END}"
     ),
 ]
 _FIELD = r"due\s+(?:date|time)|deadline|due|priority|title|name|description|notes?"
@@ -216,9 +254,18 @@ _UPDATE_WHICH = _en(
 )
 _CREATE_NOTE = [
     _en(
-        r"^(?:create|add|make|write|new|take|start|save|jot\s+down|put\s+down)\s+(?:me\s+)?(?:a\s+|an\s+)?"
-        r"(?:new\s+|quick\s+)?note\b\s*(?:[:\-–—]\s*)?(?P<body>.*?)\s*[.!]?\s*$"
+        r"^(?:create|add|make|write|new|take|start|save|jot(?:\s+down)?|put\s+down"
+        r"|i\s+(?:want|need|would\s+like|'d\s+like)|give\s+me)\s+(?:me\s+)?(?:a\s+|an\s+)?"
+        r"(?:new\s+|quick\s+|blank\s+|empty\s+)*note\b\s*(?:for\s+me\s+)?(?:[:\-–—]\s*)?"
+        r"(?P<body>.*?)\s*[.!]?\s*$"
     ),
+    # Write down in a new note that the garage door code changed to 9090
+    _en(
+        r"^(?:write|put|jot|save)\s+(?:this\s+|it\s+)?down\s+(?:in|as)\s+(?:a\s+)?(?:new\s+)?note"
+        r"\s*(?:that\s+|:\s*)?(?P<body>.+?)\s*[.!]?\s*$"
+    ),
+    # note titled Lisbon food: try pastel de nata
+    _en(r"^(?:a\s+)?(?:new\s+)?note\s+(?P<body>(?:titled|called|named)\b.+?)\s*$"),
     _en(r"^note\s*:\s*(?P<body>.+?)\s*$"),
     _en(
         r"^(?:save|put|write|jot|add)\s+(?:this|that|it)\s+(?:down\s+)?(?:as|in|to|into)\s+(?:a\s+)?"
@@ -293,17 +340,32 @@ def note_fields(body: str) -> Intent:
     """Build create_note from "titled X: Y" / "X - Y" / "X: Y" / "X"."""
     # 'jot down a note, title "Book list", content "Dune"': labels after a comma, or before a quote
     body = re.sub(r"^[\s,;:]+", "", body)
+    # "a note with this: - run a 10k", "new note - remember that …": what leads into the text
+    body = re.sub(
+        r"^(?:with\s+(?:this|the\s+following)|that\s+says|saying|remember\s+that|that)\s*:?\s+",
+        "",
+        body,
+        flags=re.I,
+    )
     body = re.sub(r"\s+w/\s+", ": ", body, count=1)  # "packing list w/ charger, socks"
     body = re.sub(r"\s+with\s+(?=[\"“‘])", ": ", body, count=1)  # 'Gift list with "scarf"'
     body = re.sub(r"^(title|content)\s+(?=[\"“‘'「])", r"\1: ", body, flags=re.I)
     body = re.sub(r"([,;]\s*content)\s+(?=[\"“‘'「])", r"\1: ", body, flags=re.I)
     tags = None
     match = re.search(
-        r"[,;.]?\s*(?:(?:with\s+)?tags?|tagged(?:\s+with)?)\s*[:：]?\s+(?P<tags>.+)$", body, re.I
+        r"[,;.]?\s*(?:and\s+)?(?:(?:with\s+)?(?:the\s+)?tags?|tagged(?:\s+with)?)\s*[:：]?\s+"
+        r"(?P<tags>.+)$",
+        body,
+        re.I,
     )
     if match:
-        tags = split_tags(match.group("tags"))
+        tags = split_tags(re.sub(r"\s+(?:and|&)\s+", ",", match.group("tags")))
         body = body[: match.start()].strip()
+    elif trailing := re.search(r"(?:(?:^|\s)#[^\s#]+)+\s*$", body):
+        # "… 3. adapter #travel": tags written at the end
+        tags = split_tags(trailing.group(0))
+        body = body[: trailing.start()].strip()
+    whole = body
     content: str | None
     # "new note content: meeting points": the content, and no title yet
     bare_content = re.match(
@@ -315,9 +377,9 @@ def note_fields(body: str) -> Intent:
         return ask("create_note", SLOT_TITLE, content=bare_content.group("content").strip())
     labelled = re.match(
         rf"^(?:titled|called|named|with\s+(?:the\s+)?title|title\s*[:：])\s*(?P<title>{QUOTED}|.+?)"
-        r"(?:\s*:\s*|\s*[,;]\s*(?:(?:with\s+)?(?:the\s+)?(?:content|body|text)|saying|that\s+says)"
-        r"\s*:?\s*|\s+(?:(?:with\s+)?(?:the\s+)?(?:content|body|text)|saying|that\s+says)"
-        r"\s*:?\s*|\s+[-–—]\s+)(?P<content>.+)$",
+        r"(?:\s*:\s*|\s*[,;]\s*(?:(?:with\s+)?(?:the\s+)?(?:content|body|text)(?:\s+is)?|saying"
+        r"|that\s+says)\s*:?\s*|\s+(?:(?:with\s+)?(?:the\s+)?(?:content|body|text)|saying"
+        r"|that\s+says)\s*:?\s*|\s+[-–—]\s+|\s+with\s*:\s*|(?<=[\"”’'])\s+with\s+)(?P<content>.+)$",
         body,
         re.IGNORECASE | re.DOTALL,
     ) or re.match(
@@ -331,15 +393,37 @@ def note_fields(body: str) -> Intent:
         # "a note about the meeting: we agreed on Q3": the topic, then what it says
         about = re.sub(r"^(?:about|on)\s+", "", body, flags=re.I)
         topic, colon, said = about.partition(": ")
-        title, content = (topic, said) if colon and said.strip() else (about, None)
+        if not (colon and said.strip()):
+            topic, _, said = about.partition(", ")  # "about the dentist, he said floss more"
+        title, content = note_title_and_content(topic, said.strip() or None, about)
     else:
         quoted = re.match(rf"^(?P<title>{QUOTED})\s*[,:;\-–—]?\s*(?P<content>.*)$", body, re.DOTALL)
+        # (not the colon of a link or a clock: "https://…", "11:40")
         parts = quoted or re.match(
-            r"^(?P<title>.+?)(?:\s*[:;]\s*|\s*,\s*|\s+[-–—]+\s+|\s*—\s*)(?P<content>.+)$",
+            r"^(?P<title>.+?)(?:\s*(?<!\d):(?!//|\d)\s*|\s*;\s*|\s*,\s*|\s+[-–—]+\s+|\s*—\s*)"
+            r"(?P<content>.+)$",
             body,
             re.DOTALL,
         )
-        title, content = (parts.group("title"), parts.group("content")) if parts else (body, None)
+        if re.match(r"^\s*(?:[-*•]|\d+[.)])\s+", body):
+            # "- run a 10k - learn Rust": a list, its first item the title
+            first = re.split(r"\s+(?:[-*•]|\d+[.)])\s+", body.lstrip("-*• "), maxsplit=1)[0]
+            title, content = re.sub(r"^\d+[.)]\s*", "", first), body
+        elif quoted:
+            title, content = quoted.group("title"), quoted.group("content")
+            # 'Create note "Finished books" with content "…"': the label is no part of it
+            content = re.sub(
+                r"^(?:with\s+)?(?:the\s+)?(?:content|body|text)(?:\s+is)?\s*:?\s*|\s+and$",
+                "",
+                content.strip(),
+                flags=re.I,
+            )
+        elif parts:
+            title, content = note_title_and_content(
+                parts.group("title"), parts.group("content"), whole
+            )
+        else:
+            title, content = note_title_and_content(body, None, whole)
     title = unquote(title)
     content = (content or "").strip()
     if re.fullmatch(QUOTED, content):
@@ -359,7 +443,13 @@ def _update_todo(match: re.Match[str]) -> Intent:
     change = todo_change(field_name, value, priority=priority_of(value), timed=timed)
     if change.slot:
         return ask("update_todo", change.slot, todo_title=title)
-    return Intent("update_todo", {"todo_title": title, **change.args})
+    otherwise = None
+    if set(change.args) == {"title"} and not re.search(
+        r"\b(?:todo|to-do|task)\b", match.group(0), re.I
+    ):
+        # a rename that says neither todo nor note: a note's, when no todo has that title
+        otherwise = ("update_note", {"note_title": title, **change.args})
+    return Intent("update_todo", {"todo_title": title, **change.args}, otherwise=otherwise)
 
 
 # "reopen Clean the garage, I missed a corner": what follows the item is the reason.
@@ -415,10 +505,20 @@ def write_intent(text: str) -> Intent | None:
         if not title or title.lower() in {"it", "this", "that", "this one", "that one"}:
             return ask("delete_todo", SLOT_TARGET)
         return Intent("delete_todo", {"todo_title": title})
+    for pattern in _ADD_TAGS:
+        match = pattern.match(text)
+        if match and _target(match.group("title")):
+            tags = split_tags(re.sub(r"\s+(?:and|&)\s+", ",", match.group("tags")))
+            if tags:
+                return Intent(
+                    "update_note", {"note_title": _target(match.group("title")), "add_tags": tags}
+                )
     for pattern in _UPDATE_NOTE:
         match = pattern.match(text)
         if match:
             field_name = (match.groupdict().get("field") or "content").lower()
+            if re.match(r"called|named|titled|renamed", field_name):
+                field_name = "title"  # "… note should be called …"
             args: dict[str, Any] = {"note_title": unquote(match.group("title"))}
             if match.groupdict().get("append"):
                 return Intent("update_note", {**args, "append": unquote(match.group("append"))})

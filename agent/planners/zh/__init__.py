@@ -256,9 +256,8 @@ def interpret(text: str) -> Intent:
         if intent.tool == "create_todo" and not intent.slot and "due_at" in intent.args:
             return intent  # 下周一上午 10 点开会的待办: the todo and its time are both named
         return read_intent(body)
-    rest, due = take_zh_time(
-        re.sub(r"^(?:记一下|记下来|记下|记录一下|记一笔|记着|记住)\s*", "", body)
-    )
+    captured = re.sub(r"^(?:记一下|记下来|记下|记录一下|记一笔|记着|记住)\s*[：:，,]?\s*", "", body)
+    rest, due = take_zh_time(captured)
     rest, priority = take_priority(rest)
     title = clean_title(rest)
     if _REMARK.search(title):
@@ -269,6 +268,9 @@ def interpret(text: str) -> Intent:
     if due and clauses and (_WITHIN.search(due) or _FINISH_HEAD.match(title)):
         return HELP  # 已经丢进回收站了，30 天内可以找回: a statement, not a task
     # 周五前完成报告: a task whose title starts with the verb of finishing it
+    if captured != body and title and not due and not question and not WRITE_WORDS.search(title):
+        # 记一下：快递柜取件码 8848: something to keep, not said whether a todo or a note: asked
+        return ask("create_todo", SLOT_INTENT, title=title)
     if due and title and not question and not WRITE_WORDS.search(_FINISH_HEAD.sub("", title)):
         # 下周一上午开会: probably a todo, but nothing asked for one: ask, never guess.
         extra = {"priority": priority} if priority else {}

@@ -25,6 +25,7 @@ from agent.planners.lexicon import (
     ask,
     change_slot,
     create_intent,
+    note_title_and_content,
     priority_of,
     split_tags,
     todo_change,
@@ -172,13 +173,17 @@ def item_name(title: str) -> bool:
 
 
 _APPEND_VERB = (
-    r"(?:加上|加|添加|添上|追加|补充|补上|补|写上|写|记上)(?:一下)?"
+    r"(?:(?:加上|加|添加|添上|追加|补充|补上|补|写上|写|记上)(?:一下)?"
     r"(?:(?:一句|一行|一条|一段|一点|几句)(?:话|内容)?(?:\s*[：:，,]\s*|\s*)|(?:话|内容)?\s*[：:，,]\s*)"
+    # 再加个 Reykjavik (not 加个标签)
+    r"|(?:加|添)(?:一)?个\s*(?!标签|tag))"
 )
+# Where in the note: 里 / 后面 / 末尾
+_IN_NOTE = r"(?:的)?\s*(?:里面|里|中|上|后面|末尾|最后面?|结尾)?"
 _UPDATE_VERB = (
     r"改到|改成|改为|修改为|修改成|更新为|更新成|调整到|调整为|调到|调成|推迟到|推到|延后到|延期到|延迟到|"
     r"提前到|挪到|移到|改在|换到|换成|设为|设置为|设置成|设成|定为|定在|重命名为|改名为|改名叫|命名为|"
-    r"替换为|替换成|变成|改叫"
+    r"重命名成|改名成|更名为|替换为|替换成|变成|改叫"
 )
 # 准备周会材料改到明天上午九点 / 续签合同改成普通优先级: the item first, no 把 (only when
 # it reads as a name and the value is not a report: 改成了周五)
@@ -194,8 +199,9 @@ _RENAME_SAID = _zh(
 )
 # 周报的截止时间改成周五 / 待办X的优先级调成高 / 周会笔记标题改成… (a note's kind, no 的)
 _UPDATE_FIELD_OF = _zh(
-    rf"^(?P<kind>{_NOTE}|{_TODO})?\s*{_TITLE}\s*(?:(?P<kind2>{_NOTE}|{_TODO})\s*的?|的)\s*"
-    rf"(?P<field>{_FIELD})\s*(?:要|请|帮我)?\s*(?P<verb>{_UPDATE_VERB})\s*(?P<value>.+?){_END}"
+    rf"^(?P<kind>{_NOTE}|{_TODO})?\s*{_TITLE}\s*{_THIS}?\s*(?:(?P<kind2>{_NOTE}|{_TODO})\s*的?|的)\s*"
+    rf"(?P<field>{_FIELD})\s*(?:要|请|帮我)?\s*(?:全部|全都|都|整个|统统)?\s*"
+    rf"(?P<verb>{_UPDATE_VERB})\s*(?P<value>.+?){_END}"
 )
 _UPDATE = [
     # 把「周报」的截止时间改为明天下午 5 点 / 把周报推迟到周五 / 将任务X改成高优先级
@@ -221,18 +227,32 @@ _UPDATE = [
 # Asked without a value: 把周报的优先级改一下 / 修改待办X
 # 笔记「周会」里加一句：下周改到周二 / 在「预算」笔记里补充：… : a line added at the end.
 _APPEND_NOTE = [
-    # 预算这个笔记里再加一句：… / 周会那条笔记，内容补充一句：… (not 在…笔记里: the forms below)
+    # 预算这个笔记里再加一句：… / 周会笔记后面补一条：… / 把「Recipes」笔记加上一行：…
     _zh(
-        rf"^(?![在往给]){_TITLE}\s*(?:这个|这篇|那篇|那个|那条|这条)?\s*{_NOTE}\s*(?:里面|里|中|上)?\s*[，,]?\s*"
+        rf"^(?![在往给把将]){_TITLE}\s*{_THIS}?\s*{_NOTE}\s*{_IN_NOTE}\s*[，,]?\s*"
         rf"(?:内容)?\s*(?:再|也)?{_APPEND_VERB}\s*(?P<append>.+?)" + _END
     ),
     _zh(
-        rf"^(?:在|往|给)?\s*(?:我的)?\s*{_NOTE}\s*(?![里中上])(?!{_APPEND_VERB}){_TITLE}\s*(?:里面|里|中|上)?\s*{_APPEND_VERB}"
+        rf"^(?:在|往|给)?\s*(?:我的)?\s*{_NOTE}\s*(?![里中上])(?!{_APPEND_VERB}){_TITLE}\s*{_IN_NOTE}\s*{_APPEND_VERB}"
         r"\s*(?P<append>.+?)" + _END
     ),
     _zh(
-        rf"^(?:在|往|给)\s*(?:我的)?\s*{_TITLE}\s*(?:这篇|那篇)?\s*{_NOTE}\s*(?:里面|里|中|上)?\s*"
+        rf"^(?:在|往|给|把)\s*(?:我的)?\s*{_TITLE}\s*{_THIS}?\s*{_NOTE}\s*{_IN_NOTE}\s*(?:再|也)?"
         rf"{_APPEND_VERB}\s*(?P<append>.+?)" + _END
+    ),
+]
+# 给预算笔记加标签：财务、2027 / Recipes 笔记打上 #美食 #家常 标签 / 给读书笔记加个标签 阅读: tags
+# added to the note's own
+_ADD_TAGS = [
+    _zh(
+        rf"^(?:给|为|在|把)?\s*(?:我的)?\s*{_TITLE}\s*{_THIS}?\s*{_NOTE}\s*(?:上|里)?\s*"
+        r"(?:再|也)?(?:加上|加|添加|添上|打上|贴上|打|贴|标上)(?:一下)?(?:个|一个|几个)?\s*"
+        r"(?:标签|tags?)\s*[：:，,]?\s*(?P<tags>.+?)" + _END
+    ),
+    _zh(
+        rf"^(?:给|为|把)?\s*(?:我的)?\s*{_TITLE}\s*{_THIS}?\s*{_NOTE}\s*(?:上|里)?\s*"
+        r"(?:再|也)?(?:加上|加|添加|打上|贴上|打|贴|标上)\s*(?P<tags>(?:#?[^\s#，,、]+[\s，,、]*)+?)\s*"
+        r"(?:的|这几个|这些|两个|这个)?\s*(?:标签|tags?)" + _END
     ),
 ]
 _UPDATE_NO_VALUE = _zh(
@@ -269,9 +289,18 @@ _PRIORITY_RELATIVE = [
 
 _CREATE_NOTE = [
     _zh(
-        rf"^(?:{_CREATE}|写|存|保存)\s*{_MEASURE}\s*(?:新的?)?\s*{_NOTE}\s*"
+        rf"^(?:{_CREATE}|写|存|保存)\s*{_MEASURE}\s*(?:新的?)?\s*(?:空白的?|空的?)?\s*{_NOTE}\s*"
         r"(?:[：:，,—–-]\s*|\s+|(?=[「『“\"‘'《])|(?=叫|名为|标题)|$"
+        # 新建个笔记记一下…: what the note is to keep follows the verb
+        r"|(?:记一下|记下来|记下|记录一下|写一下|写下)\s*[：:]?\s*"
         r"|(?=[^\s，,。]+?(?:然后)?(?:内容|正文)(?:是|为|[:：])))(?P<body>.*?)\s*$"
+    ),
+    # 新笔记《X》：… / 新的笔记：… (not 新笔记「X」已保存, a report)
+    _zh(rf"^新的?\s*{_NOTE}\s*(?:[：:—–-]\s*|(?=[「『“\"‘'《][^：:]+[：:]))(?P<body>.+?)\s*$"),
+    # 建一个标题为“读书笔记2”的笔记，内容：…: the title said before the kind
+    _zh(
+        rf"^(?:{_CREATE}|写)\s*{_MEASURE}\s*(?P<body>(?:标题|题目|名字|名称)\s*(?:为|是|叫做?)?"
+        rf"\s*(?:{QUOTED}|[^，,。的]+?)\s*)的\s*(?:新的?)?\s*{_NOTE}\s*(?:[，,；;。]\s*(?P<rest>.+?))?\s*$"
     ),
     _zh(
         rf"^(?:把|将)?\s*(?P<body>.+?)\s*(?:记到|记在|记进|存到|存进|保存到|保存为|写到|写进|加到|放到|记成|记为)"
@@ -355,7 +384,9 @@ _MOVE_VERBS = frozenset(
         "定在",
     ]
 )
-_RENAME_VERBS = frozenset(["重命名为", "改名为", "改名叫", "命名为", "重命名", "改名"])
+_RENAME_VERBS = frozenset(
+    ["重命名为", "改名为", "改名叫", "命名为", "重命名", "改名", "重命名成", "改名成", "更名为"]
+)
 # The todo fields (a note's 内容/正文/标签 are the note's own).
 _FIELDS = {
     **dict.fromkeys(["标题", "名称", "名字"], FIELD_TITLE),
@@ -406,11 +437,21 @@ def _update(match: re.Match[str]) -> Intent:
     timed = re.sub(r"(?:截止|到期|为止)?(?:吧|了|呢|哈)*$", "", value)
     if timed != value and is_time(timed):
         value = timed  # 改成明天晚上八点截止吧: the time
+    if kind != "note" and re.search(rf"{_NOTE}$", title):
+        kind = "note"  # 把“读书笔记”重命名为…: a note's title ends with its kind
     intent = _field_args(kind, groups.get("field") or "", groups.get("verb") or "", value)
     key = "note_title" if intent.tool == "update_note" else "todo_title"
     if not title:
         return ask(intent.tool or "update_todo", SLOT_TARGET, **intent.args)
-    return Intent(intent.tool, {key: title, **intent.args}, slot=intent.slot)
+    otherwise = None
+    if (
+        intent.tool == "update_todo"
+        and not (groups.get("kind") or groups.get("kind2"))
+        and set(intent.args) == {"title"}
+    ):
+        # a rename that says neither 待办 nor 笔记: a note's, when no todo has that title
+        otherwise = ("update_note", {"note_title": title, **intent.args})
+    return Intent(intent.tool, {key: title, **intent.args}, slot=intent.slot, otherwise=otherwise)
 
 
 def todo_fields(body: str, *, priority: str | None = None) -> Intent:
@@ -434,8 +475,12 @@ def todo_fields(body: str, *, priority: str | None = None) -> Intent:
 
 
 _CALLED = r"(?:是|为|叫做?|叫作|名为|名叫)?"
-# 标题叫X / 叫「菜谱」: what labels a note's title
-_TITLE_LABEL = rf"(?:(?:标题|题目)\s*{_CALLED}|叫做?|叫作|名为|名叫)"
+# 标题叫X / 叫「菜谱」/ 名字叫'家庭开支' / title是 X: what labels a note's title
+_TITLE_LABEL = (
+    rf"(?:(?:标题|题目|名字|名称|title|name)\s*{_CALLED}|就叫做?|叫做?|叫作|名为|名叫|取名为?)"
+)
+# #美食 #家常: tags written inline
+_HASHTAGS = re.compile(r"(?:(?<=\s)|(?<=^)|(?<=[，,；;。]))#(?P<tag>[^\s#，,；;。、]+)")
 _NOTE_SPLIT = re.compile(r"\s*(?:——|—|–|--|：|:|，|,|；|;|\n)\s*|\s+-\s+")
 
 
@@ -443,10 +488,19 @@ def note_fields(body: str) -> Intent:
     """Build create_note from "标题 X，内容 Y" / "X — Y" / "X：Y" / "X"."""
     body = body.strip()
     tags = None
-    match = re.search(r"[，,；;。\s]?\s*(?:标签|tags?)\s*[:：是为]?\s*(?P<tags>.+)$", body)
+    # 标签 #travel #japan，内容：…: the tags run to the next label, else to the end
+    match = re.search(
+        r"[，,；;。\s]?\s*(?:标签|tags?)\s*[:：是为]?\s*(?P<tags>.+?)"
+        r"(?=[，,；;。]\s*(?:内容|正文)|$)",
+        body,
+    )
     if match and match.start() > 0:
         tags = split_tags(match.group("tags"))
-        body = body[: match.start()].strip()
+        body = (body[: match.start()] + body[match.end() :]).strip()
+    elif _HASHTAGS.search(body):
+        tags = [found.group("tag") for found in _HASHTAGS.finditer(body)]
+        body = _HASHTAGS.sub("", body).strip()
+    whole = body
     labelled = re.match(
         rf"^{_TITLE_LABEL}\s*[:：]?\s*(?P<title>{QUOTED}|.+?)\s*(?:[，,；;。]|\s|然后|(?=内容(?:是|为|[:：])))\s*"
         r"(?:内容|正文|里面写(?:着|上)?|里面记(?:着|上)?|写着)\s*(?:是|为)?\s*[:：]?\s*(?P<content>.+)$",
@@ -477,6 +531,8 @@ def note_fields(body: str) -> Intent:
                 title, content = said.group("title"), said.group("content")
             else:
                 title, content = (parts[0], parts[1]) if len(parts) == 2 else (body, None)
+                # 记一条笔记，wifi 密码是 abc12345: no title named, the text is what to keep
+                title, content = note_title_and_content(title, content, whole)
         if content:
             content = re.sub(r"^(?:内容|正文)\s*(?:是|为)?\s*[:：]?\s*", "", content)
     title = unquote(title)
@@ -559,6 +615,15 @@ def write_intent(text: str) -> Intent | None:
             if vague:
                 return ask(tool, SLOT_TARGET)
             return Intent(tool, {_ref_key(kind): title})
+    match = next((m for m in (p.match(text) for p in _ADD_TAGS) if m), None)
+    if match and unquote(match.group("title")) and split_tags(match.group("tags")):
+        return Intent(
+            "update_note",
+            {
+                "note_title": unquote(match.group("title")),
+                "add_tags": split_tags(match.group("tags")),
+            },
+        )
     match = next((m for m in (p.match(text) for p in _APPEND_NOTE) if m), None)
     if match and unquote(match.group("title")):
         return Intent(
@@ -655,7 +720,8 @@ def write_intent(text: str) -> Intent | None:
         if match:
             if re.fullmatch(r"\s*[添加记写存放收]\s*", match.group("body")):
                 return ask("create_note", SLOT_TITLE)  # 添加到笔记里: the verb, not a title
-            return note_fields(match.group("body"))
+            rest = match.groupdict().get("rest")
+            return note_fields(match.group("body") + (f"，{rest}" if rest else ""))
     if _ASK_TODO.match(text):
         return ask("create_todo", SLOT_TITLE)
     for pattern in _CREATE_TODO:
