@@ -67,6 +67,9 @@ TODOS = [
     ("Clean the garage", "done", 1, None),
     ("Book dentist appointment", "open", 1, None),
     ("Prepare slides", "open", 1, None),
+    # for reads by time: one overdue, one due this week
+    ("车辆年检", "open", 1, datetime(2026, 11, 30, 18, 0, tzinfo=SHANGHAI)),
+    ("Renew gym membership", "open", 0, datetime(2026, 12, 5, 23, 59, tzinfo=SHANGHAI)),
 ]
 NOTES = [
     ("周会", "讨论计划"),
@@ -147,6 +150,16 @@ def _card_matches(card: dict[str, Any], expect: str, titles: dict[str, str]) -> 
     return True
 
 
+def _shown(facts: list[dict[str, Any]], tool: str | None) -> set[str]:
+    """The titles of the items the turn's reads (of ``tool``) listed."""
+    return {
+        item["title"]
+        for fact in facts
+        if fact["status"] == "succeeded" and tool in (None, fact["tool"])
+        for item in fact.get("items", [])
+    }
+
+
 def _outcome(case: Case, bodies: list[dict[str, Any]], titles: dict[str, str]) -> str:
     *earlier, last = bodies
     if any(body["cards"] for body in earlier):
@@ -164,10 +177,16 @@ def _outcome(case: Case, bodies: list[dict[str, Any]], titles: dict[str, str]) -
         if kind == "clarify":
             return "correct" if clarified else "missed"
         if kind == "read":
-            wanted = case.expect.split(":", 1)[1] if ":" in case.expect else None
+            head, *fields = [part.strip() for part in case.expect.split(";")]
+            wanted = head.split(":", 1)[1] if ":" in head else None
             tools = {fact["tool"] for fact in last["facts"]}
             if tools and not clarified and (wanted is None or wanted in tools):
-                return "correct"
+                shows = dict(field.split("=", 1) for field in fields).get("shows")
+                if shows is None or _shown(last["facts"], wanted) == set(
+                    filter(None, shows.split("|"))
+                ):
+                    return "correct"
+                return "wrong_read"
             return "clarified" if clarified else "missed"
         if kind in {"planned", "forbidden"}:
             statuses = {notice["status"] for notice in last["notices"]}
@@ -196,13 +215,14 @@ def corpus_user(make_user: Any) -> Any:
 def _report(results: dict[str, Counter[str]], total: dict[str, int]) -> str:
     lines = ["", "Intent corpus (tests/data/intent_corpus.tsv), offline planner over HTTP:"]
     header = f"  {'set':<14}{'cases':>6}{'correct':>10}{'clarified':>11}{'wrong write':>13}"
-    lines.append(header + f"{'missed':>8}")
+    lines.append(header + f"{'wrong read':>12}{'missed':>8}")
     for name, counts in results.items():
         count = total[name]
         correct = counts["correct"]
         lines.append(
             f"  {name:<14}{count:>6}{correct:>6} {correct / count:>4.0%}"
-            f"{counts['clarified']:>11}{counts['wrong_write']:>13}{counts['missed']:>8}"
+            f"{counts['clarified']:>11}{counts['wrong_write']:>13}{counts['wrong_read']:>12}"
+            f"{counts['missed']:>8}"
         )
     return "\n".join(lines)
 
@@ -243,7 +263,8 @@ def test_intent_corpus_over_http(corpus_user, client_for, settings, capsys) -> N
                     f"{case.id} [{outcome}] {' || '.join(case.turns)} -> expect {case.expect}; "
                     f"cards={[(c['tool'], c['args']) for c in last['cards']]} "
                     f"notices={[(n['status'], n.get('slot')) for n in last['notices']]} "
-                    f"facts={[f['tool'] for f in last['facts']]}"
+                    f"facts={[f['tool'] for f in last['facts']]} "
+                    f"shown={sorted(_shown(last['facts'], None))}"
                 )
     ordered = {key: results[key] for key in ("zh", "zh held-out", "en", "en held-out", "all")}
     with capsys.disabled():
@@ -254,5 +275,9 @@ def test_intent_corpus_over_http(corpus_user, client_for, settings, capsys) -> N
     assert totals["en"] >= 150
     assert results["all"]["wrong_write"] == 0, "\n".join(
         line for line in failures if "wrong_write" in line
+    )
+    # A read that lists the wrong items is a false statement on screen.
+    assert results["all"]["wrong_read"] == 0, "\n".join(
+        line for line in failures if "wrong_read" in line
     )
     assert results["all"]["correct"] / totals["all"] >= MIN_CORRECT, "\n".join(failures)

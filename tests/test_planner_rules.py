@@ -1041,7 +1041,7 @@ def test_a_general_statement_about_completed_todos_is_no_status_change() -> None
             {"todo_title": "续签合同", "status": "done"},
             None,
         ),
-        ("这周截止的事情列一下", "query_todos", {}, None),
+        ("这周截止的事情列一下", "query_todos", {"due_before": "本周日"}, None),
         # no write: a condition, a remark, an action no tool performs
         ("if it snows tomorrow, remind me to leave early", None, {}, None),
         ("你好呀 今天心情不错", None, {}, None),
@@ -1245,7 +1245,7 @@ def test_eighth_batch_forms(
         ),
         # a vague item is asked about
         ("把那个改成高优先级", "update_todo", {}, "target"),
-        ("这周五之前要交的都有啥", "query_todos", {}, None),
+        ("这周五之前要交的都有啥", "query_todos", {"due_before": "这周五"}, None),
     ],
 )
 def test_ninth_batch_forms(
@@ -1906,3 +1906,63 @@ def test_a_rename_that_names_no_kind_carries_the_notes_reading() -> None:
     assert intent.otherwise == ("update_note", {"note_title": "Trip ideas", "title": "旅行灵感"})
     assert interpret("把待办 Trip ideas 改名为旅行灵感").otherwise is None  # the kind was said
     assert interpret("把周报的截止时间改成周五").otherwise is None  # a todo's field
+
+
+@pytest.mark.parametrize(
+    ("text", "args"),
+    [
+        # what a read asks for becomes its filters, never a keyword that matches nothing
+        ("有哪些逾期的待办", {"overdue": True}),
+        ("有什么过期没做的", {"overdue": True}),
+        ("show overdue tasks", {"overdue": True}),
+        ("what am I late on?", {"overdue": True}),
+        ("高优先级的任务有哪些", {"priority": 2}),
+        ("看看紧急的待办", {"priority": 2}),
+        ("which todos are high priority", {"priority": 2}),
+        ("show my low priority tasks", {"priority": 0}),
+        ("本周要做的事有哪些", {"due_before": "本周日"}),
+        ("这周截止的事情列一下", {"due_before": "本周日"}),
+        ("what's due this week?", {"due_before": "sunday this week"}),
+        ("周五之前要交的有哪些", {"due_before": "周五"}),
+        ("what's due before Friday?", {"due_before": "Friday"}),
+        ("明天之前要完成的有哪些", {"status": "open", "due_before": "明天"}),
+        ("最近有什么快到期的任务吗", {"due_before": "3天后", "status": "open"}),
+        ("anything due soon?", {"due_before": "in 3 days", "status": "open"}),
+        ("我完成了哪些待办", {"status": "done"}),
+        ("what did I finish this week", {"status": "done"}),
+        ("找一下跟合同有关的待办", {"keyword": "合同"}),
+        ("any tasks related to the contract?", {"keyword": "contract"}),
+        ("what's on my plate today?", {"due_before": "today"}),
+        ("12月5号之前到期的待办", {"due_before": "12月5号"}),  # was a new todo titled 到期
+        ("未完成的高优先级任务", {"status": "open", "priority": 2}),
+        ("这周到期的低优先级任务", {"priority": 0, "due_before": "本周日"}),
+        ("有没有关于房租的待办？", {"keyword": "房租"}),
+        ("我还有哪些待办已经逾期了？", {"overdue": True}),
+        ("我的todo里有没有overdue的", {"overdue": True}),
+        ("看下 high priority 的待办", {"priority": 2}),
+        ("show my hihg priority tasks", {"priority": 2}),
+        ("low priority stuff", {"priority": 0}),
+        ("Which todos have Renew in the title?", {"keyword": "Renew"}),
+        ("which tasks are due today and not done yet", {"status": "open", "due_before": "today"}),
+        ("am I late on anything", {"overdue": True}),
+    ],
+)
+def test_reads_ask_for_their_filters(text: str, args: dict[str, Any]) -> None:
+    intent = interpret(text)
+    assert (intent.tool, intent.args, intent.slot) == ("query_todos", args, None)
+
+
+@pytest.mark.parametrize(
+    ("text", "keyword"),
+    [
+        ("笔记里找一下预算", "预算"),
+        ("哪条笔记提到了第一章？", "第一章"),
+        ("在笔记里搜「计划」", "计划"),  # 计划 in quotes is the word searched, not todos
+        ("哪个笔记里写了草稿", "草稿"),
+        ("Which note mentions Lisbon?", "Lisbon"),
+        ("do I have a note that says Kyoto", "Kyoto"),
+    ],
+)
+def test_note_searches_find_their_word(text: str, keyword: str) -> None:
+    intent = interpret(text)
+    assert (intent.tool, intent.args, intent.slot) == ("search_notes", {"keyword": keyword}, None)

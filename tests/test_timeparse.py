@@ -715,3 +715,18 @@ def test_short_parts_of_the_day_and_spans_to_do_it_within(text: str, expected: s
             parse_time(text, now=NOW, zone=SHANGHAI)
     else:
         assert parse_time(text, now=NOW, zone=SHANGHAI).isoformat() == expected
+
+
+def test_a_search_bound_takes_the_nearest_date_not_the_next() -> None:
+    # "due before Dec 1" said on Dec 2 searches up to this year's Dec 1 (a due time would be
+    # next year's); a date ahead is the same either way, and a stated year is kept
+    from agent.timeparse import read_time
+
+    def nearest(text: str) -> str:
+        return read_time(text, now=NOW, zone=SHANGHAI, nearest=True).value.isoformat()
+
+    assert nearest("12月1日") == "2026-12-01T23:59:00+08:00"
+    assert parse_time("12月1日", now=NOW, zone=SHANGHAI).isoformat() == "2027-12-01T23:59:00+08:00"
+    assert nearest("12月20日") == "2026-12-20T23:59:00+08:00"
+    assert nearest("Jan 3") == "2027-01-03T23:59:00+08:00"
+    assert nearest("Nov 15 at 9am") == "2026-11-15T09:00:00+08:00"

@@ -27,6 +27,7 @@ SAMPLES: dict[str, tuple[Any, Any]] = {
     "note_title": ("读书笔记", "读书笔记"),
     "tags": ("书, 阅读", ["书", "阅读"]),
     "add_tags": ("书、阅读", ["书", "阅读"]),
+    "overdue": ("yes", True),
     "keyword": (" 周报 ", "周报"),
     "limit": ("5", 5),
 }

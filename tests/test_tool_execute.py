@@ -304,6 +304,39 @@ def test_query_todos_returns_only_the_subjects_matching_todos(user: Any, other_u
     json.dumps(read.data)
 
 
+def test_query_todos_by_priority_overdue_and_due_by_the_end_of_a_day(user: Any) -> None:
+    def titles(args: dict[str, Any]) -> set[str]:
+        context = context_for(user)
+        policy = enforce_tool_policy(
+            tool_name="query_todos", args=args, context=context, phase="prepare"
+        )
+        return {item["title"] for item in policy.tool.run(policy.args, context).data["todos"]}
+
+    at = lambda *day_time: datetime(*day_time, tzinfo=SHANGHAI)  # noqa: E731
+    todo_services.todo_create(owner=user, title="today, no time", due_at=at(2026, 12, 2, 23, 59))
+    todo_services.todo_create(owner=user, title="tonight", priority=2, due_at=at(2026, 12, 2, 21))
+    late = todo_services.todo_create(owner=user, title="late", due_at=at(2026, 11, 30, 18))
+    settled = todo_services.todo_create(owner=user, title="late, done", due_at=at(2026, 12, 1))
+    todo_services.todo_set_status(owner=user, todo_id=settled.id, status="done")
+    todo_services.todo_create(owner=user, title="friday", priority=0, due_at=at(2026, 12, 4, 9))
+    todo_services.todo_create(owner=user, title="no due", priority=2)
+    # a day said without a time is due at its 23:59: "due by today" lists it
+    assert titles({"due_before": "今天"}) == {"today, no time", "tonight", "late", "late, done"}
+    assert titles({"overdue": True}) == {late.title}  # open and past due (now: Wed 14:00)
+    assert titles({"overdue": "true", "priority": "high"}) == set()
+    assert titles({"priority": "高"}) == {"tonight", "no due"}
+    assert titles({"importance": "low", "due_before": "周五"}) == {"friday"}
+    assert titles({"overdue": False}) == titles({})  # no filter
+    with pytest.raises(LightNoteError) as error:
+        enforce_tool_policy(
+            tool_name="query_todos",
+            args={"overdue": "maybe"},
+            context=context_for(user),
+            phase="prepare",
+        )
+    assert error.value.code == "TOOL_ARGS_INVALID"
+
+
 def test_query_todos_limit_and_total(user: Any) -> None:
     for index in range(4):
         todo_services.todo_create(owner=user, title=f"t{index}")

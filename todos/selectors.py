@@ -18,15 +18,26 @@ def todo_list(
     status: str | None = None,
     keyword: str | None = None,
     due_before: datetime | None = None,
+    priority: int | None = None,
+    overdue_at: datetime | None = None,
 ) -> QuerySet[Todo]:
-    """Return the owner's todos, newest first, optionally filtered."""
+    """Return the owner's todos, newest first, optionally filtered.
+
+    ``due_before``: due at or before that instant (a day said without a time is due at its
+    23:59, and "due before today" must list it). ``overdue_at``: open and due before that
+    instant (now).
+    """
     todos = Todo.objects.filter(owner=owner)
     if status is not None:
         todos = todos.filter(status=status)
     if keyword:
         todos = todos.filter(Q(title__icontains=keyword) | Q(description__icontains=keyword))
     if due_before is not None:
-        todos = todos.filter(due_at__lt=due_before)
+        todos = todos.filter(due_at__lte=due_before)
+    if priority is not None:
+        todos = todos.filter(priority=priority)
+    if overdue_at is not None:
+        todos = todos.filter(status=Todo.Status.OPEN, due_at__lt=overdue_at)
     return todos
 
 

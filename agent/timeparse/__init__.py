@@ -70,8 +70,13 @@ def parse_time(text: str, *, now: datetime, zone: ZoneInfo) -> datetime:
     return read_time(text, now=now, zone=zone).value
 
 
-def read_time(text: str, *, now: datetime, zone: ZoneInfo) -> TimeReading:
-    """Read ``text`` like :func:`parse_time`, saying also whether it was a plain ISO time."""
+def read_time(text: str, *, now: datetime, zone: ZoneInfo, nearest: bool = False) -> TimeReading:
+    """Read ``text`` like :func:`parse_time`, saying also whether it was a plain ISO time.
+
+    ``nearest``: a calendar date without a year is the one nearest today, past or future
+    (a bound of a search: "due before Dec 1" said on Dec 2 means this year's), instead of the
+    next one (a due time).
+    """
     if now.tzinfo is None:
         raise ValueError("now must be an aware datetime")
     normalised = normalise(text)
@@ -82,7 +87,7 @@ def read_time(text: str, *, now: datetime, zone: ZoneInfo) -> TimeReading:
         if iso is not None:
             value, plain = iso, True
         else:
-            value, plain = _read_natural(normalised, now=now, zone=zone), False
+            value, plain = _read_natural(normalised, now=now, zone=zone, nearest=nearest), False
     except Unreadable as refusal:
         raise TimeParseError("invalid", text=text, why=str(refusal)) from None
     except OverflowError:
@@ -93,13 +98,13 @@ def read_time(text: str, *, now: datetime, zone: ZoneInfo) -> TimeReading:
     return TimeReading(value, plain)
 
 
-def _read_natural(text: str, *, now: datetime, zone: ZoneInfo) -> datetime:
+def _read_natural(text: str, *, now: datetime, zone: ZoneInfo, nearest: bool) -> datetime:
     facts = scan(text)
     if not facts.complete:
         holiday = read_lunar_holiday(text, today=now.astimezone(zone).date())
         if holiday is not None:
             return _on_day(holiday, zone)
-    return resolve(facts, now=now, zone=zone)
+    return resolve(facts, now=now, zone=zone, nearest=nearest)
 
 
 def _on_day(day: date, zone: ZoneInfo) -> datetime:

@@ -27,8 +27,11 @@ class Unreadable(Exception):
     """The facts do not make one instant; the message says why (for logs and tests)."""
 
 
-def resolve(facts: Facts, *, now: datetime, zone: tzinfo) -> datetime:
-    """Return the aware instant ``facts`` state, in ``zone`` unless a zone was written."""
+def resolve(facts: Facts, *, now: datetime, zone: tzinfo, nearest: bool = False) -> datetime:
+    """Return the aware instant ``facts`` state, in ``zone`` unless a zone was written.
+
+    ``nearest``: a calendar date without a year is the one nearest today (see ``read_time``).
+    """
     if not facts.complete:
         raise Unreadable(f"unknown words: {facts.leftover}")
     if facts.ambiguous:
@@ -44,7 +47,7 @@ def resolve(facts: Facts, *, now: datetime, zone: tzinfo) -> datetime:
             raise Unreadable("an offset in hours or minutes with another time")
         return (now.astimezone(UTC) + span).astimezone(clock_zone)  # elapsed time, not wall
 
-    day = _day(facts, today=local_now.date())
+    day = _day(facts, today=local_now.date(), nearest=nearest)
     part = _part(facts)
     if not facts.clocks:
         if day is None:
@@ -103,7 +106,7 @@ def _span_offset(facts: Facts) -> timedelta | None:
     return timedelta(minutes=int(minutes))
 
 
-def _day(facts: Facts, *, today: date) -> date | None:
+def _day(facts: Facts, *, today: date, nearest: bool = False) -> date | None:
     """Return the one day the facts name, or None when they name no day."""
     candidates: list[date] = []
     candidates += [today + timedelta(days=offset) for offset in facts.day_offsets]
@@ -111,7 +114,7 @@ def _day(facts: Facts, *, today: date) -> date | None:
         candidates.append(_offset_day(offset, today))
     candidates += [_month_day(months, day, today) for months, day in facts.month_days]
     candidates += [_next_day_of_month(day, today) for day in facts.days_of_month]
-    candidates += _dates(facts, today)
+    candidates += _dates(facts, today, nearest=nearest)
     candidates += [_holiday_date(holiday, facts, today) for holiday in facts.holidays]
     candidates += [_nth_weekday_date(stated, today) for stated in facts.nth_weekdays]
     if len(set(candidates)) > 1:
@@ -143,8 +146,9 @@ def _offset_day(offset: Offset, today: date) -> date:
     return base + timedelta(days=days)
 
 
-def _dates(facts: Facts, today: date) -> list[date]:
-    """Return the calendar dates stated, each in its year (stated or the next occurrence)."""
+def _dates(facts: Facts, today: date, *, nearest: bool = False) -> list[date]:
+    """Return the calendar dates stated, each in its year (stated, else the next occurrence,
+    or with ``nearest`` the occurrence nearest ``today``, past or future)."""
     if len(facts.years) + len(facts.years_from_now) > 1:
         raise Unreadable("two years")
     result = []
@@ -158,6 +162,18 @@ def _dates(facts: Facts, today: date) -> list[date]:
             result.append(_valid_date(years[0], stated.month, stated.day))
             continue
         this_year = _valid_date_or_none(today.year, stated.month, stated.day)
+        if nearest:
+            around = [
+                found
+                for found in (
+                    _valid_date_or_none(today.year + shift, stated.month, stated.day)
+                    for shift in (-1, 0, 1)
+                )
+                if found is not None
+            ]
+            if around:
+                result.append(min(around, key=lambda found: abs((found - today).days)))
+                continue
         if this_year is not None and this_year >= today:
             result.append(this_year)
         else:

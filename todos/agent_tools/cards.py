@@ -19,21 +19,24 @@ from todos.models import Todo
 # --- preparation helpers -----------------------------------------------------------------
 
 
-def prepare_due_at(value: str | None, context: ToolContext) -> str | None:
+def prepare_due_at(value: str | None, context: ToolContext, *, nearest: bool = False) -> str | None:
     """Return a concrete ISO time with offset in the user's zone, or None for "no due time".
 
     Raises ``TODO_DUE_AT_INVALID`` (vague, unreadable, self-contradictory or ambiguous) or
     ``TODO_DUE_AT_SUSPICIOUS`` (over a year ago or over ten years ahead) before any card.
+    ``nearest``: a date without a year is the nearest one (a search's bound), not the next.
     """
-    return prepare_due(value, context)[0]
+    return prepare_due(value, context, nearest=nearest)[0]
 
 
-def prepare_due(value: str | None, context: ToolContext) -> tuple[str | None, str | None]:
+def prepare_due(
+    value: str | None, context: ToolContext, *, nearest: bool = False
+) -> tuple[str | None, str | None]:
     """Return ``prepare_due_at``'s time and the text as said, when it was not plain ISO."""
     if value is None:
         return None, None
     try:
-        reading = read_time(value, now=context.now, zone=context.zone)
+        reading = read_time(value, now=context.now, zone=context.zone, nearest=nearest)
     except TimeParseError as error:
         if error.reason == "suspicious":
             parsed = getattr(error, "value", None)

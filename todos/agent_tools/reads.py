@@ -13,9 +13,12 @@ from todos import selectors as todo_selectors
 from todos.agent_tools.cards import prepare_due_at, priority_label, status_label, todo_data
 from todos.agent_tools.schemas import (
     DUE_AT_SCHEMA,
+    PRIORITY_SCHEMA,
     QUERY_LIMIT_DEFAULT,
     QUERY_LIMIT_MAX,
     STATUS_SCHEMA,
+    normalize_flag,
+    normalize_priority,
     normalize_status,
     optional_text,
 )
@@ -26,15 +29,21 @@ class QueryTodosTool(Tool):
     name = "query_todos"
     capability_id = "todo.query"
     description: ClassVar[dict[str, str]] = {
-        "zh-CN": "查询用户的待办，可按状态、关键词、截止时间之前过滤。只读。",
-        "en": "List the user's todos, optionally by status, keyword or due before a time. "
-        "Read-only.",
+        "zh-CN": "查询用户的待办，可按状态、关键词、优先级、截止时间（不晚于某时）过滤，"
+        "或只列逾期未完成的。只读。",
+        "en": "List the user's todos, optionally by status, keyword, priority or due at or "
+        "before a time, or only the overdue open ones. Read-only.",
     }
     schema: ClassVar[dict[str, Any]] = closed_object(
         {
             "status": STATUS_SCHEMA,
             "keyword": {"type": "string", "maxLength": 200},
             "due_before": DUE_AT_SCHEMA,
+            "priority": PRIORITY_SCHEMA,
+            "overdue": {
+                "type": "boolean",
+                "description": "Only open todos whose due time has passed.",
+            },
             "limit": {"type": "integer", "minimum": 1, "maximum": QUERY_LIMIT_MAX},
         }
     )
@@ -45,6 +54,10 @@ class QueryTodosTool(Tool):
         "before": "due_before",
         "deadlineBefore": "due_before",
         "deadline_before": "due_before",
+        "importance": "priority",
+        "late": "overdue",
+        "pastDue": "overdue",
+        "past_due": "overdue",
         **LIMIT_ALIASES,
     }
 
@@ -57,15 +70,22 @@ class QueryTodosTool(Tool):
             return optional_text(value)
         if name == "limit":
             return digits_to_int(value)
+        if name == "priority":
+            return normalize_priority(value)
+        if name == "overdue":
+            return normalize_flag(value)
         return value
 
     def run(self, args: dict[str, Any], context: ToolContext) -> ReadResult:
-        due_before = prepare_due_at(args.get("due_before"), context)
+        # "due before Dec 1" said on Dec 2 is this year's Dec 1: the nearest, not the next
+        due_before = prepare_due_at(args.get("due_before"), context, nearest=True)
         todos = todo_selectors.todo_list(
             owner=context.subject,
             status=args.get("status"),
             keyword=args.get("keyword"),
             due_before=parse_aware(due_before) if due_before else None,
+            priority=args.get("priority"),
+            overdue_at=context.now if args.get("overdue") else None,
         )
         data = page_data(
             todos,

@@ -125,6 +125,19 @@ CHANGE_FIELDS = ("title", "description", "priority", "due_at")
 # --- value normalisation -----------------------------------------------------------------
 
 
+def normalize_flag(value: Any) -> Any:
+    """Map "true" / "yes" / "1" / 是 and their opposites to a boolean; else the schema judges."""
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word in ("true", "yes", "1", "是", "对"):
+            return True
+        if word in ("false", "no", "0", "否", "不"):
+            return False
+        if not word:
+            return DROP
+    return value
+
+
 def normalize_priority(value: Any) -> Any:
     """Map priority words and numeric strings to 0/1/2; anything else is left to the schema."""
     if isinstance(value, bool):

@@ -122,6 +122,11 @@ _TYPOS = [
     (re.compile(r"\b(?:tomorow|tommorow|tommorrow|tomorrw|tmrw|tmr|2morrow)\b", re.I), "tomorrow"),
     (re.compile(r"\b(?:remnd|remid|remaind|rmind|remidn|remindd)\b", re.I), "remind"),
     (re.compile(r"\btonite\b", re.I), "tonight"),
+    (re.compile(r"\b(?:hihg|hgih|hight|hig)\b(?=\s*[\s-]\s*pri)", re.I), "high"),
+    (
+        re.compile(r"\b(?:prioirty|priorty|priortiy|proirity|prioritiy|priroity)\b", re.I),
+        "priority",
+    ),
     (re.compile(r"\b2day\b", re.I), "today"),
     (re.compile(r"\bb4\b", re.I), "before"),
     (re.compile(r"\bur\b", re.I), "your"),
@@ -220,6 +225,17 @@ _REPORTED = re.compile(
 )
 
 
+# A bare collection with its filters: "low priority stuff", "my overdue tasks", "urgent todos
+# due today".
+_BARE_READ = re.compile(
+    r"(?:(?:my|all|the|(?:high|low|normal|top)[\s-]priority|urgent|important|overdue|open|pending"
+    r"|unfinished|done|completed|finished|today'?s|tomorrow'?s)\s+)+"
+    r"(?:stuff|tasks?|todos?|to-dos?|items?|things?)"
+    r"(?:\s+(?:due\s+)?(?:today|tomorrow|this\s+week))?[.?!]?",
+    re.IGNORECASE,
+)
+
+
 def _two_parts(text: str) -> str:
     """Put a request told in two parts (what it is about, then "add it" / "reopen it") into
     one sentence of the grammar."""
@@ -303,7 +319,7 @@ def interpret(text: str) -> Intent:
         or _ADVICE.match(body)
     ):
         return HELP  # "don't delete Pay rent": a request NOT to write is no write
-    if SEARCH_HEAD.match(body) and not WRITE_HEAD.match(body):
+    if (SEARCH_HEAD.match(body) and not WRITE_HEAD.match(body)) or _BARE_READ.fullmatch(body):
         return read_intent(body)
     if (READ_HEAD.match(body) or QUESTION.search(text)) and not WRITE_HEAD.match(body):
         return read_intent(body) if TOPIC.search(body) else HELP

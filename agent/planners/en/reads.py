@@ -39,12 +39,26 @@ _OPEN = (
     r"(?:finished|finish|done|completed?))\b"
 )
 _DONE = r"\b(?:done|completed?|finish(?:ed)?|closed|checked\s+off)\b"
+# "overdue tasks", "what's past due": open and past their due time
+_OVERDUE = r"\b(?:overdue|past[\s-]due|late|behind\s+on|missed(?:\s+the)?\s+deadlines?)\b"
+# A time that is a span or vague: no bound for "due before".
+_VAGUE_DUE = (
+    r"\b(?:week|weekend|month|year|later|sometime|soon|asap|eventually|while|bit|one\s+day)\b"
+)
+_PRIORITY_READ = (
+    (2, r"\b(?:high(?:est)?[\s-]priority|top[\s-]priority|urgent|important|critical)\b"),
+    (0, r"\b(?:low(?:est)?[\s-]priority|not\s+urgent|unimportant)\b"),
+    (1, r"\b(?:normal|medium|regular)[\s-]priority\b"),
+)
 _FILLER = re.compile(
     rf"\b(?:show|list|display|view|see|give|get|me|my|all|the|a|an|of|what|what's|whats|is|are|do|does|"
     rf"did|have|has|i|which|how|many|there|any|find|search|look|up|for|through|at|pull|check|open|"
     rf"browse|tell|in|on|with|about|mentioning|containing|matching|regarding|that|mention|current|"
     rf"currently|still|right|now|again|please|everything|stuff|items?|things?|to\s+do|left|got|need|"
-    rf"needs|gotta|should|must|anything|something|due|overdue|doing|this|week|from|by|like|looks?|send|already|single|every)\b|"
+    rf"needs|gotta|should|must|anything|something|due|overdue|doing|this|week|from|by|like|looks?|send|already|single|every"
+    rf"|high(?:est)?|low(?:est)?|top|normal|medium|regular|priority|urgent|important|critical|late|past|behind"
+    rf"|missed|deadlines?|before|until|related|to|plate|next|busy|schedule|plans?|am|we|you"
+    rf"|soon|coming|expiring|expire|and|yet|or|but|not)\b|"
     rf"{_OPEN}|{_DONE}|{TODO_WORD}|{NOTE_WORD}|['’](?:s|ve|re|ll|d)\b|[?.!,:;]",
     re.IGNORECASE,
 )
@@ -54,8 +68,18 @@ def _keyword(text: str) -> str:
     quoted = re.search(QUOTED, text)
     if quoted:
         return unquote(quoted.group())
+    # "Which todos have Renew in the title?", "todos with passport in the title"
+    titled = re.search(
+        r"\b(?:have|has|with|containing|contain|contains)\s+(?:the\s+word\s+)?(?P<kw>.+?)\s+in\s+"
+        r"(?:the|their|its)\s+(?:titles?|names?)\b",
+        text,
+        re.IGNORECASE,
+    )
+    if titled:
+        return unquote(titled.group("kw"))
     about = re.search(
-        r"\b(?:about|mentioning|containing|matching|regarding|with|on|for)\s+(?P<kw>.+?)\s*"
+        r"\b(?:about|mentioning|mentions?|containing|matching|regarding|with|on|for|related\s+to"
+        r"|to\s+do\s+with|that\s+says|says|talks\s+about)\s+(?P<kw>.+?)\s*"
         r"(?:\bin\s+(?:my\s+|the\s+)?notes?\b.*)?[.?!]?\s*$",
         text,
         re.IGNORECASE,
@@ -81,10 +105,30 @@ def read_intent(text: str) -> Intent:
     keyword = _keyword(rest if due else text)
     if not re.search(r"\w", keyword):
         keyword = ""  # what the fillers leave ("'") is no keyword
-    if due and re.fullmatch(r"today|tomorrow|tonight|tmrw|tmr", due, re.IGNORECASE):
+    if due and re.fullmatch(r"this\s+week", due, re.IGNORECASE) and args.get("status") != "done":
+        args["due_before"] = "sunday this week"  # this week: by its Sunday
+    elif due and (
+        re.fullmatch(r"today|tomorrow|tonight|tmrw|tmr", due, re.IGNORECASE)
+        or (
+            not re.search(_VAGUE_DUE, due, re.I)
+            and re.search(r"\b(?:due|before|by|until|deadline)\b", text, re.I)
+        )
+    ):
         args["due_before"] = due
+    if re.search(r"\b(?:due\s+soon|coming\s+up|expiring\s+soon|about\s+to\s+expire)\b", text, re.I):
+        args["due_before"] = "in 3 days"  # "due soon": within the next three days
+        args.setdefault("status", "open")
     if keyword:
         args["keyword"] = keyword
+    priority = next(
+        (level for level, words in _PRIORITY_READ if re.search(words, text, re.I)), None
+    )
+    if priority is not None:
+        args["priority"] = priority
+        todos = True
+    if re.search(_OVERDUE, text, re.IGNORECASE):
+        args["overdue"] = True
+        todos = True
     return read_of(notes=notes, todos=todos, keyword=keyword, todo_args=args)
 
 
@@ -95,10 +139,12 @@ SEARCH_HEAD = re.compile(
     re.IGNORECASE,
 )
 TOPIC = re.compile(
-    rf"{TODO_WORD}|{NOTE_WORD}|{_OPEN}|{_DONE}|\b(?:due|overdue|deadline|priority|to\s+do|plans?|my\s+list|"
+    rf"{TODO_WORD}|{NOTE_WORD}|{_OPEN}|{_DONE}|\b(?:due|overdue|late\s+on|behind\s+on|past\s+due"
+    r"|in\s+(?:the|their|its)\s+titles?"
+    r"|deadline|priority|to\s+do|plans?|my\s+list|"
     r"schedule|need\s+to|have\s+to|on\s+my\s+plate|up\s+next|busy)\b|[\"“‘「]",
     re.IGNORECASE,
 )
 QUESTION = re.compile(
-    r"\?\s*$|^(?:what|which|how|when|where|who|do|does|did|is|are|have|has)\b", re.I
+    r"\?\s*$|^(?:what|which|how|when|where|who|do|does|did|is|are|am|have|has)\b", re.I
 )

@@ -13,6 +13,7 @@ from agent.planners.lexicon import (
     QUOTED,
     STRIP,
     Intent,
+    outside_quotes,
     read_of,
     unquote,
 )
@@ -30,27 +31,50 @@ READ_HEAD = re.compile(
     r"告诉我|说说|汇总|统计|回顾|浏览|打开)"
 )
 READ_TAIL = re.compile(
-    r"(?:列出来|列一下|(?<![队排序系])列|看看|看一下|显示出来|给我看看?|调出来|找出来|翻出来|搜搜|搜一搜"
-    r"|找找|找一找|查查|查一查)$"
+    r"(?:列出来|列一下|(?<![队排序系])列|看看|看一下|(?<=[的些办务项单])看|显示出来|给我看看?|调出来|找出来"
+    r"|翻出来|搜搜|搜一搜|找找|找一找|查查|查一查)$"
 )
 QUESTION = re.compile(
-    r"有哪些|有什么|有没有|有几[个条项件]|多少[个条项件]?|哪些|哪几|什么|几个|几条|啥|怎么样|"
+    r"有哪些|有什么|有没有|有几[个条项件]|多少[个条项件]?|哪些|哪几|哪[个条篇项一]|什么|几个|几条|啥|怎么样|"
     r"还剩|剩下|剩几|是否|哪里|哪儿|在哪|怎么|如何|为什么|为啥|咋|[吗么][？?]?$|[？?]$"
 )
 OPEN = (
     r"未完成|没完成|没有完成|未做完|没做完|还没做|还没完成|待完成|待处理|进行中|没搞定|未结束|没弄完|没干完|还没干"
+    r"|(?:要|需要|得|该)完成"
     r"|open|开放"
 )
-DONE = r"已完成|已经完成|完成了的|完成的|做完的|做完了的|已做完|搞定的|已结束|done|关闭的"
+DONE = (
+    r"已完成|已经完成|完成了的|(?<![要需得该待])完成的|做完的|做完了的|已做完|搞定的|已结束|done|关闭的"
+    r"|(?:完成|做完|搞定)了(?=哪|什么|几|多少)"
+)
+# 逾期的待办 / 过期没做的: open and past their due time
+_OVERDUE = r"逾期|过期|超期|误期|过了截止|错过了?截止|拖欠|延误|overdue|past[\s-]due"
+_PRIORITY_READ = (
+    (0, r"低优先级|优先级(?:低|为低)|不急|不紧急|low[\s-]priority"),
+    (2, r"最?高优先级|优先级(?:最?高|为高)|紧急|很急|重要|high[\s-]priority|urgent|important"),
+    (1, r"普通优先级|中等?优先级|一般优先级|normal[\s-]priority"),
+)
+_EN_FILTERS = (
+    r"\b(?:high|low|normal)[\s-]priority\b|\burgent\b|\bimportant\b|\boverdue\b|\bpast[\s-]due\b"
+)
+# 快到期的 / 即将截止: due within the next three days
+_SOON = re.compile(
+    r"快(?:要)?(?:到期|截止|过期)|即将(?:到期|截止|过期)|马上(?:就)?(?:要)?(?:到期|截止)"
+)
+# 这周/本周要做的: due by the end of this week (its Sunday)
+_THIS_WEEK = re.compile(r"^(?:本周|这周|这个星期|本星期|这礼拜|这个礼拜)$")
 _READ_FILLER = re.compile(
     rf"我的|我|所有的?|全部的?|一下|一眼|最近的?|现在的?|目前的?|当前的?|还|都|吧|呢|有哪些|有什么|"
     rf"有没有|有啥|哪些|什么|多少|几个|几条|是|的|里面?|中|列表|清单|(?:{OPEN})|(?:{DONE})|"
-    rf"高优先级|低优先级|普通优先级|优先级|重要的|紧急的|完成了|做完了|搞定了|完成|做完|搞定|相关|关于|有关|包含|含有|提到|提过|写过|记过|东西|内容|关键词是?|关键字是?|咋|找不到|那一?段了?|给我|啥|帮我?|嗯|哦|要做|要干|要处理|要交|要办|安排|事情|事儿|日程|[:：，,。？?！!、\s]"
+    rf"高优先级|低优先级|普通优先级|优先级|重要的|紧急的|不紧急|不急|紧急|很急|重要|完成了|做完了|搞定了|完成|做完|搞定|相关|关于|有关|包含|含有|提到|提过|写过|记过|东西|内容|关键词是?|关键字是?|咋|找不到|那一?段了?|给我|啥|帮我?|嗯|哦|要做|要干|要处理|要交|要办|要|需要|安排|事情|事儿|日程|"
+    rf"(?:{_OVERDUE})(?:了|的|没做|未做|还没做)*|(?:快|即将|马上)?(?:要)?(?:到期|截止)了?|之前|以前|前"
+    rf"|[:：，,。？?！!、\s]"
 )
 
 
 READ_IN = re.compile(
-    rf"^(?:在|从)\s*(?:我的)?\s*(?:{NOTE_WORD}|{TODO_WORD})\s*(?:里面|里|中)?\s*(?=[搜查找看翻])",
+    rf"^(?:在|从)?\s*(?:我的)?\s*(?:{NOTE_WORD}|{TODO_WORD})\s*(?:里面|里|中)\s*(?=[搜查找看翻])"
+    rf"|^(?:在|从)\s*(?:我的)?\s*(?:{NOTE_WORD}|{TODO_WORD})\s*(?=[搜查找看翻])",
     re.IGNORECASE,
 )
 
@@ -68,16 +92,56 @@ def _keyword(text: str) -> str:
     quoted = re.search(QUOTED, text)
     if quoted:
         return unquote(quoted.group())
-    about = re.search(r"(?:关于|有关|包含|含有|提到|提及)\s*(?P<kw>.+?)\s*(?:的|相关)", text)
+    about = re.search(r"(?:关于|有关(?!于)|包含|含有|提到|提及)\s*(?P<kw>.+?)\s*(?:的|相关)", text)
     if about:
         return unquote(about.group("kw"))
+    # 哪条笔记提到了第一章 / 哪个笔记里写了草稿: what the item says
+    says = re.search(
+        r"(?:提到了?|提及|写了|写着|写过|记了|记着|说了?|包含|含有)\s*(?P<kw>[^，,。？?的]+?)\s*(?:的|吗|呢|[？?。])*$",
+        text,
+    )
+    if says:
+        return unquote(says.group("kw"))
+    # 跟合同有关的 / 和报销相关的: what the items are about
+    related = re.search(r"(?:跟|和|与|同)\s*(?P<kw>[^，,。？?的]+?)\s*(?:有关|相关|有关系)", text)
+    if related:
+        return unquote(related.group("kw"))
     rest = READ_HEAD.sub("", READ_IN.sub("", text).strip())
     rest = READ_TAIL.sub("", rest)
     rest = re.sub(TODO_WORD, " ", rest, flags=re.IGNORECASE)
     rest = re.sub(NOTE_WORD, " ", rest, flags=re.IGNORECASE)
     rest = re.sub(r"^(?:把|将|在|从)", "", rest.strip())
     rest = _READ_FILLER.sub(" ", rest)
-    return " ".join(rest.split()).strip(STRIP)
+    words = [word for word in rest.split() if word not in _LEFTOVERS]
+    return " ".join(words).strip(STRIP)
+
+
+# What the fillers leave of a sentence and is no keyword: 已经逾期了 -> "已经", 还没做 -> "没做"
+_LEFTOVERS = frozenset(
+    [
+        "已经",
+        "已",
+        "了",
+        "事",
+        "事情",
+        "没做",
+        "没干",
+        "那些",
+        "这些",
+        "列出来",
+        "于",
+        "哪条",
+        "哪个",
+        "哪篇",
+        "有",
+        "下",
+        "看",
+        "给",
+        "那",
+        "这",
+        "些",
+    ]
+)
 
 
 # What a question must be about to be read as a lookup of the user's items.
@@ -93,7 +157,8 @@ def read_intent(text: str) -> Intent:
     notes = re.search(NOTE_WORD, text, re.IGNORECASE) is not None
     status = _read_status(text)
     todos = (
-        re.search(TODO_WORD, text, re.IGNORECASE) is not None
+        # (not a word in quotes: 在笔记里搜「计划」 searches notes for 计划)
+        re.search(TODO_WORD, outside_quotes(text), re.IGNORECASE) is not None
         or status is not None
         or re.search(r"完成|做完|搞定|截止|到期|过期|逾期|优先级|要做|要交|要办", text) is not None
     )
@@ -104,6 +169,39 @@ def read_intent(text: str) -> Intent:
         todo_args["status"] = status
     if keyword:
         todo_args["keyword"] = keyword
-    if due and re.fullmatch(r"今天|今日|明天|后天|今晚|明晚", due):
+    priority = next(
+        (level for level, words in _PRIORITY_READ if re.search(words, text, re.IGNORECASE)), None
+    )
+    if priority is not None:
+        todo_args["priority"] = priority
+        todos = True
+    if re.search(_OVERDUE, text, re.IGNORECASE):
+        todo_args["overdue"] = True
+        todos = True
+    if todo_args.get("keyword") and (priority is not None or "overdue" in todo_args):
+        # "high priority" / "overdue" said in English inside Chinese is a filter, not a word
+        kept = re.sub(rf"{_EN_FILTERS}", " ", todo_args["keyword"], flags=re.IGNORECASE)
+        kept = " ".join(kept.split())
+        todo_args.pop("keyword") if not kept else todo_args.update(keyword=kept)
+        keyword = kept
+    if _SOON.search(text) and not due:
+        todo_args["due_before"] = "3天后"  # 快到期的: due within the next three days
+        todo_args.setdefault("status", "open")
+    if due and _THIS_WEEK.match(due) and status != "done":
+        todo_args["due_before"] = "本周日"  # this week: by its Sunday
+    elif due and (
+        re.fullmatch(r"今天|今日|明天|后天|今晚|明晚", due)
+        or (is_day(due) and re.search(r"到期|截止|之前|以前|前|要做|要交|要完成|要办", text))
+    ):
         todo_args["due_before"] = due
     return read_of(notes=notes, todos=todos, keyword=keyword, todo_args=todo_args)
+
+
+def is_day(value: str) -> bool:
+    """Whether ``value`` (a time said) names a day or a time, not a span (下周, 月底) or a
+    vague one (晚点, 过几天)."""
+    return not re.search(
+        r"周$|星期$|礼拜$|月$|月底|月末|周末|年底|以后|稍后|晚点|晚些|待会|等会|一会|回头|改天|过几天|过两天"
+        r"|有空|[前后]$",
+        value,
+    )
