@@ -105,14 +105,37 @@ def _grammar(text: str, locale: str) -> Grammar:
     return zh if locale.startswith("zh") else en
 
 
+_PRONOUNS = frozenset(
+    ["it", "this", "that", "this one", "that one", "它", "这个", "那个", "这条", "那条"]
+)
+
+
 def _is_new_request(text: str, pending: PendingRequest) -> bool:
     intent = interpret(text)
     if intent.tool is None:
         return False
+    named = str(intent.args.get("todo_title") or intent.args.get("note_title") or "")
+    if named.strip().lower() in _PRONOUNS and pending.tool == intent.tool:
+        return False  # "make it high priority": about the item the question is about
+    if pending.slot == SLOT_CHANGE and _change_answer(text, pending) is not None:
+        return False  # "to Friday 5pm": the change asked for, not a new todo "To"
     if intent.slot is None:
         return True
     # A partial request of the same kind is an answer ("明天下午开会" to "what todo?").
     return intent.tool != pending.tool
+
+
+def _change_answer(text: str, pending: PendingRequest) -> str | None:
+    """The time an answer to "what should change?" gives ("to Friday 5pm", "改到周五"), if any."""
+    grammar = _grammar(text, pending.locale)
+    said = re.sub(
+        r"^(?:(?:move|push|change|set|make)\s+(?:it\s+)?)?(?:to|until|till|for|by)\s+"
+        r"|^(?:改到|改成|改为|推迟到|推到|挪到|延到|提前到|到)\s*",
+        "",
+        grammar.strip_polite(text).strip(),
+        flags=re.IGNORECASE,
+    )
+    return grammar.time_answer(said)
 
 
 def _kind(tool: str) -> str:
@@ -191,19 +214,27 @@ def _fill(pending: PendingRequest, text: str) -> dict[str, Any] | Clarification 
         title = unquote(grammar.strip_polite(text))
         return {**args, title_key: title} if title else None
     if slot == SLOT_CHANGE:
-        answer = grammar.time_answer(text)
+        answer = _change_answer(text, pending)
         if answer is not None:
             return {**args, "due_at": answer}
         priority = grammar.priority_answer(text)
         if priority:
             return {**args, "priority": priority}
         named = str(args.get("todo_title") or args.get("note_title") or "")
-        sentence = (
-            f"把「{named}」{grammar.strip_polite(text)}"
-            if grammar is zh
-            else f"change {'note ' if pending.tool == 'update_note' else ''}'{named}' "
-            f"{grammar.strip_polite(text)}"
-        )
+        said = grammar.strip_polite(text)
+        kind = "note " if pending.tool == "update_note" else ""
+        if grammar is zh:
+            # 把它改到周五 / 改到周五: the item the question was about, in the answer's place
+            pronoun = re.match(r"^(?:把|将)?\s*(?:它|这个|那个|这条|那条)\s*", said)
+            sentence = f"把「{named}」{said[pronoun.end() :] if pronoun else said}"
+        else:
+            # "move it to next Monday", "rename it to …": the item in the pronoun's place
+            pronoun = re.search(r"\b(?:it|that|this(?:\s+one)?)\b", said, re.I)
+            sentence = (
+                f"{said[: pronoun.start()]}{kind}'{named}'{said[pronoun.end() :]}"
+                if pronoun
+                else f"change {kind}'{named}' {said}"
+            )
         intent = interpret(sentence)
         if intent.tool == pending.tool and intent.slot is None:
             return intent.args
@@ -316,10 +347,10 @@ def resume(
                 proposal=Proposal(tool="create_todo", args=dict(pending.args), call_id="followup-1")
             )
         if kind == "note":
-            note = {
-                "title": pending.args.get("title", ""),
-                "content": pending.args.get("due_at", ""),
-            }
+            # an event's time is what its note says; something jotted down is kept whole
+            title = str(pending.args.get("title", ""))
+            due = str(pending.args.get("due_at") or "")
+            note = {"title": title, "content": due or title}
             return Resumption(
                 proposal=Proposal(tool="create_note", args=note, call_id="followup-1")
             )

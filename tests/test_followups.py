@@ -497,3 +497,83 @@ def test_tags_said_to_be_added_keep_the_notes_own(api, user, text, tags) -> None
     Note.objects.create(owner=user, title="预算", content="年度", tags=["旧"])
     [card] = say(api, session_of(api), text)["cards"]
     assert (card["tool"], card["args"]["tags"]) == ("update_note", tags)
+
+
+@pytest.mark.parametrize(
+    ("turns", "tool", "expected"),
+    [
+        # a part of the day said first is kept for a bare clock answer (was 07:30 tomorrow)
+        (
+            ["Remind me tomorrow evening to pay the electricity bill", "7:30"],
+            "create_todo",
+            {"title": "Pay the electricity bill", "due_at": "2026-12-03T19:30:00+08:00"},
+        ),
+        (
+            ["can you remind me to pick up the kids this afternoon", "4:15"],
+            "create_todo",
+            {"title": "Pick up the kids", "due_at": "2026-12-02T16:15:00+08:00"},
+        ),
+        (["明天上午10点牙医复诊", "加吧"], "create_todo", {"title": "牙医复诊"}),
+        # what should change on an item named alone: answered with a time, a priority, a
+        # sentence about "it"
+        (
+            ["change Pay rent", "to Friday 5pm"],
+            "update_todo",
+            {"due_at": "2026-12-04T17:00:00+08:00"},
+        ),
+        (
+            ["I need to update Renew passport", "make it high priority"],
+            "update_todo",
+            {"priority": 2},
+        ),
+        (
+            ["edit Book dentist appointment", "move it to next Monday"],
+            "update_todo",
+            {"due_at": "2026-12-07T23:59:00+08:00"},
+        ),
+        (["修改一下体检预约", "优先级调高"], "update_todo", {"priority": 2}),
+        (
+            ["续签合同那个帮我改改", "改到下周一上午9点"],
+            "update_todo",
+            {"due_at": "2026-12-07T09:00:00+08:00"},
+        ),
+        # something jotted down and made a note keeps its text as the note's content
+        (
+            ["帮我记一下：周报模板在共享盘", "笔记吧"],
+            "create_note",
+            {"content": "周报模板在共享盘"},
+        ),
+        # the question dropped for a new request said after it
+        (
+            ["delete that one", "never mind that, remind me to feed the dog at 6pm today"],
+            "create_todo",
+            {"title": "Feed the dog", "due_at": "2026-12-02T18:00:00+08:00"},
+        ),
+        (["那个不要了，删掉", "买菜"], "delete_todo", {}),
+    ],
+)
+def test_answers_to_a_question_complete_the_request(api, user, turns, tool, expected) -> None:
+    for title in (
+        "Pay rent",
+        "Renew passport",
+        "Book dentist appointment",
+        "体检预约",
+        "续签合同",
+        "买菜",
+    ):
+        todo_services.todo_create(owner=user, title=title)
+    session_id = session_of(api)
+    for turn in turns[:-1]:
+        clarify_notice(say(api, session_id, turn))
+    [card] = say(api, session_id, turns[-1])["cards"]
+    assert card["tool"] == tool
+    assert {key: card["args"].get(key) for key in expected} == expected
+
+
+@pytest.mark.parametrize("cancel", ["算了不用了", "不用了谢谢", "算了算了"])
+def test_a_cancel_said_in_pieces_is_still_a_cancel(api, cancel) -> None:
+    session_id = session_of(api)
+    clarify_notice(say(api, session_id, "新建待办"))
+    body = say(api, session_id, cancel)
+    assert body["cards"] == []
+    assert Todo.objects.count() == 0

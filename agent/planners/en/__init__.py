@@ -266,8 +266,17 @@ def _two_parts(text: str) -> str:
     return text
 
 
+# "never mind that, remind me to …": what was being done is dropped, the new request stays
+_DROPPED_BEFORE = re.compile(
+    r"^(?:never\s*mind|forget\s+(?:it|that)|scratch\s+that|cancel\s+that|no\s+wait)(?:\s+that)?"
+    r"\s*[,.;!—–-]+\s*(?=\w)",
+    re.IGNORECASE,
+)
+
+
 def _reframe(text: str) -> str:
     """Mend typing slips; drop a reason before the request; put a leading time last."""
+    text = _DROPPED_BEFORE.sub("", text)
     for pattern, word in _TYPOS:
         text = pattern.sub(word, text)
     text = _TAKEN_BACK.sub("", text)

@@ -102,8 +102,17 @@ def merge_time(prior: str, answer: str) -> str:
     if _DAY.search(answer) or not prior:
         return answer
     day = " ".join(match.group() for match in _DAY.finditer(prior))
-    day = re.sub(r"\s+(?:morning|afternoon|evening|night)$", "", day, flags=re.I)
-    day = re.sub(r"^tonight$", "today", day, flags=re.I)
+    if re.search(
+        r"\b(?:am|pm|a\.m\.|p\.m\.|morning|afternoon|evening|night|tonight|noon)\b", answer, re.I
+    ):
+        # the answer names its own part of the day: the prior one gives way
+        day = re.sub(r"\s+(?:morning|afternoon|evening|night)$", "", day, flags=re.I)
+        day = re.sub(r"^tonight$", "today", day, flags=re.I)
+    elif not re.search(r"\b(?:morning|afternoon|evening|night|tonight)\b", day, re.I):
+        # "remind me to X this afternoon" then "4:15": the part said before, kept
+        part = re.search(r"\b(?:this\s+)?(?:morning|afternoon|evening)\b|\btonight\b", prior, re.I)
+        if part:
+            day = f"{day} {part.group()}".strip()
     return f"{day} {answer}".strip() if day else answer
 
 
@@ -160,14 +169,14 @@ def clean_title(text: str) -> str:
 # --- politeness --------------------------------------------------------------------------
 
 _POLITE_HEAD = re.compile(
-    r"^(?:(?:hey|hi|hello|ok|okay|so|um|uh|yo)\b[,!\s]*)*"
+    r"^(?:(?:hey|hi|hello|ok|okay|so|um|uh|yo|actually|oh|wait|well|hmm|right)\b[,!\s]*)*"
     r"(?:(?:do\s+(?:us|me)\s+a\s+favou?r\s+and|could\s+you\s+possibly|would\s+you\s+mind"
     r"|is\s+it\s+possible\s+(?:for\s+you\s+)?to|any\s+chance\s+(?:you\s+)?(?:could|can)"
     r"|(?:would|could)\s+you\s+be\s+able\s+to)\s+)?"
     r"(?:(?:if\s+(?:possible|you\s+can|you\s+could|you\s+don'?t\s+mind)"
     r"|when\s+you\s+(?:get\s+a\s+(?:chance|sec(?:ond)?|minute)|can))\s*,?\s*)?"
     r"(?:(?:please|pls|plz|kindly)\b[,\s]*|(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+)?|"
-    r"(?:help\s+me|i(?:'d|\s+would)\s+like\s+(?:you\s+)?to|i\s+want\s+(?:you\s+)?to|"
+    r"(?:help\s+me|i(?:'d|\s+would)\s+like\s+(?:you\s+)?to|i\s+want\s+(?:you\s+)?to|i\s+need\s+to(?=\s+(?:update|change|edit|modify|rename|delete|remove))|"
     r"i\s+wanna|let'?s|go\s+ahead\s+and|quickly|just)\s+)*",
     re.IGNORECASE,
 )

@@ -249,6 +249,16 @@ _UPDATE_NO_VALUE = [
         rf"\s+(?:of|for|on)\s+(?:the\s+|my\s+)?(?:(?P<kind>todo|to-do|task)\s+)?{_TITLE}{_END}"
     ),
 ]
+# "change Pay rent", "edit Book dentist appointment": the item's name alone (a few words with
+# no time, no value): what to change is asked
+_UPDATE_NO_VALUE.append(
+    _en(
+        r"^(?:change|update|edit|modify|adjust)\s+(?:the\s+|my\s+)?"
+        r"(?!(?:it|that|this|something|things|stuff|everything|all|my|the|a|an|todos?|tasks?"
+        rf"|notes?|items?|list|reminders?|{_FIELD})\b)"
+        rf"(?P<title>{QUOTED}|[\w'’-]+(?:\s+[\w'’-]+){{0,5}}){_END}"
+    )
+)
 _UPDATE_WHICH = _en(
     r"^(?:change|update|edit|modify)\s+(?:a\s+|the\s+|my\s+)?(?P<kind>note|todo|task)$"
 )
@@ -443,6 +453,8 @@ def _update_todo(match: re.Match[str]) -> Intent:
     change = todo_change(field_name, value, priority=priority_of(value), timed=timed)
     if change.slot:
         return ask("update_todo", change.slot, todo_title=title)
+    if title.lower() in {"it", "this", "that", "this one", "that one"}:
+        return ask("update_todo", SLOT_TARGET, **change.args)  # "make it high priority": which?
     otherwise = None
     if set(change.args) == {"title"} and not re.search(
         r"\b(?:todo|to-do|task)\b", match.group(0), re.I
@@ -502,7 +514,8 @@ def write_intent(text: str) -> Intent | None:
             return HELP  # bulk deletes are not offered
         if kind == "note":
             return Intent("delete_note", {"note_title": title} if title else {})
-        if not title or title.lower() in {"it", "this", "that", "this one", "that one"}:
+        title = re.sub(r"(?<=\w)\s+one$", "", title)  # "the mom one": the item named after mom
+        if not title or title.lower() in {"it", "this", "that", "this one", "that one", "one"}:
             return ask("delete_todo", SLOT_TARGET)
         return Intent("delete_todo", {"todo_title": title})
     for pattern in _ADD_TAGS:

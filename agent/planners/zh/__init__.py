@@ -140,8 +140,25 @@ _STATE_THEN_OPEN = re.compile(
 )
 
 
+# 不找了，提醒我… / 算了，帮我…: what was being done is dropped, the new request is the sentence
+_DROPPED_BEFORE = re.compile(
+    r"^(?:算了|不用了|不找了|不查了|不改了|不删了|不要了|先不[找查改删]了?|那个不要了)[吧啊]?\s*[，,。！!]\s*(?=..)"
+)
+
+
+# 那个不要了，删掉: the item pointed at, then the verb
+_POINTED_THEN_DELETE = re.compile(
+    r"^(?P<ref>那个|这个|那条|这条|它)(?:不要了|没用了|不需要了|用不着了)[，,]?\s*(?:帮我|给我)?"
+    r"(?P<verb>删掉|删了|删除|删)(?:吧|了)?$"
+)
+
+
 def _reframe(body: str) -> str:
     """Put a request told in two parts (item, then the verb) into one sentence of the grammar."""
+    pointed = _POINTED_THEN_DELETE.match(body)
+    if pointed:
+        return f"把{pointed.group('ref')}{pointed.group('verb')}"
+    body = _DROPPED_BEFORE.sub("", body)
     reason = _REASON.match(body)
     if (
         reason
@@ -263,6 +280,9 @@ def interpret(text: str) -> Intent:
     rest, due = take_zh_time(captured)
     rest, priority = take_priority(rest)
     title = clean_title(rest)
+    if captured != body and title and not due and not question and not WRITE_WORDS.search(title):
+        # 记一下：快递柜取件码 8848: something to keep, not said whether a todo or a note: asked
+        return ask("create_todo", SLOT_INTENT, title=title)
     if _REMARK.search(title):
         return HELP  # 今天心情不错: a remark about the day, not something to do
     if due and (_PAST_TIME.search(due) or _REPORTED.search(title)):
@@ -271,9 +291,6 @@ def interpret(text: str) -> Intent:
     if due and clauses and (_WITHIN.search(due) or _FINISH_HEAD.match(title)):
         return HELP  # 已经丢进回收站了，30 天内可以找回: a statement, not a task
     # 周五前完成报告: a task whose title starts with the verb of finishing it
-    if captured != body and title and not due and not question and not WRITE_WORDS.search(title):
-        # 记一下：快递柜取件码 8848: something to keep, not said whether a todo or a note: asked
-        return ask("create_todo", SLOT_INTENT, title=title)
     if due and title and not question and not WRITE_WORDS.search(_FINISH_HEAD.sub("", title)):
         # 下周一上午开会: probably a todo, but nothing asked for one: ask, never guess.
         extra = {"priority": priority} if priority else {}

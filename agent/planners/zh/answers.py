@@ -16,7 +16,8 @@ from agent.planners.lexicon import (
 from agent.planners.zh.slots import DEADLINE_SUFFIX, is_time, strip_polite
 
 _YES = re.compile(
-    r"^(?:是|是的|对|对的|好|好的|好啊|行|可以|没错|嗯|嗯嗯|确定|要|需要|创建吧|就这样|ok|okay|yes)$",
+    r"^(?:是|是的|对|对的|好|好的|好啊|行|可以|没错|嗯|嗯嗯|确定|要|需要|创建吧|就这样|ok|okay|yes"
+    r"|(?:好的?|可以|行)?(?:加|加上|加吧|加上吧|记上|记上吧|记下吧|建吧|创建|添加吧?|帮我加上?))$",
     re.I,
 )
 _NO = re.compile(
@@ -58,7 +59,13 @@ def kind_answer(text: str) -> str | None:
 
 
 def is_no(text: str) -> bool:
-    return bool(_NO.match(re.sub(r"(?:吧|啊|呀|哈|了)+$", "", text.strip().strip(STRIP))))
+    body = re.sub(r"(?:吧|啊|呀|哈|了)+$", "", text.strip().strip(STRIP))
+    # 算了不用了 / 不用了谢谢 / 算了算了: every piece a no
+    pieces = [p for p in re.split(r"[，,\s]+|(?<=了)|(?<=算)(?=[算不别])", body) if p]
+    return bool(pieces) and all(
+        _NO.match(re.sub(r"(?:吧|啊|呀|哈|了|谢谢|谢啦)+$", "", piece)) or piece in ("谢谢", "谢啦")
+        for piece in pieces
+    )
 
 
 def ordinal(text: str) -> int | None:

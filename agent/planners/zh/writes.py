@@ -256,8 +256,15 @@ _ADD_TAGS = [
     ),
 ]
 _UPDATE_NO_VALUE = _zh(
-    rf"^(?:把|将)?\s*(?P<kind>{_NOTE}|{_TODO})?\s*{_TITLE}\s*(?P<kind2>{_NOTE}|{_TODO})?\s*的?\s*"
-    rf"(?P<field>{_FIELD})?\s*(?:改一下|修改一下|调整一下|更新一下|改改|修改|更改|调整|更新|编辑|改){_END}"
+    rf"^(?:把|将)?\s*(?P<kind>{_NOTE}|{_TODO})?\s*{_TITLE}\s*{_THIS}?\s*(?P<kind2>{_NOTE}|{_TODO})?\s*的?\s*"
+    rf"(?P<field>{_FIELD})?\s*(?:帮我|给我|要|需要|得|请)?\s*"
+    rf"(?:改一下|修改一下|调整一下|更新一下|改改|修改|更改|调整|更新|编辑|改){_END}"
+)
+# 修改一下体检预约: the verb, then the item's name alone
+_UPDATE_ITEM_ONLY = _zh(
+    rf"^(?:修改|更改|调整|更新|编辑|改)(?:一下)?\s*(?!{_NOTE}|{_TODO})(?![到成为名掉好完了在])"
+    rf"(?!.*的\s*(?:{_FIELD}))"
+    rf"{_TITLE}\s*(?:吧)?{_END}"
 )
 _UPDATE_HEAD_ONLY = _zh(
     rf"^(?:修改|更改|调整|更新|编辑|改)(?:一下)?\s*(?P<kind>{_NOTE}|{_TODO})\s*{_TITLE}?{_END}"
@@ -699,6 +706,9 @@ def write_intent(text: str) -> Intent | None:
     if match and not (match.group("title") or "").strip():
         tool = "update_note" if _kind(match.group("kind")) == "note" else "update_todo"
         return ask(tool, SLOT_TARGET)
+    match = _UPDATE_ITEM_ONLY.match(text)
+    if match and item_name(match.group("title")) and not is_time(unquote(match.group("title"))):
+        return ask("update_todo", change_slot(""), todo_title=unquote(match.group("title")))
     match = _UPDATE_NO_VALUE.match(text) or _UPDATE_HEAD_ONLY.match(text)
     if match and (match.groupdict().get("title") or "").strip():
         kind = _kind(match.groupdict().get("kind") or match.groupdict().get("kind2"))
@@ -708,10 +718,13 @@ def write_intent(text: str) -> Intent | None:
             if kind == "note" or field_name in {"内容", "正文", "标签"}
             else "update_todo"
         )
+        named = unquote(match.group("title"))
+        if len(named) < 2 or _VAGUE_ITEM.fullmatch(named):
+            return ask(tool, SLOT_TARGET)  # 修改一下 / 把它改一下: which item?
         return ask(
             tool,
             change_slot(_field(field_name)),
-            **{_ref_key(kind if tool == "update_note" else "todo"): unquote(match.group("title"))},
+            **{_ref_key(kind if tool == "update_note" else "todo"): named},
         )
     if _ASK_NOTE.match(text):
         return ask("create_note", SLOT_TITLE)
