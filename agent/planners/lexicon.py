@@ -197,6 +197,25 @@ def change_slot(field: str) -> str:
     return {FIELD_PRIORITY: SLOT_PRIORITY, FIELD_DUE: SLOT_DUE}.get(field, SLOT_CHANGE)
 
 
+def read_filters(
+    text: str,
+    todo_args: dict[str, Any],
+    *,
+    priorities: tuple[tuple[int, str], ...],
+    overdue: str,
+) -> bool:
+    """Add to ``todo_args`` the priority and the "overdue" a read asks for (each grammar's
+    words: ``priorities`` as (level, pattern), ``overdue`` a pattern); True when it asked."""
+    level = next(
+        (found for found, words in priorities if re.search(words, text, re.IGNORECASE)), None
+    )
+    if level is not None:
+        todo_args["priority"] = level
+    if re.search(overdue, text, re.IGNORECASE):
+        todo_args["overdue"] = True
+    return level is not None or "overdue" in todo_args
+
+
 def read_of(*, notes: bool, todos: bool, keyword: str, todo_args: dict[str, Any]) -> Intent:
     """Return the read a request names: its kinds, its keyword, the todo filters it gave.
 

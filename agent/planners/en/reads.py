@@ -15,6 +15,7 @@ from agent.planners.lexicon import (
     QUOTED,
     STRIP,
     Intent,
+    read_filters,
     read_of,
     unquote,
 )
@@ -120,14 +121,7 @@ def read_intent(text: str) -> Intent:
         args.setdefault("status", "open")
     if keyword:
         args["keyword"] = keyword
-    priority = next(
-        (level for level, words in _PRIORITY_READ if re.search(words, text, re.I)), None
-    )
-    if priority is not None:
-        args["priority"] = priority
-        todos = True
-    if re.search(_OVERDUE, text, re.IGNORECASE):
-        args["overdue"] = True
+    if read_filters(text, args, priorities=_PRIORITY_READ, overdue=_OVERDUE):
         todos = True
     return read_of(notes=notes, todos=todos, keyword=keyword, todo_args=args)
 

@@ -14,6 +14,7 @@ from agent.planners.lexicon import (
     STRIP,
     Intent,
     outside_quotes,
+    read_filters,
     read_of,
     unquote,
 )
@@ -169,21 +170,14 @@ def read_intent(text: str) -> Intent:
         todo_args["status"] = status
     if keyword:
         todo_args["keyword"] = keyword
-    priority = next(
-        (level for level, words in _PRIORITY_READ if re.search(words, text, re.IGNORECASE)), None
-    )
-    if priority is not None:
-        todo_args["priority"] = priority
+    if read_filters(text, todo_args, priorities=_PRIORITY_READ, overdue=_OVERDUE):
         todos = True
-    if re.search(_OVERDUE, text, re.IGNORECASE):
-        todo_args["overdue"] = True
-        todos = True
-    if todo_args.get("keyword") and (priority is not None or "overdue" in todo_args):
-        # "high priority" / "overdue" said in English inside Chinese is a filter, not a word
-        kept = re.sub(rf"{_EN_FILTERS}", " ", todo_args["keyword"], flags=re.IGNORECASE)
-        kept = " ".join(kept.split())
-        todo_args.pop("keyword") if not kept else todo_args.update(keyword=kept)
-        keyword = kept
+        if keyword:
+            # "high priority" / "overdue" said in English inside Chinese: a filter, not a word
+            keyword = " ".join(re.sub(_EN_FILTERS, " ", keyword, flags=re.IGNORECASE).split())
+            todo_args.pop("keyword")
+            if keyword:
+                todo_args["keyword"] = keyword
     if _SOON.search(text) and not due:
         todo_args["due_before"] = "3天后"  # 快到期的: due within the next three days
         todo_args.setdefault("status", "open")
