@@ -753,3 +753,46 @@ def test_thirteenth_batch_claims_and_their_kind(reply: str, kind: str | None) ->
 )
 def test_thirteenth_batch_non_claims(reply: str) -> None:
     assert find_claims(reply) == []
+
+
+@pytest.mark.parametrize(
+    ("reply", "kind"),
+    [
+        # a change hidden in a read's reply
+        ("Status: rescheduled → Mon, Jun 10 (updated just now)", "update"),
+        ("截止：6 月 10 日（刚刚改的）", "update"),
+        ("• Todo 'Order cake' (new — I just created it from your message)", "create"),
+        ("为了区分，我把它们分别改名为「跟进-甲方」「跟进-小林」。", "update"),
+        ("经过我刚才的整理，你的列表现在只剩 2 条未完成。", None),
+    ],
+)
+def test_fourteenth_batch_claims_and_their_kind(reply: str, kind: str | None) -> None:
+    [first, *_] = find_claims(reply)
+    assert first.claim.kind == kind
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        # what a read reports: counts, labels of counts, dates, habits, the user's own doings
+        "I can list, search, and summarize your todos, and I can create, edit, reschedule, "
+        "complete, or delete items when you ask.",
+        "Your archived notes (2): 'Old budget', 'Draft v1'. "
+        "They were archived between January and March.",
+        "You have 0 items in the trash — "
+        "anything deleted more than 30 days ago is purged automatically.",
+        "Found 2 notes:\n1. 'Rename project folders' — created Feb 10\n2. 'Ideas' — edited 3/4",
+        "**This month**\n- Completed: 18 ✅\n- Created: 22\n- Deleted: 3",
+        "To reschedule a task yourself, open it and tap the date chip; "
+        "the new date is saved automatically.",
+        "Sorted by due date, your next three are: 'Dentist', 'Pay water bill', 'Gift'.",
+        "已完成 5 条，逾期 1 条，进行中 3 条。",
+        "**本月统计**\n- 完成：18 条 ✅\n- 新建：22 条\n- 删除：3 条",
+        "本周回顾：你完成了 9 条待办，删除了 2 条旧笔记，还把「团队午餐」改到了周四。",
+        "你的已归档笔记（4 条）：「旧预算」「初稿 v1」。",
+        "「寄合約」已於週二標記為完成，「審閱合約」仍未完成。",
+        "你個回收站而家係空嘅，刪除咗超過 30 日嘅嘢會自動清走。",
+    ],
+)
+def test_fourteenth_batch_non_claims(reply: str) -> None:
+    assert find_claims(reply) == []

@@ -62,6 +62,13 @@ _BARE_STATUS = re.compile(
     r"(?:recently\s+)?(?:completed|done|finished|open|pending|已完成|未完成|进行中|待完成)",
     re.IGNORECASE,
 )
+# "- Created: 22", "删除：3 条": a word that labels a count
+_COUNT_LABEL = re.compile(
+    r"[-*•]?\s*(?:completed|done|finished|created|added|deleted|removed|updated|edited|archived"
+    r"|restored|moved|已?完成|新建|新增|创建|添加|删除|修改|更新|归档|恢复)",
+    re.IGNORECASE,
+)
+_COUNT_AFTER = re.compile(r"\s*[:：]\s*\d+(?![\d.)、])")  # a count, not "Deleted: 1. Rent"
 _DONE_LABEL = re.compile(r"(?:completed|done|finished|已完成)\s*[:：]", re.IGNORECASE)
 # "笔记里写着：…" / "Your note says: …": what follows quotes stored content (not "The
 # system says: …", which is the model's own report).
@@ -127,11 +134,15 @@ _TICK_ARROW = re.compile(
 )
 _USERS_OWN = re.compile(
     r"你自己|您自己|都是你|由你|\bby\s+you\b|\byou\s+(?:yourself\b|(?:created|made|added|deleted|finished"
-    r"|completed|removed)\s+\d)",
+    r"|completed|removed)\s+\d)"
+    # 本周回顾：你完成了 9 条待办，删除了 2 条…: what the user did, counted
+    r"|(?:你|您)(?:这周|本周|今天|上周|这个月|本月|最近|一共|共|总共)*(?:完成|删除|新建|创建|添加|修改|勾掉)了\s*\d",
     re.IGNORECASE,
 )
 # "这个月…完成了 13 条，完成率 65%": counts a report gives.
 _RATE = re.compile(r"完成率|完成度|百分之|\d\s*%|\bcompletion\s+rate\b|\bpercent\b", re.IGNORECASE)
+# 已完成 5 条，逾期 1 条，进行中 3 条: counts side by side in one sentence
+_COUNTS = re.compile(r"\d+\s*[条项个件]\s*[，,、；;/]\s*[^。！!？?\n]{0,8}?\d+\s*[条项个件]")
 # "When I removed it a few minutes ago, …": a past event, not a condition.
 _PAST_WHEN = re.compile(
     r"^when\s+(?:i|we)\s+\w+ed\b.*\b(?:ago|earlier|yesterday|just\s+now|last\s+\w+|this\s+morning)\b",
@@ -150,8 +161,10 @@ _COUNTERFACTUAL = re.compile(
 )
 # "优先级：普通 → 高（已修改）" / "(changed)": a parenthesis that reports an event.
 _EVENT_NOTE = re.compile(
-    r"[（(]\s*(?P<event>已(?:经)?(?:修改|更新|删除|恢复|添加|创建|保存|调整|移除)"
-    r"|changed|updated|deleted|removed|restored|added|created|saved|adjusted|edited)\s*[)）]",
+    r"[（(]\s*(?:just\s+)?(?P<event>已(?:经)?(?:修改|更新|删除|恢复|添加|创建|保存|调整|移除)"
+    r"|(?:刚刚|刚才)(?:修改|更新|删除|恢复|添加|创建|保存|调整|移除|改)(?:的|过|好了|了)?"
+    r"|changed|updated|deleted|removed|restored|added|created|saved|adjusted|edited)"
+    r"(?:\s+(?:just\s+now|now|a\s+moment\s+ago))?\s*[)）]",
     re.IGNORECASE,
 )
 # "Noted — I'll act once you confirm" / "我都记下来了，会按顺序准备确认卡片": "noted" takes in
@@ -242,7 +255,12 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
         ),
         None,
     )
-    rated = {clause.sentence for clause in all_clauses if _RATE.search(clause.scan)}
+    sentences = _sentence_texts(text, all_clauses)
+    rated = {
+        clause.sentence
+        for clause in all_clauses
+        if _RATE.search(clause.scan) or _COUNTS.search(sentences.get(clause.sentence, ""))
+    }
     read: dict[int, list[Claim]] = {}  # each clause read once by the grammars
 
     def claims_at(index: int) -> list[Claim]:
@@ -250,7 +268,6 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
             read[index] = _claims_of(all_clauses[index])
         return read[index]
 
-    sentences = _sentence_texts(text, all_clauses)
     for index, clause in enumerate(all_clauses):
         if clause.sentence in hypothetical:
             continue
@@ -262,6 +279,8 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
             and text[clause.end : clause.end + 1] in ":："
         ):
             continue  # "Completed: … Open: …" labels a listing
+        if _COUNT_LABEL.fullmatch(clause.scan.strip()) and _COUNT_AFTER.match(text, clause.end):
+            continue  # "Completed: 18 ✅", "删除：3 条": a count's label in a report
         if _CONTENT_LABEL.search(clause.label) or _FAILURE_LABEL.search(clause.label):
             continue  # quoted stored content, or the reason of a failure
         if plan_at is not None and index > plan_at:
@@ -292,7 +311,8 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
             continue
         event = _EVENT_NOTE.search(text, clause.start, clause.end + 1)
         if event and not _CONDITION_HEAD.match(clause.scan):
-            word = re.sub(r"^已经?", "", event.group("event"))
+            word = re.sub(r"^(?:已经?|刚刚|刚才)|(?:的|过|好了|了)$", "", event.group("event"))
+            word = word.split()[0] if word.isascii() else word  # "updated just now"
             kind = (
                 grammar_en.participle_kind(word) if word.isascii() else grammar_zh.verb_kind(word)
             )

@@ -171,7 +171,8 @@ _STATES = [
     ),
     (
         re.compile(
-            r"(?:\b(?:it|that|they|this|the\s+\w+)|”)\s*(?:is|are|'s|’s|'re|’re)\s+(?:all\s+)?gone\b"
+            r"(?:\b(?:it|that|they|this|these|those|the\s+\w+|[\w'’]+(?:s|es))|”)\s*"
+            r"(?:is|are|'s|’s|'re|’re)\s+(?:all\s+|now\s+)?gone\b"
         ),
         "delete",
     ),
@@ -378,6 +379,11 @@ _ELLIPSIS = re.compile(
     r"[\s!.✅✔☑️🎉👍👌🗑]*$"
 )
 _DONE_LEAD = re.compile(r"^(?:all\s+)?done\s*[!.—–-]|^(?:all\s+)?done\s*$")
+# The clause before a bare verb in a list of what can be done ("create, edit, reschedule, …")
+_VERB_LIST = re.compile(
+    r"(?:(?:i|we)\s+can\s+|or\s+|and\s+)?(?:create|add|edit|update|change|move|reschedule|delete"
+    r"|remove|complete|finish|rename|tag|archive|restore|list|search|summari[sz]e|mark|set)"
+)
 _TO_STATUS = re.compile(
     r"^(?:\s+\S+){0,4}?\s+(?:to|as)\s+(?:done|complete[d]?|finished|not\s+done|open|incomplete)\b"
 )
@@ -417,7 +423,11 @@ _DESCRIBED_TIME = re.compile(
     r"^\s*(?:(?:on(?!\s+(?:“|\ue000|your\b|the\s+(?:to-?do|note|item|task|entry)\b))|in(?!\s+(?:your|the\s+(?:archives?|trash|bin|recycle\s+bin|inbox|folder|backlog)|(?:an?|the)\s+\w+\s+folder)\b)|at|during|since|by\s+you|back|earlier\s+this|last"
     r"|this\s+(?:week|month|morning|year)|yesterday|ago|before|previously|recently|a\s+while"
     r"|over\s+the)\b"
-    r"|(?:\w+\s+){0,3}(?:ago|yesterday|last\s+\w+|in\s+\d{4}|on\s+\w+day|by\s+you)\b)"
+    r"|(?:\w+\s+){0,3}(?:ago|yesterday|last\s+\w+|in\s+\d{4}|on\s+\w+day|by\s+you)\b"
+    r"|between\b"
+    # "— created Feb 10", "edited 3/4", "updated Monday": an item's dates in a listing
+    r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b"
+    r"|\d{1,2}/\d{1,2}\b|(?:mon|tues|wednes|thurs|fri|satur|sun)day\b)"
 )
 _PROPOSED = re.compile(r"\b(?:drafted|prepared|staged|queued|proposed)\s*$")
 _PROPOSED_OBJECT = re.compile(
@@ -506,13 +516,17 @@ def find(clause: Clause) -> list[Claim]:
     scan = clause.scan.lower().replace("’", "'")
     if clause.question or not re.search(r"[a-z✅✔☑]", scan) or _QUESTION_HEAD.match(scan):
         return []
-    if _COUNTED.search(scan):
-        return []
+    if _COUNTED.search(scan) or re.match(r"(?:sorted|ordered|grouped|filtered)\s+by\b", scan):
+        return []  # (a count a read gives; "Sorted by due date, …": how a list is shown)
     if _STATUS_LABEL.search(clause.label) and re.fullmatch(
         r"(?:done|open|completed?|finished|pending|closed|not\s+done)[\s.!]*", scan
     ):
         return []  # "Status: done" reads a state
     if _ELLIPSIS.match(scan) or _DONE_LEAD.match(scan.lstrip(" -*•")):
+        if _VERB_LIST.fullmatch(clause.label.lower().strip()) and not re.search(r"\bdone\b", scan):
+            return []  # "I can create, edit, reschedule, complete, or delete": a list of verbs
+        if re.match(r"^(?:sorted|ordered|grouped|filtered)\s+by\b", scan):
+            return []  # "Sorted by due date, …": how a list is shown
         kind = "delete" if re.search(r"\bgone\b", scan) else None
         return [_claim(scan, scan.strip(" .!"), kind)]
     found: list[Claim] = []
@@ -578,6 +592,8 @@ def find(clause: Clause) -> list[Claim]:
     head = _HEAD.match(scan) or _FREE_HEAD.match(scan)
     if head and _THEN.match(scan) and _blocked(clause.label.lower()):
         head = None  # "first I'll create …, then set each one …": the plan goes on
+    if head and _HABIT.search(scan) and re.match(r"(?:anything|everything|whatever|any\s)", scan):
+        return []  # "anything deleted more than 30 days ago is purged automatically"
     if head and _ATTRIBUTIVE.match(scan[head.end() :]):
         # "Deleted items go to Trash and are permanently removed after 30 days": the clause
         # is a general statement about a kind of item, all of it.
@@ -692,6 +708,8 @@ def _passive_is_claim(be: str, adv: str, kind: str | None, scan: str, match: re.
         # "New todos are added to the top", "Notes in the trash are permanently deleted
         # after 30 days": a habit of a kind of item
         return False
+    if be in ("is", "are") and _HABIT.search(scan):
+        return False  # "anything deleted … is purged automatically": what always happens
     if adv.strip() or be in ("got", "gets"):
         return True  # is now marked, was successfully saved, are all deleted, got created
     if kind == "status" and re.search(r"\b(?:ticked|checked|crossed)\b", match.group(0)):
@@ -703,6 +721,11 @@ def _passive_is_claim(be: str, adv: str, kind: str | None, scan: str, match: re.
     # "Buy milk is marked as done": a state a read reports, unless "now"/"already" says it
     # changed.
     return kind != "status" and not _STATE_PARTICIPLE.search(match.group(0))
+
+
+_HABIT = re.compile(
+    r"\b(?:automatically|by\s+default|always|every\s+time|each\s+time|whenever|forever)\b"
+)
 
 
 def _claim(scan: str, phrase: str, kind: str | None) -> Claim:

@@ -70,7 +70,8 @@ _VERB = re.compile(
 # Marks before the verb that make it an accomplished fact.
 _DONE_BEFORE = re.compile(
     # (not the 已 of an attribute: 把所有已完成的任务归档)
-    r"(?<!而)(?<!不得)已(?!知|读|婚|故|逾期)(?!(?:完成|删除|创建|添加|修改|更新|标记|归档|取消|过期|读|保存)的)|被|✅|✔|☑"
+    r"(?<!而)(?<!不得)已(?!知|读|婚|故|逾期)"
+    r"(?!(?:完成|删除|创建|添加|修改|更新|标记|归档|取消|过期|读|保存)的)|被|✅|✔|☑"
     r"|\[[xX✓✔]\]|成功(?:地)?$"
     # 正在为你删除…，请稍候: a write under way (not 正在准备 / 正在等待确认)
     r"|正在(?!准备|等待|等你|确认)"
@@ -84,7 +85,7 @@ _DONE_AFTER = re.compile(
 _CLAUSE_FINAL_LE = re.compile(r"(?:(?:了|啦|喽|咯)[\s。！!~～…✅🎉👍]*|[✅✔☑]\ufe0f?[\s。！!]*)$")
 
 _NEGATION = re.compile(
-    r"没有?|未|尚未|还没|并未|从未|不(?![过少错用仅但久停断同一])|不用(?:再|重复|又)|用不着|别(?!人)|无法|无须"
+    r"没有?|未|尚未|还没|并未|从未|不(?![过少错用仅但久停断同一])|不用(?:再|重复|又)|用不着|(?<![分特区告离派类识辨级差性])别(?!人)|无法|无须"
     r"|无需|未能|没能"
 )
 _MODAL = re.compile(
@@ -110,6 +111,8 @@ _AFTER_BLOCK = re.compile(
     # 被修改过 3 次: the item's history, not this turn's write
     r"|^过\s*[\d一二两三四五六七八九十几多]+\s*次"
     r"|^(?:了|好|完|成功|完成|完毕|好了)?(?:后|前)(?!面|台|天)"
+    # 删除了超过 30 天的东西会自动清走: the verb describes what the sentence says will happen
+    r"|^[^，。]*?的[^，。]{0,6}?(?:会|将|都会|就会)"
 )
 # The user did it: 你/您 as the subject of the verb, with no 的 in between.
 _USER_SUBJECT = re.compile(
@@ -190,6 +193,11 @@ _RESULT = [
             r"[^，。]*了[\s。！!~～]*$|现在[^，。]*(?:清单|列表|待办|笔记)(?:列表|清单)?(?:上|里|中)有"
         ),
         "create",
+    ),
+    (
+        # 经过我刚才的整理，你的列表现在只剩 2 条: the state after what I did
+        re.compile(r"经过我(?:刚才|刚刚)?的?(?:整理|处理|清理|调整|修改|更新|操作|清点)"),
+        None,
     ),
     (
         re.compile(
@@ -297,6 +305,8 @@ def find(clause: Clause) -> list[Claim]:
             continue
         if _attributive(before, after) or _USER_SUBJECT.search(before):
             continue
+        if _ON_A_PAST_DAY.search(before):
+            continue  # 「寄合约」已于周二标记为完成: when it happened, its history
         reported = _CONTENT_REPORT.search(before) and verb[0] in "记写"
         if _CARD_SUBJECT.search(before):
             continue  # 刚才那张确认卡已经作废: the card, not the user's data
@@ -351,6 +361,8 @@ def _Latin(verb: str) -> bool:
 def _completed(verb: str, before: str, after: str, scan: str) -> bool:
     if "了" in verb:
         return True
+    if _I_PUT.search(before) and _RESULT_VERB.match(verb + after) and after.strip(" 。！!为成到"):
+        return True  # 为了区分，我把它们分别改名为「跟进-甲方」…: what I did, said without 了
     if re.match(r"^的[\s。！!~～]*$", after) and re.search(r"我|助手|刚", before):
         return True  # 是我刚刚创建的
     if _DONE_BEFORE.search(before) or _DONE_AFTER.match(after):
@@ -369,6 +381,17 @@ def _blocked_before(before: str) -> bool:
     return bool(_NEGATION.search(tail) or _MODAL.search(tail))
 
 
+# 已于周二 / 已在上周: a write on a day gone by is the item's history, not this turn's
+_ON_A_PAST_DAY = re.compile(
+    r"已(?:经)?于\s*(?:上周|上个?星期|上个?礼拜|昨天|前天|周[一二三四五六日天]|星期[一二三四五六日天]"
+    r"|礼拜[一二三四五六日天]|\d+\s*月\s*\d+\s*[日号]|\d+\s*[日号])"
+    r"|已(?:经)?在\s*(?:上周|上个?星期|上个?礼拜|昨天|前天)"
+)
+# 我把它们…改名为 / 我已把…设为: the assistant as the subject of a result it names
+_I_PUT = re.compile(r"我(?:已经?|刚刚|刚才|这就|就)?(?:把|将)")
+_RESULT_VERB = re.compile(
+    r"改名为|重命名为|命名为|改成|改为|改到|设为|设成|标记为|标为|移到|挪到|推迟到|更新为|调整为|调到"
+)
 # A state said as a guess, or after a failure as its reason, reports no write.
 _GUESS = re.compile(r"好像|看起来|看样子|似乎|可能|也许|大概|估计")
 _FAILED = re.compile(r"没能|未能|失败|无法|不能|没法|没成功|未成功")
@@ -379,6 +402,10 @@ _OWN_DONE_MARK = re.compile(
 
 def _attributive(before: str, after: str) -> bool:
     """已完成的待办 / 你上周创建的笔记: a description, unless it is 是我刚刚创建的 (a claim)."""
+    if re.search(r"(?:的|所有|全部|这些|那些)已经?$", before) and re.match(
+        r"^(?:笔记|待办|任务|事项|条目|项目|清单)", after
+    ):
+        return True  # 你的已归档笔记: 已 + verb names a kind of item (not 已删除待办「X」)
     tail = re.match(r"^(?:了|好|过|掉)?的", after)
     if not tail:
         return False

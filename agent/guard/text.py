@@ -24,7 +24,8 @@ _SENTENCE_END = "。！？!?…\n"
 _CLAUSE_SEP = "，,；;：:—|"
 # A parenthesis that holds a sentence (a subject and a verb), not a label or an aside.
 _SENTENCE_INSIDE = re.compile(
-    r"^\s*(?:I(?:'ve|’ve|\s+have|\s+also|\s+just)|(?:这|那)(?:份|条|个)[^，。]{0,8}我|我(?:也|已|还|顺手))"
+    r"^\s*(?:[\w-]{1,12}\s*[—–-]+\s*)?"  # "(new — I just created it …)": a label, then the sentence
+    r"(?:I(?:'ve|’ve|\s+have|\s+also|\s+just)|(?:这|那)(?:份|条|个)[^，。]{0,8}我|我(?:也|已|还|顺手|刚))"
 )
 _TICKS = "✅✔☑"
 _WORDS = re.compile(r"[\w\u3400-\u9fff]")
