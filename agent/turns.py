@@ -331,19 +331,19 @@ class Turn(CardIssuer):
         return card
 
     def _prepared_otherwise(self, proposal: Proposal, error: LightNoteError) -> Any:
-        """The proposal read as being about the other kind of item, prepared, when the item
-        it names was not found and the other reading's is (else None: the refusal stands)."""
+        """The first of the proposal's other readings that prepares, tried in order only while
+        the item the readings name is not found (else None: the first refusal stands)."""
         other = proposal.otherwise
-        if other is None or other.error or not error.code.endswith("_NOT_FOUND"):
-            return None
-        if registry.get(other.tool) is None:
-            return None
-        try:
-            return enforce_tool_policy(
-                tool_name=other.tool, args=other.args, context=self.context, phase="prepare"
-            )
-        except LightNoteError:
-            return None
+        while other is not None and error.code.endswith("_NOT_FOUND"):
+            if not other.error and registry.get(other.tool) is not None:
+                try:
+                    return enforce_tool_policy(
+                        tool_name=other.tool, args=other.args, context=self.context, phase="prepare"
+                    )
+                except LightNoteError as refused:
+                    error = refused
+            other = other.otherwise
+        return None
 
     def _ask_about(self, proposal: Proposal, error: LightNoteError) -> bool:
         """Turn a refusal for a missing or vague slot into a question; True when asked."""

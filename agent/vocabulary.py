@@ -28,7 +28,9 @@ PRIORITY_WORDS: dict[str, str] = {
         ("普通", "中", "一般", "中等", "正常", "中优先级", "优先级中", "普通优先级", "中等优先级"),
         PRIORITY_NORMAL,
     ),
-    **dict.fromkeys(("low", "minor", "lowest", "trivial", "p3"), PRIORITY_LOW),
+    **dict.fromkeys(
+        ("low", "minor", "lowest", "trivial", "p3", "p4", "not urgent", "unimportant"), PRIORITY_LOW
+    ),
     **dict.fromkeys(
         ("低", "不急", "不重要", "低优先级", "优先级低", "最低", "不紧急", "低优"), PRIORITY_LOW
     ),

@@ -577,3 +577,25 @@ def test_a_cancel_said_in_pieces_is_still_a_cancel(api, cancel) -> None:
     body = say(api, session_id, cancel)
     assert body["cards"] == []
     assert Todo.objects.count() == 0
+
+
+def test_a_due_date_taken_off_is_a_card_that_clears_it(api, user) -> None:
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    due = datetime(2026, 12, 2, 21, 0, tzinfo=ZoneInfo("Asia/Shanghai"))
+    todo_services.todo_create(owner=user, title="提交周报", due_at=due)
+    [card] = say(api, session_of(api), "提交周报的截止时间去掉")["cards"]
+    assert (card["tool"], card["args"]["due_at"]) == ("update_todo", None)
+    # an item with no due date has nothing to take off: refused, no card
+    todo_services.todo_create(owner=user, title="买菜")
+    body = say(api, session_of(api), "把买菜的截止时间去掉")
+    assert body["cards"] == []
+    assert [notice["code"] for notice in body["notices"]] == ["TODO_UPDATE_NOOP"]
+
+
+def test_a_title_that_opens_with_its_gei_is_found_with_it(api, user) -> None:
+    # 给 read as "for" first; no todo 妈妈打电话: the reading with 给 is the one prepared
+    todo = todo_services.todo_create(owner=user, title="给妈妈打电话")
+    [card] = say(api, session_of(api), "给妈妈打电话这件事提高一下优先级")["cards"]
+    assert (card["args"]["todo_id"], card["args"]["priority"]) == (str(todo.id), 2)

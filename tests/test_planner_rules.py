@@ -1903,9 +1903,16 @@ def test_a_rename_that_names_no_kind_carries_the_notes_reading() -> None:
         "update_todo",
         {"todo_title": "Trip ideas", "title": "旅行灵感"},
     )
-    assert intent.otherwise == ("update_note", {"note_title": "Trip ideas", "title": "旅行灵感"})
-    assert interpret("把待办 Trip ideas 改名为旅行灵感").otherwise is None  # the kind was said
-    assert interpret("把周报的截止时间改成周五").otherwise is None  # a todo's field
+    assert intent.otherwise == (("update_note", {"note_title": "Trip ideas", "title": "旅行灵感"}),)
+    assert interpret("把待办 Trip ideas 改名为旅行灵感").otherwise == ()  # the kind was said
+    assert interpret("把周报的截止时间改成周五").otherwise == ()  # a todo's field
+    # 给 read as "for" may open the title: that reading first, then the note's
+    intent = interpret("给妈妈打电话这个标题换成“周末给妈妈视频”")
+    assert intent.args == {"todo_title": "妈妈打电话", "title": "周末给妈妈视频"}
+    assert [args.get("todo_title") or args.get("note_title") for _, args in intent.otherwise] == [
+        "给妈妈打电话",
+        "妈妈打电话",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -1966,3 +1973,158 @@ def test_reads_ask_for_their_filters(text: str, args: dict[str, Any]) -> None:
 def test_note_searches_find_their_word(text: str, keyword: str) -> None:
     intent = interpret(text)
     assert (intent.tool, intent.args, intent.slot) == ("search_notes", {"keyword": keyword}, None)
+
+
+@pytest.mark.parametrize(
+    ("text", "tool", "args", "slot"),
+    [
+        # a priority said as P1, a description said as "写：" / "with a note saying"
+        (
+            "帮我新增待办“预订年会场地”，P1，描述写：大概80人",
+            "create_todo",
+            {"title": "预订年会场地", "description": "大概80人", "priority": "high"},
+            None,
+        ),
+        (
+            "New todo: Review Q4 budget, P1, due next Monday at 10am",
+            "create_todo",
+            {"title": "Review Q4 budget", "due_at": "next Monday at 10am", "priority": "high"},
+            None,
+        ),
+        (
+            "Can you add buy a birthday card for Sam, with a note saying he likes dinosaurs",
+            "create_todo",
+            {"title": "Buy a birthday card for Sam", "description": "he likes dinosaurs"},
+            None,
+        ),
+        (
+            "Mark Call mom as not urgent",
+            "update_todo",
+            {"todo_title": "Call mom", "priority": "low"},
+            None,
+        ),
+        (
+            'Not urgent, but add "Organize the photo library" to my list',
+            "create_todo",
+            {"title": "Organize the photo library", "priority": "low"},
+            None,
+        ),
+        # a due date taken off
+        ("提交周报的截止时间去掉", "update_todo", {"todo_title": "提交周报", "due_at": None}, None),
+        (
+            "给妈妈打电话那条不用定截止时间了，把截止日期清掉",
+            "update_todo",
+            {"todo_title": "给妈妈打电话", "due_at": None},
+            None,
+        ),
+        (
+            "Remove the deadline from Submit the weekly report",
+            "update_todo",
+            {"todo_title": "Submit the weekly report", "due_at": None},
+            None,
+        ),
+        (
+            "Prepare slides doesn't need a due date anymore",
+            "update_todo",
+            {"todo_title": "Prepare slides", "due_at": None},
+            None,
+        ),
+        # a priority stepped or set, said every way
+        (
+            "续签合同没那么急了，优先级降一级吧",
+            "update_todo",
+            {"todo_title": "续签合同", "priority": "lower"},
+            None,
+        ),
+        (
+            "准备周会材料的优先级往上提一档",
+            "update_todo",
+            {"todo_title": "准备周会材料", "priority": "raise"},
+            None,
+        ),
+        ("体检预约标记为重要", "update_todo", {"todo_title": "体检预约", "priority": "high"}, None),
+        (
+            "体检预约的优先级改回普通",
+            "update_todo",
+            {"todo_title": "体检预约", "priority": "normal"},
+            None,
+        ),
+        (
+            "Submit the weekly report can be lowered a notch",
+            "update_todo",
+            {"todo_title": "Submit the weekly report", "priority": "lower"},
+            None,
+        ),
+        (
+            "Knock Pay rent down to low",
+            "update_todo",
+            {"todo_title": "Pay rent", "priority": "low"},
+            None,
+        ),
+        (
+            "Prepare slides is top priority now",
+            "update_todo",
+            {"todo_title": "Prepare slides", "priority": "high"},
+            None,
+        ),
+        # descriptions
+        (
+            "续签合同那条的备注写上“找法务老王确认条款”",
+            "update_todo",
+            {"todo_title": "续签合同", "description": "找法务老王确认条款"},
+            None,
+        ),
+        (
+            "给交房租补充一下说明：这个月房租涨到4500了",
+            "update_todo",
+            {"todo_title": "交房租", "description": "这个月房租涨到4500了"},
+            None,
+        ),
+        (
+            "Put a description on Call mom: remind her about the holiday plans",
+            "update_todo",
+            {"todo_title": "Call mom", "description": "remind her about the holiday plans"},
+            None,
+        ),
+        (
+            'Replace the notes on Pay rent with "Transfer to the new account"',
+            "update_todo",
+            {"todo_title": "Pay rent", "description": "Transfer to the new account"},
+            None,
+        ),
+        # what is missing is asked
+        ("帮我改下续签合同的优先级", "update_todo", {"todo_title": "续签合同"}, "priority"),
+        ("帮我给准备周会材料加个描述", "update_todo", {"todo_title": "准备周会材料"}, "change"),
+        (
+            "Give Prepare slides a description",
+            "update_todo",
+            {"todo_title": "Prepare slides"},
+            "change",
+        ),
+        (
+            "帮我记个事：下午给客户发合同",
+            "create_todo",
+            {"title": "给客户发合同", "due_at": "下午"},
+            "intent",
+        ),
+        # heads
+        (
+            "新建：学习日语第三课，普通优先级，明天晚上8点",
+            "create_todo",
+            {"title": "学习日语第三课", "due_at": "明天晚上8点", "priority": "normal"},
+            None,
+        ),
+        (
+            "重要的事先说：帮我建一个待办，下周一下午3点前提交报销单",
+            "create_todo",
+            {"title": "提交报销单", "due_at": "下周一下午3点"},
+            None,
+        ),
+        ("能告诉我怎么给待办设置优先级吗？", None, {}, None),
+    ],
+)
+def test_a_todos_fields_as_people_say_them(
+    text: str, tool: str | None, args: dict[str, Any], slot: str | None
+) -> None:
+    intent = interpret(text)
+    assert (intent.tool, intent.args, intent.slot) == (tool, args, slot)

@@ -52,9 +52,10 @@ class Intent:
     message: str = "PLANNER_HELP"
     slot: str | None = None  # set: ask for this slot before proposing ``tool``
     also: tuple[tuple[str, dict[str, Any]], ...] = ()  # further reads of the same request
-    # The write read as being about the other kind of item (a rename that did not say todo or
-    # note): proposed only when the item the first reading names is not found.
-    otherwise: tuple[str, dict[str, Any]] | None = None
+    # Other readings of the write, in order (a rename that did not say todo or note: the
+    # note's; 给妈妈打电话…: the title with its 给): each tried only when the item the readings
+    # before it name is not found.
+    otherwise: tuple[tuple[str, dict[str, Any]], ...] = ()
 
     @property
     def is_clarification(self) -> bool:

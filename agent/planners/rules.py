@@ -54,9 +54,9 @@ def interpret(text: str) -> Intent:
         intent,
         args=_as_written(intent.args, read, written),
         also=tuple((tool, _as_written(args, read, written)) for tool, args in intent.also),
-        otherwise=(intent.otherwise[0], _as_written(intent.otherwise[1], read, written))
-        if intent.otherwise
-        else None,
+        otherwise=tuple(
+            (tool, _as_written(args, read, written)) for tool, args in intent.otherwise
+        ),
     )
 
 
@@ -89,11 +89,9 @@ class RulesPlanner:
             return PlanResult(text=describe_facts(facts, locale), facts=facts)
         # The reply is left to the caller: a card gets its fixed "please confirm" sentence,
         # a planned or forbidden capability its registry guidance.
-        otherwise = (
-            Proposal(tool=intent.otherwise[0], args=intent.otherwise[1], call_id="rules-1")
-            if intent.otherwise
-            else None
-        )
+        otherwise = None
+        for tool, args in reversed(intent.otherwise):  # each reading carries the ones after it
+            otherwise = Proposal(tool=tool, args=args, call_id="rules-1", otherwise=otherwise)
         proposal = Proposal(
             tool=intent.tool, args=intent.args, call_id="rules-1", otherwise=otherwise
         )

@@ -32,7 +32,14 @@ from agent.planners.en.reads import (
     TOPIC,
     read_intent,
 )
-from agent.planners.en.slots import clean_title, is_time, merge_time, strip_polite, take_en_time
+from agent.planners.en.slots import (
+    clean_title,
+    is_time,
+    merge_time,
+    strip_polite,
+    take_en_time,
+    take_priority,
+)
 from agent.planners.en.writes import (
     DELETE_ACCOUNT,
     WRITE_HEAD,
@@ -104,7 +111,7 @@ _STATE_WISHED = re.compile(
 )
 # "Submit the weekly report: change its title to …" / "Trip ideas note, retitle it …"
 _ITEM_THEN_CHANGE = re.compile(
-    r"^(?P<item>.+?)(?P<note>\s+note)?\s*[,:]\s*(?:please\s+)?"
+    r"^(?P<item>.+?)(?P<note>\s+note)?\s*(?:[,:]|\s[-–—])\s*(?:please\s+)?"
     r"(?:change\s+its\s+(?P<field>title|name|due\s+date|deadline|priority)\s+to"
     r"|(?:retitle|rename)\s+it(?:\s+to)?)\s+(?P<value>.+)$",
     re.IGNORECASE,
@@ -157,8 +164,8 @@ _TAKEN_BACK = re.compile(
 )
 # "URGENT add todo: …" / "high priority, remind me to …": the priority said first goes last
 _PRIORITY_FIRST = re.compile(
-    r"^(?P<priority>urgent|important|(?:high|low|normal|top)[\s-]+priority|asap\s+priority)"
-    r"\s*[,:!-]*\s+(?P<rest>.{6,})$",
+    r"^(?P<priority>urgent|important|not\s+urgent|(?:high|low|normal|top)[\s-]+priority|asap\s+priority)"
+    r"(?:\s+one)?\s*[,:!–—-]*\s+(?:but\s+|so\s+)?(?P<rest>.{6,})$",
     re.IGNORECASE,
 )
 # "in 2 hours remind me to take out the laundry": the time first.
@@ -344,6 +351,7 @@ def interpret(text: str) -> Intent:
     # "jot down: call mom sunday": the capture words are not part of the title
     captured = _CAPTURE_HEAD.sub("", body)
     rest, due = take_en_time(captured)
+    rest, priority = take_priority(rest)  # "Urgent: pay the electricity bill by 6pm today"
     title = clean_title(rest)
     if (
         captured != body
@@ -359,6 +367,8 @@ def interpret(text: str) -> Intent:
     if due and (_PAST_TIME.search(due) or _REPORTED.search(title)):
         return HELP  # "I had a three-hour meeting yesterday afternoon": what happened
     if due and title and not WRITE_WORDS.search(title) and len(title.split()) <= 12:
+        if priority:
+            return ask("create_todo", SLOT_INTENT, title=title, due_at=due, priority=priority)
         return ask("create_todo", SLOT_INTENT, title=title, due_at=due)
     need = re.match(
         r"^i\s+(?:need|have|must|gotta|got|should)\s+(?:to\s+)?(?P<title>.+)$", body, re.I

@@ -118,17 +118,23 @@ def merge_time(prior: str, answer: str) -> str:
 
 # --- priorities, titles ------------------------------------------------------------------
 
+# P0 / P1 are the top of a three-level scale, P2 the middle, P3 and below the bottom
+_P_HIGH, _P_NORMAL, _P_LOW = r"p[01](?![\w.])", r"p2(?![\w.])", r"p[3-9](?![\w.])"
 _PRIORITIES = (
-    ("low", r"(?:with\s+)?(?:a\s+)?low[\s-]+priority|priority\s*(?::|is|of)?\s*low|not\s+urgent"),
+    (
+        "low",
+        r"(?:with\s+)?(?:a\s+)?low[\s-]+priority|priority\s*(?::|is|of)?\s*low|not\s+urgent"
+        rf"|{_P_LOW}",
+    ),
     (
         "normal",
         r"(?:with\s+)?(?:a\s+)?(?:normal|medium)[\s-]+priority|priority\s*(?::|is|of)?\s*"
-        r"(?:normal|medium)",
+        rf"(?:normal|medium)|{_P_NORMAL}",
     ),
     (
         "high",
         r"(?:with\s+)?(?:a\s+)?(?:high|top)[\s-]+priority|priority\s*(?::|is|of)?\s*high|urgent(?:ly)?"
-        r"|important",
+        rf"|important|{_P_HIGH}",
     ),
 )
 

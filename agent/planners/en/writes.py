@@ -195,6 +195,10 @@ _FIELDS = {
     "description": FIELD_DESCRIPTION,
     "note": FIELD_DESCRIPTION,
     "notes": FIELD_DESCRIPTION,
+    "comment": FIELD_DESCRIPTION,
+    "details": FIELD_DESCRIPTION,
+    "rename": FIELD_TITLE,
+    "retitle": FIELD_TITLE,
     "due date": FIELD_DUE,
     "due time": FIELD_DUE,
     "deadline": FIELD_DUE,
@@ -227,13 +231,48 @@ _UPDATE_TODO = [
     ),
     _en(
         rf"^(?:make|set|mark)\s+(?:the\s+|my\s+)?(?:(?:todo|to-do|task)\s+)?{_TITLE}\s+(?:as\s+|to\s+)?"
-        r"(?P<value>(?:high|low|normal|medium|top)(?:[\s-]+priority)?|urgent|important)" + _END
+        r"(?P<value>(?:high|low|normal|medium|top)(?:[\s-]+priority)?|urgent|important|not\s+urgent"
+        r"|unimportant)" + _END
     ),
     _en(
-        rf"^add\s+(?:a\s+)?(?P<field>description|note)\s+(?:to|on)\s+(?:the\s+|my\s+)?"
-        rf"(?:(?:todo|to-do|task)\s+)?{_TITLE}\s*(?::|saying)\s*(?P<value>.+?){_END}"
+        rf"^(?:add|put|set|write|attach)\s+(?:a\s+|the\s+)?(?P<field>description|note|comment)\s+"
+        rf"(?:to|on|for)\s+(?:the\s+|my\s+)?(?:(?:todo|to-do|task)\s+)?{_TITLE}\s*(?::|saying)\s*"
+        rf"(?P<value>.+?){_END}"
+    ),
+    # Replace the notes on Pay rent with "…": a todo's notes are its description
+    _en(
+        r"^(?:replace|change|update|set|overwrite)\s+(?:the\s+)?(?P<field>notes?|description|details)\s+"
+        rf"(?:on|of|for|in)\s+(?:the\s+|my\s+)?(?:(?:todo|to-do|task)\s+)?{_TITLE}\s+(?:with|to)\s*:?\s*"
+        rf"(?P<value>.+?){_END}"
+    ),
+    # Knock Pay rent down to low / bring X up to high
+    _en(
+        rf"^(?:knock|bring|drop|move|bump|push|take)\s+{_TITLE}\s+(?:down|up|back)\s+to\s+"
+        r"(?P<value>(?:high|low|normal|medium|top)(?:[\s-]+priority)?)" + _END
+    ),
+    # Prepare slides is top priority now
+    _en(
+        rf"^(?!(?:it|that|this|which|what)\b){_TITLE}\s+is\s+(?:now\s+)?"
+        r"(?P<value>(?:high|low|normal|medium|top|highest|lowest)[\s-]+priority)(?:\s+now)?" + _END
     ),
 ]
+# Remove the deadline from X / Clear the due date on X / X doesn't need a due date anymore
+_CLEAR_DUE = [
+    _en(
+        r"^(?:remove|clear|delete|drop|take\s+off|get\s+rid\s+of|unset|scrap)\s+(?:the\s+)?"
+        r"(?:deadline|due\s+date|due\s+time|due)\s+(?:from|on|of|for)\s+(?:the\s+|my\s+)?"
+        rf"(?:(?:todo|to-do|task)\s+)?{_TITLE}{_END}"
+    ),
+    _en(
+        rf"^{_TITLE}\s+(?:doesn'?t|does\s+not|won'?t|no\s+longer)\s+(?:need|needs|have|has)\s+"
+        r"(?:a\s+)?(?:deadline|due\s+date)(?:\s+any\s*more)?" + _END
+    ),
+]
+# X can be lowered a notch / raised a bit: one step
+_PRIORITY_STEP = _en(
+    rf"^{_TITLE}\s+(?:can|could|should|may)\s+be\s+(?P<dir>lowered|raised|bumped\s+(?:up|down)"
+    r"|moved\s+(?:up|down))(?:\s+a\s+(?:notch|bit|level|step|little))?(?:\s+in\s+priority)?" + _END
+)
 _UPDATE_NO_VALUE = [
     _en(
         rf"^(?:change|update|edit|modify|set)\s+(?:the\s+)?(?P<field>{_FIELD})\s+(?:of|for|on)\s+"
@@ -249,6 +288,16 @@ _UPDATE_NO_VALUE = [
         rf"\s+(?:of|for|on)\s+(?:the\s+|my\s+)?(?:(?P<kind>todo|to-do|task)\s+)?{_TITLE}{_END}"
     ),
 ]
+# "I want to rename Renew passport", "Give Prepare slides a description": the new value asked
+_UPDATE_NO_VALUE.append(
+    _en(rf"^(?P<field>rename|retitle)\s+(?:the\s+|my\s+)?(?:(?:todo|to-do|task)\s+)?{_TITLE}{_END}")
+)
+_UPDATE_NO_VALUE.append(
+    _en(
+        rf"^(?:give|add)\s+(?:the\s+|my\s+)?{_TITLE}\s+(?:a|an|some)\s+(?P<field>description|note"
+        r"|notes|details)" + _END
+    )
+)
 # "change Pay rent", "edit Book dentist appointment": the item's name alone (a few words with
 # no time, no value): what to change is asked
 _UPDATE_NO_VALUE.append(
@@ -327,12 +376,19 @@ def todo_fields(body: str, *, priority: str | None = None) -> Intent:
     description = None
     match = re.search(
         r"[,;.]?\s*(?:with\s+)?(?:the\s+|a\s+)?(?:description|details?|notes?)\s*[:：]\s*(?P<text>.+)$"
-        r"|[,;.]?\s*(?:with\s+)?(?:the\s+)?description\s+(?P<text2>.+)$",
+        r"|[,;.]?\s*(?:with\s+)?(?:the\s+)?description\s+(?P<text2>.+)$"
+        # "…, with a note saying he likes dinosaurs"
+        r"|[,;.]?\s*with\s+(?:a\s+|the\s+)?(?:note|description|comment)\s+(?:saying|that\s+says)"
+        r"\s*:?\s*(?P<text3>.+)$",
         body,
         re.IGNORECASE,
     )
     if match:
-        description = (match.group("text") or match.group("text2")).strip().strip(STRIP)
+        description = (
+            (match.group("text") or match.group("text2") or match.group("text3"))
+            .strip()
+            .strip(STRIP)
+        )
         body = body[: match.start()]
     # "create a todo, title: Buy milk": the label is not part of the title
     body = re.sub(r"^[\s,;]*(?:title\s*[:：]|titled\s*[:：]?)\s*", "", body, flags=re.IGNORECASE)
@@ -455,12 +511,12 @@ def _update_todo(match: re.Match[str]) -> Intent:
         return ask("update_todo", change.slot, todo_title=title)
     if title.lower() in {"it", "this", "that", "this one", "that one"}:
         return ask("update_todo", SLOT_TARGET, **change.args)  # "make it high priority": which?
-    otherwise = None
+    otherwise: tuple[tuple[str, dict[str, Any]], ...] = ()
     if set(change.args) == {"title"} and not re.search(
         r"\b(?:todo|to-do|task)\b", match.group(0), re.I
     ):
         # a rename that says neither todo nor note: a note's, when no todo has that title
-        otherwise = ("update_note", {"note_title": title, **change.args})
+        otherwise = (("update_note", {"note_title": title, **change.args}),)
     return Intent("update_todo", {"todo_title": title, **change.args}, otherwise=otherwise)
 
 
@@ -504,6 +560,20 @@ def _finish_by(match: re.Match[str]) -> Intent | None:
 
 
 def write_intent(text: str) -> Intent | None:
+    for pattern in _CLEAR_DUE:
+        match = pattern.match(text)
+        if match and _target(match.group("title")):
+            return Intent(
+                "update_todo", {"todo_title": _target(match.group("title")), "due_at": None}
+            )
+    match = _PRIORITY_STEP.match(text)
+    if match and _target(match.group("title")):
+        step = (
+            "raise" if re.match(r"raised|bumped\s+up|moved\s+up", match.group("dir")) else "lower"
+        )
+        return Intent(
+            "update_todo", {"todo_title": _target(match.group("title")), "priority": step}
+        )
     match = _DELETE.match(text)
     if match:
         kind = (match.group("kind") or match.group("kind2") or "todo").lower().rstrip("s")

@@ -14,6 +14,7 @@ politeness), ``reads``, ``writes`` and ``answers`` (follow-up answers).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from agent.planners.lexicon import HELP, SLOT_INTENT, Intent, ask, outside_quotes
 from agent.planners.zh.answers import (
@@ -109,7 +110,7 @@ _PRIORITY_FIRST = re.compile(
     r"^(?P<priority>(?:最?高|低|普通|紧急|重要)(?:优先级)?的?)[\s，,]+(?P<rest>.{4,})$"
 )
 _TOPIC_THAT = re.compile(
-    r"^(?P<item>[^，,\s那这]{2,12}?)(?:那个|这个)(?!待办|任务|笔记)(?P<rest>.+)$"
+    r"^(?P<item>[^，,：:；;\s那这]{2,12}?)(?:那个|这个)(?!待办|任务|笔记)(?P<rest>.+)$"
 )
 # 那个买菜的删了吧 不用了: the afterthought after a delete.
 _DELETE_AFTERTHOUGHT = re.compile(
@@ -143,6 +144,8 @@ _STATE_THEN_OPEN = re.compile(
 # 不找了，提醒我… / 算了，帮我…: what was being done is dropped, the new request is the sentence
 _DROPPED_BEFORE = re.compile(
     r"^(?:算了|不用了|不找了|不查了|不改了|不删了|不要了|先不[找查改删]了?|那个不要了)[吧啊]?\s*[，,。！!]\s*(?=..)"
+    # 重要的事先说：帮我建一个待办…: a way of starting, no part of the request
+    r"|^(?:重要的事先说|先说正事|说正事)\s*[：:，,]\s*(?=..)"
 )
 
 
@@ -158,7 +161,8 @@ def _reframe(body: str) -> str:
     pointed = _POINTED_THEN_DELETE.match(body)
     if pointed:
         return f"把{pointed.group('ref')}{pointed.group('verb')}"
-    body = _DROPPED_BEFORE.sub("", body)
+    dropped = _DROPPED_BEFORE.sub("", body)
+    body = strip_polite(dropped) if dropped != body else body
     reason = _REASON.match(body)
     if (
         reason
@@ -233,7 +237,12 @@ _CONDITIONAL = re.compile(r"^(?:如果|要是|假如|万一|若是|倘若|一旦
 # 你觉得体检预约该不该标记完成？/ 怎样才能更好地安排时间？: advice asked for, no write
 _ADVICE = re.compile(
     r"你觉得|你说我|我是不是(?:该|应该)|该不该|应不应该|要不要.{0,20}(?:你觉得|好)|怎样才能|怎么才能|如何才能"
+    r"|(?:怎么|如何|怎样)(?:给|把|在|设置|设定|设|添加|删除|修改|新建|创建|标记)(?=.*[吗？?]|.*(?:呢|啊)$)"
     r"|有什么(?:办法|技巧|建议)"
+)
+# 能告诉我怎么给待办设置优先级吗？: how to do it, asked
+_HOW_TO = re.compile(
+    r"(?:怎么|如何|怎样)(?:给|把|在|设置|设定|设|添加|删除|修改|新建|创建|标记).*(?:吗|[？?])\s*$"
 )
 _REMARK = re.compile(
     r"(?:心情|天气)|(?:不错|很好|挺好|真好|还行|好累|很累|真累|开心|高兴|难过|郁闷|无聊|好热|好冷|好困)[啊呀呢哦]?$"
@@ -245,8 +254,22 @@ _GREETING = re.compile(
 )
 
 
+_TODO_EDITS = frozenset(["update_todo", "set_todo_status", "delete_todo"])
+
+
 def interpret(text: str) -> Intent:
     """Return what one Chinese sentence asks for; reads first, writes only when explicit."""
+    intent = _interpret(text)
+    named = str(intent.args.get("todo_title") or "")
+    if intent.tool in _TODO_EDITS and named and not named.startswith("给") and f"给{named}" in text:
+        # 给妈妈打电话这件事提高一下优先级: 给 read as "for", but it may open the title (the
+        # todo's reading with its 给 first, then any other)
+        other = {**intent.args, "todo_title": f"给{named}"}
+        return replace(intent, otherwise=((intent.tool, other), *intent.otherwise))
+    return intent
+
+
+def _interpret(text: str) -> Intent:
     if DELETE_ACCOUNT.search(outside_quotes(text)):  # not a todo titled "删除账号"
         return Intent("delete_account", {})
     body = _reframe(re.sub(r"^(?:然后|就是)+(?:那个)?(?=..)", "", strip_polite(text)))
@@ -256,6 +279,7 @@ def interpret(text: str) -> Intent:
         or _NEGATED.match(body)
         or _CONDITIONAL.match(body)
         or _ADVICE.search(body)
+        or _HOW_TO.search(text)
     ):
         return HELP  # "不要删除买菜", "不用提醒我开会": a request NOT to write is no write
     if READ_HEAD.match(body) or READ_TAIL.search(body) or READ_IN.match(body):
@@ -276,7 +300,11 @@ def interpret(text: str) -> Intent:
         if intent.tool == "create_todo" and not intent.slot and "due_at" in intent.args:
             return intent  # 下周一上午 10 点开会的待办: the todo and its time are both named
         return read_intent(body)
-    captured = re.sub(r"^(?:记一下|记下来|记下|记录一下|记一笔|记着|记住)\s*[：:，,]?\s*", "", body)
+    captured = re.sub(
+        r"^(?:记一下|记下来|记下|记录一下|记一笔|记着|记住|记个事儿?|记件事|记一件事)\s*[：:，,]?\s*",
+        "",
+        body,
+    )
     rest, due = take_zh_time(captured)
     rest, priority = take_priority(rest)
     title = clean_title(rest)

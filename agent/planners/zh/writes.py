@@ -8,6 +8,7 @@ not offered (help).
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from agent.planners.lexicon import (
     FIELD_DESCRIPTION,
@@ -183,7 +184,7 @@ _IN_NOTE = r"(?:的)?\s*(?:里面|里|中|上|后面|末尾|最后面?|结尾)?"
 _UPDATE_VERB = (
     r"改到|改成|改为|修改为|修改成|更新为|更新成|调整到|调整为|调到|调成|推迟到|推到|延后到|延期到|延迟到|"
     r"提前到|挪到|移到|改在|换到|换成|设为|设置为|设置成|设成|定为|定在|重命名为|改名为|改名叫|命名为|"
-    r"重命名成|改名成|更名为|替换为|替换成|变成|改叫"
+    r"重命名成|改名成|更名为|替换为|替换成|变成|改叫|改回|调回|写上|写成"
 )
 # 准备周会材料改到明天上午九点 / 续签合同改成普通优先级: the item first, no 把 (only when
 # it reads as a name and the value is not a report: 改成了周五)
@@ -199,7 +200,8 @@ _RENAME_SAID = _zh(
 )
 # 周报的截止时间改成周五 / 待办X的优先级调成高 / 周会笔记标题改成… (a note's kind, no 的)
 _UPDATE_FIELD_OF = _zh(
-    rf"^(?P<kind>{_NOTE}|{_TODO})?\s*{_TITLE}\s*{_THIS}?\s*(?:(?P<kind2>{_NOTE}|{_TODO})\s*的?|的)\s*"
+    rf"^(?P<kind>{_NOTE}|{_TODO})?\s*{_TITLE}\s*(?:{_THIS}\s*(?:(?P<kind2>{_NOTE}|{_TODO})\s*的?|的)?"
+    rf"|(?:(?P<kind3>{_NOTE}|{_TODO})\s*的?|的))\s*"
     rf"(?P<field>{_FIELD})\s*(?:要|请|帮我)?\s*(?:全部|全都|都|整个|统统)?\s*"
     rf"(?P<verb>{_UPDATE_VERB})\s*(?P<value>.+?){_END}"
 )
@@ -255,10 +257,20 @@ _ADD_TAGS = [
         r"(?:的|这几个|这些|两个|这个)?\s*(?:标签|tags?)" + _END
     ),
 ]
+# 帮我给准备周会材料加个描述: the description asked for
+_DESCRIBE_NO_VALUE = _zh(
+    rf"^(?:给|为|在)\s*(?:{_TODO})?\s*{_TITLE}\s*(?:{_TODO})?\s*(?:里|上)?\s*"
+    r"(?:加|添加|写|补充|加上)(?:一下|个|一个|一条|上)?\s*(?:描述|备注|说明)(?:吧)?" + _END
+)
 _UPDATE_NO_VALUE = _zh(
     rf"^(?:把|将)?\s*(?P<kind>{_NOTE}|{_TODO})?\s*{_TITLE}\s*{_THIS}?\s*(?P<kind2>{_NOTE}|{_TODO})?\s*的?\s*"
     rf"(?P<field>{_FIELD})?\s*(?:帮我|给我|要|需要|得|请)?\s*"
     rf"(?:改一下|修改一下|调整一下|更新一下|改改|修改|更改|调整|更新|编辑|改){_END}"
+)
+# 改下续签合同的优先级: the verb, the item and its field, no value
+_UPDATE_FIELD_NO_VALUE = _zh(
+    rf"^(?:修改|更改|调整|更新|编辑|改)(?:一下|下)?\s*(?:{_TODO})?\s*{_TITLE}\s*的\s*(?P<field>{_FIELD})"
+    rf"(?:吧)?{_END}"
 )
 # 修改一下体检预约: the verb, then the item's name alone
 _UPDATE_ITEM_ONLY = _zh(
@@ -275,22 +287,46 @@ _DESCRIBE = _zh(
     + _END
 )
 _PRIORITY_SET = _zh(
-    rf"^(?:把|将|给)\s*(?P<kind>{_TODO})?\s*{_TITLE}\s*(?:{_TODO})?\s*(?:设|设为|设成|设置为|标|标为|"
+    rf"^(?:把|将|给)?\s*(?P<kind>{_TODO})?\s*{_TITLE}\s*(?:{_TODO})?\s*(?:设|设为|设成|设置为|标|标为|"
     r"标成|标记为|改为|改成|调为|调成|调到|提到|提高到|降到|降低到|加|加上|打上)\s*(?:个|一个)?\s*"
     r"(?P<value>(?:最?高|低|普通|中等?|一般)\s*优先级|优先级\s*(?:最?高|低|普通|中等?)|紧急|重要|不急)"
     + _END
 )
 
 # 将体检预约的优先级调高 / 提高一下续签合同的优先级: one step from the present level.
+_STEP = r"调高|提高|提升|升高|调低|降低|往上提|往上调|往下调|往下降|上调|下调|降|升"
 _PRIORITY_RELATIVE = [
     _zh(
-        rf"^(?:把|将)?\s*(?:{_TODO})?\s*{_TITLE}\s*(?:{_TODO})?\s*的?\s*优先级\s*"
-        r"(?P<dir>调高|提高|提升|升高|调低|降低|降|升)(?:一下|一点|一些|点|一档|一级)?(?:吧)?"
-        + _END
+        rf"^(?:把|将)?\s*(?:{_TODO})?\s*{_TITLE}\s*(?:{_TODO})?\s*(?:这件事|这事|{_THIS})?\s*的?\s*优先级\s*"
+        rf"(?P<dir>{_STEP})(?:一下|一点|一些|点|一档|一级|一格)?(?:吧)?" + _END
     ),
     _zh(
         rf"^(?P<dir>调高|提高|提升|升高|调低|降低)(?:一下)?\s*(?:{_TODO})?\s*{_TITLE}\s*(?:{_TODO})?"
         r"\s*的\s*优先级" + _END
+    ),
+    # 给妈妈打电话这件事提高一下优先级
+    _zh(
+        rf"^(?:把|将|给)?\s*{_TITLE}\s*(?:这件事|这事|{_THIS})?\s*(?:的)?\s*"
+        r"(?P<dir>调高|提高|提升|升高|调低|降低)(?:一下)?(?:它的)?\s*优先级(?:吧)?" + _END
+    ),
+    # 续签合同没那么急了，优先级降一级吧: the item, why, then the step
+    _zh(
+        rf"^{_TITLE}\s*(?:这件事|这事|{_THIS})?\s*(?:没那么急了?|不那么急了?|不急了|没那么重要了?|更急了|急了)?"
+        rf"\s*[，,]\s*(?:把)?(?:它的)?优先级\s*(?P<dir>{_STEP})(?:一下|一点|一档|一级|一格)?(?:吧)?"
+        + _END
+    ),
+]
+# 提交周报的截止时间去掉 / 把X的截止日期清掉 / X不用定截止时间了，把截止日期清掉: no due time
+_CLEAR_DUE = [
+    _zh(
+        rf"^(?:把|将|给)?\s*(?:{_TODO})?\s*{_TITLE}\s*(?:{_TODO}|{_THIS})?\s*的?\s*"
+        r"(?:截止时间|截止日期|到期时间|期限|deadline|截止)\s*(?:给我|帮我)?"
+        r"(?:去掉|删掉|清掉|清除|取消|删除|拿掉|不要了|清空)(?:吧|了)?" + _END
+    ),
+    _zh(
+        rf"^{_TITLE}\s*(?:{_THIS})?\s*(?:不用|不需要|不必)(?:定|设|设置|设定)?(?:截止时间|截止日期|期限|deadline)了?"
+        r"(?:\s*[，,]\s*(?:把)?(?:截止时间|截止日期|期限)?\s*(?:去掉|删掉|清掉|清除|取消)(?:吧)?)?"
+        + _END
     ),
 ]
 
@@ -349,8 +385,9 @@ _CREATE_TODO = [
         rf"^(?P<body>.+?)(?:\s*[，,]\s*|\s+)(?:帮我|请|给我)?\s*{_CREATE}\s*{_MEASURE}\s*(?:新的?)?"
         rf"\s*{_TODO}(?:吧|哈)?{_END}"
     ),
-    # 待办：买牛奶
+    # 待办：买牛奶 / 新建：学习日语第三课，普通优先级，明天晚上8点
     _zh(rf"^(?:新的?)?{_TODO}\s*[：:]\s*(?P<body>.+?)\s*$"),
+    _zh(r"^(?:新建|新增|添加)\s*[：:]\s*(?P<body>.+?)\s*$"),
     # 加个 买鸡蛋 / 加一条高优先级的「订机票」: add, with nothing else to add to (not 加油)
     _zh(
         rf"^(?:(?:加|添)(?:一)?(?:个|条|项|件)|(?:添加|新增){_MEASURE})\s*[：:]?\s*"
@@ -436,7 +473,7 @@ _VAGUE_ITEM = re.compile(r"(?:它|这个|那个|这条|那条|这篇|那篇|这�
 
 def _update(match: re.Match[str]) -> Intent:
     groups = match.groupdict()
-    kind = _kind(groups.get("kind") or groups.get("kind2"))
+    kind = _kind(groups.get("kind") or groups.get("kind2") or groups.get("kind3"))
     title = unquote(groups.get("title") or "")
     if _VAGUE_ITEM.fullmatch(title):
         title = ""  # 把那个推迟到周五: which one is asked
@@ -450,21 +487,24 @@ def _update(match: re.Match[str]) -> Intent:
     key = "note_title" if intent.tool == "update_note" else "todo_title"
     if not title:
         return ask(intent.tool or "update_todo", SLOT_TARGET, **intent.args)
-    otherwise = None
+    otherwise: tuple[tuple[str, dict[str, Any]], ...] = ()
     if (
         intent.tool == "update_todo"
-        and not (groups.get("kind") or groups.get("kind2"))
+        and not (groups.get("kind") or groups.get("kind2") or groups.get("kind3"))
         and set(intent.args) == {"title"}
     ):
         # a rename that says neither 待办 nor 笔记: a note's, when no todo has that title
-        otherwise = ("update_note", {"note_title": title, **intent.args})
+        otherwise = (("update_note", {"note_title": title, **intent.args}),)
     return Intent(intent.tool, {key: title, **intent.args}, slot=intent.slot, otherwise=otherwise)
 
 
 def todo_fields(body: str, *, priority: str | None = None) -> Intent:
     """Build create_todo from a body such as "今晚 9 点提交周报，备注：第三季度的"."""
     description = None
-    match = re.search(r"[，,；;。\s]\s*(?:备注|描述|说明|详情)\s*[:：是为]?\s*(?P<text>.+)$", body)
+    match = re.search(
+        r"[，,；;。\s]\s*(?:备注|描述|说明|详情)\s*(?:写上?|写着|是|为)?\s*[:：]?\s*(?P<text>.+)$",
+        body,
+    )
     if match:
         description = match.group("text").strip().strip(STRIP)
         body = body[: match.start()]
@@ -596,6 +636,11 @@ def _status(match: re.Match[str]) -> Intent | None:
 
 def write_intent(text: str) -> Intent | None:
     """Return the write (or its clarification) the sentence clearly asks for, else None."""
+    match = next(
+        (m for m in (p.match(text) for p in _CLEAR_DUE) if m and item_name(m.group("title"))), None
+    )
+    if match:
+        return Intent("update_todo", {"todo_title": unquote(match.group("title")), "due_at": None})
     for pattern in _DELETE:
         match = pattern.match(text)
         if match:
@@ -637,15 +682,36 @@ def write_intent(text: str) -> Intent | None:
             "update_note",
             {"note_title": unquote(match.group("title")), "append": match.group("append").strip()},
         )
+    match = _DESCRIBE_NO_VALUE.match(text)
+    if match and item_name(match.group("title")):
+        return ask(
+            "update_todo", change_slot(FIELD_DESCRIPTION), todo_title=unquote(match.group("title"))
+        )
     match = _DESCRIBE.match(text)
     if match:
         return Intent(
             "update_todo",
             {"todo_title": unquote(match.group("title")), "description": match.group("value")},
         )
-    match = next((m for m in (p.match(text) for p in _PRIORITY_RELATIVE) if m), None)
-    if match and item_name(match.group("title")):
-        up = match.group("dir") in ("调高", "提高", "提升", "升高", "升")
+    match = next(
+        (
+            m
+            for m in (p.match(text) for p in _PRIORITY_RELATIVE)
+            if m and item_name(m.group("title"))
+        ),
+        None,
+    )
+    if match:
+        up = match.group("dir") in (
+            "调高",
+            "提高",
+            "提升",
+            "升高",
+            "升",
+            "往上提",
+            "往上调",
+            "上调",
+        )
         return Intent(
             "update_todo",
             {"todo_title": unquote(match.group("title")), "priority": "raise" if up else "lower"},
@@ -671,14 +737,17 @@ def write_intent(text: str) -> Intent | None:
         return Intent(tool, {_ref_key(kind): title, "title": match.group("value").strip()})
     for pattern in _UPDATE:
         match = pattern.match(text)
+        said_kind = "kind3" if match and match.groupdict().get("kind3") else "kind2"
         if (
             match
             and pattern is _UPDATE_FIELD_OF
-            and match.group("kind2")
-            and not re.fullmatch(_NOTE, match.group("kind2"))
-            and "的" not in text[match.end("kind2") : match.start("field")]
+            and match.group(said_kind)
+            and not re.fullmatch(_NOTE, match.group(said_kind))
+            and "的" not in text[match.end(said_kind) : match.start("field")]
         ):
             continue  # 好的，提醒时间设为…: a todo's kind word needs its 的 (提醒的时间)
+        if match and pattern is _UPDATE_FIELD_OF and not item_name(match.group("title") or ""):
+            continue  # the item before its field must read as a name (not 好的，提醒…)
         if (
             match
             and not re.fullmatch(
@@ -706,6 +775,14 @@ def write_intent(text: str) -> Intent | None:
     if match and not (match.group("title") or "").strip():
         tool = "update_note" if _kind(match.group("kind")) == "note" else "update_todo"
         return ask(tool, SLOT_TARGET)
+    match = _UPDATE_FIELD_NO_VALUE.match(text)
+    if match and item_name(match.group("title")):
+        field_name = match.group("field")
+        if field_name in {"内容", "正文", "标签"}:
+            return ask("update_note", change_slot(""), note_title=unquote(match.group("title")))
+        return ask(
+            "update_todo", change_slot(_field(field_name)), todo_title=unquote(match.group("title"))
+        )
     match = _UPDATE_ITEM_ONLY.match(text)
     if match and item_name(match.group("title")) and not is_time(unquote(match.group("title"))):
         return ask("update_todo", change_slot(""), todo_title=unquote(match.group("title")))
