@@ -47,6 +47,10 @@ define_messages(
             "请检查下面的确认卡；只有你确认后才会执行。",
             "Please review the card below; nothing happens until you confirm it.",
         ),
+        "AGENT_PLEASE_CONFIRM_EACH": (
+            "请逐一检查下面的 {count} 张确认卡；每张都只有你确认后才会执行。",
+            "Please review the {count} cards below; each one happens only when you confirm it.",
+        ),
         "AGENT_PLANNER_FAILED": (
             "助手暂时无法处理这条消息，没有执行任何操作，请稍后重试。",
             "The assistant could not handle this message; nothing was done. Please retry.",
@@ -256,7 +260,12 @@ def handle_message(
         turn.notices.append(guarded_notice(verdict))
     reply = verdict.text
     if turn.cards and not reply.strip():
-        reply = translate("AGENT_PLEASE_CONFIRM", turn.reply_locale)
+        several = len(turn.cards) > 1
+        reply = translate(
+            "AGENT_PLEASE_CONFIRM_EACH" if several else "AGENT_PLEASE_CONFIRM",
+            turn.reply_locale,
+            count=len(turn.cards),
+        )
     # docs/api.md: a refused proposal's reason appears in the reply, also after a replacement
     # (the fixed text and the reason are both true).
     # Each distinct reason once (70 proposals over the card limit are one sentence).

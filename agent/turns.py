@@ -37,6 +37,8 @@ define_messages(
             "模型给出的参数无法解析，未生成确认卡。",
             "The model's arguments could not be parsed; no card was made.",
         ),
+        "TITLED_TODO_NOT_FOUND": ("没有名为「{title}」的待办。", 'No todo is titled "{title}".'),
+        "TITLED_NOTE_NOT_FOUND": ("没有名为「{title}」的笔记。", 'No note is titled "{title}".'),
         "TOO_MANY_PROPOSALS": (
             "一条消息最多生成 {limit} 张确认卡；其余操作没有生成确认卡，"
             "请先处理这些，再提出其余操作。",
@@ -137,13 +139,17 @@ class Turn(CardIssuer):
             )
         except LightNoteError as error:
             otherwise = self._prepared_otherwise(proposal, error)
+            if otherwise is None and proposal.instead and error.code.endswith("_NOT_FOUND"):
+                for part in proposal.instead:  # several items after all: a card (or ask) each
+                    self.card_for(part)
+                return
             if otherwise is None:
                 if not self._ask_about(proposal, error):
                     self.notices.append(
                         _notice(
                             _capability_id(proposal.tool),
                             "rejected",
-                            error.message(self.locale),
+                            self._refusal_message(proposal, error),
                             error.code,
                         )
                     )
@@ -164,6 +170,15 @@ class Turn(CardIssuer):
                 _notice(prepared.capability.id, "rejected", error.message(self.locale), error.code)
             )
             self._audit_refusal(proposal, error.code)
+
+    def _refusal_message(self, proposal: Proposal, error: LightNoteError) -> str:
+        """The refusal as the user reads it; an item named that does not exist is named
+        back (several in one message are told apart: 没有名为「洗车」的待办。)."""
+        titled = {"TODO_NOT_FOUND": "todo_title", "NOTE_NOT_FOUND": "note_title"}
+        title = str(proposal.args.get(titled.get(error.code, "")) or "").strip()
+        if not title:
+            return error.message(self.locale)
+        return translate(f"TITLED_{error.code}", self.locale, title=title)
 
     def _refuse_over_card_limit(self, proposal: Proposal) -> None:
         code = "TOO_MANY_PROPOSALS"

@@ -2,7 +2,8 @@
 
 ``tests/data/intent_corpus.tsv`` holds requests in Chinese and English (half each), written as
 users type them — varied words, politeness, particles, quotes, typos, mixed languages — each
-with what must happen: the write it asks for (tool and key args), a read, a clarifying
+with what must happen: the write it asks for (tool and key args; several writes joined by
+`` && ``, one card each, in the order said), a read, a clarifying
 question, a planned/forbidden notice, or help. Multi-turn cases separate their messages with
 `` || ``; the expectation is about the last message (every earlier one must ask a question
 and make no card). Rows marked ``held`` were written after the grammar was tuned on the
@@ -17,7 +18,7 @@ user's todos and notes. Outcomes per language:
 - **clarified**: no card, a ``clarify`` notice (a question that leads there);
 - **wrong write**: any card that is not the expected write (a read or a question that
   became a card, a card with other args) — must be 0;
-- **missed**: anything else (help, a refusal, the wrong read).
+- **missed**: anything else (help, a refusal that was not expected, the wrong read).
 
 The figures are printed in the ``make test`` output (embedded pass); correct must be at
 least 90 % overall.
@@ -171,7 +172,7 @@ def _outcome(case: Case, bodies: list[dict[str, Any]], titles: dict[str, str]) -
     cards = last["cards"]
     clarified = any(notice["status"] == "clarify" for notice in last["notices"])
     kind = case.expect.split(";")[0].split(":")[0].strip()
-    if kind in {"read", "clarify", "planned", "forbidden", "help", "none"}:
+    if kind in {"read", "clarify", "rejected", "planned", "forbidden", "help", "none"}:
         if cards:
             return "wrong_write"
         if kind == "clarify":
@@ -188,12 +189,15 @@ def _outcome(case: Case, bodies: list[dict[str, Any]], titles: dict[str, str]) -
                     return "correct"
                 return "wrong_read"
             return "clarified" if clarified else "missed"
-        if kind in {"planned", "forbidden"}:
+        if kind in {"rejected", "planned", "forbidden"}:
             statuses = {notice["status"] for notice in last["notices"]}
             return "correct" if kind in statuses else "missed"
         quiet = not clarified and not last["facts"]
         return "correct" if quiet else "clarified" if clarified else "missed"
-    if len(cards) == 1 and _card_matches(cards[0], case.expect, titles):
+    wanted = [part.strip() for part in case.expect.split("&&")]
+    if len(cards) == len(wanted) and all(
+        _card_matches(card, expect, titles) for card, expect in zip(cards, wanted, strict=True)
+    ):
         return "correct"
     if cards:
         return "wrong_write"

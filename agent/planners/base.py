@@ -41,6 +41,9 @@ class Proposal:
     # The same request read as being about the other kind of item, for a sentence that did
     # not say which ("把读书笔记重命名为…"): tried only when the item named is not found.
     otherwise: Proposal | None = None
+    # The request read as being about several items ("mark A and B done" when nothing is
+    # titled "A and B"): tried, each its own card, only when the item named is not found.
+    instead: tuple[Proposal, ...] = ()
 
 
 @dataclass(frozen=True)

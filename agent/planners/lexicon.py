@@ -3,7 +3,8 @@
 A grammar (the ``zh`` and ``en`` packages) reads one sentence and returns an :class:`Intent`:
 
 - a **read** (``query_todos`` / ``search_notes``, plus ``also`` reads): run at once;
-- a **write** (a tool name and raw args): only when the sentence clearly asks for it;
+- a **write** (a tool name and raw args): only when the sentence clearly asks for it; a
+  message asking for several (``more``) gives one card each;
 - a **clarification** (``slot`` set): the request was understood in part and one thing is
   missing or vague; the caller asks for it and keeps the request pending;
 - **help** (no tool): nothing was understood.
@@ -56,6 +57,12 @@ class Intent:
     # note's; 给妈妈打电话…: the title with its 给): each tried only when the item the readings
     # before it name is not found.
     otherwise: tuple[tuple[str, dict[str, Any]], ...] = ()
+    # Further writes of the same message ("加三个待办：A、B、C", "mark X done and delete Y"):
+    # each its own card, in the order said.
+    more: tuple[Intent, ...] = ()
+    # The message read as several items (把A和B标记完成 with no todo titled "A和B"): tried,
+    # each its own card, only when the item this intent names is not found.
+    instead: tuple[Intent, ...] = ()
 
     @property
     def is_clarification(self) -> bool:
@@ -115,14 +122,24 @@ def ask(tool: str, slot: str, **args: Any) -> Intent:
     return Intent(tool, {key: value for key, value in args.items() if value}, slot=slot)
 
 
+# A title that only counts the items it was to list ("三个", "Three todos").
+_COUNT_ONLY = re.compile(
+    r"(?:[两二三四五六七八九十几\d]+|一些|几)\s*(?:个|条|件|项|样)?\s*(?:新的?)?"
+    r"(?:待办事项|待办|任务|提醒|事情|事项|事)?"
+    r"|(?:two|three|four|five|six|seven|eight|nine|ten|a\s+few|some|several|a\s+couple(?:\s+of)?"
+    r"|\d+)\s+(?:new\s+)?(?:todos|to-dos|tasks|items|reminders|things)(?:\s+for\s+me)?",
+    re.IGNORECASE,
+)
+
+
 def create_intent(tool: str, title: str, **fields: Any) -> Intent:
     """Return ``tool`` creating ``title`` with the non-empty ``fields``, in their order.
 
     Without a title it is a clarification for :data:`SLOT_TITLE` that keeps the fields.
     """
     args = {key: value for key, value in fields.items() if value}
-    if not title:
-        return ask(tool, SLOT_TITLE, **args)
+    if not title or _COUNT_ONLY.fullmatch(title):
+        return ask(tool, SLOT_TITLE, **args)  # 帮我加三个待办 / "Add three todos": which?
     return Intent(tool, {"title": title, **args})
 
 

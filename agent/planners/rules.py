@@ -22,9 +22,12 @@ from agent.planners.base import (
     reply_locale,
     run_read,
 )
+from agent.planners.en import several as en_several
 from agent.planners.lexicon import Grammar, Intent, normalise
 from agent.planners.questions import question
 from agent.planners.replies import describe_facts, template_reply
+from agent.planners.several import READ_TOOLS, several
+from agent.planners.zh import several as zh_several
 from lightnote.hanzi import as_written, simplified
 from lightnote.i18n import translate
 
@@ -35,29 +38,42 @@ def grammar_for(text: str) -> Grammar:
 
 
 def interpret(text: str) -> Intent:
-    """Return what one sentence asks for (see ``zh.interpret`` / ``en.interpret``).
+    """Return what one message asks for (see ``zh.interpret`` / ``en.interpret``).
 
+    A message asking for several writes gives the first with the others in ``more`` (or,
+    for two items that may be one title, ``instead``: :mod:`agent.planners.several`).
     Traditional characters are read as Simplified (the grammars' own), and what the
-    sentence names (titles, times, content) is given back as the user wrote it.
+    message names (titles, times, content) is given back as the user wrote it.
     """
     written = normalise(text)
     if not written:
         return Intent(None)
     read = simplified(written)
+    pieces = zh_several if grammar_for(read) is zh else en_several
+    pointed = pieces.plural_pronoun(read)
+    intent = (
+        _one(pointed)
+        if pointed is not None
+        else several(
+            read,
+            split=pieces.split,
+            clauses=pieces.clauses,
+            opens_request=pieces.opens_request,
+            interpret=_one,
+            read_tools=READ_TOOLS,
+        )
+        or _one(read)
+    )
+    return intent if read == written else _written_back(intent, read, written)
+
+
+def _one(read: str) -> Intent:
+    """What one sentence asks for, in its grammar."""
     intent = grammar_for(read).interpret(read)
     if intent.tool is None and grammar_for(read) is zh and re.search(r"[A-Za-z]{3,}", read):
         # Mixed Chinese and English ("remind me to 交房租 tomorrow 9am"): the English form.
         intent = en.interpret(read)
-    if read == written:
-        return intent
-    return replace(
-        intent,
-        args=_as_written(intent.args, read, written),
-        also=tuple((tool, _as_written(args, read, written)) for tool, args in intent.also),
-        otherwise=tuple(
-            (tool, _as_written(args, read, written)) for tool, args in intent.otherwise
-        ),
-    )
+    return intent
 
 
 def _as_written(args: dict[str, Any], read: str, written: str) -> dict[str, Any]:
@@ -71,8 +87,25 @@ def _as_written(args: dict[str, Any], read: str, written: str) -> dict[str, Any]
     return {key: back(value) for key, value in args.items()}
 
 
+def _written_back(intent: Intent, read: str, written: str) -> Intent:
+    def back(
+        pairs: tuple[tuple[str, dict[str, Any]], ...],
+    ) -> tuple[tuple[str, dict[str, Any]], ...]:
+        return tuple((tool, _as_written(args, read, written)) for tool, args in pairs)
+
+    return replace(
+        intent,
+        args=_as_written(intent.args, read, written),
+        also=back(intent.also),
+        otherwise=back(intent.otherwise),
+        more=tuple(_written_back(one, read, written) for one in intent.more),
+        instead=tuple(_written_back(one, read, written) for one in intent.instead),
+    )
+
+
 class RulesPlanner:
-    """Deterministic planner: one sentence form, one proposal, one question or one read."""
+    """Deterministic planner: a proposal per write the message asks for, one question or
+    one read."""
 
     def plan(self, request: PlanRequest) -> PlanResult:
         """Interpret the sentence; run reads through the caller, propose or ask for the rest."""
@@ -89,14 +122,30 @@ class RulesPlanner:
             return PlanResult(text=describe_facts(facts, locale), facts=facts)
         # The reply is left to the caller: a card gets its fixed "please confirm" sentence,
         # a planned or forbidden capability its registry guidance.
-        otherwise = None
-        for tool, args in reversed(intent.otherwise):  # each reading carries the ones after it
-            otherwise = Proposal(tool=tool, args=args, call_id="rules-1", otherwise=otherwise)
-        proposal = Proposal(
-            tool=intent.tool, args=intent.args, call_id="rules-1", otherwise=otherwise
+        writes = (intent, *intent.more)
+        return PlanResult(
+            text="",
+            proposals=[_proposal(one, f"rules-{n}") for n, one in enumerate(writes, start=1)],
         )
-        return PlanResult(text="", proposals=[proposal])
 
     def final_reply(self, *, snapshot: dict[str, Any], receipt: dict[str, Any], locale: str) -> str:
         """Fill the template the receipt's tool names; no model, so it cannot fail."""
         return template_reply(snapshot=snapshot, receipt=receipt, locale=locale)
+
+
+def _proposal(intent: Intent, call_id: str) -> Proposal:
+    """The write of ``intent`` with its other readings: another kind of item (``otherwise``,
+    each reading carrying the ones after it) and several items (``instead``)."""
+    otherwise = None
+    for tool, args in reversed(intent.otherwise):
+        otherwise = Proposal(tool=tool, args=args, call_id=call_id, otherwise=otherwise)
+    instead = tuple(
+        _proposal(one, f"{call_id}.{n}") for n, one in enumerate(intent.instead, start=1)
+    )
+    return Proposal(
+        tool=intent.tool or "",
+        args=intent.args,
+        call_id=call_id,
+        otherwise=otherwise,
+        instead=instead,
+    )

@@ -60,8 +60,8 @@ _CONDITIONAL = re.compile(
     re.IGNORECASE,
 )
 _REASON_TAIL = re.compile(
-    r"\s*[,;]\s*(?:i|i'm|i've|we|we've|she|he|they|it's|its|because|since|as|lol|haha|finally|just"
-    r"|still|meeting|not\s+needed|no\s+longer)\b[^,;]*$",
+    r"(?:\s*[,;]\s*(?:i|i'm|i've|we|we've|she|he|they|it's|its|because|since|as|lol|haha|finally"
+    r"|just|still|meeting|not\s+needed|no\s+longer)\b|\s+(?:because|'cause|cuz)\s)[^,;]*$",
     re.IGNORECASE,
 )
 # "Should I mark X as done already?" / "What's the best way to …?": advice asked for
@@ -129,6 +129,7 @@ _TYPOS = [
     (re.compile(r"\b(?:tomorow|tommorow|tommorrow|tomorrw|tmrw|tmr|2morrow)\b", re.I), "tomorrow"),
     (re.compile(r"\b(?:remnd|remid|remaind|rmind|remidn|remindd)\b", re.I), "remind"),
     (re.compile(r"\btonite\b", re.I), "tonight"),
+    (re.compile(r"\b(?:delte|delet|deleet|dlete|remvoe|reomve)\b", re.I), "delete"),
     (re.compile(r"\b(?:hihg|hgih|hight|hig)\b(?=\s*[\s-]\s*pri)", re.I), "high"),
     (
         re.compile(r"\b(?:prioirty|priorty|priortiy|proirity|prioritiy|priroity)\b", re.I),
@@ -281,12 +282,40 @@ _DROPPED_BEFORE = re.compile(
 )
 
 
+# "don't delete Renew passport, just push it to Monday": what not to do, then what to do
+# with it instead.
+_NOT_THIS_BUT = re.compile(
+    r"^(?:don'?t|do\s+not|no\s+need\s+to)\s+(?:delete|remove|erase|trash)\s+(?P<item>.+?)\s*[,;.]\s*"
+    r"(?:but\s+)?(?:just\s+|instead\s*,?\s*|rather\s*,?\s*)?(?P<rest>.*\bit\b.*?)(?:\s+instead)?$",
+    re.IGNORECASE,
+)
+
+
+# "add a new one: draft the plan": one more todo
+_ANOTHER_ONE = re.compile(
+    r"^(?:add|create|make)\s+(?:a\s+new\s+one|another(?:\s+one)?|one\s+more)\s*(?::|-|to\b)\s*",
+    re.IGNORECASE,
+)
+# "Submit the weekly report is done, mark it": the report says which, the verb adds nothing
+# (after done / finished / complete / completed)
+_MARK_IT_AFTER = re.compile(
+    r"(?<=done|shed|lete|eted)\s*[,;.]?\s*(?:so\s+|please\s+)?"
+    r"(?:mark|tick|check|cross)\s+(?:it|that|this)(?:\s+off|\s+(?:as\s+)?(?:done|complete))?$",
+    re.IGNORECASE,
+)
+
+
 def _reframe(text: str) -> str:
     """Mend typing slips; drop a reason before the request; put a leading time last."""
     text = _DROPPED_BEFORE.sub("", text)
     for pattern, word in _TYPOS:
         text = pattern.sub(word, text)
     text = _TAKEN_BACK.sub("", text)
+    text = _ANOTHER_ONE.sub("add a todo: ", text)
+    text = _MARK_IT_AFTER.sub("", text)
+    instead = _NOT_THIS_BUT.match(text)
+    if instead and WRITE_HEAD.match(instead.group("rest")):
+        text = re.sub(r"\bit\b", instead.group("item"), instead.group("rest"), count=1)
     wished = _STATE_WISHED.match(text)
     if wished:
         item = wished.group("had") or wished.group("item")

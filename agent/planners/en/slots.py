@@ -76,7 +76,9 @@ _CLOCK_PIECES = [
 ]
 _PIECE = "|".join(_DAY_PIECES + _CLOCK_PIECES)
 TIME = re.compile(
-    rf"(?<![\w-])(?:{_PIECE})(?:(?:\s*,\s*|\s+)(?:(?:at|on|by|in)\s+)?(?:{_PIECE}))*",
+    rf"(?<![\w-])(?:{_PIECE})(?:(?:\s*,\s*|\s+)(?:(?:at|on|by|in)\s+)?(?:{_PIECE}))*"
+    # "next week's plan", "Friday's minutes": part of a name, not when (but "tomorrow's todos")
+    r"(?!['’]s\s+(?!(?:todos?|to-?dos?|tasks?|list|reminders?|deadlines?|items?|schedule)\b))",
     re.IGNORECASE,
 )
 _DAY = re.compile(rf"(?<![\w-])(?:{'|'.join(_DAY_PIECES)})", re.IGNORECASE)

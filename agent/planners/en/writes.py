@@ -130,6 +130,11 @@ _UPDATE_NOTE = [
         rf"it\s+(?:just\s+|only\s+)?(?:says|reads)\s*:?\s*(?P<value>.+?){_END}"
     ),
     _en(rf"^overwrite\s+(?:the\s+|my\s+)?{_TITLE}(?:\s+note)?\s+with\s*:?\s*(?P<value>.+?){_END}"),
+    # update the Recipes note to: pancakes, waffles (a colon: its text, not a new name)
+    _en(
+        rf"^(?:change|update|set|edit|rewrite)\s+(?:the\s+|my\s+)?{_TITLE}\s+note\s+to"
+        rf"(?:\s+(?:say|read))?\s*:\s*(?P<value>.+?){_END}"
+    ),
     # Recipes note should be called Breakfast recipes from now on
     _en(
         rf"^(?:the\s+|my\s+)?{_TITLE}\s+note\s+(?:should|will|shall|must)\s+be\s+"
@@ -478,8 +483,9 @@ def note_fields(body: str) -> Intent:
         elif quoted:
             title, content = quoted.group("title"), quoted.group("content")
             # 'Create note "Finished books" with content "…"': the label is no part of it
+            # ('new note "Packing list" with passport, charger': "with" only joins them)
             content = re.sub(
-                r"^(?:with\s+)?(?:the\s+)?(?:content|body|text)(?:\s+is)?\s*:?\s*|\s+and$",
+                r"^(?:with\s+)?(?:the\s+)?(?:content|body|text)(?:\s+is)?\s*:?\s*|^with\s+|\s+and$",
                 "",
                 content.strip(),
                 flags=re.I,

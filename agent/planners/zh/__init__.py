@@ -269,9 +269,43 @@ def interpret(text: str) -> Intent:
     return intent
 
 
+# Typing slips of the request's own words (a pinyin input method's neighbours).
+_TYPOS = (
+    (re.compile(r"完城|完乘|完承"), "完成"),
+    (re.compile(r"标己|标计"), "标记"),
+    (re.compile(r"提型|题醒"), "提醒"),
+)
+# 在读书笔记里加上第二章: a line added to the note named
+_IN_NOTE_ADD = re.compile(
+    r"^在\s*(?P<note>「[^」]+」|“[^”]+”|[^，,。里中]{1,20}?笔记)\s*(?:里面?|中)\s*"
+    r"(?P<verb>加上|添加|加|补充|补上|写上|追加|记上)(?P<rest>.+)$"
+)
+# English verbs in a Chinese request (把续签合同delete掉, 把周报mark一下done): the Chinese verb.
+_CODE_SWITCHED = (
+    (re.compile(r"(?<=[\u4e00-\u9fff])\s*(?:delete|remove)\s*(?:掉|了)", re.I), "删掉"),
+    (
+        re.compile(r"(?<=[\u4e00-\u9fff])\s*mark\s*(?:一下)?\s*(?:成|为)?\s*(?:done|完成)", re.I),
+        "标记为完成",
+    ),
+)
+# 体检预约改成高优先级，别删哈: what not to do, said after the request, is no part of it.
+_NOT_THIS_AFTER = re.compile(
+    r"[，,]\s*(?:但是?|可是)?(?:别|不要|不用|千万别|先别)(?:给我)?(?:删|删除|删掉)(?:它|了)?[哈啊哦呀啦吧了]*[。!！]?$"
+)
+
+
 def _interpret(text: str) -> Intent:
     if DELETE_ACCOUNT.search(outside_quotes(text)):  # not a todo titled "删除账号"
         return Intent("delete_account", {})
+    for pattern, verb in (*_TYPOS, *_CODE_SWITCHED):
+        text = pattern.sub(verb, text)
+    in_note = _IN_NOTE_ADD.match(strip_polite(text))
+    if in_note:
+        added = re.sub(
+            r"^(?:一句|一行|一条|一项|一段|一点|几句)(?:话|内容)?", "", in_note.group("rest")
+        )
+        text = f"给{in_note.group('note')}加上：{added.lstrip('：:，, ')}"
+    text = _NOT_THIS_AFTER.sub("", text) or text
     body = _reframe(re.sub(r"^(?:然后|就是)+(?:那个)?(?=..)", "", strip_polite(text)))
     if (
         not body

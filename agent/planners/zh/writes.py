@@ -615,8 +615,10 @@ def _status(match: re.Match[str]) -> Intent | None:
         rf"\s*(?:这个|这条|那个|那条)?\s*(?:{_TODO})?$", "", unquote(match.group("title"))
     )
     title = unquote(title)
-    if not title or re.fullmatch(r"(?:这个|这条|它|那个|待办|任务|了)", title):
-        state = match.group("state")
+    if not title or re.fullmatch(
+        r"(?:这个|这条|它|那个|待办|任务|了|标记|标一下|勾选|状态)", title
+    ):
+        state = match.group("state")  # 标记完成: the verb's own word, no item named
         opened = re.fullmatch(rf"{_OPEN_STATE}|重开|恢复|取消完成|撤销完成|取消勾选", state, re.I)
         return ask("set_todo_status", SLOT_TARGET, status="open" if opened else "done")
     if re.search(rf"^(?:所有|全部|已完成的|{OPEN})", title):
