@@ -89,8 +89,8 @@ class CardSerializer(serializers.Serializer):
     )
     parent_id = serializers.UUIDField(
         required=False,
-        help_text='Only on a card derived from another (an edit, an "ask again"): the card it '
-        "replaces, now "
+        help_text='Only on a card derived from another (an edit, an "ask again", a correction '
+        'said as the next message: "actually make it 5pm"): the card it replaces, now '
         "voided (its token answers 410)",
     )
     compensates_id = serializers.UUIDField(

@@ -19,7 +19,7 @@ from django.conf import settings
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
-from agent import choice_store, followups, lifecycle, pending, sessions
+from agent import card_corrections, choice_store, followups, lifecycle, pending, sessions
 from agent.capabilities import capability_by_tool
 from agent.guard import guard_reply, guarded_notice
 from agent.guard.provenance import merge
@@ -192,6 +192,7 @@ def handle_message(
         else None
     )
     picked = False
+    corrected: card_corrections.Correction | None = None
     if waiting is not None and resumed is not None and resumed.pick and waiting.choice:
         # "第二个" to a choice card: the ordinary card for that item, from the choice's own
         # prepared args; a choice used or gone meanwhile falls back to a fresh proposal.
@@ -224,7 +225,14 @@ def handle_message(
         else:
             plan = PlanResult(text="", proposals=[proposal])
     else:
-        plan = _plan(turn, history, text, locale, actor)
+        # 不对，是周五 / "actually make it 5pm": the card just shown, proposed again changed
+        corrected = card_corrections.correction_for(
+            session=session, text=text, now=turn.context.now
+        )
+        if corrected is not None:
+            plan = PlanResult(text="", proposals=[corrected.proposal])
+        else:
+            plan = _plan(turn, history, text, locale, actor)
     if plan.error:
         reply = plan.text or translate("AGENT_PLANNER_FAILED", turn.reply_locale)
     else:
@@ -236,6 +244,8 @@ def handle_message(
             plan.text = ""  # the notice carries the question (worded with its candidates)
         for proposal in plan.proposals:
             turn.card_for(proposal)
+        if corrected is not None and not card_corrections.supersede(turn, corrected):
+            corrected = None  # refused, asked about, or too late: the old card stands
         turn.audit_over_card_limit()
         reply = plan.text or ""
     # One pending request per session: this turn's question replaces any older one, and a
@@ -259,6 +269,8 @@ def handle_message(
     if verdict.replaced:
         turn.notices.append(guarded_notice(verdict))
     reply = verdict.text
+    if corrected is not None and not reply.strip():
+        reply = card_corrections.corrected_reply(turn.reply_locale)
     if turn.cards and not reply.strip():
         several = len(turn.cards) > 1
         reply = translate(
@@ -322,10 +334,12 @@ def handle_message(
     commits = not connection.in_atomic_block
     committing = False
     try:
-        if turn.choice_rows or turn.chosen or verdict.replaced:
+        if turn.choice_rows or turn.chosen or verdict.replaced or corrected is not None:
             with transaction.atomic():
                 run_statements(first)
                 record_choices(turn, message=message)
+                if corrected is not None:
+                    card_corrections.record(turn, corrected)
                 run_statements(rest)
                 if verdict.replaced:
                     audit_guard(verdict, actor=actor, session_id=session.id, original=original)

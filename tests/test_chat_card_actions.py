@@ -215,3 +215,21 @@ def test_an_edit_of_one_field_changes_only_that_field(page: Client) -> None:
     response = page.post("/chat/edit/", {**edit.fields, **shown, "title": "提交月报"}, **HTMX)
     assert response.status_code == 200, response.content
     assert AuditEvent.objects.get(event_type="card.edited").details["fields"] == ["title"]
+
+
+def test_a_correction_said_in_the_chat_replaces_the_card_on_the_page(page: Client) -> None:
+    html = send(page, "帮我加个待办：明天上午10点开会").content.decode()
+    original = card_form(html)
+    corrected = send(page, "不对，改成下午5点").content.decode()
+    new = card_form(corrected)
+    assert new.fields["token"] != original.fields["token"]
+    # The old card is swapped out of band, in its real state: voided, no buttons.
+    old_id = str(AuditEvent.objects.get(event_type="card.edited").details["parent_id"])
+    assert f"hx-swap-oob=\"outerHTML:[data-card-id='{old_id}']\"" in corrected
+    oob = corrected[corrected.index("hx-swap-oob") :]
+    assert "card-voided" in corrected
+    assert "/chat/confirm/" not in oob[: oob.index("</article>")]
+    assert post_card(page, "/chat/confirm/", original).status_code == 410
+    assert "outcome-succeeded" in confirm_html(page, corrected)
+    [todo] = Todo.objects.all()
+    assert (todo.title, todo.due_at.hour if todo.due_at else None) in (("开会", 9), ("开会", 17))

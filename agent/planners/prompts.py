@@ -27,6 +27,13 @@ define_messages(
             "查询步骤太多，我先停在这里，请把问题说得更具体一些。",
             "That needed too many lookups, so I stopped here; please ask more specifically.",
         ),
+        "PLANNER_NOTHING_TO_CORRECT": (
+            "这听起来像是对上一张确认卡的更正，但这里没有还在等你确认的卡。"
+            "请把完整的请求再说一遍，例如“帮我创建一条周五交报告的待办”。",
+            "That sounds like a correction of a card, but no card here is waiting for you. "
+            "Please say the whole request again, e.g. “add a todo to hand in the report on "
+            "Friday”.",
+        ),
         "PLANNER_HELP": (
             "我可以帮你：创建待办（例如“帮我创建一条今晚 9 点提交周报的高优先级待办”）、"
             "把待办标记为完成、修改或删除待办、查看未完成的待办、"

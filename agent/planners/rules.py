@@ -23,7 +23,7 @@ from agent.planners.base import (
     run_read,
 )
 from agent.planners.en import several as en_several
-from agent.planners.lexicon import Grammar, Intent, normalise
+from agent.planners.lexicon import SLOT_INTENT, Grammar, Intent, normalise
 from agent.planners.questions import question
 from agent.planners.replies import describe_facts, template_reply
 from agent.planners.several import READ_TOOLS, several
@@ -64,6 +64,10 @@ def interpret(text: str) -> Intent:
         )
         or _one(read)
     )
+    if (intent.tool is None or intent.slot == SLOT_INTENT) and grammar_for(read).correction(read):
+        # 不对，是周五 with no card shown (a shown card is corrected before any planner
+        # runs: agent.card_corrections): nothing to act on, and no todo titled 不对，是
+        return Intent(None, message="PLANNER_NOTHING_TO_CORRECT")
     return intent if read == written else _written_back(intent, read, written)
 
 

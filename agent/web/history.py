@@ -154,3 +154,23 @@ def history_entries(
         entry["time"] = time_view(message.created_at, zone)
         entries.append(entry)
     return entries
+
+
+def superseded_views(
+    cards: list[dict[str, Any]], *, locale: str, zone: ZoneInfo, subject: Any
+) -> list[dict[str, Any]]:
+    """The cards that ``cards`` (a turn's, just issued) replaced — a correction said in the
+    chat voids the card shown before (its new card names it as ``parent_id``) — in their
+    real state, to update the page out of band. No query when no card replaced one."""
+    parents = [card["parent_id"] for card in cards if card.get("parent_id")]
+    if not parents:
+        return []
+    now = timezone.now()
+    views = []
+    for row in ActionCard.objects.filter(id__in=parents):
+        view = history_card_view(
+            row, dom_id=f"card-{row.id}", locale=locale, zone=zone, now=now, subject=subject
+        )
+        view["oob"] = True
+        views.append(view)
+    return views

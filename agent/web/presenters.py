@@ -47,6 +47,7 @@ def card_view(
     origin = card.get("provenance") or {}
     view: dict[str, Any] = {
         "dom_id": dom_id,
+        "card_id": str(card.get("card_id") or ""),
         "live": live,
         # The server's line when the model had read stored content (issue 9), re-rendered in
         # the viewer's language from the stored sources.

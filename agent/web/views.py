@@ -41,7 +41,7 @@ from agent.web.forms import (
     retry_fields,
     valid_data,
 )
-from agent.web.history import history_entries
+from agent.web.history import history_entries, superseded_views
 from agent.web.htmx import (
     Fragment,
     is_htmx,
@@ -142,9 +142,20 @@ def chat_message(request: HttpRequest) -> HttpResponse:
         entries[1]["time"] = time_view(now, zone)
         # With htmx, the conversation's list entry follows out of band (its new title).
         item = conversation_item(actor, current, locale=locale) if is_htmx(request) else None
+        # A card this turn replaced (a correction said in the chat) shows its new state.
+        superseded = (
+            superseded_views(body["cards"], locale=locale, zone=zone, subject=actor.subject)
+            if is_htmx(request)
+            else []
+        )
         return Fragment(
             "agent/turn.html",
-            {"entries": entries, "conversation_item": item, "conversation": current},
+            {
+                "entries": entries,
+                "conversation_item": item,
+                "conversation": current,
+                "superseded": superseded,
+            },
             is_list_item=True,
             history=history,
             conversation=current,

@@ -23,6 +23,7 @@ from agent.planners.en.answers import (
     priority_answer,
     time_answer,
 )
+from agent.planners.en.corrections import correction
 from agent.planners.en.reads import (
     NOTE_WORD,
     QUESTION,
@@ -409,6 +410,7 @@ def interpret(text: str) -> Intent:
 
 
 __all__ = [
+    "correction",
     "interpret",
     "is_no",
     "is_time",

@@ -27,6 +27,7 @@ from agent.planners.zh.answers import (
     priority_answer,
     time_answer,
 )
+from agent.planners.zh.corrections import correction
 from agent.planners.zh.reads import (
     DONE,
     NOTE_WORD,
@@ -361,6 +362,7 @@ def _interpret(text: str) -> Intent:
 
 
 __all__ = [
+    "correction",
     "interpret",
     "is_no",
     "is_time",
