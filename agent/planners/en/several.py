@@ -95,8 +95,20 @@ _ANOTHER = re.compile(
 )
 
 
+# Nothing of a list or of several items in it: no need to look further (every message
+# passes here).
+_MAYBE_SEVERAL = re.compile(
+    r"[,;&]|\d\s*[.)]|(?:^|\s)[-•*]\s|\b(?:and|both|all|each|these|following|few|some"
+    r"|several|multiple|couple|bunch|two|three|four|five|six|todos|tasks|items|reminders"
+    r"|things)\b",
+    re.IGNORECASE,
+)
+
+
 def split(text: str) -> Split | None:
     """The message as one sentence per item, when it lists several (else None)."""
+    if not _MAYBE_SEVERAL.search(text):
+        return None
     body = strip_polite(text)
     return _new_items(body) or _targets(body)
 
@@ -151,7 +163,9 @@ def _item_like(piece: str) -> bool:
 
 
 def plural_pronoun(text: str) -> str | None:
-    """ "mark both of them done" → "mark it done": several items pointed at, none named."""
+    """Several items pointed at, none named: "mark both of them done" → "mark it done"."""
+    if not re.search(r"\b(?:both|them|those|these|two|three)\b", text, re.IGNORECASE):
+        return None
     match = _TARGETS.match(strip_polite(text))
     if not match:
         return None

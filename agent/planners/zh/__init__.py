@@ -300,7 +300,7 @@ def _interpret(text: str) -> Intent:
         return Intent("delete_account", {})
     for pattern, verb in (*_TYPOS, *_CODE_SWITCHED):
         text = pattern.sub(verb, text)
-    in_note = _IN_NOTE_ADD.match(strip_polite(text))
+    in_note = _IN_NOTE_ADD.match(strip_polite(text)) if "笔记" in text else None
     if in_note:
         added = re.sub(
             r"^(?:一句|一行|一条|一项|一段|一点|几句)(?:话|内容)?", "", in_note.group("rest")

@@ -21,9 +21,12 @@ _CHANGE = (
 _FIELD_TIME = r"(?:截止时间|截止日期|时间|日期|deadline|ddl|到期时间)"
 _FIELD_TITLE = r"(?:标题|名字|名称|题目)"
 # 不对， / 错了，应该是 / 改成 / 时间改成 / 还是…吧
+# (标题写错了，应该是… / 标题改一下，叫…: the field, what is wrong with it, then the value)
 _HEAD = re.compile(
-    rf"^(?:{_OOPS}[，,。！!\s]*)*(?P<field>{_FIELD_TIME}|{_FIELD_TITLE}|优先级)?\s*"
-    rf"(?P<verb>{_CHANGE}|应该是|应该叫|是|叫|要)?\s*(?P<value>.+?)$",
+    rf"^(?:{_OOPS}[，,。！!\s]*)*(?:(?:这个|这条|这张|它)\s*)?"
+    rf"(?P<field>{_FIELD_TIME}|{_FIELD_TITLE}|优先级)?\s*"
+    r"(?P<wrong>(?:写错了|弄错了|错了|不对|改一下|换一下|得改一下)[，,\s]*)?"
+    rf"(?P<verb>{_CHANGE}|应该是|应该叫|是|叫|要|得是)?\s*(?P<value>.+?)$",
     re.IGNORECASE,
 )
 _STILL = re.compile(r"^还是(?P<value>.+?)(?:吧|好了|比较好)?$")
@@ -33,7 +36,8 @@ _PRIORITY_ONLY = re.compile(r"^(?:最?高|低|普通|中等?|紧急|重要|不�
 def correction(text: str) -> dict[str, str] | None:
     """The values a correction of the card just shown changes, or None."""
     body = strip_polite(text).rstrip("。.!！ ")
-    body = re.sub(r"(?:吧|才对|的|好了|就行|就好)$", "", body).strip(STRIP)
+    # (改成下午5点把: 把 typed for 吧 at the end)
+    body = re.sub(r"(?:吧|把|才对|的|好了|就行|就好|就可以了|即可)$", "", body).strip(STRIP)
     still = _STILL.match(body)
     if still:
         return _value(still.group("value"), field=None) if still.group("value") else None
@@ -41,10 +45,17 @@ def correction(text: str) -> dict[str, str] | None:
     if not match:
         return None
     field = match.group("field")
-    said = re.match(rf"^{_OOPS}", body) or match.group("verb") not in (None, "是", "叫", "要")
-    if not said and not (field and match.group("verb")):
-        return None  # no word of correcting: a new request, or nothing to correct
-    return _value(match.group("value"), field=field)
+    said = (
+        re.match(rf"^{_OOPS}", body)
+        or match.group("wrong")
+        or match.group("verb") not in (None, "是", "叫", "要", "得是")
+    )
+    value = match.group("value")
+    if not said and not (field and match.group("verb")) and not _PRIORITY_ONLY.match(value):
+        # no word of correcting: a new request, or nothing to correct (a priority alone —
+        # 低优先级就行 — names nothing else it could be about)
+        return None
+    return _value(value, field=field)
 
 
 def _value(value: str, *, field: str | None) -> dict[str, str] | None:

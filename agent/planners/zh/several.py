@@ -106,8 +106,18 @@ _JOINTS = re.compile(
 )
 
 
+# Nothing of a list or of several items in it: no need to look further (every message
+# passes here).
+_MAYBE_SEVERAL = re.compile(
+    rf"[、；;①-⑩]|\d\s*[.、)）．]|{_COUNT}{_MEASURE}|这些|以下|下面|如下|都|全部|统统|一起"
+    r"|和|跟|与|以及|还有|外加"
+)
+
+
 def split(text: str) -> Split | None:
     """The message as one sentence per item, when it lists several (else None)."""
+    if not _MAYBE_SEVERAL.search(text):
+        return None
     body = strip_polite(text)
     return _new_items(body) or _targets(body)
 
@@ -179,6 +189,8 @@ def _item_like(piece: str) -> bool:
 
 def plural_pronoun(text: str) -> str | None:
     """把那两个都删了 → 把它删了: several items pointed at, none named (asked about)."""
+    if not re.search(r"[那这][两俩三四五几些]|它们", text):
+        return None
     match = _POINTED.match(strip_polite(text))
     return f"把它{match.group('rest')}" if match else None
 
