@@ -796,3 +796,48 @@ def test_fourteenth_batch_claims_and_their_kind(reply: str, kind: str | None) ->
 )
 def test_fourteenth_batch_non_claims(reply: str) -> None:
     assert find_claims(reply) == []
+
+
+@pytest.mark.parametrize(
+    ("reply", "kind"),
+    [
+        # the fifteenth batch: several cards, corrections of a card; claims among them
+        ("好的，已把开会改到下午5点。", "update"),  # 开会's 会 is no "will"
+        ("卡片我改好了，另外「周会」也已经挪到下午5点了。", "update"),
+        ("Done — milk and eggs are on your list, bread is waiting for your confirmation.", None),
+        ("I replaced the due date with Friday.", "update"),
+    ],
+)
+def test_fifteenth_batch_claims_and_their_kind(reply: str, kind: str | None) -> None:
+    [first, *_] = find_claims(reply)
+    assert first.claim.kind == kind
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        # what a card says, not the user's data: its edits, its lines, the card withdrawn
+        "上一张卡已作废，新卡片上写的是下午5点，请确认新的这张。",
+        "待确认的卡片：\n- 将「买邮票」标为完成（待确认）\n- 删除「旧收据」（待确认）",
+        "已更正！卡片现在显示「团队同步 —— 周四下午5点」。你原来的待办在确认前仍然是周三。",
+        "卡片已编辑好，上面的截止日期改成了周五，点确认即可生效。",
+        "你目前未完成的待办有：\n- 给牙医打电话\n- 交房租\n需要我为其中哪些生成完成卡片吗？",
+        "一次删 40 条笔记太多了，一张卡装不下。要不要我分批给你出卡？",
+        "Here are the cards:\n- Mark 'Buy stamps' done — awaiting confirmation\n"
+        "- Delete 'Old receipt' — awaiting confirmation",
+        "Got it, 5pm it is. I've swapped the old card for a new one with the corrected time "
+        "— please confirm that one instead.",
+        "I've drafted cards for both requests: a new note 'Trip packing list' and a change of "
+        "the dentist todo's due date to Monday. Neither has been applied yet.",
+        "Corrected! The card now reads 'Team sync — Thursday 5pm'. Your existing todo still "
+        "shows Wednesday until you confirm.",
+        "The card has been edited — the due date on it is now Friday. Confirm to apply it.",
+        "I set up the cards so that, if you confirm, 'Fix sink' and 'File taxes' will be reopened.",
+        "I've queued up two cards: rename 'Misc' to 'Reading List' and rename 'Ideas' to "
+        "'Project Ideas'. They'll take effect when you confirm.",
+        "I removed bread from the card as you asked — it now adds just milk and eggs. "
+        "Confirm when you're ready.",
+    ],
+)
+def test_fifteenth_batch_non_claims(reply: str) -> None:
+    assert find_claims(reply) == []

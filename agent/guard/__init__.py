@@ -114,9 +114,23 @@ _PLAN_HEADER = re.compile(
     # 我能做的事情包括：/ 小贴士：/ "Legend:" / "Things I can help with:" / "Pro tip:"
     r"|按钮说明|图标含义|图例|含义[:：]|小贴士|小技巧|我能(?:做|帮你做)的|我可以帮你(?:做)?的|我能帮你"
     r"|\blegend\b|\bkey\s*:|\bicons?\s*:|\bpro\s+tip\b|\btips?\s*:|\bhint\s*:"
-    r"|\bthings\s+i\s+can\b|\bi\s+can\s+help\s+with\b|\bhere(?:'?s|\s+is)\s+what\s+i\s+can\b",
+    r"|\bthings\s+i\s+can\b|\bi\s+can\s+help\s+with\b|\bhere(?:'?s|\s+is)\s+what\s+i\s+can\b"
+    # the cards shown, one per line: 待确认的卡片： / "Here are the cards:"
+    r"|(?:待确认|等待确认|待你确认)的?(?:卡片|确认卡|操作)|(?:以下|下面)是(?:新的?|待确认的?)?(?:卡片|确认卡)"
+    r"|\bhere\s+(?:are|is)\s+(?:the|your)\s+(?:\w+\s+)?(?:confirmation\s+)?cards?\b",
     re.IGNORECASE,
 )
+# "Corrected! The card now reads …" / 已更正！卡片现在显示…: a correction with no item named, in a
+# reply about a card, is the card's.
+_CORRECTED_ALONE = re.compile(
+    r"(?:已经?)?(?:更正|纠正|修正|改正)(?:好了|了|好)?|(?:ok|okay|got\s+it|sure)?[,\s]*"
+    r"(?:corrected|fixed|amended)",
+    re.IGNORECASE,
+)
+# "… the due date on it is now Friday" / 上面的截止日期改成了周五: "on it", in a sentence
+# about a card
+_ON_THE_CARD = re.compile(r"\bon\s+(?:it|there)\b|上面的|卡(?:片)?上|它上面", re.IGNORECASE)
+_CARD_WORD = re.compile(r"\bcards?\b|卡片|确认卡|[这那张]卡", re.IGNORECASE)
 # "| 字段 | 原值 | 新值 |" / "| Field | Before | After |": the rows below report changes.
 _CHANGE_TABLE_HEADER = re.compile(
     r"^[ \t]*\|.*(?:原值|旧值|修改前|改前|原来|之前|\bbefore\b|\bold\b|\bwas\b)[^|]*\|"
@@ -245,6 +259,7 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
     asks_confirm = {clause.sentence for clause in all_clauses if _ASKS_CONFIRM.search(clause.scan)}
     listing = bool(_DONE_LABEL.search(text) and _OPEN_LABEL.search(text))
     proposal = bool(asks_confirm or to_card)
+    card_sentences = {clause.sentence for clause in all_clauses if _CARD_WORD.search(clause.scan)}
     change_rows = set() if proposal else _change_rows(text)
     # the first clause announcing a plan: what follows it in its sentence, or on list lines
     plan_at = next(
@@ -318,6 +333,10 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
             )
             note = Claim(phrase=event.group(0), kind=kind, resource_type=None)
             found.append(FoundClaim(note, clause, clause.items))
+        if proposal and _CORRECTED_ALONE.fullmatch(clause.scan.strip(" !！。.~～✅")):
+            continue  # "Corrected! The card now reads …": the card was corrected
+        if clause.sentence in card_sentences and _ON_THE_CARD.search(clause.scan):
+            continue  # "the due date on it is now Friday", in a sentence about the card
         claims = claims_at(index)
         items = clause.items or (
             _topic_items(text, index, all_clauses, claims_at) if claims else ()

@@ -434,8 +434,40 @@ _PROPOSED_OBJECT = re.compile(
     r"^\s+(?:the|a|this|these|your)?\s*(?:changes?|edits?|updates?|plan)\b"
 )
 _CARD = re.compile(
-    r"^\s*(?:up\s+)?(?:a|an|the|your|one|this)?\s*(?:new\s+)?(?:confirmation\s+)?(?:card|proposal|draft|suggestion|preview|request)\b"
+    r"^\s*(?:up\s+)?(?:(?:a|an|the|your|one|this|these|those|both|two|three|four|five|\d+|all"
+    r"|old|new|previous|earlier|first|second|replacement)\s+)*(?:confirmation\s+)?"
+    r"(?:cards?|proposals?|drafts?|suggestions?|previews?|requests?)\b"
 )
+# What a card says, not the user's data: "The card now reads …", "I removed bread from the
+# card", "the due date on it is now Friday" (in a sentence about the card), "— awaiting
+# confirmation".
+_CARD_SUBJECT = re.compile(
+    r"\b(?:the|this|that|each|both|your|new|old|previous|replacement)\s+(?:(?:new|old|previous"
+    r"|earlier|edited|corrected|confirmation|replacement)\s+)*cards?\b[^.;!?]{0,30}$"
+)
+_ON_THE_CARD = re.compile(
+    r"^[^.;!?]{0,40}?\b(?:from|on|in|off|onto|into)\s+(?:the|this|that|each|both|your)\s+"
+    r"(?:(?:old|new|previous|edited)\s+)?cards?\b"
+)
+_ON_IT = re.compile(r"\bon\s+(?:it|there)\s*(?:\w+\s*){0,2}$")
+_PENDING_AFTER = re.compile(
+    r"^[^.;!?]*?(?:\b(?:awaiting|pending|waiting\s+(?:for|on))\s+(?:your\s+)?confirmation"
+    r"|\buntil\s+you\s+confirm\b|\bnot\s+(?:yet\s+)?(?:applied|saved|executed)\b)",
+    re.IGNORECASE,
+)
+
+
+def _about_card(scan: str, start: int, end: int) -> bool:
+    """The words at ``start:end`` say what a card says, not what happened to the data."""
+    before, after = scan[:start], scan[end:]
+    return bool(
+        _CARD_SUBJECT.search(before)
+        or _ON_THE_CARD.match(after)
+        or _PENDING_AFTER.match(after)
+        or (_ON_IT.search(before) and re.search(r"\bcards?\b", scan))
+    )
+
+
 _THEN = re.compile(r"^\W*(?:and\s+)?(?:then|finally|next|after\s+that|and)\b")
 _RELATIVE = re.compile(r"\b(?:that|which|who|whose|what)\s*$")
 # "That's what I just changed": the relative clause asserts the change.
@@ -546,6 +578,8 @@ def find(clause: Clause) -> list[Claim]:
         begin = match.start() if start is None else start
         if any(begin < end and start_ < match.end() for start_, end in spans):
             return
+        if _about_card(scan, begin, match.end()):
+            return  # "The card has been edited", "I removed bread from the card"
         spans.append((begin, match.end()))
         after = scan[match.end() :]
         if kind in ("update", "create", None, OTHER) and _TO_STATUS.match(after):
