@@ -19,7 +19,15 @@ from django.conf import settings
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
-from agent import card_corrections, choice_store, followups, lifecycle, pending, sessions
+from agent import (
+    card_corrections,
+    choice_store,
+    followups,
+    lifecycle,
+    list_references,
+    pending,
+    sessions,
+)
 from agent.capabilities import capability_by_tool
 from agent.guard import guard_reply, guarded_notice
 from agent.guard.provenance import merge
@@ -61,8 +69,9 @@ define_messages(
 
 def _session_history(
     session: AgentSession, recent: Sequence[sessions.RecentMessage] | None = None
-) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
-    """Return the history the planner sees, and the stored items read on those turns.
+) -> tuple[list[dict[str, str]], list[dict[str, str]], list[dict[str, str]]]:
+    """Return the history the planner sees, the stored items read on those turns, and the
+    items the last message listed (when it is the assistant's: ``agent.list_references``).
 
     ``recent``: the session's latest ``HISTORY_TURNS`` messages (role, text and the
     payload's ``reads``), newest first, when the caller read them already
@@ -76,7 +85,9 @@ def _session_history(
         for message in reversed(recent)
         if message.role == Message.Role.ASSISTANT
     )
-    return history, reads
+    last = recent[0] if recent else None
+    listed = list(last.reads or []) if last and last.role == Message.Role.ASSISTANT else []
+    return history, reads, listed
 
 
 def public_fact(fact: Fact) -> dict[str, Any]:
@@ -173,7 +184,7 @@ def handle_message(
     rows) and the session's title/activity together in one transaction: a turn that fails
     (store down, rate limited) leaves no half-turn.
     """
-    history, earlier_reads = _session_history(session, recent)
+    history, earlier_reads, listed = _session_history(session, recent)
     turn = Turn(
         request=request,
         actor=actor,
@@ -232,7 +243,8 @@ def handle_message(
         if corrected is not None:
             plan = PlanResult(text="", proposals=[corrected.proposal])
         else:
-            plan = _plan(turn, history, text, locale, actor)
+            # 把第二个标记完成 right after a list: the second item listed, by its title
+            plan = _plan(turn, history, list_references.resolve(text, listed), locale, actor)
     if plan.error:
         reply = plan.text or translate("AGENT_PLANNER_FAILED", turn.reply_locale)
     else:

@@ -63,6 +63,26 @@ def ordinal(text: str) -> int | None:
     return _ORDINAL_WORDS.get(body)
 
 
+_ORDINAL_REFERENCE = re.compile(
+    r"\bthe\s+(?P<word>first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last"
+    r"|1st|2nd|3rd|[4-9]th|10th)\s+(?:one|item|todo|to-do|task|note|entry)\b"
+    r"|\b(?:number|no\.|item)\s*(?P<n>\d{1,2})\b|#(?P<hash>\d{1,2})\b",
+    re.IGNORECASE,
+)
+
+
+def ordinal_reference(text: str) -> tuple[int, int, int] | None:
+    """The position an item is named by inside a sentence ("mark the second one done",
+    "delete #3") and its span, or None."""
+    match = _ORDINAL_REFERENCE.search(text)
+    if match is None:
+        return None
+    number = match.group("n") or match.group("hash")
+    word = (match.group("word") or "").lower()
+    position = int(number) if number else _ORDINAL_WORDS.get(word) or int(word[:-2])
+    return (position, match.start(), match.end()) if position else None
+
+
 def time_answer(text: str) -> str | None:
     body = strip_polite(text).strip(STRIP)
     body = re.sub(

@@ -83,6 +83,23 @@ def ordinal(text: str) -> int | None:
     return None
 
 
+_ORDINAL_REFERENCE = re.compile(
+    r"第\s*(?P<n>[0-9]{1,2}|[一二两三四五六七八九十])\s*(?:个|条|项|件|篇)(?:待办|任务|笔记|事项)?"
+    r"|(?P<last>最后(?:一|那)[个条项件篇])(?:待办|任务|笔记|事项)?"
+)
+
+
+def ordinal_reference(text: str) -> tuple[int, int, int] | None:
+    """The position an item is named by inside a sentence (把第二个标记完成, 删掉最后一条) and
+    its span, or None."""
+    match = _ORDINAL_REFERENCE.search(text)
+    if match is None:
+        return None
+    value = match.group("n")
+    position = -1 if match.group("last") else int(value) if value.isdigit() else _ORDINALS[value]
+    return position, match.start(), match.end()
+
+
 def time_answer(text: str) -> str | None:
     """Return the time an answer gives ("10点", "改到明天下午3点吧"), else None."""
     body = strip_polite(text).strip(STRIP)
