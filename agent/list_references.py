@@ -13,6 +13,7 @@ its end leaves the message as it was: the planner asks which item, as before.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from agent.planners.rules import grammar_for
@@ -36,9 +37,19 @@ def resolve(text: str, listed: list[dict[str, Any]]) -> str:
     title, note = str(item.get("title") or ""), item.get("type") == "note"
     if not title:
         return text
-    chinese = grammar.ordinal_reference is zh_reference
-    if chinese:
+    before, after = text[:start], text[end:]
+    if grammar.ordinal_reference is zh_reference:
         named = f"笔记「{title}」" if note else f"「{title}」"
+        if _ZH_FIELD.match(after):
+            named += "的"  # 第4条截止日期改成… → 「X」的截止日期改成…
+        elif not before.strip() and _ZH_VERB.match(after):
+            named = f"把{named}"  # 最后一条笔记删了 → 把笔记「X」删了
     else:
         named = f'the note "{title}"' if note else f'"{title}"'
-    return f"{text[:start]}{named}{text[end:]}"
+        after = re.sub(r"^['’]s\b", " is", after)  # "the third one's done"
+    return f"{before}{named}{after}"
+
+
+# What follows a position: a field of the item (它的截止日期), or the verb done to it.
+_ZH_FIELD = re.compile(r"^\s*(?:截止|到期|优先级|标题|名字|名称|描述|备注|内容|状态|标签)")
+_ZH_VERB = re.compile(r"^\s*(?:删|移除|去掉|标记|标成|设为|改|调|推迟|提前|重新打开|重开|勾)")

@@ -25,6 +25,7 @@ from .agent_helpers import open_session, send_message, token_client
         ("删掉第3条", 3),
         ("第一项改成高优先级", 1),
         ("最后一条删了吧", -1),
+        ("第三件事推迟到周五吧", 3),
         ("把第二天的会议改到周五", None),  # a day, not a position
         ("提醒我第一次见客户前准备资料", None),
     ],
@@ -42,6 +43,8 @@ def test_chinese_positions(text: str, position: int | None) -> None:
         ("complete the 3rd item", 3),
         ("make #2 high priority", 2),
         ("delete number 4", 4),
+        ("delete teh first one", 1),
+        ("the third one's done lol", 3),
         ("finish the first draft of the report", None),  # a draft, not a position
         ("remind me about the first day of school", None),
     ],
@@ -98,3 +101,37 @@ def test_no_list_or_no_such_position_names_nothing(user: Any, first: str, then: 
     send_message(client, session, first)
     body = send_message(client, session, then)
     assert body["cards"] == []
+
+
+@pytest.mark.parametrize(
+    ("listed", "text", "resolved"),
+    [
+        # a field after the position takes 的; a verb right after it takes 把
+        (
+            [("todo", "交房租"), ("todo", "买菜")],
+            "第2条截止日期改成下周一",
+            "「买菜」的截止日期改成下周一",
+        ),
+        ([("note", "周会"), ("note", "周会纪要")], "最后一条笔记删了", "把笔记「周会纪要」删了"),
+        (
+            [("todo", "Pay rent"), ("todo", "Call mom")],
+            "the second one's done lol",
+            '"Call mom" is done lol',
+        ),
+        (
+            [("note", "Recipes")],
+            "rename the first one to Soups",
+            'rename the note "Recipes" to Soups',
+        ),
+        # several kinds, or past the end: the message as it was
+        ([("todo", "交房租"), ("note", "周会")], "把第一个删掉", "把第一个删掉"),
+        ([("todo", "交房租")], "把第二个删掉", "把第二个删掉"),
+    ],
+)
+def test_the_position_is_replaced_by_the_items_title(
+    listed: list[tuple[str, str]], text: str, resolved: str
+) -> None:
+    from agent.list_references import resolve
+
+    items = [{"type": kind, "id": str(n), "title": title} for n, (kind, title) in enumerate(listed)]
+    assert resolve(text, items) == resolved

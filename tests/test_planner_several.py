@@ -264,6 +264,20 @@ def test_several_items_not_named_are_asked_about(text: str, tool: str, slot: str
         ("add todo: check next week's agenda", todo("Check next week's agenda")),
         ("add a new one: draft next week's plan", todo("Draft next week's plan")),
         ("Submit the weekly report is done, mark it", done("Submit the weekly report")),
+        # the position batch's single requests (tests/data/correction_corpus.tsv)
+        ('"Pay rent" is done lol', done("Pay rent")),
+        (
+            'reopen "Pay rent", I\'m not actually finished with it',
+            ("set_todo_status", {"todo_title": "Pay rent", "status": "open"}),
+        ),
+        (
+            'edit the note "Soup recipes": add "bake at 180C"',
+            ("update_note", {"note_title": "Soup recipes", "append": "bake at 180C"}),
+        ),
+        (
+            "把「交房租」的截至日期改到明天",
+            ("update_todo", {"todo_title": "交房租", "due_at": "明天"}),
+        ),
     ],
 )
 def test_single_requests_the_batch_found(text: str, expected: tuple[str, dict[str, Any]]) -> None:

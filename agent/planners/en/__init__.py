@@ -371,6 +371,10 @@ def interpret(text: str) -> Intent:
     if (READ_HEAD.match(body) or QUESTION.search(text)) and not WRITE_HEAD.match(body):
         return read_intent(body) if TOPIC.search(body) else HELP
     write = write_intent(body)
+    reason = _REASON_TAIL.search(body)
+    if reason and body[: reason.start()].rstrip().endswith(('"', "”", "'", "’")):
+        # 'reopen "Pay rent", I'm not actually finished with it': the quote ends the title
+        write = write_intent(body[: reason.start()]) or write
     if write is None and _REASON_TAIL.search(body):
         # "call mom is done, i called her this morning lol": the request without its reason
         write = write_intent(_REASON_TAIL.sub("", body))

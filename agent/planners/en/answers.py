@@ -64,7 +64,7 @@ def ordinal(text: str) -> int | None:
 
 
 _ORDINAL_REFERENCE = re.compile(
-    r"\bthe\s+(?P<word>first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last"
+    r"\bt(?:he|eh)\s+(?P<word>first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last"
     r"|1st|2nd|3rd|[4-9]th|10th)\s+(?:one|item|todo|to-do|task|note|entry)\b"
     r"|\b(?:number|no\.|item)\s*(?P<n>\d{1,2})\b|#(?P<hash>\d{1,2})\b",
     re.IGNORECASE,

@@ -189,7 +189,8 @@ _POLITE_HEAD = re.compile(
     re.IGNORECASE,
 )
 _POLITE_TAIL = re.compile(
-    r"(?:[,\s]*\b(?:please|pls|plz|thanks|thank\s+you|thx|for\s+me|real\s+quick)\b|[.!?…]|\s)+$",
+    r"(?:[,\s]*\b(?:please|pls|plz|thanks|thank\s+you|thx|for\s+me|real\s+quick|lol|lmao|haha+"
+    r"|hehe)\b|[.!?…]|\s)+$",
     re.IGNORECASE,
 )
 

@@ -130,6 +130,11 @@ _UPDATE_NOTE = [
         rf"it\s+(?:just\s+|only\s+)?(?:says|reads)\s*:?\s*(?P<value>.+?){_END}"
     ),
     _en(rf"^overwrite\s+(?:the\s+|my\s+)?{_TITLE}(?:\s+note)?\s+with\s*:?\s*(?P<value>.+?){_END}"),
+    # edit the note "Soup recipes": add "bake at 180C" (a line added after the colon)
+    _en(
+        rf"^(?:edit|update|change)\s+(?:the\s+|my\s+)?note\s+{_TITLE}\s*:\s*(?:please\s+)?"
+        rf"(?:add|append)\s*:?\s+(?P<append>.+?){_END}"
+    ),
     # update the Recipes note to: pancakes, waffles (a colon: its text, not a new name)
     _en(
         rf"^(?:change|update|set|edit|rewrite)\s+(?:the\s+|my\s+)?{_TITLE}\s+note\s+to"

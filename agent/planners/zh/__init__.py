@@ -276,6 +276,7 @@ _TYPOS = (
     (re.compile(r"完城|完乘|完承"), "完成"),
     (re.compile(r"标己|标计"), "标记"),
     (re.compile(r"提型|题醒"), "提醒"),
+    (re.compile(r"截至(?=日期|时间)"), "截止"),  # 截至 (up to) typed for 截止 (deadline)
 )
 # 在读书笔记里加上第二章: a line added to the note named
 _IN_NOTE_ADD = re.compile(
