@@ -372,3 +372,142 @@ def test_items_that_do_not_exist_are_each_named_in_the_refusal(
     assert [(n["status"], n.get("code"), n["message"]) for n in body["notices"]] == [
         ("rejected", "TODO_NOT_FOUND", message) for message in messages
     ]
+
+
+# The eighteenth unseen batch (intent corpus zh-901…940, en-901…940): long free text.
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a note's content keeps its own 然后 / then / write verbs, numbered steps and tags words
+        (
+            "记一条笔记：周会纪要——1）分两期；2）整理成文档，然后删除旧的需求文档；3）周五评审",
+            [
+                (
+                    "create_note",
+                    {
+                        "title": "周会纪要",
+                        "content": "1）分两期；2）整理成文档，然后删除旧的需求文档；3）周五评审",
+                    },
+                )
+            ],
+        ),
+        (
+            "New note called Banana bread: mash 3 bananas, then add 1.5 cups flour; bake 1 hour",
+            [
+                (
+                    "create_note",
+                    {
+                        "title": "Banana bread",
+                        "content": "mash 3 bananas, then add 1.5 cups flour; bake 1 hour",
+                    },
+                )
+            ],
+        ),
+        (
+            "新建一条笔记叫产品点子：1. 语音输入 2. 笔记可以添加标签，然后按标签筛选",
+            [
+                (
+                    "create_note",
+                    {
+                        "title": "产品点子",
+                        "content": "1. 语音输入 2. 笔记可以添加标签，然后按标签筛选",
+                    },
+                )
+            ],
+        ),
+        (
+            "添加待办：准备年终述职，描述：1）整理数据；2）做PPT；3）先找主管过一遍",
+            [
+                (
+                    "create_todo",
+                    {
+                        "title": "准备年终述职",
+                        "description": "1）整理数据；2）做PPT；3）先找主管过一遍",
+                    },
+                )
+            ],
+        ),
+        (
+            "帮我新建个笔记，叫“给房东的消息”，内容：水龙头漏水了，这周末找人来修一下，谢谢！",
+            [
+                (
+                    "create_note",
+                    {"title": "给房东的消息", "content": "水龙头漏水了，这周末找人来修一下"},
+                )
+            ],
+        ),
+        # a request said anew to the assistant after the content
+        (
+            "新建笔记，标题“装修预算”，内容：硬装8万，软装3万。然后再帮我建个待办：明天上午10点给设计师打电话。",
+            [
+                ("create_note", {"title": "装修预算", "content": "硬装8万，软装3万"}),
+                todo("给设计师打电话", due_at="明天上午10点"),
+            ],
+        ),
+        (
+            "Create a note titled Vet visit: Milo is 4.2 kg, less dry food. Oh and add a todo "
+            "Buy wet cat food for tomorrow at 7pm.",
+            [
+                ("create_note", {"title": "Vet visit", "content": "Milo is 4.2 kg, less dry food"}),
+                todo("Buy wet cat food", due_at="tomorrow at 7pm"),
+            ],
+        ),
+        (
+            "Take a note called Offsite agenda: 9:30 review, then workshop; wrap up at 5. After "
+            "that, please create a todo titled Send offsite invites",
+            [
+                (
+                    "create_note",
+                    {
+                        "title": "Offsite agenda",
+                        "content": "9:30 review, then workshop; wrap up at 5",
+                    },
+                ),
+                todo("Send offsite invites"),
+            ],
+        ),
+        (
+            "两件事：第一，记个笔记叫会议室密码，内容是3楼 2580；第二，加个待办：续订投影仪。",
+            [
+                ("create_note", {"title": "会议室密码", "content": "3楼 2580"}),
+                todo("续订投影仪"),
+            ],
+        ),
+        # heads the grammar reads in another form
+        (
+            "笔记标题：实验步骤，内容：1) 称取5g样品 2) 加热10分钟",
+            [("create_note", {"title": "实验步骤", "content": "1) 称取5g样品 2) 加热10分钟"})],
+        ),
+        (
+            "把这段加到预算笔记里：12月房租4500，水电300",
+            [("update_note", {"note_title": "预算", "append": "12月房租4500，水电300"})],
+        ),
+        (
+            'note "Message to landlord": Hi Mr. Lee, the tap is leaking',
+            [
+                (
+                    "create_note",
+                    {"title": "Message to landlord", "content": "Hi Mr. Lee, the tap is leaking"},
+                )
+            ],
+        ),
+        (
+            "Add to Trip ideas: Kyoto in autumn, then Fushimi Inari at dusk",
+            [
+                (
+                    "update_note",
+                    {
+                        "note_title": "Trip ideas",
+                        "append": "Kyoto in autumn, then Fushimi Inari at dusk",
+                    },
+                )
+            ],
+        ),
+    ],
+)
+def test_long_free_text_stays_whole_unless_a_request_is_said_anew(
+    text: str, expected: list[tuple[str, dict[str, Any]]]
+) -> None:
+    assert [
+        (tool, {k: v for k, v in args.items() if k != "tags" or v}) for tool, args in writes(text)
+    ] == expected

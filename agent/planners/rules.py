@@ -48,8 +48,9 @@ def interpret(text: str) -> Intent:
     written = normalise(text)
     if not written:
         return Intent(None)
+    pieces = zh_several if grammar_for(simplified(written)) is zh else en_several
+    written = pieces.reword(written)  # (before reading: as_written maps the same spans)
     read = simplified(written)
-    pieces = zh_several if grammar_for(read) is zh else en_several
     pointed = pieces.plural_pronoun(read)
     intent = (
         _one(pointed)
@@ -59,6 +60,7 @@ def interpret(text: str) -> Intent:
             split=pieces.split,
             clauses=pieces.clauses,
             opens_request=pieces.opens_request,
+            asks_anew=pieces.asks_anew,
             interpret=_one,
             read_tools=READ_TOOLS,
         )

@@ -11,8 +11,9 @@ and rewrites each as a sentence of its own; this module interprets them and deci
 - a clause joins the request before it unless it opens one (a write verb, a connector such
   as 然后 / "then" / 也, or a full stop before it) and both are complete; the account's
   deletion is never one of several; after a note's content
-  (or a description) only a connector opens one, so a note whose content says "删除旧文件"
-  stays one note;
+  (or a description) only a connector followed by a request said anew to the assistant opens
+  one (另外帮我加个待办…, "Also, add a todo …"), so a note whose content says "然后删除旧的需求
+  文档" or "then add 1.5 cups flour" stays one note;
 - two items joined by 和 / "and" with nothing saying "both" (把A和B标记完成) may be one item
   titled "A和B": that reading is proposed, and the two items instead only when no item of
   that title is found (``Intent.instead``, tried by the turn).
@@ -32,6 +33,11 @@ ALONE = "delete_account"
 _TEXT_ARGS = ("content", "append", "description")
 # Pieces interpreted at most this deep (a clause that is itself a list).
 _MAX_DEPTH = 2
+# A message of more clauses or list items than this is no list of requests (a turn makes at
+# most a few cards): it is read whole. Within it a clause is read on its own only where a
+# request may start (a connector, a full stop, a write verb), so pasted text of many commas
+# is not read again at each one.
+MAX_PIECES = 60
 
 
 @dataclass(frozen=True)
@@ -64,6 +70,7 @@ def several(
     split: Callable[[str], Split | None],
     clauses: Callable[[str], Sequence[Clause]],
     opens_request: Callable[[str], bool],
+    asks_anew: Callable[[str], bool],
     interpret: Callable[[str], Intent],
     read_tools: frozenset[str] = READ_TOOLS,
     depth: int = 0,
@@ -81,13 +88,14 @@ def several(
             split=split,
             clauses=clauses,
             opens_request=opens_request,
+            asks_anew=asks_anew,
             interpret=interpret,
             read_tools=read_tools,
             depth=depth + 1,
         ) or interpret(sentence)
 
     listed = split(text)
-    if listed is not None and len(listed.sentences) > 1:
+    if listed is not None and 1 < len(listed.sentences) <= MAX_PIECES:
         intents = [interpret(sentence) for sentence in listed.sentences]
         if all(complete(intent) and intent.tool != ALONE for intent in intents):
             if listed.whole_first:
@@ -96,14 +104,29 @@ def several(
                     return replace(one, instead=tuple(intents))
             return _joined(intents)
     parts = clauses(text)
-    if len(parts) < 2:
+    if not 1 < len(parts) <= MAX_PIECES:
         return None
     pieces = [parts[0].text]
-    for clause in parts[1:]:
+    for index, clause in enumerate(parts[1:], start=1):
+        if not (clause.connector or clause.strong or opens_request(clause.text)):
+            pieces[-1] = f"{pieces[-1]}{clause.joint}{clause.text}"
+            continue  # a comma and more of the same: read only where a request may start
         current = interpret(pieces[-1])
+        if clause.connector and asks_anew(clause.text) and complete(current):
+            # 另外，再记一条笔记，标题叫…，内容：… / "Then also make a note called X with: a, b":
+            # a request said anew runs to the end of the message, commas and all
+            rest = clause.text + "".join(f"{c.joint}{c.text}" for c in parts[index + 1 :])
+            if not complete(whole(clause.text)) and complete(whole(rest)):
+                pieces.append(rest)
+                break
         carries_text = any(current.args.get(key) for key in _TEXT_ARGS)
-        opens = clause.connector or (
-            not carries_text and (clause.strong or opens_request(clause.text))
+        # After a note's content or a description, only a request said anew to the assistant
+        # opens another (另外帮我加个待办…, "Also, add a todo…"): "…，然后删除旧的需求文档" and
+        # "…, then add 1.5 cups flour" are the content's own words.
+        opens = (
+            clause.connector and asks_anew(clause.text)
+            if carries_text
+            else clause.connector or clause.strong or opens_request(clause.text)
         )
         if opens and complete(current) and complete(whole(clause.text)):
             pieces.append(clause.text)

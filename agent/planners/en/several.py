@@ -79,8 +79,8 @@ _ITEM_SEPARATORS = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*", re.IGNORE
 
 # Clauses: a full stop, a semicolon, a comma, or a connector, each outside quotes.
 _JOINTS = re.compile(
-    r"(?P<stop>(?<!\b\w)[.;!?]\s+(?=[A-Za-z\"'“]))"
-    r"(?P<then>(?:and\s+then|then|and\s+also|also|plus|and)\s+)?"
+    r"(?P<stop>(?<!\b[A-Za-z])[.;!?]\s+(?=[A-Za-z\"'“]))"  # (not "e.g.": "at 5. After" is)
+    r"(?P<then>(?:(?:oh|and|also|then|plus|separately|additionally|after\s+that)\b,?\s*)+)?"
     r"|(?P<comma>,\s*)(?P<after>(?:and\s+then|then|and\s+also|also|plus|and)\s+)?"
     r"|(?P<word>\s+(?:and\s+then|then|and\s+also|also|plus|after\s+that)\s+)"
     r"|(?P<and>\s+and\s+(?=(?:another|one\s+more)\b|" + WRITE_HEAD.pattern[1:] + r"))",
@@ -90,9 +90,12 @@ _JOINTS = re.compile(
 # further todo
 _ANOTHER = re.compile(
     r"^(?:(?:add|create|make)\s+)?(?:another|one\s+more|a\s+new\s+one|(?:a|one)(?:\s+new)?"
-    r"(?=\s+(?:todo|task|reminder)\b))(?:\s+(?:one|todo|task|reminder))?\s*(?:to|:|-)\s*(?P<item>.+)$",
+    r"(?=\s+(?:todo|task|reminder)\b))(?:\s+(?:one|todo|task|reminder))?\s*(?:to\b|:|-)\s*"
+    r"(?P<item>.+)$",
     re.IGNORECASE,
 )
+# "… And another note titled Kids schedule: …": one more note
+_ANOTHER_NOTE = re.compile(r"^(?:and\s+)?(?:another|one\s+more)\s+note\b", re.IGNORECASE)
 
 
 # Nothing of a list or of several items in it: no need to look further (every message
@@ -105,6 +108,29 @@ _MAYBE_SEVERAL = re.compile(
 )
 
 
+_TWO_THINGS = re.compile(
+    r"^(?:two|three|a\s+couple\s+of)\s+things\s*[:,\-–—]\s*first(?:ly)?,?\s*(?P<a>.+?)[.;]\s*"
+    r"second(?:ly)?,?\s*(?P<b>.+)$",
+    re.IGNORECASE,
+)
+_NOTE_QUOTED = re.compile(r"^note\s+(?P<title>\"[^\"]+\"|“[^”]+”)\s*:\s*", re.IGNORECASE)
+_A_NOTE = re.compile(r"^(?:a|one)\s+(?:new\s+)?note\s+(?=titled|called|named)", re.IGNORECASE)
+
+
+def reword(text: str) -> str:
+    """The message in the form the grammar reads: 'note "X": …' → 'create a note titled "X":
+    …'; "Two things: first, A. Second, B" → "A. Also, B"; "a note titled X — …" → "create
+    a note titled X — …"."""
+    body = text.strip()
+    two = _TWO_THINGS.match(body)
+    if two:
+        body = f"{two.group('a')}. Also, {two.group('b')}"
+    quoted = _NOTE_QUOTED.match(body)
+    if quoted:
+        body = f"create a note titled {quoted.group('title')}: {body[quoted.end() :]}"
+    return _A_NOTE.sub("create a note ", body)
+
+
 def split(text: str) -> Split | None:
     """The message as one sentence per item, when it lists several (else None)."""
     if not _MAYBE_SEVERAL.search(text):
@@ -113,7 +139,16 @@ def split(text: str) -> Split | None:
     return _new_items(body) or _targets(body)
 
 
+# A description's or a note's text: a numbered list in it is its content, not several items.
+_CONTENT_LABEL = re.compile(
+    r"\b(?:description|notes?|content|details|text)\s*:|\bwith\s+the\s+description\b",
+    re.IGNORECASE,
+)
+
+
 def _new_items(body: str) -> Split | None:
+    if _CONTENT_LABEL.search(body):
+        return None
     head = _LIST_HEAD.match(body)
     if head:
         count = (head.group("count") or "").lower()
@@ -186,6 +221,12 @@ def clauses(text: str) -> list[Clause]:
         if match.start() == 0 or quoted_at(body, match.start()):
             continue
         piece = body[start : match.start()].strip()
+        if not piece.strip(STRIP):  # "；另外，…": the joints around nothing are one joint
+            joint += match.group(0)
+            connector = connector or any(match.group(n) for n in ("word", "after", "then"))
+            strong = strong or bool(match.group("stop")) or connector
+            start = match.end()
+            continue
         if piece:
             found.append(_clause(piece, joint, strong, connector))
             start = match.end()
@@ -199,10 +240,26 @@ def clauses(text: str) -> list[Clause]:
 
 
 def _clause(text: str, joint: str, strong: bool, connector: bool) -> Clause:
+    text = _ANOTHER_NOTE.sub("create a note", text)
     another = _ANOTHER.match(text)
     if another:
         return Clause(f"add a todo: {another.group('item')}", joint, True, True)
     return Clause(text, joint, strong, connector)
+
+
+# "Also, add a todo …" / "please create a todo titled …" / "And another note titled …" /
+# "Oh and add a todo …": a request said anew to the assistant
+_ASKS_ANEW = re.compile(
+    r"^(?:oh,?\s+)?(?:and\s+)?(?:also,?\s+)?(?:separately,?\s+)?(?:please\s+|can\s+you\s+"
+    r"|could\s+you\s+)?(?:(?:add|create|make|set\s+up|jot\s+down|save|take)\s+)?"
+    r"(?:a|an|another|one\s+more|the)\s+(?:new\s+)?(?:todo|to-do|task|reminder|note)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_anew(text: str) -> bool:
+    """Whether a clause after a note's content asks the assistant for something else."""
+    return bool(_ASKS_ANEW.match(text.strip()))
 
 
 def opens_request(text: str) -> bool:

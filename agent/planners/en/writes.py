@@ -130,6 +130,11 @@ _UPDATE_NOTE = [
         rf"it\s+(?:just\s+|only\s+)?(?:says|reads)\s*:?\s*(?P<value>.+?){_END}"
     ),
     _en(rf"^overwrite\s+(?:the\s+|my\s+)?{_TITLE}(?:\s+note)?\s+with\s*:?\s*(?P<value>.+?){_END}"),
+    # Add to Trip ideas: Kyoto in autumn … / Put this in my Standup note: … (lines added)
+    _en(
+        r"^(?:add|append|put)\s+(?:this\s+|these\s+|the\s+following\s+)?(?:to|in|into|onto)\s+"
+        rf"(?:the\s+|my\s+)?{_TITLE}(?:\s+note)?\s*:\s*(?P<append>.+?){_END}"
+    ),
     # edit the note "Soup recipes": add "bake at 180C" (a line added after the colon)
     _en(
         rf"^(?:edit|update|change)\s+(?:the\s+|my\s+)?note\s+{_TITLE}\s*:\s*(?:please\s+)?"
@@ -428,15 +433,17 @@ def note_fields(body: str) -> Intent:
     body = re.sub(r"^(title|content)\s+(?=[\"“‘'「])", r"\1: ", body, flags=re.I)
     body = re.sub(r"([,;]\s*content)\s+(?=[\"“‘'「])", r"\1: ", body, flags=re.I)
     tags = None
+    # (a label: after a comma or "with"/"and", or "tagged" — "add tags to notes, then filter
+    # by tag" is content)
     match = re.search(
-        r"[,;.]?\s*(?:and\s+)?(?:(?:with\s+)?(?:the\s+)?tags?|tagged(?:\s+with)?)\s*[:：]?\s+"
-        r"(?P<tags>.+)$",
+        r"(?:(?:^|[,;.])\s*(?:and\s+)?(?:with\s+)?(?:the\s+)?tags?|\s(?:with|and)\s+(?:the\s+)?tags?"
+        r"|\btagged(?:\s+with)?)\s*[:：]?\s+(?P<tags>.+)$",
         body,
         re.I,
     )
     if match:
         tags = split_tags(re.sub(r"\s+(?:and|&)\s+", ",", match.group("tags")))
-        body = body[: match.start()].strip()
+        body = body[: match.start()].strip().rstrip(",;")
     elif trailing := re.search(r"(?:(?:^|\s)#[^\s#]+)+\s*$", body):
         # "… 3. adapter #travel": tags written at the end
         tags = split_tags(trailing.group(0))

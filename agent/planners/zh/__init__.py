@@ -309,7 +309,13 @@ def _interpret(text: str) -> Intent:
         )
         text = f"给{in_note.group('note')}加上：{added.lstrip('：:，, ')}"
     text = _NOT_THIS_AFTER.sub("", text) or text
-    body = _reframe(re.sub(r"^(?:然后|就是)+(?:那个)?(?=..)", "", strip_polite(text)))
+    # (然后 / 再 / 另外 opening a request after another: 再帮我建个待办…)
+    opened = re.sub(
+        r"^(?:然后|就是|再|另外|还有|顺便|也|你(?=再|也|帮|给))+(?:那个)?(?=..)",
+        "",
+        strip_polite(text),
+    )
+    body = _reframe(strip_polite(opened))
     if (
         not body
         or _GREETING.fullmatch(body)

@@ -114,6 +114,43 @@ _MAYBE_SEVERAL = re.compile(
 )
 
 
+# Ways of starting a note or of listing two requests that the grammar reads in another form.
+_NOTE_HEAD_TITLE = re.compile(
+    r"^(?:帮我)?(?:(?:新建|新的?|记一下|记个|记一个|记)\s*(?:一条|个)?\s*)?(?:笔记|备忘)?\s*[，,：:\s]*"
+    r"(?=(?:标题|题目))"
+)
+_JOT_TITLE = re.compile(r"^(?:帮我)?记一下[，,：:\s]*(?=(?:标题|题目))")
+_BARE_NOTE = re.compile(r"^笔记\s+(?P<rest>[^：:，,]{1,30}[：:].+)$")
+_PASTE_INTO = re.compile(
+    r"^把(?:这段|这些|下面的?|以下)(?:话|内容|文字)?\s*(?:加到|加进|添加到|追加到|放到|放进|记到|写到)"
+    r"\s*(?P<note>.{1,20}?笔记)(?:里面?|中)?\s*[：:]\s*(?P<rest>.+)$"
+)
+_TWO_THINGS = re.compile(
+    r"^(?:两|三|几)件事[：:，,]?\s*第一[，,、：:]?\s*(?P<a>.+?)[；;。]\s*第二[，,、：:]?\s*(?P<b>.+)$"
+)
+
+
+def reword(text: str) -> str:
+    """The message in the form the grammar reads: 笔记标题：X，内容：… → 记一条笔记，标题：X…;
+    把这段加到预算笔记里：… → 给预算笔记加上：…; 两件事：第一，A；第二，B → A；另外B."""
+    body = text.strip()
+    two = _TWO_THINGS.match(body)
+    if two:
+        body = f"{two.group('a')}；另外{two.group('b')}"
+    pasted = _PASTE_INTO.match(body)
+    if pasted:
+        return f"给{pasted.group('note')}加上：{pasted.group('rest')}"
+    if re.search(r"内容|正文", body):
+        for head in (_JOT_TITLE, _NOTE_HEAD_TITLE):
+            match = head.match(body)
+            if match and match.end() > 0:
+                return f"记一条笔记，{body[match.end() :]}"
+    bare = _BARE_NOTE.match(body)
+    if bare:
+        return f"记一条笔记：{bare.group('rest')}"
+    return body
+
+
 def split(text: str) -> Split | None:
     """The message as one sentence per item, when it lists several (else None)."""
     if not _MAYBE_SEVERAL.search(text):
@@ -122,7 +159,13 @@ def split(text: str) -> Split | None:
     return _new_items(body) or _targets(body)
 
 
+# A description's or a note's text: a numbered list in it is its content, not several items.
+_CONTENT_LABEL = re.compile(r"(?:描述|备注|内容|正文|说明|详情)\s*[：:是]", re.IGNORECASE)
+
+
 def _new_items(body: str) -> Split | None:
+    if _CONTENT_LABEL.search(body):
+        return None
     head = _LIST_HEAD.match(body)
     if head and not re.match(r"^[一1]?个", head.group("items")):
         count = head.group("count")
@@ -206,6 +249,12 @@ def clauses(text: str) -> list[Clause]:
         if match.start() == 0 or quoted_at(body, match.start()):
             continue
         piece = body[start : match.start()].strip()
+        if not piece.strip(STRIP):  # "；另外，…": the joints around nothing are one joint
+            joint += match.group(0)
+            connector = connector or any(match.group(n) for n in ("word", "after", "then"))
+            strong = strong or bool(match.group("stop")) or connector
+            start = match.end()
+            continue
         if piece:
             found.append(_clause(piece, joint, strong, connector))
             start = match.end()
@@ -222,6 +271,21 @@ def _clause(text: str, joint: str, strong: bool, connector: bool) -> Clause:
     """预算笔记也删了 → 预算笔记删了, and led by 也 ("too": a request of its own)."""
     plain = _ALSO.sub("", text)
     return Clause(plain, joint, strong or plain != text, connector or plain != text)
+
+
+# 另外帮我加个待办… / 再帮我建个待办 / 你再帮我记一个笔记: a request said anew to the assistant
+_ASKS_ANEW = re.compile(
+    # (…，然后把买菜删了: a 把-imperative that ends the message)
+    r"^把[^，,；;。]{1,20}?(?:删了|删掉|删除|标记为完成|标记完成|标成已完成|勾掉)(?:吧|了)?[。！!]?$"
+    r"|^(?:你|请|麻烦)?\s*(?:也|再|还)?\s*(?:帮我|给我|帮忙|替我)"
+    r"|^(?:再|也|还)?\s*(?:加|添加|新建|创建|建|记|设|写)\s*(?:个|一个|一条|一下)?\s*(?:新的?)?"
+    r"(?:待办|任务|提醒|笔记|备忘)"
+)
+
+
+def asks_anew(text: str) -> bool:
+    """Whether a clause after a note's content asks the assistant for something else."""
+    return bool(_ASKS_ANEW.match(text.strip()))
 
 
 def opens_request(text: str) -> bool:

@@ -162,9 +162,18 @@ def _mend(text: str) -> str:
     return _TAKEN_BACK.sub("", _FILLER.sub("", text))
 
 
+# After a note's content or a description the text is the user's own: only thanks and the
+# final stop are taken off its end (修一下，谢谢！ keeps its 一下).
+_CONTENT_LABEL = re.compile(r"(?:内容|正文|描述|备注|说明)\s*(?:[：:]|是|写)")
+_THANKS_TAIL = re.compile(
+    r"(?:[，,\s]*(?:谢谢你?|谢谢啦|谢啦|多谢|辛苦了|thanks|thx)|[。.!！~～…]|\s)+$"
+)
+
+
 def strip_polite(text: str) -> str:
     """Drop polite openings and closing particles: "请帮我列出我的待办吧" -> "列出我的待办"."""
-    body = _POLITE_TAIL.sub("", _mend(text.strip()))
+    tail = _THANKS_TAIL if _CONTENT_LABEL.search(text) else _POLITE_TAIL
+    body = tail.sub("", _mend(text.strip()))
     # "创建个待办吧：整理桌面": a particle before a colon or comma closes a phrase only.
     body = re.sub(r"(?:吧|呢|啊|呀|哈)\s*(?=[：:，,])", "", body)
     # "能帮我新建一个待办吗，明天交房租": the question particle closes the polite part only.

@@ -253,7 +253,9 @@ _ADD_TAGS = [
     ),
     _zh(
         rf"^(?:给|为|把)?\s*(?:我的)?\s*{_TITLE}\s*{_THIS}?\s*{_NOTE}\s*(?:上|里)?\s*"
-        r"(?:再|也)?(?:加上|加|添加|打上|贴上|打|贴|标上)\s*(?P<tags>(?:#?[^\s#，,、]+[\s，,、]*)+?)\s*"
+        # (one bounded class for the tags, split by split_tags: a repeated group of repeated
+        # characters here backtracked for minutes on a long line that was not a tag request)
+        r"(?:再|也)?(?:加上|加|添加|打上|贴上|打|贴|标上)\s*(?P<tags>[^。！!？?；;：:\n]{1,80}?)\s*"
         r"(?:的|这几个|这些|两个|这个)?\s*(?:标签|tags?)" + _END
     ),
 ]
@@ -536,8 +538,9 @@ def note_fields(body: str) -> Intent:
     body = body.strip()
     tags = None
     # 标签 #travel #japan，内容：…: the tags run to the next label, else to the end
+    # (a label: at the start of a clause — "笔记可以添加标签，然后…" is content, not tags)
     match = re.search(
-        r"[，,；;。\s]?\s*(?:标签|tags?)\s*[:：是为]?\s*(?P<tags>.+?)"
+        r"(?:^|[，,；;。\s])\s*(?:标签|tags?)\s*[:：是为]?\s*(?P<tags>.+?)"
         r"(?=[，,；;。]\s*(?:内容|正文)|$)",
         body,
     )
