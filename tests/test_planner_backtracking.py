@@ -4,12 +4,13 @@ An unseen batch of long note contents found a message the rules planner never fi
 (在 Recipes 笔记里加上：番茄炒蛋——…): a tag pattern with a repeated group of repeated
 characters (``(?:[^\\s#，,、]+[\\s，,、]*)+?``) backtracked for minutes on a line that was
 not a tag request, and the several-writes step read every clause of a long message again
-and again. Both are fixed (one bounded class; at most ``MAX_PIECES`` pieces). This test
-feeds the planner and the guard those messages and generated ones — up to the 4,000
-characters a message may have — and fails if any of them takes longer than
-``HANG_SECONDS``: a liveness bound, far above a normal reading (milliseconds), not a speed
-target. ``LIGHTNOTE_FUZZ_EXAMPLES`` sets how many generated messages (``make reliability``:
-300).
+and again; a fuzz run then found "已将截止日" repeated, which the bare-collection pattern
+cut into qualifiers every possible way. All are fixed (one bounded class; a clause read
+only where a request may start; an atomic group). This test feeds the planner and the
+guard those messages and generated ones — up to the 4,000 characters a message may have —
+and fails if any of them takes longer than ``HANG_SECONDS``: a liveness bound, far above a
+normal reading (milliseconds), not a speed target. ``LIGHTNOTE_FUZZ_EXAMPLES`` sets how
+many generated messages (``make reliability``: 300).
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ FOUND = [
         for unit in ("，", "a，", "：", "的", "把", "「")
     ),
     "，".join(["买菜"] * 1500),
+    "已将截止日" * 60,  # every way of cutting it into qualifiers of a bare collection, tried
+    "已将截止日" * 800,
     "—" * MESSAGE_MAX,
 ]
 

@@ -67,17 +67,19 @@ def _is_read(text: str) -> bool:
     if QUESTION.search(text) and not WRITE_HEAD.match(text):
         return True
     # A bare collection: 我的待办, 未完成的任务, 所有笔记, 待办列表, 未完成的高优先级任务,
-    # 这周到期的低优先级任务, 12月5号之前到期的待办.
-    return bool(
-        re.fullmatch(
-            rf"(?:(?:我的|所有|全部|今天|明天|最近|这周|本周|(?:{OPEN})|(?:{DONE})"
-            r"|(?:最?高|低|普通|中等?)优先级|紧急|重要|不急|不紧急|逾期|过期"
-            r"|[^的，,。？?]{0,12}?(?:之前|以前|前)?(?:到期|截止))的?\s*)*"
-            rf"(?:{TODO_WORD}|{NOTE_WORD})(?:列表|清单)?",
-            text,
-            re.IGNORECASE,
-        )
-    )
+    # 这周到期的低优先级任务, 12月5号之前到期的待办. (Each qualifier is taken whole, never
+    # given back (an atomic group): "已将截止日" repeated made the engine try every way of
+    # cutting the text into qualifiers, twice as many with each repeat.)
+    return bool(_BARE_COLLECTION.fullmatch(text))
+
+
+_BARE_COLLECTION = re.compile(
+    rf"(?>(?:我的|所有|全部|今天|明天|最近|这周|本周|(?:{OPEN})|(?:{DONE})"
+    r"|(?:最?高|低|普通|中等?)优先级|紧急|重要|不急|不紧急|逾期|过期"
+    r"|[^的，,。？?]{0,12}?(?:之前|以前|前)?(?:到期|截止))的?\s*)*"
+    rf"(?:{TODO_WORD}|{NOTE_WORD})(?:列表|清单)?",
+    re.IGNORECASE,
+)
 
 
 # 因为周五要出差，所以帮我把…: the reason before a request is not part of it.
