@@ -38,7 +38,7 @@ _LIST_HEAD = re.compile(
 )
 # 1. book flights 2. renew car insurance - add all of them
 _LIST_THEN_ADD = re.compile(
-    r"^(?P<items>.+?)[\s,.\-–—]*(?:(?:please|pls)\s+)?(?:add|put)\s+(?:them|these|those)?\s*"
+    r"^(?=.*\b(?:add|put)\b)(?P<items>.+?)[\s,.\-–—]*(?:(?:please|pls)\s+)?(?:add|put)\s+(?:them|these|those)?\s*"
     r"(?:all(?:\s+of\s+(?:them|these|those))?)?(?:\s+(?:to\s+my\s+(?:list|todos|tasks)|as\s+(?:todos|tasks)))?$",
     re.IGNORECASE,
 )
