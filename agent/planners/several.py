@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from agent.planners.lexicon import QUOTED, Intent
+from agent.planners.lexicon import QUOTED, STRIP, Intent
 
 READ_TOOLS = frozenset(("query_todos", "search_notes"))
 ALONE = "delete_account"
@@ -165,3 +165,35 @@ def cut_outside_quotes(pattern: re.Pattern[str], text: str) -> list[str]:
 def quoted_at(text: str, index: int) -> bool:
     """Whether ``index`` falls inside a quoted span of ``text``."""
     return any(span.start() < index < span.end() for span in re.finditer(QUOTED, text))
+
+
+def cut_clauses(
+    text: str, joints: re.Pattern[str], clause: Callable[[str, str, bool, bool], Clause]
+) -> list[Clause]:
+    """``text`` cut at each match of ``joints`` outside quotes (its groups: ``stop`` a full
+    stop or semicolon, ``word`` / ``after`` / ``then`` a connector), each clause made by
+    ``clause(text, joint, strong, connector)``; joints around nothing count as one."""
+    body = text.strip()
+    found: list[Clause] = []
+    start = 0
+    joint = ""
+    strong = connector = False
+    for match in joints.finditer(body):
+        if match.start() == 0 or quoted_at(body, match.start()):
+            continue
+        linked = any(match.group(name) for name in ("word", "after", "then"))
+        piece = body[start : match.start()].strip()
+        if not piece.strip(STRIP):  # "；另外，…": the joints around nothing are one joint
+            joint += match.group(0)
+            connector = connector or linked
+            strong = strong or bool(match.group("stop")) or connector
+        else:
+            found.append(clause(piece, joint, strong, connector))
+            joint = match.group(0)
+            connector = linked
+            strong = bool(match.group("stop")) or connector
+        start = match.end()
+    piece = body[start:].strip()
+    if piece.strip(STRIP):
+        found.append(clause(piece, joint, strong, connector))
+    return found

@@ -20,7 +20,12 @@ import re
 from agent.planners.en.slots import strip_polite
 from agent.planners.en.writes import WRITE_HEAD
 from agent.planners.lexicon import STRIP
-from agent.planners.several import Clause, Split, cut_outside_quotes, quoted_at
+from agent.planners.several import (
+    Clause,
+    Split,
+    cut_clauses,
+    cut_outside_quotes,
+)
 
 _COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "couple": 2}
 _KINDS = r"(?:todos|to-?dos|tasks|items|reminders|things)"
@@ -212,31 +217,7 @@ def plural_pronoun(text: str) -> str | None:
 
 def clauses(text: str) -> list[Clause]:
     """The message's clauses, each with the joint that came before it."""
-    body = text.strip()
-    found: list[Clause] = []
-    start = 0
-    joint = ""
-    strong = connector = False
-    for match in _JOINTS.finditer(body):
-        if match.start() == 0 or quoted_at(body, match.start()):
-            continue
-        piece = body[start : match.start()].strip()
-        if not piece.strip(STRIP):  # "；另外，…": the joints around nothing are one joint
-            joint += match.group(0)
-            connector = connector or any(match.group(n) for n in ("word", "after", "then"))
-            strong = strong or bool(match.group("stop")) or connector
-            start = match.end()
-            continue
-        if piece:
-            found.append(_clause(piece, joint, strong, connector))
-            start = match.end()
-            joint = match.group(0)
-            connector = any(match.group(name) for name in ("word", "after", "then"))
-            strong = bool(match.group("stop")) or connector
-    piece = body[start:].strip()
-    if piece.strip(STRIP):
-        found.append(_clause(piece, joint, strong, connector))
-    return found
+    return cut_clauses(text, _JOINTS, _clause)
 
 
 def _clause(text: str, joint: str, strong: bool, connector: bool) -> Clause:
