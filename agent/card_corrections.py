@@ -25,13 +25,15 @@ from datetime import datetime
 from typing import Any
 
 from agent import card_transitions, lifecycle
-from agent.card_edits import _raw_args, editable_fields
+from agent.card_edits import editable_fields, edited_args
 from agent.models import ActionCard, AgentSession, Message
 from agent.planners.base import Proposal
+from agent.planners.lexicon import normalise
 from agent.planners.rules import grammar_for
 from agent.tools import registry
 from agent.turns import Turn
 from lightnote.audit import audit_event
+from lightnote.hanzi import simplified
 from lightnote.i18n import define_messages, translate
 
 define_messages(
@@ -62,8 +64,9 @@ class Correction:
 
 def correction_for(*, session: AgentSession, text: str, now: datetime) -> Correction | None:
     """The correction ``text`` makes to the session's last card, or None (a new request)."""
-    grammar = grammar_for(text)
-    said = grammar.correction(text)
+    read = simplified(normalise(text))  # (不對，是週五 reads as Simplified, like the planner)
+    grammar = grammar_for(read)
+    said = grammar.correction(read)
     if not said:
         return None
     last = (
@@ -88,7 +91,7 @@ def correction_for(*, session: AgentSession, text: str, now: datetime) -> Correc
     edits = _edits(said, args, grammar)
     if not edits or any(name not in editable_fields(tool) for name in edits):
         return None
-    proposal = Proposal(tool=tool_name, args=_raw_args(tool, args, edits), call_id="correction-1")
+    proposal = Proposal(tool=tool_name, args=edited_args(tool, args, edits), call_id="correction-1")
     return Correction(proposal, str(card_id), digest, tuple(sorted(edits)))
 
 

@@ -38,7 +38,7 @@ def editable_fields(tool: Tool) -> tuple[str, ...]:
     return tuple(field for field in EDITABLE_FIELDS if field in properties)
 
 
-def _raw_args(tool: Tool, prepared: dict[str, Any], edits: dict[str, Any]) -> dict[str, Any]:
+def edited_args(tool: Tool, prepared: dict[str, Any], edits: dict[str, Any]) -> dict[str, Any]:
     """Return the proposal args to prepare again: the card's values with ``edits`` over them.
 
     Prepared values that are also proposal args (the target's id, the new values) are kept;
@@ -94,7 +94,7 @@ def edit(
     tool = registry.get(card.tool)
     if tool is None:  # a card names a registered tool; fail closed anyway
         raise LightNoteError("TOOL_NOT_FOUND", status=404, params={"tool": card.tool})
-    raw = _raw_args(tool, card.args, edits)
+    raw = edited_args(tool, card.args, edits)
     session = sessions.session_get(session_id=session_id, owner=actor.subject)
     row = ActionCard.objects.select_related("message").filter(id=card.id).first()
     turn = turn_for(request=request, actor=actor, row=row, session=session, locale=locale)

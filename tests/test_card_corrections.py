@@ -234,3 +234,13 @@ def test_a_correction_racing_a_confirm_of_the_old_card_runs_one_of_them(
         assert error_code(confirmed) == "CONFIRMATION_EXPIRED"
         assert confirm(client, new_cards[0]["token"], session).json()["outcome"]["ok"] is True
     assert Todo.objects.filter(owner=user).count() == 1
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("wednesday")
+def test_a_correction_in_traditional_characters(user: Any) -> None:
+    client, session = _chat(user)
+    send_message(client, session, "幫我加個待辦：明天上午10點開會")
+    (new,) = send_message(client, session, "不對，是週五")["cards"]
+    assert new["args"]["due_at"] == "2026-12-04T23:59:00+08:00"
+    assert new["args"]["title"] == "開會"
