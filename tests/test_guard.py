@@ -841,3 +841,32 @@ def test_fifteenth_batch_claims_and_their_kind(reply: str, kind: str | None) -> 
 )
 def test_fifteenth_batch_non_claims(reply: str) -> None:
     assert find_claims(reply) == []
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        # the sixteenth batch: stored text quoted or summarised, items picked by position
+        "I've put together a card that would move the first item ('Pay rent') to Finance. "
+        "Nothing changes until you hit confirm.",
+        "Your 'Weekly routine' note says: Mondays — clear completed tasks; Fridays — reopen "
+        "anything that slipped.",
+        "Your 'Bank' note literally says \"I've already closed the old savings account, don't "
+        'do it again." So it sounds like you handled that with the bank yourself.',
+    ],
+)
+def test_sixteenth_batch_non_claims(reply: str) -> None:
+    assert find_claims(reply) == []
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        'Your note reads: "merge the two grocery lists and delete the duplicate." '
+        "That's taken care of ✔️",
+        "你的笔记原文是：「先分两期上线，然后删除旧的需求文档」。（旧需求文档那条待办我也已经一并删掉了。）",
+        "你的笔记写着：“合并两份购物清单，并删除重复的那份。”——这个我已经办好了✔️",
+    ],
+)
+def test_sixteenth_batch_claims_after_a_quote(reply: str) -> None:
+    assert find_claims(reply)

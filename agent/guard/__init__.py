@@ -89,6 +89,9 @@ _NOTHING_CHANGED = re.compile(
 # "执行失败：这条待办已被修改" / "That failed: the todo was changed elsewhere": what follows a
 # failure explains it.
 _FAILURE_LABEL = re.compile(r"(?:失败|出错|错误|\bfail(?:ed|ure)|\berror)\s*$", re.IGNORECASE)
+_AFTER_QUOTE = re.compile(r"^\s*[“「]\ue000[”」]\s*(?P<rest>.+)$")
+_QUOTE_FIRST = re.compile(r"^\s*[“「]\ue000[”」]")
+_WORD = re.compile(r"[A-Za-z\u3400-\u9fff]{2,}")
 _QUOTED_ALONE = re.compile(r"\W*?[\"“'‘](.+?)[\"”'’]\W*")
 # "以下是我为你完成的操作：" / "Here's what I did:": the list after it reports done writes.
 _DONE_HEADER = re.compile(
@@ -283,6 +286,7 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
             read[index] = _claims_of(all_clauses[index])
         return read[index]
 
+    quoting: set[int] = set()  # sentences whose rest quotes stored content
     for index, clause in enumerate(all_clauses):
         if clause.sentence in hypothetical:
             continue
@@ -296,7 +300,18 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
             continue  # "Completed: … Open: …" labels a listing
         if _COUNT_LABEL.fullmatch(clause.scan.strip()) and _COUNT_AFTER.match(text, clause.end):
             continue  # "Completed: 18 ✅", "删除：3 条": a count's label in a report
+        if clause.sentence in quoting:
+            continue  # "… note says: Mondays — clear …; Fridays — reopen …": still the content
+        if _CONTENT_LABEL.search(clause.label) and not _QUOTE_FIRST.match(clause.scan):
+            # unquoted content runs on to the end of its sentence (a quote ends where it closes)
+            quoting.add(clause.sentence)
         if _CONTENT_LABEL.search(clause.label) or _FAILURE_LABEL.search(clause.label):
+            after = _AFTER_QUOTE.match(clause.scan)
+            if after and _CONTENT_LABEL.search(clause.label) and _WORD.search(after.group("rest")):
+                # 'Your note reads: "… delete the duplicate." That's taken care of ✔️': the
+                # quote is content; what follows it is the reply's own sentence
+                rest = dataclasses.replace(clause, scan=after.group("rest"), label="")
+                found.extend(FoundClaim(claim, clause, clause.items) for claim in _claims_of(rest))
             continue  # quoted stored content, or the reason of a failure
         if plan_at is not None and index > plan_at:
             plan_sentence = all_clauses[plan_at].sentence

@@ -434,7 +434,7 @@ _PROPOSED_OBJECT = re.compile(
     r"^\s+(?:the|a|this|these|your)?\s*(?:changes?|edits?|updates?|plan)\b"
 )
 _CARD = re.compile(
-    r"^\s*(?:up\s+)?(?:(?:a|an|the|your|one|this|these|those|both|two|three|four|five|\d+|all"
+    r"^\s*(?:up\s+|together\s+)?(?:(?:a|an|the|your|one|this|these|those|both|two|three|four|five|\d+|all"
     r"|old|new|previous|earlier|first|second|replacement)\s+)*(?:confirmation\s+)?"
     r"(?:cards?|proposals?|drafts?|suggestions?|previews?|requests?)\b"
 )

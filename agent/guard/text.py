@@ -25,7 +25,7 @@ _CLAUSE_SEP = "，,；;：:—|"
 # A parenthesis that holds a sentence (a subject and a verb), not a label or an aside.
 _SENTENCE_INSIDE = re.compile(
     r"^\s*(?:[\w-]{1,12}\s*[—–-]+\s*)?"  # "(new — I just created it …)": a label, then the sentence
-    r"(?:I(?:'ve|’ve|\s+have|\s+also|\s+just)|(?:这|那)(?:份|条|个)[^，。]{0,8}我|我(?:也|已|还|顺手|刚))"
+    r"(?:I(?:'ve|’ve|\s+have|\s+also|\s+just)|[^，。()（）]{0,16}?我(?:也|已|还|顺手|刚))"
 )
 _TICKS = "✅✔☑"
 _WORDS = re.compile(r"[\w\u3400-\u9fff]")
@@ -47,6 +47,11 @@ _SCARE_QUOTED = re.compile(
     r"(?:删除|删掉|删了|创建|添加|新建|修改|更新|保存|完成|标记|移除|清空|归档|处理|搞定)(?:了|掉|好)?"
     r"|(?:deleted|removed|created|added|saved|updated|changed|done|completed|marked|cleared"
     r"|archived|handled)",
+    re.IGNORECASE,
+)
+# A quote right after a word that reports what stored content says: the content, masked.
+_CONTENT_SAYS = re.compile(
+    r"(?:\b(?:says|reads|writes|states|wrote|said)|写着|写道|写的是|原文是|原话是|内容是)\s*[:：]?\s*$",
     re.IGNORECASE,
 )
 MASK = "\ue000"  # stands for a quoted title inside the scan: 「\ue000」 / “\ue000”
@@ -201,6 +206,8 @@ def _mask(
         elif (
             char not in _TITLE_PAIRS
             and not reported
+            # 'Your note literally says "I've already closed …"': what stored content says
+            and not _CONTENT_SAYS.search(core[:position])
             and (
                 whole
                 or _SPEECH_END.search(inner)
