@@ -10,10 +10,11 @@ and rewrites each as a sentence of its own; this module interprets them and deci
   one request, as before — a list the grammar cannot take apart is never guessed at;
 - a clause joins the request before it unless it opens one (a write verb, a connector such
   as 然后 / "then" / 也, or a full stop before it) and both are complete; the account's
-  deletion is never one of several; after a note's content
-  (or a description) only a connector followed by a request said anew to the assistant opens
-  one (另外帮我加个待办…, "Also, add a todo …"), so a note whose content says "然后删除旧的需求
-  文档" or "then add 1.5 cups flour" stays one note;
+  deletion is never one of several;
+- after a note's content (or a description) only a connector followed by a request said anew
+  to the assistant opens one (另外帮我加个待办…, "Also, add a todo …"), and it runs to the end
+  of the message, so a note whose content says "然后删除旧的需求文档" or "then add 1.5 cups
+  flour" stays one note;
 - two items joined by 和 / "and" with nothing saying "both" (把A和B标记完成) may be one item
   titled "A和B": that reading is proposed, and the two items instead only when no item of
   that title is found (``Intent.instead``, tried by the turn).
