@@ -188,9 +188,11 @@ _POLITE_HEAD = re.compile(
     r"i\s+wanna|let'?s|go\s+ahead\s+and|quickly|just)\s+)*",
     re.IGNORECASE,
 )
+# (Each word or mark takes the spaces and commas before it, and only those: a space that
+# could also be a piece of its own made "please " repeated try every way of splitting it.)
 _POLITE_TAIL = re.compile(
-    r"(?:[,\s]*\b(?:please|pls|plz|thanks|thank\s+you|thx|for\s+me|real\s+quick|lol|lmao|haha+"
-    r"|hehe)\b|[.!?…]|\s)+$",
+    r"(?:[,\s]*(?:\b(?:please|pls|plz|thanks|thank\s+you|thx|for\s+me|real\s+quick|lol|lmao"
+    r"|haha+|hehe)\b|[.!?…]))+\s*$",
     re.IGNORECASE,
 )
 
