@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from contextlib import ExitStack
 from datetime import timedelta
 from typing import Any
 
@@ -21,6 +22,7 @@ from django.utils import timezone
 
 from agent import (
     card_corrections,
+    card_undo,
     choice_store,
     followups,
     lifecycle,
@@ -174,6 +176,33 @@ def handle_message(
     locale: str,
     recent: Sequence[sessions.RecentMessage] | None = None,
 ) -> dict[str, Any]:
+    """Handle one user message and return the API's message body (:func:`_handle_message`).
+
+    A lease the turn takes (an undo's, ``agent.card_undo``) is held until the turn's writes
+    have committed and given back however it ends.
+    """
+    with ExitStack() as leases:
+        return _handle_message(
+            request=request,
+            actor=actor,
+            session=session,
+            text=text,
+            locale=locale,
+            recent=recent,
+            leases=leases,
+        )
+
+
+def _handle_message(
+    *,
+    request: Any,
+    actor: ActorContext,
+    session: AgentSession,
+    text: str,
+    locale: str,
+    recent: Sequence[sessions.RecentMessage] | None,
+    leases: ExitStack,
+) -> dict[str, Any]:
     """Handle one user message and return the API's message body.
 
     Needs: ``session`` belongs to the caller; ``recent``, if given, is its latest
@@ -204,6 +233,7 @@ def handle_message(
     )
     picked = False
     corrected: card_corrections.Correction | None = None
+    undoing: card_undo.SaidUndo | None = None
     if waiting is not None and resumed is not None and resumed.pick and waiting.choice:
         # "第二个" to a choice card: the ordinary card for that item, from the choice's own
         # prepared args; a choice used or gone meanwhile falls back to a fresh proposal.
@@ -240,8 +270,17 @@ def handle_message(
         corrected = card_corrections.correction_for(
             session=session, text=text, now=turn.context.now
         )
+        # 撤销刚才的操作 / "undo that": the conversation's last change, taken back by a card
+        undoing = (
+            card_undo.undo_said(session=session, actor=actor, text=text, now=turn.context.now)
+            if corrected is None
+            else None
+        )
         if corrected is not None:
             plan = PlanResult(text="", proposals=[corrected.proposal])
+        elif undoing is not None:
+            card_undo.offer_undo(turn, undoing, leases)
+            plan = PlanResult(text="")
         else:
             # 把第二个标记完成 right after a list: the second item listed, by its title
             plan = _plan(turn, history, list_references.resolve(text, listed), locale, actor)
@@ -283,6 +322,8 @@ def handle_message(
     reply = verdict.text
     if corrected is not None and not reply.strip():
         reply = card_corrections.corrected_reply(turn.reply_locale)
+    if undoing is not None and undoing.card is not None and not reply.strip():
+        reply = card_undo.offered_reply(turn.reply_locale)
     if turn.cards and not reply.strip():
         several = len(turn.cards) > 1
         reply = translate(
@@ -346,12 +387,15 @@ def handle_message(
     commits = not connection.in_atomic_block
     committing = False
     try:
-        if turn.choice_rows or turn.chosen or verdict.replaced or corrected is not None:
+        offered = undoing is not None and undoing.card is not None
+        if turn.choice_rows or turn.chosen or verdict.replaced or corrected is not None or offered:
             with transaction.atomic():
                 run_statements(first)
                 record_choices(turn, message=message)
                 if corrected is not None:
                     card_corrections.record(turn, corrected)
+                if undoing is not None:
+                    card_undo.record_offer(turn, undoing)
                 run_statements(rest)
                 if verdict.replaced:
                     audit_guard(verdict, actor=actor, session_id=session.id, original=original)

@@ -5,9 +5,12 @@ An unseen batch of long note contents found a message the rules planner never fi
 characters (``(?:[^\\s#，,、]+[\\s，,、]*)+?``) backtracked for minutes on a line that was
 not a tag request, and the several-writes step read every clause of a long message again
 and again; a fuzz run then found "已将截止日" repeated, which the bare-collection pattern
-cut into qualifiers every possible way. All are fixed (one bounded class; a clause read
-only where a request may start; an atomic group). This test feeds the planner and the
-guard those messages and generated ones — up to the 4,000 characters a message may have —
+cut into qualifiers every possible way; the undo reading's probes then found "please "
+repeated (the English polite tail let a space be taken two ways: 20 repeats took 4 s). All
+are fixed (one bounded class; a clause read only where a request may start; an atomic
+group; each polite word takes only the spaces before it). This test feeds the planner, the
+guard and the undo reading (``agent.card_undo``) those messages and generated ones — up to
+the 4,000 characters a message may have —
 and fails if any of them takes longer than ``HANG_SECONDS``: a liveness bound, far above a
 normal reading (milliseconds), not a speed target. ``LIGHTNOTE_FUZZ_EXAMPLES`` sets how
 many generated messages (``make reliability``: 300).
@@ -27,7 +30,9 @@ import pytest
 
 from agent.guard import find_claims
 from agent.models import MESSAGE_MAX
-from agent.planners.rules import interpret
+from agent.planners.lexicon import normalise
+from agent.planners.rules import grammar_for, interpret
+from lightnote.hanzi import simplified
 
 HANG_SECONDS = 15
 EXAMPLES = int(os.environ.get("LIGHTNOTE_FUZZ_EXAMPLES", "40"))
@@ -48,7 +53,28 @@ FOUND = [
     "已将截止日" * 60,  # every way of cutting it into qualifiers of a bare collection, tried
     "已将截止日" * 800,
     "—" * MESSAGE_MAX,
+    # the undo reading (agent.card_undo): verbs, particles and openings repeated, then a
+    # character that fails the match
+    *(
+        (unit * (MESSAGE_MAX // len(unit) - 1))[: MESSAGE_MAX - 1] + "x"
+        for unit in (
+            "撤销",
+            "恢复回来",
+            "撤回一下吧",
+            "哎呀，",
+            "改回",
+            "oh no ",
+            "undo ",
+            "please ",
+        )
+    ),
+    "撤销，" + "我点错了，" * 790,
 ]
+
+
+def _undo_reading(text: str) -> Any:
+    read = simplified(normalise(text))
+    return grammar_for(read).undo_request(read)
 
 
 @contextmanager
@@ -85,7 +111,9 @@ def _generated(count: int) -> list[str]:
     return made
 
 
-@pytest.mark.parametrize("reader", [interpret, find_claims], ids=["planner", "guard"])
+@pytest.mark.parametrize(
+    "reader", [interpret, find_claims, _undo_reading], ids=["planner", "guard", "undo"]
+)
 def test_long_and_repetitive_messages_are_answered(reader: Callable[[str], Any]) -> None:
     for text in [*FOUND, *_generated(EXAMPLES)]:
         with _bounded(HANG_SECONDS, text):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from agent.planners.en import undo
 from agent.planners.en.answers import (
     is_no,
     is_yes,
@@ -417,6 +418,17 @@ def interpret(text: str) -> Intent:
     return HELP
 
 
+def undo_request(text: str) -> str | None:
+    """Whether ``text`` asks to take back the last change (``undo.undo_request``): its
+    other clauses may only say what went wrong, none may ask for something else."""
+    return undo.undo_request(text, asks_nothing=_asks_nothing)
+
+
+def _asks_nothing(clause: str) -> bool:
+    intent = interpret(clause)
+    return intent.tool is None or intent.slot == SLOT_INTENT
+
+
 __all__ = [
     "correction",
     "interpret",
@@ -434,4 +446,5 @@ __all__ = [
     "strip_polite",
     "time_answer",
     "todo_fields",
+    "undo_request",
 ]

@@ -17,6 +17,7 @@ import re
 from dataclasses import replace
 
 from agent.planners.lexicon import HELP, SLOT_INTENT, Intent, ask, outside_quotes
+from agent.planners.zh import undo
 from agent.planners.zh.answers import (
     is_no,
     is_yes,
@@ -371,6 +372,17 @@ def _interpret(text: str) -> Intent:
     return HELP
 
 
+def undo_request(text: str) -> str | None:
+    """Whether ``text`` asks to take back the last change (``undo.undo_request``): its
+    other clauses may only say what went wrong, none may ask for something else."""
+    return undo.undo_request(text, asks_nothing=_asks_nothing)
+
+
+def _asks_nothing(clause: str) -> bool:
+    intent = interpret(clause)
+    return intent.tool is None or intent.slot == SLOT_INTENT
+
+
 __all__ = [
     "correction",
     "interpret",
@@ -388,4 +400,5 @@ __all__ = [
     "strip_polite",
     "time_answer",
     "todo_fields",
+    "undo_request",
 ]

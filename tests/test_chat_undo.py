@@ -1,0 +1,284 @@
+"""Taking back the last change, asked in the chat (agent.card_undo.undo_said / offer_undo).
+
+撤销刚才的操作 / "undo that" right after a confirmed card: a card for the compensating
+action, exactly as the undo endpoint issues it (same checks, same lease, one live undo card
+per card), shown in the turn that asked. Nothing changes before that card is confirmed;
+with nothing to take back the reply says why, and no message that merely mentions undoing
+(or names another item) becomes one.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.db import connections
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from agent.models import ActionCard
+from agent.planners import en, zh
+from lightnote.models import AuditEvent
+from lightnote.redis import get_redis
+from todos import services as todo_services
+from todos.models import Todo
+
+from .agent_helpers import (
+    card_key_of,
+    confirm,
+    error_code,
+    messages_url,
+    open_session,
+    send_message,
+    token_client,
+)
+
+UNDO_URL = "/api/v1/agent/confirmations/undo/"
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        ("撤销", ""),
+        ("撤销刚才的操作", ""),
+        ("把刚才那个撤销", ""),
+        ("刚才删错了，恢复一下", ""),
+        ("恢复刚才删除的待办", ""),
+        ("我点错了，撤回吧", ""),
+        ("能帮我撤销一下吗？谢谢", ""),
+        ("撤回吧 我点错了", ""),
+        ("麻烦把那条待办加回来，刚刚误删了", ""),
+        ("把截止时间恢复成之前的", ""),
+        ("改回未完成吧", "open"),
+        ("恢复买菜", None),  # a todo named: restored by the planner, not "the last change"
+        ("提醒我明天撤销那个订单", None),
+        ("不用撤销", None),
+        ("别撤回，已经交了", None),
+        ("撤销功能怎么用", None),
+        ("删掉的东西能撤销吗？", None),
+        ("撤销刚才的操作，再加一个待办：后天买菜", None),  # and a request besides
+        ("把买菜标记为未完成", None),
+    ],
+)
+def test_chinese_undo_requests(text: str, wanted: str | None) -> None:
+    assert zh.undo_request(text) == wanted
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        ("undo", ""),
+        ("undo that", ""),
+        ("Undo!", ""),
+        ("undo the last change", ""),
+        ("oops, put it back", ""),
+        ("restore the todo I just deleted", ""),
+        ("take that back please", ""),
+        ("Sorry, moved the wrong thing. Undo please", ""),
+        ("can you reverse that? I haven't actually paid yet", ""),
+        ("remove the todo you just added", ""),
+        ("revert the due date to what it was", ""),
+        ("wait no! undo undo", ""),
+        ("mark it as not done again", "open"),
+        ("undo Pay rent", None),  # a todo named: the planner reopens it
+        ("restore the note Trip ideas", None),
+        ("can I undo things here?", None),
+        ("don't undo it", None),
+        ("add a todo: revert the config change", None),
+        ("lol I almost undid that", None),
+        ("undo that and delete Buy milk", None),
+    ],
+)
+def test_english_undo_requests(text: str, wanted: str | None) -> None:
+    assert en.undo_request(text) == wanted
+
+
+def _chat(user: Any, language: str = "zh-CN") -> tuple[APIClient, str]:
+    client = token_client(user, **{"Accept-Language": language})
+    return client, open_session(client)
+
+
+def _confirmed(client: APIClient, session: str, text: str) -> dict[str, Any]:
+    (card,) = send_message(client, session, text)["cards"]
+    assert confirm(client, card["token"], session).json()["outcome"]["ok"] is True
+    return card
+
+
+def _codes(body: dict[str, Any]) -> list[str]:
+    return [notice["code"] for notice in body["notices"]]
+
+
+@pytest.mark.django_db
+def test_undo_said_in_chinese_offers_the_compensating_card_and_it_runs_once(user: Any) -> None:
+    client, session = _chat(user)
+    made = _confirmed(client, session, "帮我加个待办：明天上午10点开会")
+    body = send_message(client, session, "撤销刚才的操作")
+    (card,) = body["cards"]
+    assert body["reply"] == (
+        "这是撤销上一个操作的确认卡：只有你确认后才会执行，在此之前什么都不会改变。"
+    )
+    assert (card["tool"], card["compensates_id"]) == ("delete_todo", made["card_id"])
+    assert Todo.objects.filter(owner=user).count() == 1  # nothing before the confirm
+
+    assert confirm(client, card["token"], session).json()["outcome"]["ok"] is True
+    assert confirm(client, card["token"], session).json()["outcome"]["ok"] is True  # a repeat
+    assert Todo.objects.filter(owner=user).count() == 0
+    row = ActionCard.objects.get(id=card["card_id"])
+    assert (row.state, str(row.compensates_id)) == ("settled", made["card_id"])
+    assert row.message is not None
+    assert row.message.text == body["reply"]
+    issued = AuditEvent.objects.get(event_type="card.undo_issued", action_id=card["card_id"])
+    assert issued.details == {"compensates_id": made["card_id"], "said": True}
+    # The endpoint now says it is done; asked again in the chat, the last change is the undo.
+    again = client.post(
+        UNDO_URL, {"card_id": made["card_id"], "session_id": session}, format="json"
+    )
+    assert (again.status_code, error_code(again)) == (409, "UNDO_ALREADY_DONE")
+    body = send_message(client, session, "撤销")
+    assert (body["cards"], _codes(body)) == ([], ["UNDO_OF_UNDO"])
+
+
+@pytest.mark.django_db
+def test_undo_said_in_english_restores_a_deleted_todo(user: Any) -> None:
+    todo = todo_services.todo_create(owner=user, title="Buy milk", priority=2)
+    client, session = _chat(user, "en")
+    made = _confirmed(client, session, "delete the todo Buy milk")
+    body = send_message(client, session, "ugh I deleted the wrong one. restore it please")
+    (card,) = body["cards"]
+    assert body["reply"] == (
+        "Here is a card that takes back the last change. Nothing changes until you confirm it."
+    )
+    assert (card["tool"], card["compensates_id"]) == ("restore_todo", made["card_id"])
+    assert confirm(client, card["token"], session).json()["outcome"]["ok"] is True
+    back = Todo.objects.get(id=todo.id)
+    assert (back.title, back.priority, back.deleted_at) == ("Buy milk", 2, None)
+
+
+@pytest.mark.django_db
+def test_a_status_taken_back_by_its_state_is_an_undo_only_of_that_change(user: Any) -> None:
+    todo_services.todo_create(owner=user, title="Pay rent")
+    client, session = _chat(user, "en")
+    done = _confirmed(client, session, "mark Pay rent as done")
+    (card,) = send_message(client, session, "mark it as not done again")["cards"]
+    assert (card["tool"], card["args"]["status"]) == ("set_todo_status", "open")
+    assert card["compensates_id"] == done["card_id"]
+
+    # After a create, "not done again" is no undo (deleting the todo would be wrong).
+    _confirmed(client, session, "add a todo: call the plumber tomorrow at 9am")
+    body = send_message(client, session, "mark it as not done again")
+    assert all(not card.get("compensates_id") for card in body["cards"])
+    assert "UNDO_NOTHING_TO_UNDO" not in _codes(body)
+
+
+@pytest.mark.django_db
+def test_nothing_to_undo_is_said_and_a_waiting_card_is_left_alone(user: Any) -> None:
+    client, session = _chat(user)
+    body = send_message(client, session, "撤销")
+    assert (body["cards"], _codes(body)) == ([], ["UNDO_NOTHING_TO_UNDO"])
+    assert "没有可以撤销的" in body["reply"]
+
+    (waiting,) = send_message(client, session, "帮我加个待办：明天上午10点开会")["cards"]
+    body = send_message(client, session, "撤销刚才的操作")
+    assert (body["cards"], _codes(body)) == ([], ["UNDO_NOT_RUN_YET"])
+    assert ActionCard.objects.get(id=waiting["card_id"]).state == "ready"
+
+    get_redis().hset(card_key_of(waiting["token"]), "state", "running")  # another tab's claim
+    body = send_message(client, session, "撤销刚才的操作")
+    assert (body["cards"], _codes(body)) == ([], ["UNDO_STILL_RUNNING"])
+    assert Todo.objects.filter(owner=user).count() == 0
+
+
+@pytest.mark.django_db
+def test_a_rejected_card_is_passed_over_and_another_conversation_has_nothing(user: Any) -> None:
+    client, session = _chat(user)
+    made = _confirmed(client, session, "帮我加个待办：明天上午10点开会")
+    (later,) = send_message(client, session, "帮我加个待办：后天买菜")["cards"]
+    rejected = client.post(
+        "/api/v1/agent/confirmations/reject/",
+        {"token": later["token"], "session_id": session},
+        format="json",
+    )
+    assert rejected.status_code == 200
+    (card,) = send_message(client, session, "撤销")["cards"]
+    assert card["compensates_id"] == made["card_id"]
+
+    other = open_session(client)
+    body = send_message(client, other, "撤销")
+    assert (body["cards"], _codes(body)) == ([], ["UNDO_NOTHING_TO_UNDO"])
+
+
+@pytest.mark.django_db
+def test_asking_again_while_the_undo_card_waits_issues_no_second_one(user: Any) -> None:
+    client, session = _chat(user)
+    _confirmed(client, session, "帮我加个待办：明天上午10点开会")
+    (first,) = send_message(client, session, "撤销")["cards"]
+    body = send_message(client, session, "撤回吧")
+    assert (body["cards"], _codes(body)) == ([], ["UNDO_NOT_RUN_YET"])
+    assert confirm(client, first["token"], session).json()["outcome"]["ok"] is True
+    assert Todo.objects.filter(owner=user).count() == 0
+
+
+@pytest.mark.django_db
+def test_past_the_window_or_after_a_later_change_nothing_is_offered(user: Any) -> None:
+    client, session = _chat(user)
+    made = _confirmed(client, session, "帮我加个待办：明天上午10点开会")
+    settled = ActionCard.objects.get(id=made["card_id"]).settled_at
+    window = timedelta(seconds=settings.LIGHTNOTE_UNDO_WINDOW + 5)
+    ActionCard.objects.filter(id=made["card_id"]).update(settled_at=settled - window)
+    body = send_message(client, session, "撤销")
+    assert (body["cards"], _codes(body)) == ([], ["UNDO_WINDOW_PASSED"])
+    ActionCard.objects.filter(id=made["card_id"]).update(settled_at=settled)
+
+    todo = Todo.objects.get(owner=user)
+    todo_services.todo_update(
+        owner=user, todo_id=todo.id, title="开会（改过）", expected_version=todo.version
+    )
+    body = send_message(client, session, "undo that")
+    assert (body["cards"], _codes(body)) == ([], ["UNDO_VERSION_CONFLICT"])
+    assert Todo.objects.get(id=todo.id).title == "开会（改过）"
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("round_number", range(6))
+def test_undo_said_and_undo_endpoint_at_once_leave_one_live_card(
+    user: Any, round_number: int
+) -> None:
+    client, session = _chat(user)
+    made = _confirmed(client, session, "帮我加个待办：明天上午10点开会")
+    key = Token.objects.get(user=user).key
+    barrier = threading.Barrier(2)
+
+    def tab(kind: str) -> Any:
+        try:
+            other = APIClient(headers={"Accept-Language": "zh-CN"})
+            other.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+            barrier.wait(timeout=30)
+            if kind == "endpoint":
+                body = {"card_id": made["card_id"], "session_id": session}
+                return other.post(UNDO_URL, body, format="json")
+            return other.post(messages_url(session), {"text": "撤销刚才的操作"}, format="json")
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        by_endpoint, by_chat = pool.map(tab, ["endpoint", "chat"])
+    tokens = []
+    if by_endpoint.status_code == 200:
+        tokens.append(by_endpoint.json()["card"]["token"])
+    else:  # the other held the lease past the wait: refused, nothing issued
+        assert (by_endpoint.status_code, error_code(by_endpoint)) == (409, "UNDO_BUSY")
+    assert by_chat.status_code == 200
+    tokens += [card["token"] for card in by_chat.json()["cards"]]
+    assert tokens
+    live = ActionCard.objects.filter(compensates_id=made["card_id"], state="ready")
+    assert live.count() == 1  # the later one withdrew the earlier
+    outcomes = [confirm(client, token, session) for token in tokens]
+    statuses = sorted(answer.status_code for answer in outcomes)
+    assert statuses == [200] + [410] * (len(tokens) - 1)  # the withdrawn one is gone
+    assert Todo.objects.filter(owner=user).count() == 0
+    assert ActionCard.objects.filter(compensates_id=made["card_id"], state="settled").count() == 1
