@@ -89,10 +89,6 @@ define_messages(
             "上一个操作已经超过可撤销的时间，请直接说要怎么改。",
             "The last change is past the time it can be undone; say what to change instead.",
         ),
-        "UNDO_OF_UNDO": (
-            "上一个操作本身就是一次撤销；如果还想要原来的改动，请直接再说一次。",
-            "The last change was itself an undo; to have the original change again, ask for it.",
-        ),
     }
 )
 
@@ -256,8 +252,8 @@ def offer_undo(turn: Turn, said: SaidUndo, leases: ExitStack) -> None:
     limit: raised (the whole turn fails, as for any card).
     """
     row = said.row
-    if row is None or row.compensates_id is not None:
-        _refuse(turn, said.refusal or "UNDO_OF_UNDO")
+    if row is None:
+        _refuse(turn, said.refusal or "UNDO_NOTHING_TO_UNDO")
         return
     try:
         leases.enter_context(one_at_a_time(f"undo:{row.id}", busy_code="UNDO_BUSY"))

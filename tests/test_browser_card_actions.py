@@ -159,3 +159,45 @@ def test_browser_edit_a_card_then_confirm_executes_the_edited_values(
 
     assert list(Todo.objects.filter(owner=user).values_list("title", flat=True)) == ["提交月报"]
     assert violations == {"edit": []}
+
+
+@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
+def test_browser_undo_said_in_the_chat_offers_a_card_and_only_its_confirm_undoes(
+    live_server: Any, make_user: Any, sync_playwright: Any, viewport: str
+) -> None:
+    make_user(f"sayundo{viewport}")
+
+    with (
+        sync_playwright() as playwright,
+        chat_page(playwright, live_server.url, f"sayundo{viewport}", viewport) as (_, page),
+    ):
+        page.get_by_label("你的消息").fill("帮我加个待办：明天上午10点开会")
+        page.get_by_role("button", name="发送").click()
+        first = page.locator("article.card").filter(has=page.get_by_role("button", name="确认执行"))
+        first.wait_for()
+        first.get_by_role("button", name="确认执行").click()
+        page.locator(".outcome-succeeded").first.wait_for()
+
+        page.get_by_label("你的消息").fill("撤销刚才的操作")
+        page.get_by_role("button", name="发送").click()
+        reply = page.get_by_text("这是撤销上一个操作的确认卡")
+        reply.wait_for()
+        undo_card = page.locator("article.card").filter(
+            has=page.get_by_role("button", name="确认执行")
+        )
+        undo_card.wait_for()
+        undo_text = undo_card.inner_text()
+        violations = _serious_violations(page)
+        _shot(page, f"chat-undo-said-{viewport}")
+        undo_card.get_by_role("button", name="确认执行").click()
+        page.locator(".outcome-succeeded").nth(1).wait_for()
+        _shot(page, f"chat-undo-said-done-{viewport}")
+
+    assert "删除待办" in undo_text
+    assert "开会" in undo_text
+    assert violations == []
+    assert Todo.objects.count() == 0
+    assert sorted(ActionReceipt.objects.values_list("tool", flat=True)) == [
+        "create_todo",
+        "delete_todo",
+    ]

@@ -133,13 +133,18 @@ def test_undo_said_in_chinese_offers_the_compensating_card_and_it_runs_once(user
     assert row.message.text == body["reply"]
     issued = AuditEvent.objects.get(event_type="card.undo_issued", action_id=card["card_id"])
     assert issued.details == {"compensates_id": made["card_id"], "said": True}
-    # The endpoint now says it is done; asked again in the chat, the last change is the undo.
+    # The endpoint now says it is done; asked again in the chat, the last change is the undo
+    # (taken back as the endpoint would: the todo back from the trash).
     again = client.post(
         UNDO_URL, {"card_id": made["card_id"], "session_id": session}, format="json"
     )
     assert (again.status_code, error_code(again)) == (409, "UNDO_ALREADY_DONE")
-    body = send_message(client, session, "撤销")
-    assert (body["cards"], _codes(body)) == ([], ["UNDO_OF_UNDO"])
+    (redo,) = send_message(client, session, "撤销")["cards"]
+    assert (redo["tool"], redo["compensates_id"]) == ("restore_todo", card["card_id"])
+    assert confirm(client, redo["token"], session).json()["outcome"]["ok"] is True
+    assert Todo.objects.filter(owner=user).count() == 1
+    body = send_message(client, session, "撤销")  # a restore has no undo of its own
+    assert (body["cards"], _codes(body)) == ([], ["UNDO_NOT_AVAILABLE"])
 
 
 @pytest.mark.django_db
@@ -282,3 +287,25 @@ def test_undo_said_and_undo_endpoint_at_once_leave_one_live_card(
     assert statuses == [200] + [410] * (len(tokens) - 1)  # the withdrawn one is gone
     assert Todo.objects.filter(owner=user).count() == 0
     assert ActionCard.objects.filter(compensates_id=made["card_id"], state="settled").count() == 1
+
+
+@pytest.mark.django_db
+def test_staff_viewing_as_the_user_get_a_notice_and_never_an_undo_card(
+    client_for: Any, make_user: Any, user: Any
+) -> None:
+    staff = make_user("staff", is_staff=True)
+    client, session = _chat(user)
+    made = _confirmed(client, session, "帮我加个待办：明天上午10点开会")
+    started = client_for(staff).post(
+        "/api/v1/admin/impersonation/", {"user_id": user.id, "mode": "readonly"}, format="json"
+    )
+    assert started.status_code == 201
+    admin_api = client_for(staff, **{"X-Admin-Context": started.json()["context_id"]})
+    refused = admin_api.post(messages_url(session), {"text": "撤销刚才的操作"}, format="json")
+    assert (refused.status_code, error_code(refused)) == (403, "ADMIN_READONLY")
+    own = open_session(admin_api)  # a conversation of the context: nothing in it ran
+    body = send_message(admin_api, own, "撤销刚才的操作")
+    assert (body["cards"], _codes(body)) == ([], ["UNDO_NOTHING_TO_UNDO"])
+    assert not ActionCard.objects.filter(compensates_id=made["card_id"]).exists()
+    (card,) = send_message(client, session, "撤销")["cards"]  # the user's own, as usual
+    assert card["compensates_id"] == made["card_id"]
