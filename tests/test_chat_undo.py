@@ -97,6 +97,11 @@ def test_english_undo_requests(text: str, wanted: str | None) -> None:
     assert en.undo_request(text) == wanted
 
 
+@pytest.mark.parametrize("text", ["刚刚误删了", "我误操作了", "刚才误点了！"])
+def test_a_mishap_reported_alone_is_no_delete(text: str) -> None:
+    assert zh.interpret(text).tool is None  # was a delete of a todo titled 刚刚误
+
+
 def _chat(user: Any, language: str = "zh-CN") -> tuple[APIClient, str]:
     client = token_client(user, **{"Accept-Language": language})
     return client, open_session(client)

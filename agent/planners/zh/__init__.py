@@ -237,6 +237,10 @@ _REPORTED = re.compile(r"(?:取消|推迟|延期|改期|结束|开完|做完|办
 _NEGATED = re.compile(
     r"^(?:不要|不用|别|先别|先不要|不必|无需|不需要|千万别|没必要|暂时不要|暂时别|不想)"
 )
+# 刚刚误删了 / 我误操作了: a mishap reported, no request (not a delete of a todo titled 刚刚误).
+_MISHAP = re.compile(
+    r"^(?:刚才|刚刚|刚|方才|我|你|不小心|一不小心)*(?:误删|误操作|误点|误触|误标)(?:了|掉了|啦)?[。！!～~]*$"
+)
 # 如果明天下雨，就把体检预约删掉: a write on a condition the planner cannot check is no write.
 _CONDITIONAL = re.compile(r"^(?:如果|要是|假如|万一|若是|倘若|一旦)")
 # 你觉得体检预约该不该标记完成？/ 怎样才能更好地安排时间？: advice asked for, no write
@@ -324,6 +328,7 @@ def _interpret(text: str) -> Intent:
         or _GREETING.fullmatch(body)
         or _NEGATED.match(body)
         or _CONDITIONAL.match(body)
+        or _MISHAP.match(body)
         or _ADVICE.search(body)
         or _HOW_TO.search(text)
     ):
