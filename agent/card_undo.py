@@ -68,10 +68,6 @@ define_messages(
             "这是撤销上一个操作的确认卡：只有你确认后才会执行，在此之前什么都不会改变。",
             "Here is a card that takes back the last change. Nothing changes until you confirm it.",
         ),
-        "UNDO_NOTHING_TO_UNDO": (
-            "这个对话里还没有执行过任何操作，没有可以撤销的。",
-            "Nothing has been changed in this conversation yet, so there is nothing to undo.",
-        ),
         "UNDO_NOT_RUN_YET": (
             "上一张确认卡还没有执行：不确认它就什么都不会改变，也可以点“拒绝”。",
             "The last card has not run: nothing changes unless you confirm it, and you can "
@@ -194,7 +190,7 @@ class SaidUndo:
     """
 
     row: ActionCard | None
-    refusal: str | None = None
+    refusal: str = ""
     card: dict[str, Any] | None = None
     withdrawn: list[str] = field(default_factory=list)
 
@@ -202,7 +198,9 @@ class SaidUndo:
 def undo_said(
     *, session: AgentSession, actor: ActorContext, text: str, now: datetime
 ) -> SaidUndo | None:
-    """What ``text`` asks to take back, or None when it asks no undo (an ordinary request).
+    """What ``text`` asks to take back, or None: it asks no undo, or nothing in the
+    conversation ran or waits (then the planner answers, as for any message: the rules
+    planner says there is nothing to undo).
 
     A message that takes a status change back by its state ("mark it as not done again",
     改回未完成) is an undo only when the last change's compensation sets that state;
@@ -218,7 +216,7 @@ def undo_said(
         .select_related("receipt")
         .order_by("-created_at", "-id")[:_LOOK_BACK]
     )
-    said = SaidUndo(row=None, refusal="UNDO_NOTHING_TO_UNDO")
+    said = None
     for row in rows:
         if row.state == ActionCard.State.SETTLED:
             said = SaidUndo(row=row)
@@ -230,8 +228,8 @@ def undo_said(
         if live is not None and live.state in (CardState.RUNNING, CardState.SETTLED):
             said = SaidUndo(row=None, refusal="UNDO_STILL_RUNNING")  # its row not yet settled
             break
-    if wanted and not _sets_state(said.row, wanted):
-        return None
+    if said is None or (wanted and not _sets_state(said.row, wanted)):
+        return None  # nothing ran here: the planner's (the rules planner says so)
     return said
 
 
@@ -253,7 +251,7 @@ def offer_undo(turn: Turn, said: SaidUndo, leases: ExitStack) -> None:
     """
     row = said.row
     if row is None:
-        _refuse(turn, said.refusal or "UNDO_NOTHING_TO_UNDO")
+        _refuse(turn, said.refusal)
         return
     try:
         leases.enter_context(one_at_a_time(f"undo:{row.id}", busy_code="UNDO_BUSY"))

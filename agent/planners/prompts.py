@@ -34,6 +34,12 @@ define_messages(
             "Please say the whole request again, e.g. “add a todo to hand in the report on "
             "Friday”.",
         ),
+        "PLANNER_NOTHING_TO_UNDO": (
+            "这个对话里还没有执行过任何操作，没有可以撤销的。"
+            "在别处删除的待办和笔记可以到回收站找回。",
+            "Nothing has been changed in this conversation yet, so there is nothing to undo. "
+            "To bring back a todo or note deleted elsewhere, open the trash.",
+        ),
         "PLANNER_HELP": (
             "我可以帮你：创建待办（例如“帮我创建一条今晚 9 点提交周报的高优先级待办”）、"
             "把待办标记为完成、修改或删除待办、查看未完成的待办、"

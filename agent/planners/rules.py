@@ -70,6 +70,11 @@ def interpret(text: str) -> Intent:
         # 不对，是周五 with no card shown (a shown card is corrected before any planner
         # runs: agent.card_corrections): nothing to act on, and no todo titled 不对，是
         return Intent(None, message="PLANNER_NOTHING_TO_CORRECT")
+    if grammar_for(read).undo_request(read) == "":
+        # 撤销 / "undo that" with nothing run in the conversation (a change that ran is taken
+        # back before any planner runs: agent.card_undo): nothing to take back, and no todo
+        # titled "last change" to reopen
+        return Intent(None, message="PLANNER_NOTHING_TO_UNDO")
     return intent if read == written else _written_back(intent, read, written)
 
 
