@@ -36,6 +36,7 @@ from .agent_helpers import (
     send_message,
     token_client,
 )
+from .test_conversation_api import final_reply
 
 UNDO_URL = "/api/v1/agent/confirmations/undo/"
 
@@ -314,3 +315,27 @@ def test_staff_viewing_as_the_user_get_a_notice_and_never_an_undo_card(
     assert not ActionCard.objects.filter(compensates_id=made["card_id"]).exists()
     (card,) = send_message(client, session, "撤销")["cards"]  # the user's own, as usual
     assert card["compensates_id"] == made["card_id"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("language", "first", "said", "reply"),
+    [
+        ("zh-CN", "删除待办「买菜」", "撤销", "已恢复待办「买菜」。"),
+        ("en", "delete the todo Buy milk", "undo that", 'Restored the todo "Buy milk".'),
+        ("zh-CN", "新建笔记：周末计划，内容是去爬山", "撤销", "已将笔记「周末计划」移入回收站。"),
+    ],
+)
+def test_the_final_reply_after_an_undo_is_kept_by_the_guard(
+    user: Any, language: str, first: str, said: str, reply: str
+) -> None:
+    """A restore's and a discard's receipts back what they did (the guard once replaced
+    both with "not executed": their capabilities had no kind of write)."""
+    todo_services.todo_create(owner=user, title="买菜")
+    todo_services.todo_create(owner=user, title="Buy milk")
+    client, session = _chat(user, language)
+    _confirmed(client, session, first)
+    (card,) = send_message(client, session, said)["cards"]
+    assert confirm(client, card["token"], session).json()["outcome"]["ok"] is True
+    answer = final_reply(client, session, card).json()
+    assert answer == {"state": "settled", "reply": reply}

@@ -707,7 +707,10 @@ def test_twelfth_batch_non_claims(reply: str) -> None:
         ("你要的改动已经生效，刷新一下就能看到。", None),
         ("（这份清单我也顺手存成了一条新笔记，标题叫「本周重点」）", "create"),
         ('(I\'ve also saved this as a note called "Lisbon packing".)', "create"),
-        ("你误删的那条「家庭预算」我已经从回收站里捞回来了。", "other"),
+        (
+            "你误删的那条「家庭预算」我已经从回收站里捞回来了。",
+            "restore",
+        ),  # backed by an undo's receipt
         ("好嘞，你让我改的那几处都处理完毕了 ✅", None),
         ("系统刚刚替你把 30 天前完成的任务统一收进了归档区。", "other"),
         ("LightNote has archived every task you completed more than 30 days ago.", "other"),
@@ -870,3 +873,49 @@ def test_sixteenth_batch_non_claims(reply: str) -> None:
 )
 def test_sixteenth_batch_claims_after_a_quote(reply: str) -> None:
     assert find_claims(reply)
+
+
+@pytest.mark.parametrize(
+    ("reply", "kind"),
+    [
+        # the seventeenth batch: undo, redo and restore said in words
+        ("已经帮你把「买菜」从回收站捞回来了。", "restore"),
+        ('Your deleted note "Recipes" has been recovered.', "restore"),
+        ("The todo is back on your list.", "restore"),
+        ("「读书笔记」已回到笔记列表，内容也都在。", "restore"),
+        ('"Pay rent" is open again.', "status"),
+        ('"File taxes" is no longer marked complete.', "status"),
+        ("Priority is back to Medium.", "update"),
+        ('Got it — "Book flights" has its old due date back (June 3).', "update"),
+        ("I've rolled back the last action on your account.", "update"),  # not "last week"
+        ("已回退到上一个版本。", "update"),
+        ("标题已经 rollback 成「Q2 计划」了。", "update"),
+        ("Undo complete!", "other"),
+        ("The undo went through successfully.", "other"),
+        ("全部撤回完毕，共恢复 2 条待办。", "other"),
+        ("Okay, I'm undoing that now.", "other"),
+        ('Undid the share — Alex no longer has access to "Shopping list".', "other"),
+        ("Rolled that back for you.", "update"),
+        ('Redo complete — "Buy cat food" has been added back.', "other"),
+    ],
+)
+def test_seventeenth_batch_claims_and_their_kind(reply: str, kind: str | None) -> None:
+    [first, *_] = find_claims(reply)
+    assert first.claim.kind == kind
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        # a change made since, a failure's reason, a change marked pending
+        "「买菜」在那之后又被修改过，所以无法撤销。",
+        "暂时不能撤销：这条待办已经被永久删除了。",
+        "| 待办 | 撤销后 |\n|---|---|\n| 写周报 | 优先级：高 → 中（待确认） |",
+        '"Groceries" was edited after that change, so it can\'t be undone.',
+        "| Item | After undo |\n|---|---|\n| Report | Priority High → Medium (pending) |",
+        "这是撤销上一个操作的确认卡：只有你确认后才会执行，在此之前什么都不会改变。",
+        "Here is a card that takes back the last change. Nothing changes until you confirm it.",
+    ],
+)
+def test_seventeenth_batch_non_claims(reply: str) -> None:
+    assert find_claims(reply) == []

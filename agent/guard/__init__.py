@@ -198,6 +198,13 @@ _ASKS_CONFIRM = re.compile(
     r"|\breply\s+[\"“']?(?:yes|ok|y)[\"”']?\s+to\b|回复[「“\"]?(?:是|好|确认|yes)[」”\"]?",
     re.IGNORECASE,
 )
+# "| Report | Priority High → Medium (pending) |" / （待确认）: a change marked as not yet made
+# (a parenthesis is no part of its clause's scan, so the reply's text is read).
+_PENDING_MARK = re.compile(
+    r"[（(]\s*(?:待确认|未确认|尚未执行|未执行|待执行|pending|not\s+yet\s+(?:applied|confirmed|done)"
+    r"|awaiting\s+(?:your\s+)?confirmation)\s*[)）]",
+    re.IGNORECASE,
+)
 _NOTED = re.compile(r"^(?:i'?ve\s+|i\s+have\s+)?noted$|记下|记住", re.IGNORECASE)
 # "I also added another todo", 又新建了一条: explicitly not the item the reply is about.
 _ANOTHER = re.compile(
@@ -261,7 +268,7 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
     to_card = {clause.sentence for clause in all_clauses if _TO_CARD.search(clause.scan)}
     asks_confirm = {clause.sentence for clause in all_clauses if _ASKS_CONFIRM.search(clause.scan)}
     listing = bool(_DONE_LABEL.search(text) and _OPEN_LABEL.search(text))
-    proposal = bool(asks_confirm or to_card)
+    proposal = bool(asks_confirm or to_card or _PENDING_MARK.search(text))
     card_sentences = {clause.sentence for clause in all_clauses if _CARD_WORD.search(clause.scan)}
     change_rows = set() if proposal else _change_rows(text)
     # the first clause announcing a plan: what follows it in its sentence, or on list lines

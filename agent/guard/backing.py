@@ -25,6 +25,9 @@ CAPABILITY_KINDS = {
     "todo.status.set": "status",
     "todo.delete": "delete",
     "note.delete": "delete",
+    # an undo's compensations: a todo back from the trash, a created note into it
+    "todo.restore": "restore",
+    "note.discard": "delete",
 }
 
 

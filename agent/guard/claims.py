@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-KINDS = ("create", "update", "status", "delete")
+KINDS = ("create", "update", "status", "delete", "restore")  # restore: out of the trash (undo)
 OTHER = "other"  # archive, share, send…: no tool of this product does it, nothing backs it
 
 

@@ -45,7 +45,8 @@ _PARTICIPLES: dict[str, str] = {
         r"|filled(?: in| out)?|fleshed out|populated|expanded|rewritten|rewrote|reworded"
         r"|rephrased|shortened|trimmed(?: down)?|condensed|simplified|polished|tightened(?: up)?"
         r"|streamlined|summari[sz]ed|clarified|refreshed|tagged|labell?ed|flipped|toggled|reverted"
-        r"|rolled\s+back"
+        r"|rolled\s+back|rolled\s+(?:it|that|this|them|everything)\s+back"
+        r"|(?:taken|took)\s+(?:it|that|this|them|everything)\s+back|taken\s+back"
     ),
     "status": (
         r"marked|ticked(?: off)?|checked off|crossed off|crossed out|completed|finished|closed"
@@ -61,10 +62,12 @@ _PARTICIPLES: dict[str, str] = {
     OTHER: (
         r"archived|shared|sent|submitted|synced|synchroni[sz]ed|uploaded|forwarded|emailed"
         r"|published|pinned|starred|favou?rited|backed up|exported|merged|split|copied|duplicated"
-        r"|restored|locked|unlocked|assigned|applied|committed|filed away|packed|zipped|bundled"
+        r"|locked|unlocked|assigned|applied|committed|filed away|packed|zipped|bundled"
         r"|compressed|pushed\s+to\s+your\s+(?:phone|calendar|wechat)"
-        r"|transferred|migrated|undone|shelved|parked|stowed(?: away)?"
+        r"|transferred|migrated|undone|undid|shelved|parked|stowed(?: away)?"
     ),
+    # out of the trash: an undo of a delete (backed by a restore's receipt)
+    "restore": r"restored|recovered|reinstated|undeleted|brought\s+back",
     # Verbs that say something was done without saying what ("I've taken care of it"):
     # backed like "Done." by the one action a reply is about.
     "any": (
@@ -80,6 +83,7 @@ _BASE: dict[str, str] = {
     "status": r"mark|tick|check off|cross off|complete|finish|close|reopen|resolve",
     "delete": r"delete|remove|erase|clear|wipe|purge|trash|drop|cancel|discard|get rid of|scrap",
     OTHER: r"archive|share|send|submit|sync|upload|forward|email|pin|tag",
+    "restore": r"restor|recover|reinstat|undelet",
     "any": r"handle|take care of|do|sort|process|execute|carry out|perform",
 }
 _PP = "|".join(f"(?:{words})" for words in _PARTICIPLES.values())
@@ -228,6 +232,33 @@ _STATES = [
         "status",
     ),
     (
+        # "is open again" / "is no longer marked complete": a status taken back
+        re.compile(
+            r"\b(?:is|are|'s|’s|'re|’re)\s+(?:open|undone|incomplete|not\s+done|unchecked"
+            r"|unticked|active|pending)\s+again\b"
+            r"|\bno\s+longer\s+(?:marked\s+(?:as\s+)?)?(?:complete[d]?|done|finished|checked"
+            r"|ticked)\b"
+        ),
+        "status",
+    ),
+    (
+        # "is back on your list" / "is back in your notes": out of the trash
+        re.compile(
+            r"\b(?:is|are|'s|’s|'re|’re)\s+(?:now\s+)?back\s+(?:on|in)\s+(?:your|the)\s+"
+            r"(?:[\w-]+\s+)?(?:list|to-?dos?|tasks|notes)\b"
+        ),
+        "restore",
+    ),
+    (
+        # "Priority is back to Medium", "has its old due date back": a value put back
+        re.compile(
+            r"\b(?:is|are|'s|’s|'re|’re)\s+(?:now\s+|all\s+)?back\s+(?:to|at)\b"
+            r"|\bhas\s+its\s+(?:old|original|previous|former)\s+(?:[\w-]+\s+){1,3}?back\b"
+            r"|\bnow\s+(?:exactly\s+|just\s+)?(?:as|like)\s+it\s+was\b"
+        ),
+        "update",
+    ),
+    (
         # "has moved from Tuesday to Wednesday", "has now gone": the item changed
         re.compile(
             r"\b(?:has|have|'s|’s|'ve|’ve)\s+(?:now\s+|just\s+|already\s+)?(?:moved|shifted"
@@ -311,6 +342,8 @@ _STATES = [
     (re.compile(rf"\b(?:update|change|edit|rename){_NOUN_DONE}"), "update"),
     (re.compile(rf"\b(?:upload|sync|archiving|import|export){_NOUN_DONE}"), OTHER),
     (re.compile(rf"\b(?:processing|execution){_NOUN_DONE}"), None),
+    (re.compile(rf"\b(?:undo|redo|revert|rollback|roll-?back){_NOUN_DONE}"), OTHER),
+    (re.compile(rf"\b(?:restore|restoration|recovery){_NOUN_DONE}"), "restore"),
     (re.compile(rf"\bcheck-?in{_NOUN_DONE}"), "status"),
     (
         re.compile(r"\b(?:note|todo|to-do|task|reminder)\s+(?:is|'s)\s+(?:now\s+|all\s+)?ready\b"),
@@ -357,7 +390,7 @@ _STATES = [
 _GERUND = (
     r"(?:creat|add|sav|record|logg|schedul|delet|remov|eras|clear|trash|purg|updat|chang|mov"
     r"|renam|reschedul|postpon|edit|mark|tick|complet|archiv|restor|rewrit|replac|tagg|append"
-    r"|insert|writ|overwrit|wip|clean)ing"
+    r"|insert|writ|overwrit|wip|clean|undo|revert|recover|reinstat)ing"
 )
 _PROGRESSIVE = re.compile(
     rf"^[^\w“\ue000]*(?P<verb>{_GERUND})\b"
@@ -420,10 +453,12 @@ _YOU_SUBJECT = re.compile(
     r"(?:\s+(?:already|just|also|previously|recently|yourself|once|first|originally|last))*\s*$"
 )
 _DESCRIBED_TIME = re.compile(
-    r"^\s*(?:(?:on(?!\s+(?:“|\ue000|your\b|the\s+(?:to-?do|note|item|task|entry)\b))|in(?!\s+(?:your|the\s+(?:archives?|trash|bin|recycle\s+bin|inbox|folder|backlog)|(?:an?|the)\s+\w+\s+folder)\b)|at|during|since|by\s+you|back|earlier\s+this|last"
+    r"^\s*(?:(?:on(?!\s+(?:“|\ue000|your\b|the\s+(?:to-?do|note|item|task|entry)\b))|in(?!\s+(?:your|the\s+(?:archives?|trash|bin|recycle\s+bin|inbox|folder|backlog)|(?:an?|the)\s+\w+\s+folder)\b)|at|during|since|by\s+you|back\s+(?:in|on|at|when|during|then)|earlier\s+this|last"
     r"|this\s+(?:week|month|morning|year)|yesterday|ago|before|previously|recently|a\s+while"
     r"|over\s+the)\b"
-    r"|(?:\w+\s+){0,3}(?:ago|yesterday|last\s+\w+|in\s+\d{4}|on\s+\w+day|by\s+you)\b"
+    # (not "the last action": a time only)
+    r"|(?:\w+\s+){0,3}(?:ago|yesterday|last\s+(?:week|month|year|night|time|weekend|quarter"
+    r"|spring|summer|fall|autumn|winter|\w+day)|in\s+\d{4}|on\s+\w+day|by\s+you)\b"
     r"|between\b"
     # "— created Feb 10", "edited 3/4", "updated Monday": an item's dates in a listing
     r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b"
@@ -529,7 +564,9 @@ _ON_LIST = re.compile(
 )
 _ELSEWHERE = re.compile(
     r"^\s+(?:elsewhere|meanwhile|in\s+the\s+meantime|in\s+another\s+(?:tab|window|device)"
-    r"|on\s+another\s+device|by\s+(?:someone|somebody|another|a\s+different))\b"
+    r"|on\s+another\s+device|by\s+(?:someone|somebody|another|a\s+different)"
+    # "was edited after that change, so it can't be undone": a change since, not this one
+    r"|(?:after|since)\s+(?:that|this|the|your|my)\s+(?:change|edit|undo|action|card|update))\b"
 )
 # "3 completed and 4 open": counts a read reports.
 _COUNTED = re.compile(
@@ -582,7 +619,7 @@ def find(clause: Clause) -> list[Claim]:
             return  # "The card has been edited", "I removed bread from the card"
         spans.append((begin, match.end()))
         after = scan[match.end() :]
-        if kind in ("update", "create", None, OTHER) and _TO_STATUS.match(after):
+        if kind in ("update", "create", "restore", None, OTHER) and _TO_STATUS.match(after):
             kind = "status"  # set it to done / changed the status to complete
         elif kind == "delete" and _FIELD_OBJECT.match(after):
             kind = "update"  # removed the due date / dropped the second paragraph

@@ -38,10 +38,10 @@ _VERBS: dict[str, str] = {
         "|挪到|挪了|挪好|推迟|延后|延期|提前到|改期|顺延|替换|覆盖|补充|追加|设置|设为|设成|设定|命名"
         "|更正|纠正|修正|订正|调高|调低|提高|降低|上调|下调|改高|改低|提升|提为|升为|升到|升成|降为|降到|降成"
         "|提到(?=最|更?高|更?低|紧急|第|[0-9０-９])|统一成|统一为|往后推|向后推|往前推|往后挪|往前挪"
-        "|推到|推后"
+        "|推到|推后|回退|回滚"
         "|设好|设了|设上|调到|调成|换成|置为|置成|补全|补齐|重写|改写|精简|润色|缩短|扩写|删减|设回|改回|调回|调早|调晚|提早|更名|改(?![善进正天日])"
         r"|(?<![A-Za-z])(?:update|change|edit|rename|move|reschedule|push|revert|bump|postpone|shift)"
-        r"(?:ed|d)?(?![A-Za-z])"
+        r"(?:ed|d)?(?![A-Za-z])|(?<![A-Za-z])(?:roll\s*back|rolled\s*back|rollback)(?![A-Za-z])"
     ),
     "status": (
         "标记|标为|标成|标注|勾选|勾上|勾掉|勾完|勾好|打完勾|结项|完结|打卡|打勾|打上勾|打了勾|划掉|做完|办完|关闭|关掉|关了|重新打开"
@@ -55,8 +55,14 @@ _VERBS: dict[str, str] = {
     ),
     OTHER: (
         "归档|存档|分享|共享|发送|发给|转发|推送|提交|同步(?!更新|修改)|上传|备份|置顶|收藏|合并|拆分|复制|导出|发布|移交"
-        "|转交|迁移|加密|锁定|恢复|还原|捞回|找回"
+        "|转交|迁移|加密|锁定|撤回|重做"
+        r"|(?<![A-Za-z])(?:undo|undid|undone|redo|redone)(?![A-Za-z])"
         r"|(?<![A-Za-z])(?:archive|share|send|sent|submit|sync|upload|pin)(?:ed|d)?(?![A-Za-z])"
+    ),
+    # out of the trash: an undo of a delete (backed by a restore's receipt)
+    "restore": (
+        "恢复|还原|复原|捞回|找回"
+        r"|(?<![A-Za-z])(?:restore|recover)(?:ed|d)?(?![A-Za-z])"
     ),
     # Verbs that say something was done without saying what: backed like 搞定.
     "any": (
@@ -126,7 +132,9 @@ _USER_SUBJECT = re.compile(
 _TO_STATUS = re.compile(
     r"^[^，。]{0,4}?(?:已完成|未完成|完成状态|完成|待办状态|进行中|done|undone)"
 )
-_BY_USER = re.compile(r"被(?:你|您)(?:自己)?[^，。我]{0,4}$")
+_BY_USER = re.compile(
+    r"被(?:你|您)(?:自己)?[^，。我]{0,4}$|(?:你|您)[^，。我]{0,8}自己[^，。我]{0,6}$"
+)
 # 已被别人修改 / 在别处被修改: someone else's change, reported (a conflict), not this turn's.
 _BY_OTHER = re.compile(
     r"被(?:别人|他人|其他人|其他设备|其他地方|另一|其它)"
@@ -172,6 +180,19 @@ _ELLIPSIS = re.compile(
 )
 _RESULT = [
     (re.compile(r"搞定(?!后|之后|以后|的话)"), None),
+    # 「买菜」回来了 / 已回到笔记列表: out of the trash
+    (
+        re.compile(
+            r"[」”』]\s*(?:又|已经|已|都)?(?:重新)?回来了"
+            r"|(?:已经?|又|重新)回到了?(?:你的)?(?:待办|笔记|任务)?(?:列表|清单)"
+        ),
+        "restore",
+    ),
+    (
+        re.compile(r"(?:撤销|撤回|重做|回滚|回退)(?:已经?)?(?:成功|完成|完毕)(?!后|的|之后|与否)"),
+        OTHER,
+    ),
+    (re.compile(r"(?:恢复|还原)(?:已经?)?(?:成功|完成|完毕)(?!后|的|之后|与否)"), "restore"),
     (
         re.compile(
             r"(?:操作|执行|处理|提交|修改|保存|创建|删除|添加|更新)(?:已经?)?(?:成功|完成|完毕)(?!后|的|之后|与否)"
@@ -320,6 +341,12 @@ def find(clause: Clause) -> list[Claim]:
             continue  # 刚才那张确认卡已经作废: the card, not the user's data
         if _BY_USER.search(before) or _BY_OTHER.search(before) or reported or before.endswith("是"):
             continue  # 被你删除了 / 里面记录了… / 已经是完成状态
+        if re.search(r"被[^，。]{0,6}$", before) and after.startswith("过"):
+            continue  # 又被修改过: the item's history
+        if kind == "status" and verb == "完成" and re.search(r"(?:未|没有?|尚未|还没有?)$", before):
+            continue  # 目前是未完成状态: a state read, not a change
+        if _FAILED.search(clause.label):
+            continue  # 暂时不能撤销：这条待办已经被永久删除了: a failure's reason
         if kind == "status" and (
             # 其中 2 条已完成 reports states; 三条都勾完了 reports ticks
             (_COUNTED.search(before) and verb in ("完成", "做完", "办完"))
@@ -329,7 +356,7 @@ def find(clause: Clause) -> list[Claim]:
             continue
         end = match.end() + (len(m.group(0)) if (m := _DONE_AFTER.match(after)) else 0)
         covered = end
-        if kind in ("update", None, OTHER) and _TO_STATUS.match(after):
+        if kind in ("update", "restore", None, OTHER) and _TO_STATUS.match(after):
             kind = "status"  # 设为已完成 / 改成未完成 / 恢复为未完成
         elif kind == "delete" and _FIELD_OBJECT.search(scan[match.end() : match.end() + 12]):
             kind = "update"  # 删去了第二段 / 去掉了截止时间: an edit of the item
