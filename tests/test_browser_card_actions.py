@@ -81,6 +81,10 @@ def test_browser_choose_confirm_then_undo_restores_the_todo(
         _shot(page, f"chat-undo-{viewport}")
         undo_area.get_by_role("button", name="确认执行").click()
         undo_area.locator(".outcome-succeeded").wait_for()
+        # the final reply, from the restore's receipt (once replaced by "not executed")
+        restored = undo_area.locator(".msg-final")
+        restored.wait_for()
+        restored_text = restored.inner_text()
         _shot(page, f"chat-undone-{viewport}")
 
     assert buttons == 2
@@ -91,6 +95,7 @@ def test_browser_choose_confirm_then_undo_restores_the_todo(
     receipts = dict(ActionReceipt.objects.values_list("tool", "resource_id"))
     assert receipts == {"delete_todo": str(drop.id), "restore_todo": str(drop.id)}
     assert "恢复待办" in undo_text
+    assert "已恢复待办「提交周报」。" in restored_text
     assert set(Todo.objects.values_list("id", flat=True)) == {keep.id, drop.id}
     assert violations == {"choice": [], "picked": [], "undo": []}
 
@@ -191,11 +196,17 @@ def test_browser_undo_said_in_the_chat_offers_a_card_and_only_its_confirm_undoes
         _shot(page, f"chat-undo-said-{viewport}")
         undo_card.get_by_role("button", name="确认执行").click()
         page.locator(".outcome-succeeded").nth(1).wait_for()
+        # the final reply, from the undo's receipt (kept by the guard)
+        final = page.locator(".msg-final").nth(1)
+        final.wait_for()
+        final_text = final.inner_text()
         _shot(page, f"chat-undo-said-done-{viewport}")
 
     assert "删除待办" in undo_text
     assert "开会" in undo_text
     assert violations == []
+    assert "已删除待办「开会」。" in final_text
+    assert "尚未执行" not in final_text
     assert Todo.objects.count() == 0
     assert sorted(ActionReceipt.objects.values_list("tool", flat=True)) == [
         "create_todo",
