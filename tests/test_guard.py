@@ -919,3 +919,13 @@ def test_seventeenth_batch_claims_and_their_kind(reply: str, kind: str | None) -
 )
 def test_seventeenth_batch_non_claims(reply: str) -> None:
     assert find_claims(reply) == []
+
+
+def test_every_enabled_write_has_a_kind_of_claim_its_receipt_backs() -> None:
+    """A write whose receipt backs no claim makes every true report of it read as unbacked
+    (the restore and discard of an undo did, until they had kinds)."""
+    from agent.capabilities import CAPABILITIES, ENABLED, WRITE
+    from agent.guard.backing import CAPABILITY_KINDS
+
+    writes = {c.id for c in CAPABILITIES if c.kind == WRITE and c.status == ENABLED}
+    assert writes - set(CAPABILITY_KINDS) == set()
