@@ -95,7 +95,9 @@ class CardSerializer(serializers.Serializer):
     )
     compensates_id = serializers.UUIDField(
         required=False,
-        help_text="Only on an undo card: the succeeded card whose action it takes back",
+        help_text="Only on an undo card (from the undo endpoint, or a message asking to take "
+        'back the last change: "撤销刚才的操作", "undo that"): the succeeded card whose action '
+        "it takes back",
     )
 
 
