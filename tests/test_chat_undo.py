@@ -339,3 +339,33 @@ def test_the_final_reply_after_an_undo_is_kept_by_the_guard(
     assert confirm(client, card["token"], session).json()["outcome"]["ok"] is True
     answer = final_reply(client, session, card).json()
     assert answer == {"state": "settled", "reply": reply}
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("round_number", range(4))
+def test_two_tabs_saying_undo_at_once_leave_one_live_card(user: Any, round_number: int) -> None:
+    client, session = _chat(user)
+    made = _confirmed(client, session, "帮我加个待办：明天上午10点开会")
+    key = Token.objects.get(user=user).key
+    barrier = threading.Barrier(2)
+
+    def tab(text: str) -> Any:
+        try:
+            other = APIClient(headers={"Accept-Language": "zh-CN"})
+            other.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+            barrier.wait(timeout=30)
+            return other.post(messages_url(session), {"text": text}, format="json")
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        answers = list(pool.map(tab, ["撤销", "undo that"]))
+    assert [answer.status_code for answer in answers] == [200, 200]
+    tokens = [card["token"] for answer in answers for card in answer.json()["cards"]]
+    assert tokens  # at least one of them offered the undo
+    live = ActionCard.objects.filter(compensates_id=made["card_id"], state="ready")
+    assert live.count() == 1
+    statuses = sorted(confirm(client, token, session).status_code for token in tokens)
+    assert statuses == [200] + [410] * (len(tokens) - 1)
+    assert Todo.objects.filter(owner=user).count() == 0
