@@ -108,6 +108,12 @@ _MISTAKE = re.compile(
     r"|changed\s+my\s+mind)\b",
     re.IGNORECASE,
 )
+# A word every form above has: most messages are no undo, and this says so in microseconds.
+_MAY_ASK = re.compile(
+    r"un-?do|und0|revert|revrt|revet|reverse|roll|cancel|unmake|undelete|ctrl|restore|recover"
+    r"|reinstate|back|again|un-?(?:mark|check|tick)|added|created|made|wrote",
+    re.IGNORECASE,
+)
 # Clauses: commas, stops, and a dash between them ("oops - undo")
 _CLAUSE = re.compile(r"\s*(?:[,.!?;:~…]+|\s[\-–—]+\s)\s*")
 
@@ -119,6 +125,8 @@ def undo_request(text: str, *, asks_nothing: Callable[[str], bool]) -> str | Non
     ("mark it as not done again"). One clause asks it; every other one asks nothing
     (``asks_nothing``: the grammar reads no request in it — "my bad", "Friday doesn't work").
     """
+    if not _MAY_ASK.search(text):
+        return None
     body = re.sub(r"\s+", " ", text.strip())
     if not body or _NOT.search(body):
         return None

@@ -82,6 +82,11 @@ _NOT = re.compile(
 )
 # 刚刚误删了 / 我点错了 / 手滑: what went wrong, said beside the request (no request itself)
 _MISTAKE = re.compile(r"误删|误操作|误点|误触|手滑|手抖|[删改加建标点按写记弄搞选]错|错了")
+# A word every form above has: most messages are no undo, and this says so in microseconds.
+_MAY_ASK = re.compile(
+    r"撤|还原|复原|回滚|回退|恢复|回|取消|重新|刚|方才|上一|上次|最后一次|最近一次|前面|undo|ctrl",
+    re.IGNORECASE,
+)
 _ONLY_OOPS = re.compile(rf"(?:{_OOPS}[，,\s]*)+")
 # Clauses: commas, stops and spaces between them (撤回吧 我点错了)
 _CLAUSE = re.compile(r"[，,。！!？?；;…~～\s]+")
@@ -96,7 +101,7 @@ def undo_request(text: str, *, asks_nothing: Callable[[str], bool]) -> str | Non
     谢谢); beside a state said back, only what went wrong.
     """
     body = text.strip()
-    if not body or _NOT.search(body):
+    if not body or not _MAY_ASK.search(body) or _NOT.search(body):
         return None
     wanted: str | None = None
     others: list[str] = []
