@@ -31,9 +31,9 @@ from agent.derived_cards import history_row, issue_derived_card, turn_for
 from agent.models import ActionCard, AgentSession
 from agent.planners.lexicon import normalise
 from agent.planners.rules import grammar_for
-from agent.policy import enforce_tool_policy
+from agent.policy import PolicyResult, enforce_tool_policy
 from agent.ratelimit import limit_new_card
-from agent.tools import Compensation, registry
+from agent.tools import Compensation, ToolContext, registry
 from lightnote.audit import audit_event
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
@@ -121,6 +121,21 @@ def _compensation_for(row: ActionCard) -> Compensation:
     return compensation
 
 
+def _prepared(compensation: Compensation, context: ToolContext) -> PolicyResult:
+    """The compensation prepared through the tool policy; 409 ``UNDO_VERSION_CONFLICT`` when
+    the item changed since the undone action (its version is no longer the one it left)."""
+    prepared = enforce_tool_policy(
+        tool_name=compensation.tool,
+        args=compensation.args,
+        context=context,
+        phase="prepare",
+        compensation=True,
+    )
+    if prepared.args.get("expected_version") != compensation.version:
+        raise LightNoteError("UNDO_VERSION_CONFLICT", status=409)
+    return prepared
+
+
 def undo(
     *, request: Any, actor: ActorContext, session: AgentSession, card_id: Any, locale: str
 ) -> dict[str, Any]:
@@ -147,15 +162,7 @@ def _issue_undo(
 ) -> dict[str, Any]:
     compensation = _compensation_for(row)
     turn = turn_for(request=request, actor=actor, row=row, session=session, locale=locale)
-    prepared = enforce_tool_policy(
-        tool_name=compensation.tool,
-        args=compensation.args,
-        context=turn.context,
-        phase="prepare",
-        compensation=True,
-    )
-    if prepared.args.get("expected_version") != compensation.version:
-        raise LightNoteError("UNDO_VERSION_CONFLICT", status=409)
+    prepared = _prepared(compensation, turn.context)
     limit_new_card(request, user_id=actor.actor.pk)
     # One live undo per card: an undo card issued earlier and still ready is withdrawn.
     earlier = list(row.undos.filter(state=ActionCard.State.READY))
@@ -255,16 +262,7 @@ def offer_undo(turn: Turn, said: SaidUndo, leases: ExitStack) -> None:
         return
     try:
         leases.enter_context(one_at_a_time(f"undo:{row.id}", busy_code="UNDO_BUSY"))
-        compensation = _compensation_for(row)
-        prepared = enforce_tool_policy(
-            tool_name=compensation.tool,
-            args=compensation.args,
-            context=turn.context,
-            phase="prepare",
-            compensation=True,
-        )
-        if prepared.args.get("expected_version") != compensation.version:
-            raise LightNoteError("UNDO_VERSION_CONFLICT", status=409)
+        prepared = _prepared(_compensation_for(row), turn.context)
         earlier = list(row.undos.filter(state=ActionCard.State.READY))
         card = turn.issue(prepared, limited=True)
     except LightNoteError as error:

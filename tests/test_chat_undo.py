@@ -253,6 +253,37 @@ def test_past_the_window_or_after_a_later_change_nothing_is_offered(user: Any) -
     assert Todo.objects.get(id=todo.id).title == "开会（改过）"
 
 
+def _at_once(user: Any, session: str, *requests: tuple[str, dict[str, Any]]) -> list[Any]:
+    """POST each ``(url, body)`` from a tab of its own (a thread with its own connection),
+    released together."""
+    key = Token.objects.get(user=user).key
+    barrier = threading.Barrier(len(requests))
+
+    def tab(request: tuple[str, dict[str, Any]]) -> Any:
+        try:
+            other = APIClient(headers={"Accept-Language": "zh-CN"})
+            other.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+            barrier.wait(timeout=30)
+            return other.post(request[0], request[1], format="json")
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=len(requests)) as pool:
+        return list(pool.map(tab, requests))
+
+
+def _one_live_undo_runs_once(
+    client: APIClient, session: str, made: dict[str, Any], tokens: list[str]
+) -> None:
+    assert tokens  # at least one request offered the undo
+    live = ActionCard.objects.filter(compensates_id=made["card_id"], state="ready")
+    assert live.count() == 1  # the later one withdrew the earlier
+    statuses = sorted(confirm(client, token, session).status_code for token in tokens)
+    assert statuses == [200] + [410] * (len(tokens) - 1)  # the withdrawn one is gone
+    assert Todo.objects.count() == 0
+    assert ActionCard.objects.filter(compensates_id=made["card_id"], state="settled").count() == 1
+
+
 @pytest.mark.services
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("round_number", range(6))
@@ -261,23 +292,12 @@ def test_undo_said_and_undo_endpoint_at_once_leave_one_live_card(
 ) -> None:
     client, session = _chat(user)
     made = _confirmed(client, session, "帮我加个待办：明天上午10点开会")
-    key = Token.objects.get(user=user).key
-    barrier = threading.Barrier(2)
-
-    def tab(kind: str) -> Any:
-        try:
-            other = APIClient(headers={"Accept-Language": "zh-CN"})
-            other.credentials(HTTP_AUTHORIZATION=f"Token {key}")
-            barrier.wait(timeout=30)
-            if kind == "endpoint":
-                body = {"card_id": made["card_id"], "session_id": session}
-                return other.post(UNDO_URL, body, format="json")
-            return other.post(messages_url(session), {"text": "撤销刚才的操作"}, format="json")
-        finally:
-            connections.close_all()
-
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        by_endpoint, by_chat = pool.map(tab, ["endpoint", "chat"])
+    by_endpoint, by_chat = _at_once(
+        user,
+        session,
+        (UNDO_URL, {"card_id": made["card_id"], "session_id": session}),
+        (messages_url(session), {"text": "撤销刚才的操作"}),
+    )
     tokens = []
     if by_endpoint.status_code == 200:
         tokens.append(by_endpoint.json()["card"]["token"])
@@ -285,14 +305,7 @@ def test_undo_said_and_undo_endpoint_at_once_leave_one_live_card(
         assert (by_endpoint.status_code, error_code(by_endpoint)) == (409, "UNDO_BUSY")
     assert by_chat.status_code == 200
     tokens += [card["token"] for card in by_chat.json()["cards"]]
-    assert tokens
-    live = ActionCard.objects.filter(compensates_id=made["card_id"], state="ready")
-    assert live.count() == 1  # the later one withdrew the earlier
-    outcomes = [confirm(client, token, session) for token in tokens]
-    statuses = sorted(answer.status_code for answer in outcomes)
-    assert statuses == [200] + [410] * (len(tokens) - 1)  # the withdrawn one is gone
-    assert Todo.objects.filter(owner=user).count() == 0
-    assert ActionCard.objects.filter(compensates_id=made["card_id"], state="settled").count() == 1
+    _one_live_undo_runs_once(client, session, made, tokens)
 
 
 @pytest.mark.django_db
@@ -347,25 +360,12 @@ def test_the_final_reply_after_an_undo_is_kept_by_the_guard(
 def test_two_tabs_saying_undo_at_once_leave_one_live_card(user: Any, round_number: int) -> None:
     client, session = _chat(user)
     made = _confirmed(client, session, "帮我加个待办：明天上午10点开会")
-    key = Token.objects.get(user=user).key
-    barrier = threading.Barrier(2)
-
-    def tab(text: str) -> Any:
-        try:
-            other = APIClient(headers={"Accept-Language": "zh-CN"})
-            other.credentials(HTTP_AUTHORIZATION=f"Token {key}")
-            barrier.wait(timeout=30)
-            return other.post(messages_url(session), {"text": text}, format="json")
-        finally:
-            connections.close_all()
-
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        answers = list(pool.map(tab, ["撤销", "undo that"]))
+    answers = _at_once(
+        user,
+        session,
+        (messages_url(session), {"text": "撤销"}),
+        (messages_url(session), {"text": "undo that"}),
+    )
     assert [answer.status_code for answer in answers] == [200, 200]
     tokens = [card["token"] for answer in answers for card in answer.json()["cards"]]
-    assert tokens  # at least one of them offered the undo
-    live = ActionCard.objects.filter(compensates_id=made["card_id"], state="ready")
-    assert live.count() == 1
-    statuses = sorted(confirm(client, token, session).status_code for token in tokens)
-    assert statuses == [200] + [410] * (len(tokens) - 1)
-    assert Todo.objects.filter(owner=user).count() == 0
+    _one_live_undo_runs_once(client, session, made, tokens)

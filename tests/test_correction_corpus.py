@@ -25,8 +25,6 @@ it or use its edit form). The figures are printed in the embedded pass of ``make
 
 from __future__ import annotations
 
-import csv
-import os
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -39,6 +37,7 @@ from agent.sessions import session_create
 from notes import services as note_services
 
 from .conftest import TEST_BACKEND
+from .follow_on_corpus import check_figures, load_rows
 from .test_intent_corpus import FROZEN_NOW, corpus_user  # noqa: F401 - the fixture
 
 # Notes besides the intent corpus's, so a search for each word lists several to pick from.
@@ -59,15 +58,6 @@ MORE_NOTES = [
 
 CORPUS = Path(__file__).parent / "data" / "correction_corpus.tsv"
 MIN_CORRECT = 0.90
-
-
-def load_rows() -> list[list[str]]:
-    with CORPUS.open(encoding="utf-8") as handle:
-        return [
-            row
-            for row in csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
-            if row and not row[0].startswith("#")
-        ]
 
 
 def _wanted(expect: str) -> dict[str, str]:
@@ -132,7 +122,7 @@ def test_correction_corpus_over_http(corpus_user, client_for, settings, capsys) 
     results: dict[str, Counter[str]] = {}
     failures: list[str] = []
     with time_machine.travel(FROZEN_NOW, tick=False):
-        for case_id, first_text, second_text, expect in load_rows():
+        for case_id, first_text, second_text, expect in load_rows(CORPUS):
             language = "zh-CN" if case_id.startswith("z") else "en"
             api = client_for(corpus_user, **{"Accept-Language": language})
             session = str(session_create(owner=corpus_user).id)
@@ -151,17 +141,10 @@ def test_correction_corpus_over_http(corpus_user, client_for, settings, capsys) 
             if outcome != "correct":
                 cards = [(card["tool"], card["args"]) for card in second.json()["cards"]]
                 failures.append(f"{case_id} [{outcome}] {second_text} -> {expect}; {cards}")
-    with capsys.disabled():
-        print("\nFollow-on corpus (tests/data/correction_corpus.tsv), over HTTP:")
-        for group, counts in results.items():
-            total = sum(counts.values())
-            print(
-                f"  {group:<4}{total:>5} correct {counts['correct']:>3} "
-                f"({counts['correct'] / total:.0%})  wrong {counts['wrong']}  "
-                f"missed {counts['missed']}"
-            )
-        if os.environ.get("LIGHTNOTE_CORPUS_VERBOSE"):
-            print("\n".join(failures))
-    assert results["all"]["wrong"] == 0, "\n".join(line for line in failures if "[wrong]" in line)
-    total = sum(results["all"].values())
-    assert results["all"]["correct"] / total >= MIN_CORRECT, "\n".join(failures)
+    check_figures(
+        "Follow-on corpus (tests/data/correction_corpus.tsv)",
+        results,
+        failures,
+        capsys=capsys,
+        min_correct=MIN_CORRECT,
+    )

@@ -207,13 +207,18 @@ def _outcome(case: Case, bodies: list[dict[str, Any]], titles: dict[str, str]) -
 @pytest.fixture
 def corpus_user(make_user: Any) -> Any:
     user = make_user("corpus", time_zone="Asia/Shanghai")
+    add_corpus_items(user)
+    return user
+
+
+def add_corpus_items(user: Any) -> None:
+    """The corpus's todos and notes, owned by ``user``."""
     for title, status, priority, due in TODOS:
         todo = todo_services.todo_create(owner=user, title=title, priority=priority, due_at=due)
         if status == "done":
             todo_services.todo_set_status(owner=user, todo_id=todo.id, status="done")
     for title, content in NOTES:
         note_services.note_create(owner=user, title=title, content=content)
-    return user
 
 
 def _report(results: dict[str, Counter[str]], total: dict[str, int]) -> str:

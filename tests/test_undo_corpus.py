@@ -12,8 +12,6 @@ button still offers it). The figures are printed in the embedded pass of ``make 
 
 from __future__ import annotations
 
-import csv
-import os
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -22,33 +20,18 @@ import pytest
 import time_machine
 
 from agent.sessions import session_create
-from notes import services as note_services
-from todos import services as todo_services
 
 from .conftest import TEST_BACKEND
-from .test_intent_corpus import FROZEN_NOW, NOTES, TODOS
+from .follow_on_corpus import check_figures, load_rows
+from .test_intent_corpus import FROZEN_NOW, add_corpus_items
 
 CORPUS = Path(__file__).parent / "data" / "undo_corpus.tsv"
 MIN_CORRECT = 0.95
 
 
-def load_rows() -> list[list[str]]:
-    with CORPUS.open(encoding="utf-8") as handle:
-        return [
-            row
-            for row in csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
-            if row and not row[0].startswith("#")
-        ]
-
-
 def _user(make_user: Any, number: int) -> Any:
     user = make_user(f"undo{number}", time_zone="Asia/Shanghai")
-    for title, status, priority, due in TODOS:
-        todo = todo_services.todo_create(owner=user, title=title, priority=priority, due_at=due)
-        if status == "done":
-            todo_services.todo_set_status(owner=user, todo_id=todo.id, status="done")
-    for title, content in NOTES:
-        note_services.note_create(owner=user, title=title, content=content)
+    add_corpus_items(user)
     return user
 
 
@@ -70,7 +53,7 @@ def test_undo_corpus_over_http(make_user, client_for, settings, capsys) -> None:
     results: dict[str, Counter[str]] = {}
     failures: list[str] = []
     with time_machine.travel(FROZEN_NOW, tick=False):
-        for number, (case_id, first_text, second_text, expect) in enumerate(load_rows()):
+        for number, (case_id, first_text, second_text, expect) in enumerate(load_rows(CORPUS)):
             language = "zh-CN" if case_id.startswith("z") else "en"
             user = _user(make_user, number)
             api = client_for(user, **{"Accept-Language": language})
@@ -93,17 +76,10 @@ def test_undo_corpus_over_http(make_user, client_for, settings, capsys) -> None:
             if outcome != "correct":
                 cards = [(c["tool"], c["args"]) for c in second.json()["cards"]]
                 failures.append(f"{case_id} [{outcome}] {second_text} -> {expect}; {cards}")
-    with capsys.disabled():
-        print("\nUndo corpus (tests/data/undo_corpus.tsv), over HTTP:")
-        for group, counts in results.items():
-            total = sum(counts.values())
-            print(
-                f"  {group:<4}{total:>5} correct {counts['correct']:>3} "
-                f"({counts['correct'] / total:.0%})  wrong {counts['wrong']}  "
-                f"missed {counts['missed']}"
-            )
-        if os.environ.get("LIGHTNOTE_CORPUS_VERBOSE"):
-            print("\n".join(failures))
-    assert results["all"]["wrong"] == 0, "\n".join(line for line in failures if "[wrong]" in line)
-    total = sum(results["all"].values())
-    assert results["all"]["correct"] / total >= MIN_CORRECT, "\n".join(failures)
+    check_figures(
+        "Undo corpus (tests/data/undo_corpus.tsv)",
+        results,
+        failures,
+        capsys=capsys,
+        min_correct=MIN_CORRECT,
+    )

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -316,3 +317,31 @@ def take_time(
     right = right.lstrip(STRIP) if not glue else right.strip()
     rest = (left + (glue if left and right else "") + right).strip()
     return rest, match.group().strip()
+
+
+def undo_of_clauses(
+    clauses: Iterable[str],
+    *,
+    said: Callable[[str], str | None],
+    went_wrong: Callable[[str], bool],
+    asks_nothing: Callable[[str], bool],
+) -> str | None:
+    """What a message's clauses ask to take back (each grammar's ``undo_request``): ``""``
+    any change, ``"open"`` / ``"done"`` a status said back to that state, None no undo.
+
+    One clause asks it (``said``); every other one says what went wrong (``went_wrong``: 我点错了,
+    "my bad") or asks nothing (``asks_nothing``: the grammar reads no request in it — 谢谢,
+    "Friday doesn't work"). Beside a state said back, only what went wrong: beside anything
+    else it may be about another item (整理书架其实还没弄完，改回未完成).
+    """
+    wanted: str | None = None
+    others: list[str] = []
+    for clause in clauses:
+        found = said(clause) if wanted is None else None
+        if found is not None:
+            wanted = found
+        elif not went_wrong(clause):
+            others.append(clause)
+    if wanted is None or (wanted and others):
+        return None
+    return wanted if all(asks_nothing(clause) for clause in others) else None

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from agent.planners.lexicon import STRIP
+from agent.planners.lexicon import STRIP, undo_of_clauses
 
 _OOPS = (
     r"(?:oops+|whoops+|oh|ah|ugh|argh|dang|damn|shoot|crap|hm+|uh+|um+|hey|hi|wait|no+"
@@ -119,32 +119,21 @@ _CLAUSE = re.compile(r"\s*(?:[,.!?;:~…]+|\s[\-–—]+\s)\s*")
 
 
 def undo_request(text: str, *, asks_nothing: Callable[[str], bool]) -> str | None:
-    """What taking back the last change ``text`` asks for, or None (it asks no undo).
-
-    ``""``: any change; ``"open"`` / ``"done"``: a status change, taken back to that state
-    ("mark it as not done again"). One clause asks it; every other one asks nothing
-    (``asks_nothing``: the grammar reads no request in it — "my bad", "Friday doesn't work").
-    """
+    """What taking back the last change ``text`` asks for, or None (it asks no undo):
+    ``lexicon.undo_of_clauses`` over its clauses (``""`` any change, ``"open"`` / ``"done"``
+    a status said back: "mark it as not done again")."""
     if not _MAY_ASK.search(text):
         return None
     body = re.sub(r"\s+", " ", text.strip())
     if not body or _NOT.search(body):
         return None
-    wanted: str | None = None
-    others: list[str] = []
-    for clause in filter(None, (part.strip(STRIP) for part in _CLAUSE.split(body))):
-        said = _said(clause) if wanted is None else None
-        if said is not None:
-            wanted = said
-        elif not _MISTAKE.search(clause):
-            others.append(clause)
-    # A state said back ("not done again") may sit beside a mistake only: beside anything else
-    # it may be about another item ("Renew passport isn't finished, set it back to open").
-    if wanted and others:
-        return None
-    if wanted is None or not all(asks_nothing(clause) for clause in others):
-        return None
-    return wanted
+    clauses = filter(None, (part.strip(STRIP) for part in _CLAUSE.split(body)))
+    return undo_of_clauses(
+        clauses,
+        said=_said,
+        went_wrong=lambda clause: bool(_MISTAKE.search(clause)),
+        asks_nothing=asks_nothing,
+    )
 
 
 def _said(clause: str) -> str | None:

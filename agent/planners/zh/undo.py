@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from agent.planners.lexicon import STRIP
+from agent.planners.lexicon import STRIP, undo_of_clauses
 from agent.planners.zh.slots import strip_polite
 
 # 撤销 撤回 还原 恢复 回滚 改回来 找回来 …
@@ -93,31 +93,18 @@ _CLAUSE = re.compile(r"[，,。！!？?；;…~～\s]+")
 
 
 def undo_request(text: str, *, asks_nothing: Callable[[str], bool]) -> str | None:
-    """What taking back the last change ``text`` asks for, or None (it asks no undo).
-
-    ``""``: any change; ``"open"`` / ``"done"``: a status change, taken back to that state
-    (改回未完成). One clause asks it; every other one says what went wrong (我点错了,
-    时间改错了) or asks nothing (``asks_nothing``: the grammar reads no request in it —
-    谢谢); beside a state said back, only what went wrong.
-    """
+    """What taking back the last change ``text`` asks for, or None (it asks no undo):
+    ``lexicon.undo_of_clauses`` over its clauses (``""`` any change, ``"open"`` / ``"done"``
+    a status said back: 改回未完成)."""
     body = text.strip()
     if not body or not _MAY_ASK.search(body) or _NOT.search(body):
         return None
-    wanted: str | None = None
-    others: list[str] = []
-    for clause in filter(None, (part.strip(STRIP) for part in _CLAUSE.split(body))):
-        said = _said(clause) if wanted is None else None
-        if said is not None:
-            wanted = said
-        elif not (_MISTAKE.search(clause) or _ONLY_OOPS.fullmatch(clause)):
-            others.append(clause)
-    # A state said back (改回未完成) may sit beside a mistake only: beside anything else it may
-    # be about another item (整理书架其实还没弄完，改回未完成).
-    if wanted and others:
-        return None
-    if wanted is None or not all(asks_nothing(clause) for clause in others):
-        return None
-    return wanted
+    clauses = filter(None, (part.strip(STRIP) for part in _CLAUSE.split(body)))
+    return undo_of_clauses(clauses, said=_said, went_wrong=_went_wrong, asks_nothing=asks_nothing)
+
+
+def _went_wrong(clause: str) -> bool:
+    return bool(_MISTAKE.search(clause) or _ONLY_OOPS.fullmatch(clause))
 
 
 def _said(clause: str) -> str | None:
