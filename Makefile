@@ -39,6 +39,12 @@ browser-deps:
 	    || { echo "Could not install chromium: the browser test will be skipped."; \
 	         if [ -n "$$REQUIRE_SERVICES" ]; then exit 1; fi; }; \
 	fi
+	@# A CJK font, so the screenshots the browser tests take show Chinese (not boxes); optional.
+	@if [ -x /usr/bin/chromium ] && ! fc-list 2>/dev/null | grep -qi "wenquanyi\|noto sans cjk"; then \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq fonts-wqy-microhei >/dev/null 2>&1 \
+	    || echo "No CJK font installed: screenshots show Chinese as boxes (the tests do not need it)."; \
+	fi
 
 $(RUNTIME_STAMP): requirements.txt
 	@$(MAKE) --no-print-directory system-deps
