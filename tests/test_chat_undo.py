@@ -369,3 +369,29 @@ def test_two_tabs_saying_undo_at_once_leave_one_live_card(user: Any, round_numbe
     assert [answer.status_code for answer in answers] == [200, 200]
     tokens = [card["token"] for answer in answers for card in answer.json()["cards"]]
     _one_live_undo_runs_once(client, session, made, tokens)
+
+
+@pytest.mark.django_db
+def test_the_chat_page_offers_no_undo_of_a_change_already_taken_back(user: Any) -> None:
+    from zoneinfo import ZoneInfo
+
+    from agent.models import AgentSession
+    from agent.web.history import history_entries
+
+    client, session = _chat(user)
+    made = _confirmed(client, session, "帮我加个待办：明天上午10点开会")
+    conversation = AgentSession.objects.get(id=session)
+
+    def offers_undo() -> dict[str, bool]:
+        entries = history_entries(conversation, locale="zh-CN", zone=ZoneInfo("Asia/Shanghai"))
+        return {
+            card["card_id"]: bool(card.get("undo"))
+            for entry in entries
+            for card in entry.get("cards", [])
+        }
+
+    assert offers_undo()[made["card_id"]] is True
+    (undo_card,) = send_message(client, session, "撤销")["cards"]
+    assert offers_undo()[made["card_id"]] is True  # its undo card has not run yet
+    assert confirm(client, undo_card["token"], session).json()["outcome"]["ok"] is True
+    assert offers_undo() == {made["card_id"]: False, undo_card["card_id"]: False}

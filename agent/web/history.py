@@ -41,8 +41,11 @@ def history_card_view(
     now: datetime,
     payload: dict[str, Any] | None = None,
     subject: Any = None,
+    undone: bool = False,
 ) -> dict[str, Any]:
     """Return a history card: as issued, with its real state from the lifecycle row.
+
+    ``undone``: an undo card of it has run, so it offers no undo (one would answer 409).
 
     Its preview is rendered again in the page's language from the stored prepared values.
 
@@ -78,7 +81,7 @@ def history_card_view(
         view["void_text"] = translate(
             f"CHAT_VOIDED_{reason.upper()}" if reason else "CHAT_VOIDED_SUPERSEDED", locale
         )
-    if state == "succeeded" and row.compensates_id is None:
+    if state == "succeeded" and row.compensates_id is None and not undone:
         view["undo"] = undo_offer(
             card_id=str(row.id), tool=row.tool, session_id=row.session_id, settled_at=row.settled_at
         )
@@ -113,6 +116,14 @@ def history_entries(
     # The card rows on the page (prefetched): a final reply's receipt note is rendered again
     # in the page's language from its card's stored result, like the card's own summary.
     rows = {str(row.id): row for message in recent for row in message.cards.all()}
+    # Cards an undo card on the page has taken back (it is always later than its card).
+    undone = {
+        row.compensates_id
+        for row in rows.values()
+        if row.compensates_id
+        and row.state == ActionCard.State.SETTLED
+        and row.outcome_kind == ActionCard.OutcomeKind.SUCCEEDED
+    }
     for message in reversed(recent):
         dom_id = f"m-{message.id}"
         if message.role == Message.Role.USER:
@@ -142,6 +153,7 @@ def history_entries(
                 now=now,
                 payload=message.payload or {},
                 subject=subject,
+                undone=row.id in undone,
             )
             for index, row in enumerate(message.cards.all())
         ]
