@@ -36,6 +36,7 @@ SESSIONS_URL = "/api/v1/agent/sessions/"
 CONFIRM_URL = "/api/v1/agent/confirmations/confirm/"
 REJECT_URL = "/api/v1/agent/confirmations/reject/"
 STATUS_URL = "/api/v1/agent/confirmations/status/"
+UNDO_URL = "/api/v1/agent/confirmations/undo/"
 TODOS_URL = "/api/v1/todos/"
 CLOSED_PORT_URL = "redis://127.0.0.1:1/0"  # nothing listens there: connections are refused
 
@@ -63,6 +64,12 @@ def open_session(client: APIClient) -> str:
     response = client.post(SESSIONS_URL, {}, format="json")
     assert response.status_code == 201, response.content
     return response.json()["id"]
+
+
+def chat_in(user: Any, language: str = "zh-CN") -> tuple[APIClient, str]:
+    """A token client of ``user`` speaking ``language``, and a new conversation of theirs."""
+    client = token_client(user, **{"Accept-Language": language})
+    return client, open_session(client)
 
 
 def send_message(client: APIClient, session_id: str, text: str) -> dict[str, Any]:

@@ -31,12 +31,11 @@ from todos.models import Todo
 
 from .agent_helpers import (
     card_key_of,
+    chat_in,
     confirm,
     error_code,
     messages_url,
-    open_session,
     send_message,
-    token_client,
 )
 
 
@@ -118,15 +117,10 @@ def wednesday() -> Iterator[None]:
         yield
 
 
-def _chat(user: Any, language: str = "zh-CN") -> tuple[APIClient, str]:
-    client = token_client(user, **{"Accept-Language": language})
-    return client, open_session(client)
-
-
 @pytest.mark.django_db
 @pytest.mark.usefixtures("wednesday")
 def test_a_correction_replaces_the_card_and_only_the_new_one_runs(user: Any) -> None:
-    client, session = _chat(user)
+    client, session = chat_in(user)
     (old,) = send_message(client, session, "帮我加个待办：明天上午10点开会")["cards"]
     body = send_message(client, session, "不对，改成下午5点")
     (new,) = body["cards"]
@@ -155,7 +149,7 @@ def test_a_correction_replaces_the_card_and_only_the_new_one_runs(user: Any) -> 
 @pytest.mark.django_db
 @pytest.mark.usefixtures("wednesday")
 def test_corrections_chain_and_keep_what_they_do_not_change(user: Any) -> None:
-    client, session = _chat(user, "en")
+    client, session = chat_in(user, "en")
     (first,) = send_message(client, session, "add a todo to call the bank tomorrow at 11am")[
         "cards"
     ]
@@ -173,7 +167,7 @@ def test_corrections_chain_and_keep_what_they_do_not_change(user: Any) -> None:
 
 @pytest.mark.django_db
 def test_a_card_that_is_running_is_not_corrected(user: Any) -> None:
-    client, session = _chat(user)
+    client, session = chat_in(user)
     (old,) = send_message(client, session, "帮我加个待办：明天上午10点开会")["cards"]
     get_redis().hset(card_key_of(old["token"]), "state", "running")  # another tab's claim
     body = send_message(client, session, "不对，改成下午5点")
@@ -195,7 +189,7 @@ def test_only_one_card_with_that_field_is_corrected(user: Any, first: str, then:
     from todos import services
 
     services.todo_create(owner=user, title="交房租")
-    client, session = _chat(user)
+    client, session = chat_in(user)
     shown = send_message(client, session, first)["cards"]
     body = send_message(client, session, then)
     assert body["cards"] == []
@@ -208,7 +202,7 @@ def test_only_one_card_with_that_field_is_corrected(user: Any, first: str, then:
 def test_a_correction_racing_a_confirm_of_the_old_card_runs_one_of_them(
     user: Any, round_number: int
 ) -> None:
-    client, session = _chat(user)
+    client, session = chat_in(user)
     (old,) = send_message(client, session, "帮我加个待办：明天上午10点开会")["cards"]
     key = Token.objects.get(user=user).key
     barrier = threading.Barrier(2)
@@ -239,7 +233,7 @@ def test_a_correction_racing_a_confirm_of_the_old_card_runs_one_of_them(
 @pytest.mark.django_db
 @pytest.mark.usefixtures("wednesday")
 def test_a_correction_in_traditional_characters(user: Any) -> None:
-    client, session = _chat(user)
+    client, session = chat_in(user)
     send_message(client, session, "幫我加個待辦：明天上午10點開會")
     (new,) = send_message(client, session, "不對，是週五")["cards"]
     assert new["args"]["due_at"] == "2026-12-04T23:59:00+08:00"

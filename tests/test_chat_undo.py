@@ -28,17 +28,17 @@ from todos import services as todo_services
 from todos.models import Todo
 
 from .agent_helpers import (
+    UNDO_URL,
     card_key_of,
+    chat_in,
     confirm,
     error_code,
     messages_url,
     open_session,
+    reject,
     send_message,
-    token_client,
 )
 from .test_conversation_api import final_reply
-
-UNDO_URL = "/api/v1/agent/confirmations/undo/"
 
 
 @pytest.mark.parametrize(
@@ -103,11 +103,6 @@ def test_a_mishap_reported_alone_is_no_delete(text: str) -> None:
     assert zh.interpret(text).tool is None  # was a delete of a todo titled 刚刚误
 
 
-def _chat(user: Any, language: str = "zh-CN") -> tuple[APIClient, str]:
-    client = token_client(user, **{"Accept-Language": language})
-    return client, open_session(client)
-
-
 def _confirmed(client: APIClient, session: str, text: str) -> dict[str, Any]:
     (card,) = send_message(client, session, text)["cards"]
     assert confirm(client, card["token"], session).json()["outcome"]["ok"] is True
@@ -120,7 +115,7 @@ def _codes(body: dict[str, Any]) -> list[str]:
 
 @pytest.mark.django_db
 def test_undo_said_in_chinese_offers_the_compensating_card_and_it_runs_once(user: Any) -> None:
-    client, session = _chat(user)
+    client, session = chat_in(user)
     made = _confirmed(client, session, "帮我加个待办：明天上午10点开会")
     body = send_message(client, session, "撤销刚才的操作")
     (card,) = body["cards"]
@@ -156,7 +151,7 @@ def test_undo_said_in_chinese_offers_the_compensating_card_and_it_runs_once(user
 @pytest.mark.django_db
 def test_undo_said_in_english_restores_a_deleted_todo(user: Any) -> None:
     todo = todo_services.todo_create(owner=user, title="Buy milk", priority=2)
-    client, session = _chat(user, "en")
+    client, session = chat_in(user, "en")
     made = _confirmed(client, session, "delete the todo Buy milk")
     body = send_message(client, session, "ugh I deleted the wrong one. restore it please")
     (card,) = body["cards"]
@@ -172,7 +167,7 @@ def test_undo_said_in_english_restores_a_deleted_todo(user: Any) -> None:
 @pytest.mark.django_db
 def test_a_status_taken_back_by_its_state_is_an_undo_only_of_that_change(user: Any) -> None:
     todo_services.todo_create(owner=user, title="Pay rent")
-    client, session = _chat(user, "en")
+    client, session = chat_in(user, "en")
     done = _confirmed(client, session, "mark Pay rent as done")
     (card,) = send_message(client, session, "mark it as not done again")["cards"]
     assert (card["tool"], card["args"]["status"]) == ("set_todo_status", "open")
@@ -181,12 +176,14 @@ def test_a_status_taken_back_by_its_state_is_an_undo_only_of_that_change(user: A
     # After a create, "not done again" is no undo (deleting the todo would be wrong).
     _confirmed(client, session, "add a todo: call the plumber tomorrow at 9am")
     body = send_message(client, session, "mark it as not done again")
-    assert all(not card.get("compensates_id") for card in body["cards"])
+    assert body["cards"] == []  # no delete of the plumber todo, and no reopen of Pay rent
+    assert not [n for n in body["notices"] if str(n["code"]).startswith("UNDO_")]
+    assert Todo.objects.filter(owner=user, title__icontains="plumber").exists()
 
 
 @pytest.mark.django_db
 def test_nothing_to_undo_is_said_and_a_waiting_card_is_left_alone(user: Any) -> None:
-    client, session = _chat(user)
+    client, session = chat_in(user)
     body = send_message(client, session, "撤销")  # the rules planner's answer
     assert (body["cards"], body["notices"]) == ([], [])
     assert body["reply"].startswith("这个对话里还没有执行过任何操作，没有可以撤销的。")
@@ -204,15 +201,10 @@ def test_nothing_to_undo_is_said_and_a_waiting_card_is_left_alone(user: Any) -> 
 
 @pytest.mark.django_db
 def test_a_rejected_card_is_passed_over_and_another_conversation_has_nothing(user: Any) -> None:
-    client, session = _chat(user)
+    client, session = chat_in(user)
     made = _confirmed(client, session, "帮我加个待办：明天上午10点开会")
     (later,) = send_message(client, session, "帮我加个待办：后天买菜")["cards"]
-    rejected = client.post(
-        "/api/v1/agent/confirmations/reject/",
-        {"token": later["token"], "session_id": session},
-        format="json",
-    )
-    assert rejected.status_code == 200
+    assert reject(client, later["token"], session).status_code == 200
     (card,) = send_message(client, session, "撤销")["cards"]
     assert card["compensates_id"] == made["card_id"]
 
@@ -224,7 +216,7 @@ def test_a_rejected_card_is_passed_over_and_another_conversation_has_nothing(use
 
 @pytest.mark.django_db
 def test_asking_again_while_the_undo_card_waits_issues_no_second_one(user: Any) -> None:
-    client, session = _chat(user)
+    client, session = chat_in(user)
     _confirmed(client, session, "帮我加个待办：明天上午10点开会")
     (first,) = send_message(client, session, "撤销")["cards"]
     body = send_message(client, session, "撤回吧")
@@ -235,7 +227,7 @@ def test_asking_again_while_the_undo_card_waits_issues_no_second_one(user: Any) 
 
 @pytest.mark.django_db
 def test_past_the_window_or_after_a_later_change_nothing_is_offered(user: Any) -> None:
-    client, session = _chat(user)
+    client, session = chat_in(user)
     made = _confirmed(client, session, "帮我加个待办：明天上午10点开会")
     settled = ActionCard.objects.get(id=made["card_id"]).settled_at
     window = timedelta(seconds=settings.LIGHTNOTE_UNDO_WINDOW + 5)
@@ -290,7 +282,7 @@ def _one_live_undo_runs_once(
 def test_undo_said_and_undo_endpoint_at_once_leave_one_live_card(
     user: Any, round_number: int
 ) -> None:
-    client, session = _chat(user)
+    client, session = chat_in(user)
     made = _confirmed(client, session, "帮我加个待办：明天上午10点开会")
     by_endpoint, by_chat = _at_once(
         user,
@@ -313,7 +305,7 @@ def test_staff_viewing_as_the_user_get_a_notice_and_never_an_undo_card(
     client_for: Any, make_user: Any, user: Any
 ) -> None:
     staff = make_user("staff", is_staff=True)
-    client, session = _chat(user)
+    client, session = chat_in(user)
     made = _confirmed(client, session, "帮我加个待办：明天上午10点开会")
     started = client_for(staff).post(
         "/api/v1/admin/impersonation/", {"user_id": user.id, "mode": "readonly"}, format="json"
@@ -346,7 +338,7 @@ def test_the_final_reply_after_an_undo_is_kept_by_the_guard(
     both with "not executed": their capabilities had no kind of write)."""
     todo_services.todo_create(owner=user, title="买菜")
     todo_services.todo_create(owner=user, title="Buy milk")
-    client, session = _chat(user, language)
+    client, session = chat_in(user, language)
     _confirmed(client, session, first)
     (card,) = send_message(client, session, said)["cards"]
     assert confirm(client, card["token"], session).json()["outcome"]["ok"] is True
@@ -358,7 +350,7 @@ def test_the_final_reply_after_an_undo_is_kept_by_the_guard(
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("round_number", range(4))
 def test_two_tabs_saying_undo_at_once_leave_one_live_card(user: Any, round_number: int) -> None:
-    client, session = _chat(user)
+    client, session = chat_in(user)
     made = _confirmed(client, session, "帮我加个待办：明天上午10点开会")
     answers = _at_once(
         user,
@@ -378,7 +370,7 @@ def test_the_chat_page_offers_no_undo_of_a_change_already_taken_back(user: Any) 
     from agent.models import AgentSession
     from agent.web.history import history_entries
 
-    client, session = _chat(user)
+    client, session = chat_in(user)
     made = _confirmed(client, session, "帮我加个待办：明天上午10点开会")
     conversation = AgentSession.objects.get(id=session)
 

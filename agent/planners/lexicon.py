@@ -319,6 +319,12 @@ def take_time(
     return rest, match.group().strip()
 
 
+def asks_for_nothing(intent: Intent) -> bool:
+    """The intent asks for nothing (help, or a guess it would only ask about): a clause
+    beside an undo that may stand (``undo_of_clauses``)."""
+    return intent.tool is None or intent.slot == SLOT_INTENT
+
+
 def undo_of_clauses(
     clauses: Iterable[str],
     *,

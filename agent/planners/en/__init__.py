@@ -51,7 +51,7 @@ from agent.planners.en.writes import (
     todo_fields,
     write_intent,
 )
-from agent.planners.lexicon import HELP, SLOT_INTENT, Intent, ask, outside_quotes
+from agent.planners.lexicon import HELP, SLOT_INTENT, Intent, ask, asks_for_nothing, outside_quotes
 
 _NEGATED = re.compile(r"^(?:don'?t|do\s+not|never|no\s+need\s+to|not\s+now)\b", re.IGNORECASE)
 # "if it snows tomorrow, remind me…": a write on a condition the planner cannot check is no
@@ -421,12 +421,7 @@ def interpret(text: str) -> Intent:
 def undo_request(text: str) -> str | None:
     """Whether ``text`` asks to take back the last change (``undo.undo_request``): its
     other clauses may only say what went wrong, none may ask for something else."""
-    return undo.undo_request(text, asks_nothing=_asks_nothing)
-
-
-def _asks_nothing(clause: str) -> bool:
-    intent = interpret(clause)
-    return intent.tool is None or intent.slot == SLOT_INTENT
+    return undo.undo_request(text, asks_nothing=lambda clause: asks_for_nothing(interpret(clause)))
 
 
 __all__ = [

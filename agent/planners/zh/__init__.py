@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from agent.planners.lexicon import HELP, SLOT_INTENT, Intent, ask, outside_quotes
+from agent.planners.lexicon import HELP, SLOT_INTENT, Intent, ask, asks_for_nothing, outside_quotes
 from agent.planners.zh import undo
 from agent.planners.zh.answers import (
     is_no,
@@ -380,12 +380,7 @@ def _interpret(text: str) -> Intent:
 def undo_request(text: str) -> str | None:
     """Whether ``text`` asks to take back the last change (``undo.undo_request``): its
     other clauses may only say what went wrong, none may ask for something else."""
-    return undo.undo_request(text, asks_nothing=_asks_nothing)
-
-
-def _asks_nothing(clause: str) -> bool:
-    intent = interpret(clause)
-    return intent.tool is None or intent.slot == SLOT_INTENT
+    return undo.undo_request(text, asks_nothing=lambda clause: asks_for_nothing(interpret(clause)))
 
 
 __all__ = [
