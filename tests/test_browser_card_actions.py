@@ -193,9 +193,15 @@ def test_browser_undo_said_in_the_chat_offers_a_card_and_only_its_confirm_undoes
         undo_card.wait_for()
         undo_text = undo_card.inner_text()
         violations = _serious_violations(page)
+        # Until the undo card runs, the first card still offers its own undo.
+        undo_offered_before = page.get_by_role("button", name="撤销", exact=True).count()
         _shot(page, f"chat-undo-said-{viewport}")
         undo_card.get_by_role("button", name="确认执行").click()
         page.locator(".outcome-succeeded").nth(1).wait_for()
+        # Once it has, the first card's undo button gives way to a note, without a reload.
+        page.locator(".undo-ran").wait_for()
+        undo_ran_text = page.locator(".undo-ran").inner_text()
+        undo_offered_after = page.get_by_role("button", name="撤销", exact=True).count()
         # the final reply, from the undo's receipt (kept by the guard)
         final = page.locator(".msg-final").nth(1)
         final.wait_for()
@@ -213,6 +219,9 @@ def test_browser_undo_said_in_the_chat_offers_a_card_and_only_its_confirm_undoes
     assert violations == []
     assert "已删除待办「开会」。" in final_text
     assert "尚未执行" not in final_text
+    assert undo_offered_before == 1
+    assert undo_offered_after == 0
+    assert undo_ran_text == "已撤销：见下方的撤销卡。"
     assert undo_buttons == 0
     assert Todo.objects.count() == 0
     assert sorted(ActionReceipt.objects.values_list("tool", flat=True)) == [

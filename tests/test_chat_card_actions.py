@@ -199,6 +199,33 @@ def test_undo_on_a_succeeded_outcome_issues_the_compensating_card(page: Client) 
     assert "UNDO_ALREADY_DONE" in refused.content.decode()
 
 
+def test_an_undo_that_ran_names_the_card_it_took_back_and_links_to_the_trash(
+    page: Client,
+) -> None:
+    html = send(page, SEED).content.decode()
+    outcome = confirm_html(page, html)
+    [undo] = forms_posting_to(outcome, "/chat/undo/")
+    created_card = undo.fields["card_id"]
+    assert f'data-undo-of="{created_card}"' in outcome
+    todo = Todo.objects.get()
+    assert f'href="/todos/{todo.id}/"' in outcome
+    undo_card = page.post("/chat/undo/", undo.fields, **HTMX).content.decode()
+    undone = confirm_html(page, undo_card)
+    assert "outcome-succeeded" in undone
+    # The page stops offering the first card's undo (app.js reads data-undid), and the undo
+    # card offers none of its own: what the history shows after a reload.
+    assert f'data-undid="{created_card}"' in undone
+    assert forms_posting_to(undone, "/chat/undo/") == []
+    # The deleted todo's own page answers 404 now: the link goes to the trash, which lists it.
+    assert f'href="/todos/{todo.id}/"' not in undone
+    assert 'href="/todos/trash/">在回收站中查看</a>' in undone
+    assert page.get(f"/todos/{todo.id}/").status_code == 404
+    assert todo.title in page.get("/todos/trash/").content.decode()
+    reloaded = page.get("/").content.decode()
+    assert reloaded.count('href="/todos/trash/">在回收站中查看</a>') == 1
+    assert reloaded.count(f'href="/todos/{todo.id}/">打开</a>') == 1  # the create's card
+
+
 def test_undo_is_not_offered_after_the_window(page: Client, settings: Any) -> None:
     settings.LIGHTNOTE_UNDO_WINDOW = 0
     html = send(page, SEED).content.decode()

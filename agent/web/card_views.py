@@ -1,5 +1,6 @@
 """What the chat shows around a card besides the card itself (issue 15): a choice card and
-its candidates, a ready card's edit form, and the undo offer of a succeeded card.
+its candidates, a ready card's edit form, the undo offer of a succeeded card and the card
+an undo card took back.
 
 Nothing here writes; times are shown in the subject's zone.
 """
@@ -15,7 +16,7 @@ from django.utils import timezone
 
 from agent import choice_store
 from agent.card_edits import editable_fields
-from agent.models import Choice
+from agent.models import ActionCard, Choice
 from agent.tools import Tool, registry
 from lightnote.i18n import translate
 
@@ -149,3 +150,12 @@ def undo_offer(
     if (timezone.now() - settled_at).total_seconds() >= window:
         return None
     return {"card_id": card_id, "session_id": str(session_id)}
+
+
+def undone_card_id(card_id: Any) -> str | None:
+    """Return the id of the card that ``card_id`` (an undo card that has just run) took back,
+    so the page can stop offering that card's undo; None for any other card (one query)."""
+    compensates = (
+        ActionCard.objects.filter(id=card_id).values_list("compensates_id", flat=True).first()
+    )
+    return str(compensates) if compensates else None

@@ -168,16 +168,26 @@ def user_entry(
 
 
 ITEM_PAGES = {"todo": "todo-detail-page", "note": "note-detail-page"}
+# Tools whose receipt names an item they moved to the trash: its own page answers 404 now,
+# so the link goes to the trash, where it can be seen and restored.
+TRASHED_BY = {"delete_todo": "todo-trash-page", "discard_note": "note-trash-page"}
 
 
-# What a history card says for each state it can be in (the lifecycle row's, read now).
-def item_link(resource: dict[str, Any] | None) -> str:
-    """Return the page of the todo or note a receipt names, else ""."""
-    resource = resource or {}
+def item_link(receipt: dict[str, Any] | None, locale: str) -> dict[str, str] | None:
+    """Return the link to the todo or note a receipt names (``url`` and ``label``), or to
+    the trash when the receipt's action moved it there; None when it names no item."""
+    receipt = receipt or {}
+    resource = receipt.get("resource") or {}
     name = ITEM_PAGES.get(str(resource.get("type", "")))
     if not name or not resource.get("id"):
-        return ""
-    return reverse(name, args=[resource["id"]])
+        return None
+    trash = TRASHED_BY.get(str(receipt.get("tool", "")))
+    if trash:
+        return {"url": reverse(trash), "label": translate("CHAT_OPEN_TRASH", locale)}
+    return {
+        "url": reverse(name, args=[resource["id"]]),
+        "label": translate("CHAT_OPEN_ITEM", locale),
+    }
 
 
 def time_view(at: datetime | None, zone: ZoneInfo) -> dict[str, str] | None:
@@ -233,7 +243,7 @@ def outcome_view(
         "heading": translate(f"CHAT_OUTCOME_{kind.upper()}", locale),
         "undo": undo,
         "receipt": receipt,
-        "item_link": item_link(receipt.get("resource")) if receipt else "",
+        "item_link": item_link(receipt, locale),
         "error": _page_error(outcome.get("error"), locale),
         "poll": kind in (CardState.RUNNING, OutcomeKind.UNKNOWN),
     }

@@ -64,6 +64,7 @@ CHAT_TEXTS: dict[str, tuple[str, str]] = {
         "This card failed its integrity check.",
     ),
     "CHAT_OPEN_ITEM": ("打开", "Open"),
+    "CHAT_OPEN_TRASH": ("在回收站中查看", "See it in the trash"),
     "CHAT_PROBLEM_LOGIN": (
         "登录已过期，请重新登录；你输入的内容仍保留在输入框中。",
         "Your login has expired: log in again. Your text is still in the box.",
@@ -167,6 +168,8 @@ CHAT_TEXTS: dict[str, tuple[str, str]] = {
         "撤销会生成一张确认卡，确认后才会执行。",
         "Undo issues a card; nothing changes until you confirm it.",
     ),
+    # Shown in place of a card's undo button once an undo card of it has run on this page.
+    "CHAT_UNDO_RAN": ("已撤销：见下方的撤销卡。", "Undone: see the undo card below."),
     "CHAT_CONVERSATION_NOT_FOUND": (
         "这个对话不存在或不属于你，请刷新页面。",
         "This conversation does not exist or is not yours; reload the page.",

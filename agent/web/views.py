@@ -27,6 +27,7 @@ from django.views.decorators.http import require_GET
 
 from agent import continuations, conversation, execution
 from agent.models import MESSAGE_MAX
+from agent.web.card_views import undone_card_id
 from agent.web.conversation_list import conversation_item
 from agent.web.conversations import (
     open_conversation,
@@ -187,6 +188,13 @@ def _card_action(
         view = outcome_view(
             answer, locale=locale, zone=zone_of(actor), session_id=fields.session_id
         )
+        if view["receipt"]:
+            # An undo card that ran: the card it took back stops offering its undo on the
+            # page (app.js), and the undo card offers none of its own — as the history
+            # shows both after a reload.
+            view["undid"] = undone_card_id(view["receipt"].get("action_id"))
+            if view["undid"]:
+                view["undo"] = None
         return Fragment(
             "agent/outcome.html",
             {

@@ -120,6 +120,23 @@
     }
   });
 
+  // An undo card that ran (its outcome names the card it took back, data-undid): that
+  // card's "Undo" button, still on the page when the undo was asked for in the chat, gives
+  // way to a note, as the history shows it after a reload.
+  document.addEventListener("htmx:afterSettle", function () {
+    var outcomes = document.querySelectorAll("article[data-undid]");
+    Array.prototype.forEach.call(outcomes, function (outcome) {
+      var selector = '.undo-area[data-undo-of="' + CSS.escape(outcome.dataset.undid) + '"] > .undo-form';
+      Array.prototype.forEach.call(document.querySelectorAll(selector), function (form) {
+        var note = document.createElement("p");
+        note.className = "hint undo-ran";
+        note.textContent = outcome.dataset.undidText || "";
+        form.parentNode.replaceChild(note, form);
+      });
+      outcome.removeAttribute("data-undid");
+    });
+  });
+
   // Enter sends, Shift+Enter adds a line; never while an input method is composing
   // (Chinese input confirms its candidates with Enter).
   document.addEventListener("keydown", function (event) {
