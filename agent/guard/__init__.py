@@ -23,7 +23,7 @@ from typing import Any
 
 from agent.guard import grammar_en, grammar_zh
 from agent.guard.backing import Backing, backing_for, is_backed, normalise_name
-from agent.guard.claims import Claim
+from agent.guard.claims import Claim, is_sweeping
 from agent.guard.text import Clause, clauses, remove_spans, restore
 from lightnote.i18n import DEFAULT_LOCALE, normalize_locale
 
@@ -51,7 +51,9 @@ _STATE_WAS_SO = re.compile(
     # "…is already marked done — you checked it off on Monday": the user did it
     r"|\byou\s+(?:already\s+|just\s+)?(?:checked|ticked|crossed|marked|completed|finished|did"
     r"|deleted|removed|added|created|moved|changed)\b"
-    r"|(?:你|您)[^，。]{0,8}(?:勾|完成|标记|删|加|建|改)[^，。]{0,4}了",
+    r"|(?:你|您)[^，。]{0,8}(?:勾|剔|完成|标记|删|加|建|改)[^，。]{0,4}(?:了|的)"
+    # "… is already marked done — the history says that happened Tuesday": it was so before
+    r"|\b(?:history|activity\s+log|log)\s+(?:says|shows)\b",
     re.IGNORECASE,
 )
 _ALREADY_STATE = re.compile(
@@ -168,7 +170,11 @@ _PAST_WHEN = re.compile(
 # "本来想帮你删掉的，但…" / "I would have deleted it, but it's pinned": what did not happen,
 # and why.
 _COUNTERFACTUAL = re.compile(
-    r"(?:本来想|本想|原本想|原想|原本打算|本打算|\bwould\s+have\b|\bwas\s+going\s+to\b)"
+    # 要是当时你点了确认，这条待办现在就已经被标成完成了——不过你没点: a past condition
+    r"(?:(?:要是|如果|假如|若是?)(?:当时|那时|刚才|之前|早先)[^。！？\n]*(?:不过|但是?|可是)"
+    r"[^。！？\n]*(?:没|未|不)"
+    r"|\bhad\s+you\s+\w+[^.!?\n]*\b(?:but|however)\b[^.!?\n]*\b(?:didn'?t|did\s+not|haven'?t|not)\b)"
+    r"|(?:本来想|本想|原本想|原想|原本打算|本打算|\bwould\s+have\b|\bwas\s+going\s+to\b)"
     r".*(?:但|可是|不过|\bbut\b|\bhowever\b)"
     # … and what kept it from happening ("but I've already deleted it" is a claim)
     r".*(?:无法|不能|没法|动不了|不了|没有|没能|未能|锁定|\bcan'?t\b|\bcannot\b|\bcouldn'?t\b"
@@ -178,7 +184,8 @@ _COUNTERFACTUAL = re.compile(
 )
 # "优先级：普通 → 高（已修改）" / "(changed)": a parenthesis that reports an event.
 _EVENT_NOTE = re.compile(
-    r"[（(]\s*(?:just\s+)?(?P<event>已(?:经)?(?:修改|更新|删除|恢复|添加|创建|保存|调整|移除)"
+    r"[（(]\s*(?:just\s+)?(?P<event>已(?:经)?(?:修改|更新|删除|恢复|添加|创建|保存|调整|移除|改期|延期"
+    r"|推迟|重命名|改名|新增|移动)"
     r"|(?:刚刚|刚才)(?:修改|更新|删除|恢复|添加|创建|保存|调整|移除|改)(?:的|过|好了|了)?"
     r"|changed|updated|deleted|removed|restored|added|created|saved|adjusted|edited)"
     r"(?:\s+(?:just\s+now|now|a\s+moment\s+ago))?\s*[)）]",
@@ -187,7 +194,9 @@ _EVENT_NOTE = re.compile(
 # "Noted — I'll act once you confirm" / "我都记下来了，会按顺序准备确认卡片": "noted" takes in
 # the request when the same sentence sends the user to a card.
 _TO_CARD = re.compile(
-    r"确认卡|卡片|确认后|确认之后|等你确认|\bcards?\b|\b(?:once|after|when)\s+you\s+confirm",
+    r"确认卡|卡片|确认后|确认之后|等你确认|\bcards?\b|\b(?:once|after|when|until|till)\s+you\s+confirm"
+    # "Here's a preview of the changes: …": what a card would do
+    r"|\bpreview\b|预览",
     re.IGNORECASE,
 )
 # "以下是我做的修改，请确认" / "Here is what I changed, please confirm": a header over a
@@ -216,7 +225,9 @@ _CANCELLED = re.compile(r"取消|cancell?ed", re.IGNORECASE)
 _OPEN_LABEL = re.compile(r"(?:open|pending|to\s+do|未完成|进行中|待完成)\s*[:：]", re.IGNORECASE)
 _CONDITION_HEAD = re.compile(
     r"^(?:如果|若|假如|要是|一旦|只要|等你|待你|确认后|确认之后|在你确认|你确认后|你确认之后"
-    r"|if|once|when|after|as\s+soon\s+as|upon|before)\b",
+    r"|if|once|when|after|as\s+soon\s+as|upon|before)\b"
+    # "Before we move on, …", "before I forget —": a turn of speech, no condition
+    r"(?!\s+(?:we|i)\s+(?:move\s+on|go\s+on|continue|forget|wrap\s+up)\b)",
     re.IGNORECASE,
 )
 
@@ -377,7 +388,88 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
             # "完成了 13 条，完成率 65%": counts a report gives
             and not (clause.sentence in rated and claim.kind == "status")
         )
+    if found and _SEVERAL_DONE.search(text):
+        # "批量删除结果：成功：4", "Marking done… 5/5": several writes, never one action's
+        found = [
+            FoundClaim(dataclasses.replace(entry.claim, sweeping=True), entry.clause, entry.items)
+            if entry.claim.kind is None
+            else entry
+            for entry in found
+        ]
+    if not found and all_clauses and not proposal:
+        reported = _short_report(text) or _json_result(text)
+        if reported is not None:
+            # The whole reply is the report: every clause of it goes with the claim, and the
+            # title it shows names the item ("☑️ 交水电费" is not the confirmed 周会纪要).
+            title = _report_title(text) if reported.phrase == text.strip() else ""
+            found.extend(
+                FoundClaim(reported, clause, clause.items or ((title,) if title else ()))
+                for clause in all_clauses
+            )
     return found
+
+
+_SEVERAL = r"(?:[2-9]|[1-9]\d+)"
+_SEVERAL_DONE = re.compile(
+    rf"成功\s*[:：]?\s*{_SEVERAL}\s*(?:条|个|项|次)?(?!\d)|(?<!\d){_SEVERAL}\s*(?:条|个|项)\s*(?:全部|都)?成功"
+    rf"|(?<![\d/])(?P<n>{_SEVERAL})\s*/\s*(?P=n)(?![\d/])"
+    rf"|(?<!\d)\b{_SEVERAL}\s+(?:succeeded|successful)\b|\bsucceeded\s*[:：]\s*{_SEVERAL}\b",
+    re.IGNORECASE,
+)
+# The whole reply a tick and a title, or a count of ticks: "✅ Renew car insurance",
+# "☑️ 交水电费", "3/3 ✓", "+ oat milk ✓ (it's on your list)", "+1 条：买猫砂 ✓".
+_TICK = r"[✅✔☑✓]\ufe0f?"
+_SHORT_REPORT = re.compile(
+    rf"(?P<plus>\+\s*)?(?:{_TICK}\s*[^\n?？]{{1,60}}"
+    rf"|[^\n?？✅✔☑✓]{{1,60}}?\s*{_TICK}\s*(?:[（(][^)）\n]{{0,40}}[)）])?[。.!！]?)"
+)
+# A JSON result a model prints for its own action: {"op": "create_todo", …, "ok": true}.
+_JSON_BLOCK = re.compile(r"\{[^{}]{0,600}\}")
+_JSON_ACTION = re.compile(
+    r'"(?:action|op|operation|tool|type|event)"\s*:\s*"(?P<verb>[^"]{0,40})"', re.IGNORECASE
+)
+_JSON_SUCCESS = re.compile(
+    r'"(?:status|result|ok|success|succeeded)"\s*:\s*(?:true|"(?:success|succeeded|ok|done'
+    r'|completed|created|updated|deleted)")',
+    re.IGNORECASE,
+)
+_JSON_KINDS = (
+    ("create", re.compile(r"creat|add|new|insert|save", re.IGNORECASE)),
+    ("delete", re.compile(r"delet|remov|trash|discard", re.IGNORECASE)),
+    ("status", re.compile(r"complet|status|done|check|reopen", re.IGNORECASE)),
+    ("update", re.compile(r"updat|edit|renam|mov|resched|chang|set", re.IGNORECASE)),
+)
+
+
+def _short_report(text: str) -> Claim | None:
+    """A claim when the whole reply is a tick and a title (or a count of ticks)."""
+    match = _SHORT_REPORT.fullmatch(text.strip())
+    if match is None:
+        return None
+    kind = "create" if match.group("plus") else None
+    return Claim(phrase=text.strip(), kind=kind, resource_type=None, sweeping=is_sweeping(text))
+
+
+def _report_title(text: str) -> str:
+    """The title a short report shows: without its ticks, counts, marks and aside."""
+    title = re.sub(
+        r"[（(][^)）]*[)）]|[✅✔☑✓]\ufe0f?|^\s*\+\s*(?:\d+\s*(?:条|个|项)?\s*[:：]?)?", "", text
+    )
+    title = title.strip(" \t\u3000。.!！~～")
+    return title if _WORD.search(title) and not re.fullmatch(r"[\d\s/]+", title) else ""
+
+
+def _json_result(text: str) -> Claim | None:
+    """A claim when the reply prints a JSON result of a write that succeeded."""
+    for block in _JSON_BLOCK.finditer(text):
+        action = _JSON_ACTION.search(block.group(0))
+        if action and _JSON_SUCCESS.search(block.group(0)):
+            verb = action.group("verb")
+            kind = next((kind for kind, words in _JSON_KINDS if words.search(verb)), None)
+            if kind is None and re.search(r"query|search|list|read|get|find", verb, re.I):
+                continue  # a read's result
+            return Claim(phrase=block.group(0), kind=kind, resource_type=None)
+    return None
 
 
 def _sentence_texts(text: str, all_clauses: list[Clause]) -> dict[int, str]:
@@ -508,6 +600,8 @@ def guard_reply(
     language = normalize_locale(locale) or DEFAULT_LOCALE
     fixed = (PARTLY_REMOVED_TEXT if kept_backed or focus else NOT_EXECUTED_TEXT)[language]
     rest = remove_spans(reply, list(spans))
+    if not kept_backed and _short_report(rest) is not None:
+        rest = ""  # "✔︎「买猫粮」" or "🥛✅" left beside "not executed" would still say done
     text = f"{rest}\n{fixed}" if rest.strip() else fixed
     phrases = tuple(entry.claim.phrase for entry in unbacked)
     return GuardVerdict(

@@ -36,7 +36,9 @@ _NOTE_WORDS = re.compile(r"笔记|备忘录?|\bnotes?\b|\bmemos?\b", re.IGNORECA
 _SWEEPING = re.compile(
     r"所有|全部|其他|其它|其余|一切|统统|全都|清空|\bemptied\b|\bempty\s+the\b"
     r"|\ball\s+(?:of\s+)?(?:your|the|my|other)\b"
-    r"|\bevery(?:thing|\s+\w+)|\bthe\s+rest\b|\bother\s+(?:todos|notes|tasks|items)\b",
+    r"|\bevery(?:thing|\s+\w+)|\bthe\s+rest\b|\bother\s+(?:todos|notes|tasks|items)\b"
+    # "3/3 ✓", "5/5": a count of several writes, never one action's
+    r"|(?<![\d/])(?:[2-9]|[1-9]\d+)\s*/\s*(?:[2-9]|[1-9]\d+)(?![\d/])",
     re.IGNORECASE,
 )
 

@@ -95,6 +95,7 @@ _ADV = (
     r"(?:just|already|now|also|successfully|quickly|finally|simply|actually|officially"
     r"|automatically|promptly|all|both|then|right away|immediately|for you|instantly|been"
     r"|safely|securely|neatly|permanently|completely|fully|entirely|properly|correctly"
+    r"|probably|likely|apparently|definitely|certainly|surely|hopefully"  # hedged, still said
     r"|gone\s+and|went\s+and|gone\s+ahead\s+and|went\s+ahead\s+and)"
 )
 _FIRST_PERSON = re.compile(
@@ -184,6 +185,47 @@ _STATES = [
         re.compile(r"\bno\s+longer\s+(?:in|on|exists?|appears?|shows?|there|listed|open)\b"),
         "delete",
     ),
+    (re.compile(r"\b(?:is|are|'s|’s|'re|’re)\s+(?:all\s+)?gone\s+now\b"), "delete"),
+    (re.compile(r"\b(?:is|are|'s|’s|'re|’re)\s+(?:now\s+)?up\s+and\s+running\b"), "create"),
+    # "… should now be due on the 14th": a hedged report of the new value
+    (re.compile(r"\bshould\s+now\s+(?:be\s+)?(?:due|set\s+to|called|titled|named)\b"), "update"),
+    (
+        # "Calendar invite's out to the team": sent
+        re.compile(
+            r"\b(?:invites?|invitations?|emails?|messages?|reminders?|requests?)\s*"
+            r"(?:is|are|'s|’s|'re|’re|has\s+gone|have\s+gone|went)\s+out\b"
+        ),
+        OTHER,
+    ),
+    (
+        # "I believe that went through", "the change seems to have stuck": the write landed
+        re.compile(
+            r"\b(?:it|that|this|the\s+(?:change|update|edit|deletion|request|save|rename))\s+"
+            r"(?:went|has\s+gone|'s\s+gone|’s\s+gone)\s+through\b"
+            r"|\b(?:has|have|'s|’s|seems?\s+to\s+have|looks?\s+to\s+have|appears?\s+to\s+have)"
+            r"\s+(?:stuck|taken\s+effect|gone\s+through|landed)\b"
+        ),
+        None,
+    ),
+    (
+        # "… has had its tags refreshed", "has been returned to an open state"
+        re.compile(
+            rf"\b(?:has|have)\s+had\s+(?:its|their)\s+(?:[\w#-]+\s+){{1,2}}(?:{_PP})\b"
+            r"|\bbeen\s+(?:returned|reset|set\s+back|put\s+back|changed\s+back|switched\s+back)"
+            r"\s+to\b"
+        ),
+        "update",
+    ),
+    (
+        # "Status of “X” transitioned to Completed"
+        re.compile(
+            r"\b(?:status|state)\b[^.;]{0,40}?\b(?:transitioned|changed|switched|flipped|went)\s+"
+            r"(?:from\s+[\w\s-]{1,15}?\s+)?to\b"
+        ),
+        "status",
+    ),
+    # "Batch summary: 7 succeeded · 0 errors": a count of writes that succeeded
+    (re.compile(r"\b[1-9]\d*\s+(?:succeeded|successful)\b|\bsucceeded\s*[:：]\s*[1-9]"), None),
     (
         re.compile(
             r"\b(?:it|that|they|this)\s*(?:is|are|'s|’s|'re|’re)\s+(?:now\s+)?(?:in|on)\s+(?:your|the)\s+(?:list|to-?dos?|todo\s+list|tasks|notes)\b"
@@ -407,9 +449,12 @@ _ELLIPSIS = re.compile(
     r"|it'?s\s+done|it\s+is\s+done|that'?s\s+done|you'?re\s+all\s+set|you\s+are\s+all\s+set"
     r"|consider\s+it\s+done|taken\s+care\s+of|mission\s+accomplished|there\s+you\s+go"
     r"|there\s+you\s+have\s+it|good\s+to\s+go|voil[aà]|nailed\s+it|handled|all\s+good"
-    r"|got\s+it\s+done|it'?s\s+gone|gone|it'?s\s+in|boom|finito)"
+    r"|got\s+it\s+done|it'?s\s+gone|gone|it'?s\s+in|boom|finito"
+    # "Should be all sorted now", "Should be updated!": hedged, no subject, still a report
+    r"|should\s+(?:now\s+)?be\s+(?:all\s+)?(?:sorted|set|good\s+to\s+go|done|fixed|updated"
+    r"|saved|gone|changed|added|deleted|removed|in)(?:\s+now)?)"
     r"(?:[\s!.,—–-]+(?:all\s+)?(?:done|set|sorted|finished|complete[d]?))*"
-    r"[\s!.✅✔☑️🎉👍👌🗑]*$"
+    r"[\s!.✅✔☑️🎉👍👌🗑🤞🙂😊🙌✨]*$"
 )
 _DONE_LEAD = re.compile(r"^(?:all\s+)?done\s*[!.—–-]|^(?:all\s+)?done\s*$")
 # The clause before a bare verb in a list of what can be done ("create, edit, reschedule, …")
@@ -523,7 +568,7 @@ _QUESTION_HEAD = re.compile(
 )
 _STATE_PARTICIPLE = re.compile(
     r"\b(?:scheduled|due|tagged|pinned|labell?ed|flagged|booked|listed|filed|included|shared"
-    r"|assigned|done|closed|opened)\b"
+    r"|assigned|done|closed|opened|locked|archived|starred)\b"
 )
 _NOTED_THAT = re.compile(r"^\s*(?:that|how|what|which)\b")
 # "was edited 3 times": the item's history, not this turn's write.
@@ -580,9 +625,19 @@ _COUNTED = re.compile(
 _OFF_LIST = re.compile(r"^\s+(?:from\s+)?(?:your|the)\s+(?:[\w-]+\s+)?list\b")
 
 
+# "According to the activity log, Priya deleted …": a record of someone's change, reported
+_RECORDED_BY = re.compile(
+    r"^\s*according\s+to\s+(?:the\s+|your\s+)?(?:activity|history|log|audit|records?|edit)"
+)
+
+
 def find(clause: Clause) -> list[Claim]:
     """Return the claims of one clause read as English."""
     scan = clause.scan.lower().replace("’", "'")
+    if (_RECORDED_BY.match(clause.label.lower()) or _RECORDED_BY.match(scan)) and not re.search(
+        r"\b(?:i|we)\b", scan
+    ):
+        return []
     if clause.question or not re.search(r"[a-z✅✔☑]", scan) or _QUESTION_HEAD.match(scan):
         return []
     if _COUNTED.search(scan) or re.match(r"(?:sorted|ordered|grouped|filtered)\s+by\b", scan):
@@ -597,6 +652,9 @@ def find(clause: Clause) -> list[Claim]:
         if re.match(r"^(?:sorted|ordered|grouped|filtered)\s+by\b", scan):
             return []  # "Sorted by due date, …": how a list is shown
         kind = "delete" if re.search(r"\bgone\b", scan) else None
+        hedged = re.search(r"\bshould\s+(?:now\s+)?be\s+(?:all\s+)?(\w+)", scan)
+        if hedged and kind is None:
+            kind = participle_kind(hedged.group(1))  # "Should be updated!": an update
         return [_claim(scan, scan.strip(" .!"), kind)]
     found: list[Claim] = []
     spans: list[tuple[int, int]] = []
@@ -766,6 +824,8 @@ def _keeps(scan: str, match: re.Match[str]) -> bool:
         return False
     if _PROPOSED.search(match.group(0)) and _PROPOSED_OBJECT.match(after):
         return False  # "I've drafted the change below": a proposal
+    if match.group(0).endswith("started") and re.match(r"\s+(?:to\s+\w|\w+ing\b)", after):
+        return False  # "I started to update it but …": an attempt, not a write
     return not (_DESCRIBED_TIME.match(after) or _TIMES.match(after) or _ELSEWHERE.match(after))
 
 
@@ -783,6 +843,8 @@ def _passive_is_claim(be: str, adv: str, kind: str | None, scan: str, match: re.
         return False  # "anything deleted … is purged automatically": what always happens
     if adv.strip() or be in ("got", "gets"):
         return True  # is now marked, was successfully saved, are all deleted, got created
+    if be in ("was", "were") and kind == OTHER:
+        return True  # "The note was shared with Bob": an event (a state reads "is shared")
     if kind == "status" and re.search(r"\b(?:ticked|checked|crossed)\b", match.group(0)):
         return True  # "are ticked off": what a tick does, not a state a read reports
     if kind == "status" and _OFF_LIST.match(scan[match.end() :]):

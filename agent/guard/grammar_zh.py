@@ -51,6 +51,8 @@ _VERBS: dict[str, str] = {
     "delete_": (
         "删除|删掉|删了|删去|删好|删光|删完|移除|去掉|去除|剔除|处理掉|拿掉|拿走|移走|撤下|清空|清除|清理|清掉|抹掉|抹去|丢弃|丢掉"
         "|扔掉|作废|撤销|撤掉|撤(?=了|走|去)|挪走|挪开|取消|销毁|干掉|铲走|铲掉|铲了|删"
+        # 清咗喇 (清了啦): cleared, said on its own
+        r"|(?<![\u4e00-\u9fff])清(?=了[啦喇]?[\s。！!~～]*$)"
         r"|(?<![A-Za-z])(?:delete|remove|clear|erase|trash)(?:ed|d)?(?![A-Za-z])"
     ),
     OTHER: (
@@ -88,7 +90,9 @@ _DONE_AFTER = re.compile(
     r"|成功|完成(?!的)|妥|进去了|上了|进了|到了|下来了|出来了|起来了|啦|\s*[✅✔☑])"
 )
 # Change-of-state 了 at the end of the clause: "把它加到待办列表里了".
-_CLAUSE_FINAL_LE = re.compile(r"(?:(?:了|啦|喽|咯)[\s。！!~～…✅🎉👍]*|[✅✔☑]\ufe0f?[\s。！!]*)$")
+_CLAUSE_FINAL_LE = re.compile(
+    r"(?:(?:了|啦|喽|咯|喇)+[\s。！!~～…✅🎉👍]*|[✅✔☑]\ufe0f?[\s。！!]*)$"
+)
 
 _NEGATION = re.compile(
     r"没有?|未|尚未|还没|并未|从未|不(?![过少错用仅但久停断同一])|不用(?:再|重复|又)|用不着|(?<![分特区告离派类识辨级差性])别(?!人)|无法|无须"
@@ -108,9 +112,15 @@ _MODAL = re.compile(
 _CONDITION = re.compile(
     r"确认后|确认之后|确认以后|一旦|如果|若|假如|要是|只要|等你|待你|是否|要不要|需不需要|能不能"
     r"|可不可以|万一|以免|以防|否则"
+    # 所以不能说已经改好了: the reply declines to claim it
+    r"|(?:不能|不敢|没法|无法|不好)说|(?:不能|无法|没法)确(?:认|定)|不确定"
 )
+# 应该是改成「高」了 / 估计改好了: a hedged report of a write is still a report of it
+_HEDGE = re.compile(r"(?:应该|估计|大概)(?:是)?(?=[^会要能可想]|$)")
 _AFTER_BLOCK = re.compile(
-    r"^[^，。]*?(?:失败|不了|不掉|未成功|没成功|的话|之后|以后|之前|吧|(?<!小)时(?!间))"
+    r"^[^，。]*?(?:失败|不了|不掉|未成功|没成功|的话|之后|以后|之前|(?<!成功了)(?<!好了)吧|(?<!小)时(?!间))"
+    # 这个操作被系统拦下了: refused, nothing done
+    r"|^[^，。]*?(?:拦下|拦截|拒绝|驳回|阻止|否决)"
     # 一次删 40 条笔记太多了: how much it would be, not what was done
     r"|^[^，。]*?太(?:多|大|长|久|难|麻烦)"
     # 将「买邮票」标为完成（待确认）: a card's line, waiting
@@ -125,6 +135,9 @@ _AFTER_BLOCK = re.compile(
     # 删除了超过 30 天的东西会自动清走: the verb describes what the sentence says will happen
     r"|^[^，。]*?的[^，。]{0,6}?(?:会|将|都会|就会)"
 )
+# The verb names a request, or the request is what the verb acted on.
+_A_REQUEST_AFTER = re.compile(r"^(?:的)?(?:请求|申请|建议|方案|预览|草稿)")
+_A_REQUEST_BEFORE = re.compile(r"(?:请求|申请)(?:已经?)?被?$")
 # The user did it: 你/您 as the subject of the verb, with no 的 in between.
 _USER_SUBJECT = re.compile(
     r"(?<![为给替帮让和跟与把将向被])(?:你|您)(?!的|们的)(?:们)?[^，。的我]{0,10}$"
@@ -170,8 +183,8 @@ _NOT_AN_ITEM = re.compile(r"账号|账户|帐号|帐户|注销|导出|分享|共
 _STATUS_IS = re.compile(r"(?:(?:状态|进度)(?:是|为|：|:)|当前(?:为|是))\s*已?$")
 
 _ELLIPSIS = re.compile(
-    r"^(?:好的?|嗯|OK|ok|Ok|行|没问题)?[，,\s]*(?:都|全部|已经?|全都)?"
-    r"(?:(?:搞定|弄好|办好|办妥|完事儿?|妥了|齐活|好了|好啦|完成|成了|完工|大功告成|收工)"
+    r"^(?:好的?|嗯|OK|ok|Ok|行|没问题)?[，,\s]*(?:应该|估计|大概)?(?:都|全部|已经?|全都)?"
+    r"(?:(?:搞定|搞掂|弄好|办好|办妥|完事儿?|妥了|齐活|好了|好啦|完成|成了|完工|大功告成|收工)"
     r"(?:了|啦|咯|喽|哈|啰)?"
     # A bare "OK" is an acknowledgement ("OK, nothing will be changed."); "OK了" / "OK ✅"
     # report a result.
@@ -180,6 +193,14 @@ _ELLIPSIS = re.compile(
 )
 _RESULT = [
     (re.compile(r"搞定(?!后|之后|以后|的话)"), None),
+    (re.compile(r"(?:刚刚?|已经?|都)执行(?:完毕|完成|完了|完)"), None),
+    # 共处理 5 条，成功 5 条: a count of writes that succeeded
+    (
+        re.compile(
+            r"成功\s*[1-9]\d*\s*(?:条|个|项|次)|[1-9]\d*\s*(?:条|个|项)(?:全部|都)?(?:已)?成功"
+        ),
+        None,
+    ),
     # 「买菜」回来了 / 已回到笔记列表: out of the trash
     (
         re.compile(
@@ -313,6 +334,9 @@ def find(clause: Clause) -> list[Claim]:
         if match and not _blocked_before(scan[: match.start()]):
             if _GUESS.search(scan[: match.end()]) or _FAILED.search(clause.label):
                 continue  # 没能改成功：这条待办好像已经不存在了: a failure's reason, a guess
+            if state_kind is None and (named := _VERB.search(clause.label)):
+                # 批量删除结果：成功 4: the label says which write succeeded
+                state_kind = verb_kind(named.group(0))
             found.append(_claim(scan, match.group(0), state_kind))
     covered = -1  # a verb inside the phrase of the last claim belongs to it (标为完成)
     # "好了，截止改成后天中午": after 好了 / 搞定 the bare verb reports what was done.
@@ -332,6 +356,8 @@ def find(clause: Clause) -> list[Claim]:
             continue
         if _blocked_before(before) or _AFTER_BLOCK.search(after) or _CARD_OBJECT.match(after):
             continue
+        if _A_REQUEST_AFTER.match(after) or (kind == "delete" and _A_REQUEST_BEFORE.search(before)):
+            continue  # 删除请求已准备好 / 改期请求已被取消: a request, not the item's write
         if _attributive(before, after) or _USER_SUBJECT.search(before):
             continue
         if _ON_A_PAST_DAY.search(before):
@@ -339,7 +365,12 @@ def find(clause: Clause) -> list[Claim]:
         reported = _CONTENT_REPORT.search(before) and verb[0] in "记写"
         if _CARD_SUBJECT.search(before):
             continue  # 刚才那张确认卡已经作废: the card, not the user's data
-        if _BY_USER.search(before) or _BY_OTHER.search(before) or reported or before.endswith("是"):
+        if (
+            _BY_USER.search(before)
+            or _BY_OTHER.search(before)
+            or reported
+            or _HEDGE.sub("", before).endswith("是")
+        ):
             continue  # 被你删除了 / 里面记录了… / 已经是完成状态
         if re.search(r"被[^，。]{0,6}$", before) and after.startswith("过"):
             continue  # 又被修改过: the item's history
@@ -356,7 +387,11 @@ def find(clause: Clause) -> list[Claim]:
             continue
         end = match.end() + (len(m.group(0)) if (m := _DONE_AFTER.match(after)) else 0)
         covered = end
-        if kind in ("update", "restore", None, OTHER) and _TO_STATUS.match(after):
+        if (
+            kind in ("update", "restore", None, OTHER)
+            and _TO_STATUS.match(after)
+            and not after.startswith(("完成", "完毕"))  # 重命名完成: the rename is done
+        ):
             kind = "status"  # 设为已完成 / 改成未完成 / 恢复为未完成
         elif kind == "delete" and _FIELD_OBJECT.search(scan[match.end() : match.end() + 12]):
             kind = "update"  # 删去了第二段 / 去掉了截止时间: an edit of the item
@@ -412,7 +447,7 @@ def _blocked_before(before: str) -> bool:
     if _CONDITION.search(before):
         return True
     marks = [m.start() for m in _OWN_DONE_MARK.finditer(before)]
-    tail = before[marks[-1] + 1 :] if marks else before
+    tail = _HEDGE.sub("", before[marks[-1] + 1 :] if marks else before)
     return bool(_NEGATION.search(tail) or _MODAL.search(tail))
 
 

@@ -25,7 +25,14 @@ _CLAUSE_SEP = "，,；;：:—|"
 # A parenthesis that holds a sentence (a subject and a verb), not a label or an aside.
 _SENTENCE_INSIDE = re.compile(
     r"^\s*(?:[\w-]{1,12}\s*[—–-]+\s*)?"  # "(new — I just created it …)": a label, then the sentence
-    r"(?:I(?:'ve|’ve|\s+have|\s+also|\s+just)|[^，。()（）]{0,16}?我(?:也|已|还|顺手|刚))"
+    r"(?:I(?:'ve|’ve|\s+have|\s+also|\s+just)|[^，。()（）]{0,16}?我(?:也|已|还|顺手|刚)"
+    # "(Added “Buy milk” btw)", "(also deleted the old one)": a reported write, no subject
+    r"|(?:(?:also|oh,?\s+and|and|btw,?|by the way,?|PS:?)\s+)?(?-i:[A-Z])?(?i:added|created|saved"
+    r"|deleted|removed|moved|renamed|updated|changed|marked|completed|cleared|rescheduled)"
+    r"\s+(?:it|them|that|this|the|your|[“\"「『])"
+    # "（对了，「买牛奶」已经顺手加上了）": 已经 … a write verb … 了
+    r"|[^()（）]{0,20}?已经[^()（）]{0,10}?(?:加|添|建|创|删|改|移|记|存|标|勾|完成|更新|设)"
+    r"[^()（）]{0,4}?了)"
 )
 _TICKS = "✅✔☑"
 _WORDS = re.compile(r"[\w\u3400-\u9fff]")
