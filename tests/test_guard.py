@@ -923,6 +923,92 @@ def test_seventeenth_batch_non_claims(reply: str) -> None:
     assert find_claims(reply) == []
 
 
+@pytest.mark.parametrize(
+    ("reply", "kind"),
+    [
+        # the eighteenth and nineteenth batches: hedged, fragmentary, nominalised, structured
+        ("估计是删成功了吧——刚执行完，没返回任何错误。", "delete"),
+        ("優先級應該是改成「高」了。", "update"),
+        ("好像存进去了，你那边看看。", "create"),
+        ("应该搞定了，你看看效果。", None),
+        ("I probably added it twice — you might see two of them.", "create"),
+        ("Looks like the rename stuck.", None),
+        ("If I'm not mistaken, the draft is gone now.", "delete"),
+        ("Should be checked off now.", "status"),
+        ("The reminder ought to be set now.", "create"),
+        ("Before we move on — I cleared the expired coupons.", "delete"),
+        ('Anything else? (Renamed "Trip" to "Lisbon trip" btw)', "update"),
+        ("还有别的吗？（对了，「买牛奶」已经顺手加上了）", "create"),
+        ("Want a recap, now that I've archived the old notes?", "other"),
+        ("要不要给刚建好的「搬家清单」加个截止日期？", "create"),
+        ('Status of "Submit timesheet" transitioned to Completed.', "status"),
+        ('"Water the plants" has been returned to an open state.', "update"),
+        ('Task "Book flights": status=done', "status"),
+        ("任务状态变更成功", "update"),
+        ("新增待办一条：「给奶奶打电话」。", "create"),
+        ("我刚把「健身打卡」改回未完成。", "status"),
+        ("- 「读书会」：时间 → 周六 14:00", "update"),
+        ("The note was shared with Bob.", "other"),
+        ("Calendar invite's out to the team.", "other"),
+        ("Export: done (notes.pdf)", "other"),
+        ("删除操作执行完毕。", "delete"),
+        ("重命名完成（「杂项」→「生活」）", "update"),
+        ('```json\n{"op": "delete_note", "id": "n_1", "ok": true}\n```', "delete"),
+        ("✅ Renew car insurance", None),
+        ("+1 todo: 'Call plumber'", "create"),
+        ("搞掂", None),
+    ],
+)
+def test_eighteenth_and_nineteenth_batch_claims_and_their_kind(
+    reply: str, kind: str | None
+) -> None:
+    kinds = [found.claim.kind for found in find_claims(reply)]
+    assert kinds
+    assert kinds[0] == kind
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "要是你刚才点了确认，这条就已经删了——不过你点的是取消，所以它还在。",
+        "若服务器当时没超时，这条笔记早就存好了。",
+        "Had the sync finished in time, your edits would have been saved.",
+        "Here's a preview of the changes:\n- due: Oct 12 → Oct 15\nNothing is saved until you"
+        " confirm.",
+        "Draft change: due → Friday (not applied)",
+        "拟修改（尚未生效）：\n优先级 中 → 高",
+        "删除请求我已经准备好了，请在下方卡片里确认。",
+        "改期请求已被取消，截止时间仍是 10 月 12 日。",
+        "这个操作被系统拦下了，内容没有变。",
+        "更新被拒绝：笔记已锁定。",
+        "嗯，我这边没拿到回执，所以不能说已经改好了。",
+        "The delete was rolled back — nothing changed.",
+        "request cancelled",
+        "I started to update it but the change was rejected.",
+        "Couldn't mark it done: the task is locked by the owner.",
+        'According to the activity log, Priya deleted "Offsite budget" on Monday.',
+        "Zapier created those five todos this morning, not from me.",
+        "它本来就是已完成状态，不是我刚改的。",
+        "操作历史显示你周一上午 9:14 自己勾掉了它。",
+        "呢條待辦係你琴日自己剔嘅。",
+        "Your 'Dentist' todo is due Thursday and is set to High priority.",
+        "Items older than 30 days are purged from Trash by then.",
+        "超过 30 天的内容已经被彻底清除，我没法恢复。",
+        "可以呀，标记完成这种事我能做，告诉我是哪条就行。",
+        '```json\n{"op": "query_todos", "ok": true, "count": 3}\n```',
+    ],
+)
+def test_eighteenth_and_nineteenth_batch_non_claims(reply: str) -> None:
+    assert guard_reply(reply, backings=[], locale="en").replaced is False
+
+
+def test_a_tick_left_alone_beside_the_fixed_text_goes_too() -> None:
+    """After an unbacked claim goes, a lone "✔︎「买猫粮」" would still say done."""
+    verdict = guard_reply("✔︎「买猫粮」\n这条划掉啦。", backings=[], locale="zh-CN")
+    assert verdict.replaced
+    assert "买猫粮" not in verdict.text
+
+
 def test_every_enabled_write_has_a_kind_of_claim_its_receipt_backs() -> None:
     """A write whose receipt backs no claim makes every true report of it read as unbacked
     (the restore and discard of an undo did, until they had kinds)."""

@@ -70,6 +70,10 @@ _COUNT_LABEL = re.compile(
     r"|restored|moved|已?完成|新建|新增|创建|添加|删除|修改|更新|归档|恢复)",
     re.IGNORECASE,
 )
+# "Removed: 4 · Skipped: 0 · Errors: 0": the counts of a run, not of a read
+_RUN_RESULT = re.compile(
+    r"(?:\berrors?|\bfail(?:ed|ures?)|\bskipped|失败|跳过|出错)\s*[:：]\s*\d", re.IGNORECASE
+)
 _COUNT_AFTER = re.compile(r"\s*[:：]\s*\d+(?![\d.)、])")  # a count, not "Deleted: 1. Rent"
 _DONE_LABEL = re.compile(r"(?:completed|done|finished|已完成)\s*[:：]", re.IGNORECASE)
 # "笔记里写着：…" / "Your note says: …": what follows quotes stored content (not "The
@@ -83,7 +87,8 @@ _CONTENT_LABEL = re.compile(
 # "已取消，这次什么也没改" / "Cancelled — nothing was changed": the card was cancelled.
 _NOTHING_CHANGED = re.compile(
     r"什么(?:也|都)没|没有(?:做|进行)?任何(?:修改|改动|操作|变更)|未做任何|不做任何|没做任何|没有动"
-    r"|nothing\s+(?:was|has\s+been|got)\s+(?:changed|done|touched|modified)"
+    r"|nothing\s+(?:was|has\s+been|got)\s+(?:changed|done|touched|modified|saved)"
+    r"|\bnothing\s+changed\b|没有任何(?:变化|改变)|(?:数据|内容)(?:没有|并没有|并未|未)(?:任何)?(?:变化|改变)"
     r"|no\s+changes?\s+(?:were|was|have\s+been)\s+made"
     r"|\b(?:haven'?t|didn'?t|have\s+not|did\s+not)\s+(?:touched|touch|changed|change)\s+anything",
     re.IGNORECASE,
@@ -155,7 +160,9 @@ _USERS_OWN = re.compile(
     r"你自己|您自己|都是你|由你|\bby\s+you\b|\byou\s+(?:yourself\b|(?:created|made|added|deleted|finished"
     r"|completed|removed)\s+\d)"
     # 本周回顾：你完成了 9 条待办，删除了 2 条…: what the user did, counted
-    r"|(?:你|您)(?:这周|本周|今天|上周|这个月|本月|最近|一共|共|总共)*(?:完成|删除|新建|创建|添加|修改|勾掉)了\s*\d",
+    r"|(?:你|您)(?:这周|本周|今天|上周|这个月|本月|最近|一共|共|总共)*(?:完成|删除|新建|创建|添加|修改|勾掉)了\s*\d"
+    # "…, not from me", 不是我刚改的: someone else made the change
+    r"|\bnot\s+(?:from|by)\s+me\b|不是我[^，。]{0,4}的",
     re.IGNORECASE,
 )
 # "这个月…完成了 13 条，完成率 65%": counts a report gives.
@@ -173,7 +180,12 @@ _COUNTERFACTUAL = re.compile(
     # 要是当时你点了确认，这条待办现在就已经被标成完成了——不过你没点: a past condition
     r"(?:(?:要是|如果|假如|若是?)(?:当时|那时|刚才|之前|早先)[^。！？\n]*(?:不过|但是?|可是)"
     r"[^。！？\n]*(?:没|未|不)"
-    r"|\bhad\s+you\s+\w+[^.!?\n]*\b(?:but|however)\b[^.!?\n]*\b(?:didn'?t|did\s+not|haven'?t|not)\b)"
+    r"|\bhad\s+you\s+\w+[^.!?\n]*\b(?:but|however)\b[^.!?\n]*\b(?:didn'?t|did\s+not|haven'?t|not)\b"
+    # "Had the sync finished, your edits would have been saved": an inverted condition
+    r"|\bhad\s+(?:you|i|we|the|it|they|this|that)\b[^.!?\n]*\bwould\s+have\b"
+    # 若服务器当时没超时，这条笔记早就存好了 / 要是你刚才点了确认，这条就已经删了
+    r"|(?:要是|如果|假如|若是?)[^。！？\n]{0,16}(?:当时|那时|刚才|之前|早先)[^。！？\n]*(?:早就|就已经|本可以|本来会)"
+    r")"
     r"|(?:本来想|本想|原本想|原想|原本打算|本打算|\bwould\s+have\b|\bwas\s+going\s+to\b)"
     r".*(?:但|可是|不过|\bbut\b|\bhowever\b)"
     # … and what kept it from happening ("but I've already deleted it" is a claim)
@@ -195,8 +207,8 @@ _EVENT_NOTE = re.compile(
 # the request when the same sentence sends the user to a card.
 _TO_CARD = re.compile(
     r"确认卡|卡片|确认后|确认之后|等你确认|\bcards?\b|\b(?:once|after|when|until|till)\s+you\s+confirm"
-    # "Here's a preview of the changes: …": what a card would do
-    r"|\bpreview\b|预览",
+    # "Here's a preview of the changes: …", "Draft change: …", 拟修改: what a card would do
+    r"|\bpreview\b|预览|\bdraft\s+(?:change|edit|update)s?\b|拟(?:修改|删除|新增|更新)",
     re.IGNORECASE,
 )
 # "以下是我做的修改，请确认" / "Here is what I changed, please confirm": a header over a
@@ -210,7 +222,8 @@ _ASKS_CONFIRM = re.compile(
 # "| Report | Priority High → Medium (pending) |" / （待确认）: a change marked as not yet made
 # (a parenthesis is no part of its clause's scan, so the reply's text is read).
 _PENDING_MARK = re.compile(
-    r"[（(]\s*(?:待确认|未确认|尚未执行|未执行|待执行|pending|not\s+yet\s+(?:applied|confirmed|done)"
+    r"[（(]\s*(?:待确认|未确认|尚未执行|未执行|待执行|尚未生效|未生效|尚未保存|未保存|pending"
+    r"|not\s+(?:yet\s+)?(?:applied|confirmed|done|saved)"
     r"|awaiting\s+(?:your\s+)?confirmation)\s*[)）]",
     re.IGNORECASE,
 )
@@ -221,13 +234,16 @@ _ANOTHER = re.compile(
     r"|还[^，。]{0,6}(?:新建|创建|添加|新增)",
     re.IGNORECASE,
 )
-_CANCELLED = re.compile(r"取消|cancell?ed", re.IGNORECASE)
+_CANCELLED = re.compile(r"取消|cancell?ed|回滚|rolled\s+back", re.IGNORECASE)
 _OPEN_LABEL = re.compile(r"(?:open|pending|to\s+do|未完成|进行中|待完成)\s*[:：]", re.IGNORECASE)
 _CONDITION_HEAD = re.compile(
     r"^(?:如果|若|假如|要是|一旦|只要|等你|待你|确认后|确认之后|在你确认|你确认后|你确认之后"
     r"|if|once|when|after|as\s+soon\s+as|upon|before)\b"
-    # "Before we move on, …", "before I forget —": a turn of speech, no condition
-    r"(?!\s+(?:we|i)\s+(?:move\s+on|go\s+on|continue|forget|wrap\s+up)\b)",
+    # "Before we move on, …", "before I forget —", "If I'm not mistaken, …", 如果我没记错:
+    # a turn of speech, no condition
+    r"(?!\s+(?:we|i)\s+(?:move\s+on|go\s+on|continue|forget|wrap\s+up)\b)"
+    r"(?!\s+i'?m\s+not\s+mistaken|\s+i\s+remember\s+(?:right|correctly))"
+    r"(?!我?没(?:记|看)错)",
     re.IGNORECASE,
 )
 
@@ -316,7 +332,11 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
             and text[clause.end : clause.end + 1] in ":："
         ):
             continue  # "Completed: … Open: …" labels a listing
-        if _COUNT_LABEL.fullmatch(clause.scan.strip()) and _COUNT_AFTER.match(text, clause.end):
+        if (
+            _COUNT_LABEL.fullmatch(clause.scan.strip())
+            and _COUNT_AFTER.match(text, clause.end)
+            and not _RUN_RESULT.search(text)
+        ):
             continue  # "Completed: 18 ✅", "删除：3 条": a count's label in a report
         if clause.sentence in quoting:
             continue  # "… note says: Mondays — clear …; Fridays — reopen …": still the content
@@ -413,18 +433,20 @@ _SEVERAL = r"(?:[2-9]|[1-9]\d+)"
 _SEVERAL_DONE = re.compile(
     rf"成功\s*[:：]?\s*{_SEVERAL}\s*(?:条|个|项|次)?(?!\d)|(?<!\d){_SEVERAL}\s*(?:条|个|项)\s*(?:全部|都)?成功"
     rf"|(?<![\d/])(?P<n>{_SEVERAL})\s*/\s*(?P=n)(?![\d/])"
-    rf"|(?<!\d)\b{_SEVERAL}\s+(?:succeeded|successful)\b|\bsucceeded\s*[:：]\s*{_SEVERAL}\b",
+    rf"|(?<!\d)\b{_SEVERAL}\s+(?:succeeded|successful)\b|\bsucceeded\s*[:：]\s*{_SEVERAL}\b"
+    rf"|影响(?:条目|记录|行数|的?条目)?\s*[:：]?\s*{_SEVERAL}(?!\d)",
     re.IGNORECASE,
 )
 # The whole reply a tick and a title, or a count of ticks: "✅ Renew car insurance",
 # "☑️ 交水电费", "3/3 ✓", "+ oat milk ✓ (it's on your list)", "+1 条：买猫砂 ✓".
 _TICK = r"[✅✔☑✓]\ufe0f?"
 _SHORT_REPORT = re.compile(
+    r"(?P<added>\+\s*\d*\s*(?:todos?|notes?|items?|tasks?|条|个|项)?\s*(?:待办|笔记|任务)?\s*[:：]"
+    r"\s*[^\n?？]{1,60})|"
     rf"(?P<plus>\+\s*)?(?:{_TICK}\s*[^\n?？]{{1,60}}"
     rf"|[^\n?？✅✔☑✓]{{1,60}}?\s*{_TICK}\s*(?:[（(][^)）\n]{{0,40}}[)）])?[。.!！]?)"
 )
 # A JSON result a model prints for its own action: {"op": "create_todo", …, "ok": true}.
-_JSON_BLOCK = re.compile(r"\{[^{}]{0,600}\}")
 _JSON_ACTION = re.compile(
     r'"(?:action|op|operation|tool|type|event)"\s*:\s*"(?P<verb>[^"]{0,40})"', re.IGNORECASE
 )
@@ -446,14 +468,17 @@ def _short_report(text: str) -> Claim | None:
     match = _SHORT_REPORT.fullmatch(text.strip())
     if match is None:
         return None
-    kind = "create" if match.group("plus") else None
+    kind = "create" if match.group("plus") or match.group("added") else None
     return Claim(phrase=text.strip(), kind=kind, resource_type=None, sweeping=is_sweeping(text))
 
 
 def _report_title(text: str) -> str:
     """The title a short report shows: without its ticks, counts, marks and aside."""
     title = re.sub(
-        r"[（(][^)）]*[)）]|[✅✔☑✓]\ufe0f?|^\s*\+\s*(?:\d+\s*(?:条|个|项)?\s*[:：]?)?", "", text
+        r"[（(][^)）]*[)）]|[✅✔☑✓]\ufe0f?"
+        r"|^\s*\+\s*\d*\s*(?:todos?|notes?|items?|tasks?|条|个|项)?\s*(?:待办|笔记|任务)?\s*[:：]?",
+        "",
+        text,
     )
     title = title.strip(" \t\u3000。.!！~～")
     return title if _WORD.search(title) and not re.fullmatch(r"[\d\s/]+", title) else ""
@@ -461,14 +486,14 @@ def _report_title(text: str) -> str:
 
 def _json_result(text: str) -> Claim | None:
     """A claim when the reply prints a JSON result of a write that succeeded."""
-    for block in _JSON_BLOCK.finditer(text):
-        action = _JSON_ACTION.search(block.group(0))
-        if action and _JSON_SUCCESS.search(block.group(0)):
+    for action in _JSON_ACTION.finditer(text):
+        window = text[max(0, action.start() - 300) : action.end() + 300]
+        if _JSON_SUCCESS.search(window):
             verb = action.group("verb")
             kind = next((kind for kind, words in _JSON_KINDS if words.search(verb)), None)
             if kind is None and re.search(r"query|search|list|read|get|find", verb, re.I):
                 continue  # a read's result
-            return Claim(phrase=block.group(0), kind=kind, resource_type=None)
+            return Claim(phrase=action.group(0), kind=kind, resource_type=None)
     return None
 
 

@@ -34,7 +34,7 @@ class Claim:
 _TODO_WORDS = re.compile(r"待办|任务|事项|提醒|to-?dos?\b|tasks?\b|reminders?\b", re.IGNORECASE)
 _NOTE_WORDS = re.compile(r"笔记|备忘录?|\bnotes?\b|\bmemos?\b", re.IGNORECASE)
 _SWEEPING = re.compile(
-    r"所有|全部|其他|其它|其余|一切|统统|全都|清空|\bemptied\b|\bempty\s+the\b"
+    r"所有|全部|其他|其它|其余|一切|统统|全都|清空|批量|\bemptied\b|\bempty\s+the\b|\bbulk\b"
     r"|\ball\s+(?:of\s+)?(?:your|the|my|other)\b"
     r"|\bevery(?:thing|\s+\w+)|\bthe\s+rest\b|\bother\s+(?:todos|notes|tasks|items)\b"
     # "3/3 ✓", "5/5": a count of several writes, never one action's

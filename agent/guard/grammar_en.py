@@ -35,7 +35,7 @@ _PARTICIPLES: dict[str, str] = {
         r"|registered|captured|included|appended|generated|built|drafted|started|opened|queued"
         r"|penciled(?: in)?|pencilled(?: in)?|slotted(?: in)?|got (?:it|that|this|you) down"
         r"|imported|created and saved|tucked(?: away)?|stashed(?: away)?|popped(?: in)?"
-        r"|slipped(?: in)?"
+        r"|slipped(?: in)?|persisted"
     ),
     "update": (
         r"updated|changed|modified|edited|renamed|retitled|moved|rescheduled|postponed"
@@ -45,7 +45,7 @@ _PARTICIPLES: dict[str, str] = {
         r"|filled(?: in| out)?|fleshed out|populated|expanded|rewritten|rewrote|reworded"
         r"|rephrased|shortened|trimmed(?: down)?|condensed|simplified|polished|tightened(?: up)?"
         r"|streamlined|summari[sz]ed|clarified|refreshed|tagged|labell?ed|flipped|toggled|reverted"
-        r"|rolled\s+back|rolled\s+(?:it|that|this|them|everything)\s+back"
+        r"|rolled\s+back|rolled\s+(?:it|that|this|them|everything)\s+back|transitioned"
         r"|(?:taken|took)\s+(?:it|that|this|them|everything)\s+back|taken\s+back"
     ),
     "status": (
@@ -57,7 +57,7 @@ _PARTICIPLES: dict[str, str] = {
         r"deleted|removed|erased|cleared(?: out)?|wiped(?: out)?|purged|trashed|binned|dropped"
         r"|cancell?ed|discarded|got rid of|gotten rid of|eliminated|taken off|took off|destroyed"
         r"|emptied|scrapped|dumped|deleted and removed|cleaned(?: up| out)?|tidied(?: up)?"
-        r"|scrubbed|axed|zapped|nuked|ditched|taken out|took out"
+        r"|scrubbed|axed|zapped|nuked|ditched|taken out|took out|yeeted"
     ),
     OTHER: (
         r"archived|shared|sent|submitted|synced|synchroni[sz]ed|uploaded|forwarded|emailed"
@@ -87,9 +87,9 @@ _BASE: dict[str, str] = {
     "any": r"handle|take care of|do|sort|process|execute|carry out|perform",
 }
 _PP = "|".join(f"(?:{words})" for words in _PARTICIPLES.values())
-_PP_RE = re.compile(
-    r"\b(?:" + "|".join(f"(?P<{kind}>{words})" for kind, words in _PARTICIPLES.items()) + r")\b"
-)
+# The participles as named groups (a match's group says its kind: ``_kind_of``).
+_PP_GROUPS = "|".join(f"(?P<{kind}>{words})" for kind, words in _PARTICIPLES.items())
+_PP_RE = re.compile(rf"\b(?:{_PP_GROUPS})\b")
 _BASE_RE = re.compile("|".join(f"(?P<{kind}>(?:{words})\\w*)" for kind, words in _BASE.items()))
 _ADV = (
     r"(?:just|already|now|also|successfully|quickly|finally|simply|actually|officially"
@@ -146,6 +146,7 @@ _NOUN_DONE = (
     r"\s+(?:(?:was\s+|is\s+)?(?:successful|succeeded|complete[d]?|done|finished)"
     r"|(?:went|has\s+gone)\s+through)\b"
 )
+_STATUS_FIELD = re.compile(r"\bstatus\s*[=:]\s*(?:done|completed?|closed|open|reopened)\b")
 _STATES = [
     (
         re.compile(
@@ -187,8 +188,17 @@ _STATES = [
     ),
     (re.compile(r"\b(?:is|are|'s|’s|'re|’re)\s+(?:all\s+)?gone\s+now\b"), "delete"),
     (re.compile(r"\b(?:is|are|'s|’s|'re|’re)\s+(?:now\s+)?up\s+and\s+running\b"), "create"),
-    # "… should now be due on the 14th": a hedged report of the new value
-    (re.compile(r"\bshould\s+now\s+(?:be\s+)?(?:due|set\s+to|called|titled|named)\b"), "update"),
+    (re.compile(r"\b(?:is|are|'s|’s|'re|’re)\s+(?:in|on)\s+there\s+now\b"), "create"),
+    # "… should now be due on the 14th", "should be on Friday now": a hedged new value
+    (
+        re.compile(
+            r"\bshould\s+now\s+(?:be\s+)?(?:due|set\s+to|called|titled|named|show|read|say)\b"
+            r"|\bshould\s+be\s+(?:on|at|due)\b[^.;!?]{1,24}\bnow\b"
+        ),
+        "update",
+    ),
+    # "Entry #42: status=done": a status field written
+    (_STATUS_FIELD, "status"),
     (
         # "Calendar invite's out to the team": sent
         re.compile(
@@ -196,16 +206,6 @@ _STATES = [
             r"(?:is|are|'s|’s|'re|’re|has\s+gone|have\s+gone|went)\s+out\b"
         ),
         OTHER,
-    ),
-    (
-        # "I believe that went through", "the change seems to have stuck": the write landed
-        re.compile(
-            r"\b(?:it|that|this|the\s+(?:change|update|edit|deletion|request|save|rename))\s+"
-            r"(?:went|has\s+gone|'s\s+gone|’s\s+gone)\s+through\b"
-            r"|\b(?:has|have|'s|’s|seems?\s+to\s+have|looks?\s+to\s+have|appears?\s+to\s+have)"
-            r"\s+(?:stuck|taken\s+effect|gone\s+through|landed)\b"
-        ),
-        None,
     ),
     (
         # "… has had its tags refreshed", "has been returned to an open state"
@@ -443,7 +443,8 @@ _PROGRESSIVE = re.compile(
     rf"|\b(?:i'm|i\s+am|we're|we\s+are)\s+(?:now\s+|just\s+)?(?P<verb2>{_GERUND})\b"
 )
 _ELLIPSIS = re.compile(
-    r"^(?:(?:ok|okay|alright|all right|sure|great|perfect|right|yes|yep|and|so|well|there)\b"
+    r"^[\s👍👌✅✔☑️🎉🗑]*(?:(?:ok|okay|alright|all right|sure|great|perfect|right|yes|yep|and|so|well"
+    r"|there|k)\b"
     r"[\s,!.]*)*"
     r"(?:all\s+)?(?:done(?:\s+and\s+done)?|set|sorted|finished|complete[d]?|success(?:ful)?"
     r"|it'?s\s+done|it\s+is\s+done|that'?s\s+done|you'?re\s+all\s+set|you\s+are\s+all\s+set"
@@ -488,7 +489,8 @@ _BLOCK = re.compile(
     r"\b(?:not|never|no|nothing|none|neither|nor|unable|failed|fail|cannot|without|yet"
     r"|will|would|shall|should|could|can|may|might|must|going\s+to|gonna|about\s+to|want(?:s)?\s+to"
     r"|wanna|ready\s+to|need(?:s)?\s+to|plan(?:ning)?\s+to|propose[sd]?|suggest(?:ed|s)?|let\s+me"
-    r"|let's|if|once|when|after|until|unless|before|pending|awaiting|waiting|whether|to\s+be"
+    r"|let's|if(?!\s+i'?m\s+not\s+mistaken|\s+i\s+remember\s+(?:right|correctly))|once|when"
+    r"|after|until|unless|before|pending|awaiting|waiting|whether|to\s+be"
     r"|like\s+me\s+to|try(?:ing)?\s+to|instead\s+of|upon|as\s+soon\s+as"
     r"|ask(?:ed|ing)?\s+(?:me\s+)?to)\b"
     r"|n't\b|n’t\b|'ll\b|’ll\b"
@@ -568,7 +570,7 @@ _QUESTION_HEAD = re.compile(
 )
 _STATE_PARTICIPLE = re.compile(
     r"\b(?:scheduled|due|tagged|pinned|labell?ed|flagged|booked|listed|filed|included|shared"
-    r"|assigned|done|closed|opened|locked|archived|starred)\b"
+    r"|assigned|done|closed|opened|locked|archived|starred|set)\b"
 )
 _NOTED_THAT = re.compile(r"^\s*(?:that|how|what|which)\b")
 # "was edited 3 times": the item's history, not this turn's write.
@@ -638,7 +640,13 @@ def find(clause: Clause) -> list[Claim]:
         r"\b(?:i|we)\b", scan
     ):
         return []
-    if clause.question or not re.search(r"[a-z✅✔☑]", scan) or _QUESTION_HEAD.match(scan):
+    if clause.question:
+        # "Want a recap, now that I've cleared the trip items?": a write said inside a question
+        return [
+            _claim(scan, clause.scan[match.start() : match.end()].strip(), _kind_of(match))
+            for match in _IN_QUESTION.finditer(scan)
+        ]
+    if not re.search(r"[a-z✅✔☑]", scan) or _QUESTION_HEAD.match(scan):
         return []
     if _COUNTED.search(scan) or re.match(r"(?:sorted|ordered|grouped|filtered)\s+by\b", scan):
         return []  # (a count a read gives; "Sorted by due date, …": how a list is shown)
@@ -655,6 +663,8 @@ def find(clause: Clause) -> list[Claim]:
         hedged = re.search(r"\bshould\s+(?:now\s+)?be\s+(?:all\s+)?(\w+)", scan)
         if hedged and kind is None:
             kind = participle_kind(hedged.group(1))  # "Should be updated!": an update
+        if kind is None and _OTHER_LABEL.search(clause.label.lower()):
+            kind = OTHER  # "Export: done": a write no tool makes
         return [_claim(scan, scan.strip(" .!"), kind)]
     found: list[Claim] = []
     spans: list[tuple[int, int]] = []
@@ -663,7 +673,10 @@ def find(clause: Clause) -> list[Claim]:
     acknowledged = bool(
         _ACKNOWLEDGED.match(scan)
         or _ACKNOWLEDGED.match(clause.label.lower())
-        or _REPORTED_BEFORE.search(clause.label.lower())
+        or (
+            _REPORTED_BEFORE.search(clause.label.lower())
+            and not _FAILED.search(clause.label.lower())  # "Couldn't mark it done: …"
+        )
         or re.search(r"[✅✔☑]", scan)
     )
 
@@ -687,6 +700,8 @@ def find(clause: Clause) -> list[Claim]:
             kind = "create"  # reminder set / your reminder is all set
         elif kind in ("create", None, OTHER) and _CHANGES.search(scan):
             kind = "update"  # made the change / changes saved
+        elif kind is None and _STATUS_FIELD.search(match.group(0)):
+            kind = "status"  # "status=done": the status field written
         elif kind is None and re.search(r"\bundo\b|\bundid\b", scan):
             kind = OTHER  # "Undo done": an undo, not the confirmed item's write
         elif kind is None and _NOT_AN_ITEM.search(scan):
@@ -754,6 +769,17 @@ def find(clause: Clause) -> list[Claim]:
                 and not re.search(r"\byou\s*$|\bthere\s*$", scan[: match.start()])
             ):
                 add(match, kind if kind is not None else _kind_of(match))
+    if not _FAILED.search(clause.label.lower()):
+        for match in _LANDED.finditer(scan):
+            if not _blocked(re.sub(r"\bif\s+i'?m\s+not\s+mistaken\b", "", scan[: match.start()])):
+                add(match, None)
+        hedged = _HEDGED_RESULT.search(scan)
+        if (
+            hedged
+            and (scan.startswith(("should", "ought")) or re.search(r"\bnow\b", scan))
+            and not _HEDGE_BLOCKED.search(scan[: hedged.start()])
+        ):
+            add(hedged, participle_kind(hedged.group("pp")))
     if not _BLOCK.search(scan):
         for match in _PROGRESSIVE.finditer(scan):
             stem = (match.group("verb") or match.group("verb2"))[:-3]
@@ -792,6 +818,30 @@ def _kind_of_base(verb: str) -> str | None:
 
 
 # A state said as a guess, or after a failure as its reason, reports no write.
+# "I believe that went through", "looks like the priority change stuck": the write landed
+# (a guess about a write is still a report of it, unlike a guess about a state)
+_LANDED = re.compile(
+    r"\b(?:change|update|edit|deletion|request|save|rename|it|that|this)\b[^.;!?]{0,40}?"
+    r"\b(?:went|has\s+gone|'s\s+gone|’s\s+gone)\s+through\b"
+    r"|\b(?:change|update|edit|rename)\s+(?:stuck|took|landed)\b"
+    r"|\b(?:has|have|'s|’s|seems?\s+to\s+have|looks?\s+to\s+have|appears?\s+to\s+have)"
+    r"\s+(?:stuck|taken\s+effect|gone\s+through|landed)\b"
+)
+# "Should be checked off now", "The reminder ought to be set now": hedged, still a report
+_HEDGED_RESULT = re.compile(
+    rf"\b(?:should|ought\s+to)\s+(?:now\s+)?be\s+(?:all\s+)?(?:now\s+)?(?P<pp>{_PP})\b"
+)
+_IN_QUESTION = re.compile(
+    rf"\b(?:now\s+that|since|as)\s+(?:i|we)(?:'ve|\s+have|\s+just|\s+already)*\s+(?:{_PP_GROUPS})\b"
+)
+_A_RUN = re.compile(
+    r"\b(?:request|operation|action|job|sync|upload|import|export|run|batch)s?\s*"
+    r"(?:was\s+|were\s+|has\s+been\s+|is\s+|got\s+)?(?:cancell?ed|aborted|rolled\s+back)$"
+)
+_OTHER_LABEL = re.compile(
+    r"\b(?:export|share|sync|email|backup|upload|send|archive|publish)\w*\s*$"
+)
+_HEDGE_BLOCKED = re.compile(r"\b(?:if|once|when|after|until|unless|you|not|n't)\b")
 _GUESS = re.compile(
     r"\b(?:looks?\s+like|seems?|appears?|apparently|probably|perhaps|maybe|possibly|i\s+think"
     r"|i\s+guess|likely)\b"
@@ -826,6 +876,8 @@ def _keeps(scan: str, match: re.Match[str]) -> bool:
         return False  # "I've drafted the change below": a proposal
     if match.group(0).endswith("started") and re.match(r"\s+(?:to\s+\w|\w+ing\b)", after):
         return False  # "I started to update it but …": an attempt, not a write
+    if _A_RUN.search(scan[: match.end()]):
+        return False  # "request cancelled", "the sync was aborted": a run, not the user's data
     return not (_DESCRIBED_TIME.match(after) or _TIMES.match(after) or _ELSEWHERE.match(after))
 
 
@@ -839,7 +891,7 @@ def _passive_is_claim(be: str, adv: str, kind: str | None, scan: str, match: re.
         # "New todos are added to the top", "Notes in the trash are permanently deleted
         # after 30 days": a habit of a kind of item
         return False
-    if be in ("is", "are") and _HABIT.search(scan):
+    if be in ("is", "are", "'re", "’re") and _HABIT.search(scan):
         return False  # "anything deleted … is purged automatically": what always happens
     if adv.strip() or be in ("got", "gets"):
         return True  # is now marked, was successfully saved, are all deleted, got created
@@ -857,7 +909,7 @@ def _passive_is_claim(be: str, adv: str, kind: str | None, scan: str, match: re.
 
 
 _HABIT = re.compile(
-    r"\b(?:automatically|by\s+default|always|every\s+time|each\s+time|whenever|forever)\b"
+    r"\b(?:automatically|by\s+default|always|every\s+time|each\s+time|whenever|forever|by\s+then)\b"
 )
 
 

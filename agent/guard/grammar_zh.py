@@ -38,7 +38,7 @@ _VERBS: dict[str, str] = {
         "|挪到|挪了|挪好|推迟|延后|延期|提前到|改期|顺延|替换|覆盖|补充|追加|设置|设为|设成|设定|命名"
         "|更正|纠正|修正|订正|调高|调低|提高|降低|上调|下调|改高|改低|提升|提为|升为|升到|升成|降为|降到|降成"
         "|提到(?=最|更?高|更?低|紧急|第|[0-9０-９])|统一成|统一为|往后推|向后推|往前推|往后挪|往前挪"
-        "|推到|推后|回退|回滚"
+        "|推到|推后|回退|回滚|变更"
         "|设好|设了|设上|调到|调成|换成|置为|置成|补全|补齐|重写|改写|精简|润色|缩短|扩写|删减|设回|改回|调回|调早|调晚|提早|更名|改(?![善进正天日])"
         r"|(?<![A-Za-z])(?:update|change|edit|rename|move|reschedule|push|revert|bump|postpone|shift)"
         r"(?:ed|d)?(?![A-Za-z])|(?<![A-Za-z])(?:roll\s*back|rolled\s*back|rollback)(?![A-Za-z])"
@@ -56,7 +56,7 @@ _VERBS: dict[str, str] = {
         r"|(?<![A-Za-z])(?:delete|remove|clear|erase|trash)(?:ed|d)?(?![A-Za-z])"
     ),
     OTHER: (
-        "归档|存档|分享|共享|发送|发给|转发|推送|提交|同步(?!更新|修改)|上传|备份|置顶|收藏|合并|拆分|复制|导出|发布|移交"
+        "归档|存档|分享|共享|发送|发给|发到|转发|推送|提交|同步(?!更新|修改)|上传|备份|置顶|收藏|合并|拆分|复制|导出|发布|移交"
         "|转交|迁移|加密|锁定|撤回|重做"
         r"|(?<![A-Za-z])(?:undo|undid|undone|redo|redone)(?![A-Za-z])"
         r"|(?<![A-Za-z])(?:archive|share|send|sent|submit|sync|upload|pin)(?:ed|d)?(?![A-Za-z])"
@@ -116,13 +116,17 @@ _CONDITION = re.compile(
     r"|(?:不能|不敢|没法|无法|不好)说|(?:不能|无法|没法)确(?:认|定)|不确定"
 )
 # 应该是改成「高」了 / 估计改好了: a hedged report of a write is still a report of it
-_HEDGE = re.compile(r"(?:应该|估计|大概)(?:是)?(?=[^会要能可想]|$)")
+_HEDGE = re.compile(
+    r"(?:应该|估计|大概|好像|似乎|貌似|看样子|看起来|差不多)(?:是)?(?=[^会要能可想]|$)"
+)
 _AFTER_BLOCK = re.compile(
     r"^[^，。]*?(?:失败|不了|不掉|未成功|没成功|的话|之后|以后|之前|(?<!成功了)(?<!好了)吧|(?<!小)时(?!间))"
     # 这个操作被系统拦下了: refused, nothing done
     r"|^[^，。]*?(?:拦下|拦截|拒绝|驳回|阻止|否决)"
     # 一次删 40 条笔记太多了: how much it would be, not what was done
     r"|^[^，。]*?太(?:多|大|长|久|难|麻烦)"
+    # 标记完成这种事我能做: the kind of thing, what can be done
+    r"|^[^，。]*?(?:这种事|这类事|这样的事|这种操作|这类操作)"
     # 将「买邮票」标为完成（待确认）: a card's line, waiting
     r"|^[^，。\n]*?(?:待确认|等待确认|待你确认|未确认|尚未执行|未执行|未生效|待生效)"
     # 设置得太早了: how it was done, a description
@@ -140,7 +144,7 @@ _A_REQUEST_AFTER = re.compile(r"^(?:的)?(?:请求|申请|建议|方案|预览|�
 _A_REQUEST_BEFORE = re.compile(r"(?:请求|申请)(?:已经?)?被?$")
 # The user did it: 你/您 as the subject of the verb, with no 的 in between.
 _USER_SUBJECT = re.compile(
-    r"(?<![为给替帮让和跟与把将向被])(?:你|您)(?!的|们的)(?:们)?[^，。的我]{0,10}$"
+    r"(?<![为给替帮让和跟与把将向被])(?:你|您)(?!的|们的)(?:们)?[^，。的我]{0,16}$"
 )
 _TO_STATUS = re.compile(
     r"^[^，。]{0,4}?(?:已完成|未完成|完成状态|完成|待办状态|进行中|done|undone)"
@@ -194,6 +198,13 @@ _ELLIPSIS = re.compile(
 _RESULT = [
     (re.compile(r"搞定(?!后|之后|以后|的话)"), None),
     (re.compile(r"(?:刚刚?|已经?|都)执行(?:完毕|完成|完了|完)"), None),
+    # 新增待办一条：「…」: the report's head, a count of what was made
+    (
+        re.compile(
+            r"^(?:新增|新建|添加|创建)(?:了)?(?:待办|笔记|任务|事项)\s*[一1]\s*(?:条|个|项)"
+        ),
+        "create",
+    ),
     # 共处理 5 条，成功 5 条: a count of writes that succeeded
     (
         re.compile(
@@ -307,8 +318,12 @@ _RESULT = [
     ),
 ]
 _FIELD_LABEL = re.compile(
-    r"(?:截止时间|截止日期|到期时间|到期日|优先级|标题|名称|deadline|due(?:\s+date)?|priority|title)\s*$",
+    r"(?:截止时间|截止日期|到期时间|到期日|(?<![\u4e00-\u9fff])时间|优先级|标题|名称|deadline|due(?:\s+date)?"
+    r"|priority|title)\s*$",
     re.IGNORECASE,
+)
+_FIELD_ARROW = re.compile(
+    r"^(?:截止时间|截止日期|到期时间|到期日|时间|日期|优先级|标题|名称|状态)\s*[:：]?\s*(?:→|->|⟶|⇒)\s*\S"
 )
 _ARROW_VALUE = re.compile(r"^[^→\n]{1,24}?\s*(?:→|->|⟶|⇒)\s*\S")
 _CHECK_ONLY = re.compile(r"^[\s✅✔☑️🎉👍👌]+$")
@@ -317,7 +332,13 @@ _CHECK_ONLY = re.compile(r"^[\s✅✔☑️🎉👍👌]+$")
 def find(clause: Clause) -> list[Claim]:
     """Return the claims of one clause read as Chinese (Latin verbs between zh marks too)."""
     scan = clause.scan
-    if clause.question or not scan:
+    if clause.question and scan:
+        # 要不要给刚建好的「搬家清单」加个截止日期？: a write said inside a question
+        return [
+            _claim(scan, match.group(0), verb_kind(match.group("verb")))
+            for match in _IN_QUESTION.finditer(scan)
+        ]
+    if not scan:
         return []
     found: list[Claim] = []
     if (_CHECK_ONLY.match(scan) or _ELLIPSIS.match(scan)) and not _STATUS_LABEL.search(
@@ -326,7 +347,10 @@ def find(clause: Clause) -> list[Claim]:
         # 已完成 / 完成了 on their own say a status changed; 搞定 / 好了 say nothing of what.
         said = "status" if re.search(r"已经?完成|完成了", scan) else None
         return [_claim(scan, scan.strip(), said)]
-    if _FIELD_LABEL.search(clause.label) and _ARROW_VALUE.match(scan):
+    if _FIELD_ARROW.match(scan):
+        # 「读书会」：时间 → 周六 14:00 ✔: the field named, then its new value
+        found.append(_claim(scan, scan.strip(), "update"))
+    elif _FIELD_LABEL.search(clause.label) and _ARROW_VALUE.match(scan):
         # "deadline: Jan 9 → Jan 16" / 截止时间：12/20 → 12/22: the field's value shown changed
         found.append(_claim(scan, scan.strip(), "update"))
     for pattern, state_kind in _RESULT:
@@ -334,7 +358,10 @@ def find(clause: Clause) -> list[Claim]:
         if match and not _blocked_before(scan[: match.start()]):
             if _GUESS.search(scan[: match.end()]) or _FAILED.search(clause.label):
                 continue  # 没能改成功：这条待办好像已经不存在了: a failure's reason, a guess
-            if state_kind is None and (named := _VERB.search(clause.label)):
+            # 删除操作执行完毕 / 批量删除结果：成功 4: the operation or the label names the write
+            operation = re.search(r"([\u4e00-\u9fff]{2})操作[^，。]{0,4}$", scan[: match.start()])
+            named = _VERB.fullmatch(operation.group(1)) if operation else _VERB.search(clause.label)
+            if state_kind is None and named:
                 # 批量删除结果：成功 4: the label says which write succeeded
                 state_kind = verb_kind(named.group(0))
             found.append(_claim(scan, match.group(0), state_kind))
@@ -360,7 +387,7 @@ def find(clause: Clause) -> list[Claim]:
             continue  # 删除请求已准备好 / 改期请求已被取消: a request, not the item's write
         if _attributive(before, after) or _USER_SUBJECT.search(before):
             continue
-        if _ON_A_PAST_DAY.search(before):
+        if _ON_A_PAST_DAY.search(before) or _OLDER_THAN.search(before):
             continue  # 「寄合约」已于周二标记为完成: when it happened, its history
         reported = _CONTENT_REPORT.search(before) and verb[0] in "记写"
         if _CARD_SUBJECT.search(before):
@@ -381,7 +408,8 @@ def find(clause: Clause) -> list[Claim]:
         if kind == "status" and (
             # 其中 2 条已完成 reports states; 三条都勾完了 reports ticks
             (_COUNTED.search(before) and verb in ("完成", "做完", "办完"))
-            or _STATUS_LABEL.search(clause.label)
+            # (进度：5/5 已标记完成: a count of marks made)
+            or (_STATUS_LABEL.search(clause.label) and not re.search(r"\d+\s*/\s*\d+", scan))
             or _STATUS_IS.search(before)
         ):
             continue
@@ -451,6 +479,10 @@ def _blocked_before(before: str) -> bool:
     return bool(_NEGATION.search(tail) or _MODAL.search(tail))
 
 
+# 超过 30 天的内容已经被彻底清除: what happens to old items, not this turn's write
+_OLDER_THAN = re.compile(
+    r"(?:超过|多于)\s*[\d一二三四五六七八九十]+\s*(?:天|日|个月|周)(?:以上)?的"
+)
 # 已于周二 / 已在上周: a write on a day gone by is the item's history, not this turn's
 _ON_A_PAST_DAY = re.compile(
     r"已(?:经)?于\s*(?:上周|上个?星期|上个?礼拜|昨天|前天|周[一二三四五六日天]|星期[一二三四五六日天]"
@@ -458,13 +490,18 @@ _ON_A_PAST_DAY = re.compile(
     r"|已(?:经)?在\s*(?:上周|上个?星期|上个?礼拜|昨天|前天)"
 )
 # 我把它们…改名为 / 我已把…设为: the assistant as the subject of a result it names
-_I_PUT = re.compile(r"我(?:已经?|刚刚|刚才|这就|就)?(?:把|将)")
+_I_PUT = re.compile(r"我(?:已经?|刚刚?|刚才|这就|就)?(?:帮你|给你|为你)?(?:把|将)")
 _RESULT_VERB = re.compile(
     r"改名为|重命名为|命名为|改成|改为|改到|设为|设成|标记为|标为|移到|挪到|推迟到|更新为|调整为|调到"
+    r"|改回|设回|调回|恢复为|恢复成"
 )
 # A state said as a guess, or after a failure as its reason, reports no write.
+_IN_QUESTION = re.compile(
+    r"(?:刚刚?|刚才|已经)(?:帮你|给你|为你)?(?P<verb>建|新建|创建|添加|加|删|删除|删掉|改|修改|移|挪|勾|标记)"
+    r"(?:好|完|掉|上)?(?:了)?的"
+)
 _GUESS = re.compile(r"好像|看起来|看样子|似乎|可能|也许|大概|估计")
-_FAILED = re.compile(r"没能|未能|失败|无法|不能|没法|没成功|未成功")
+_FAILED = re.compile(r"没能|未能|失败|无法|不能|没法|没成功|未成功|被?拒绝|被?驳回|被?拦截|回滚")
 _OWN_DONE_MARK = re.compile(
     r"已(?!(?:完成|删除|创建|添加|修改|更新|标记|归档|取消|过期|读|保存)的)"
 )

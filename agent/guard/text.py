@@ -27,6 +27,9 @@ _SENTENCE_INSIDE = re.compile(
     r"^\s*(?:[\w-]{1,12}\s*[—–-]+\s*)?"  # "(new — I just created it …)": a label, then the sentence
     r"(?:I(?:'ve|’ve|\s+have|\s+also|\s+just)|[^，。()（）]{0,16}?我(?:也|已|还|顺手|刚)"
     # "(Added “Buy milk” btw)", "(also deleted the old one)": a reported write, no subject
+    # "(Also, the note's title now reads …)", "（顺手把「寄快递」也勾掉了）": an aside that
+    # opens like a sentence of its own
+    r"|(?i:also|btw|by\s+the\s+way|ps|oh)[,:]\s|(?:顺手|顺便|另外|对了|还有)"
     r"|(?:(?:also|oh,?\s+and|and|btw,?|by the way,?|PS:?)\s+)?(?-i:[A-Z])?(?i:added|created|saved"
     r"|deleted|removed|moved|renamed|updated|changed|marked|completed|cleared|rescheduled)"
     r"\s+(?:it|them|that|this|the|your|[“\"「『])"
