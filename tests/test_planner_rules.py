@@ -1206,9 +1206,17 @@ def test_eighth_batch_forms(
             None,
         ),
         (
+            # emoji at the message's ends carry no request and are dropped (inside a title,
+            # or quoted, they stay: the next case)
             "schedule a todo for 12/24 at 18:00: wrap presents 🎁",
             "create_todo",
-            {"title": "Wrap presents 🎁", "due_at": "12/24 at 18:00"},
+            {"title": "Wrap presents", "due_at": "12/24 at 18:00"},
+            None,
+        ),
+        (
+            'schedule a todo for 12/24 at 18:00: "wrap presents 🎁" 🎄',
+            "create_todo",
+            {"title": "wrap presents 🎁", "due_at": "12/24 at 18:00"},
             None,
         ),
         (
@@ -2128,3 +2136,89 @@ def test_a_todos_fields_as_people_say_them(
 ) -> None:
     intent = interpret(text)
     assert (intent.tool, intent.args, intent.slot) == (tool, args, slot)
+
+
+# The nineteenth unseen batch (intent corpus zh-941…1000, en-941…1000): its wrong writes.
+@pytest.mark.parametrize(
+    ("text", "tool", "args", "slot"),
+    [
+        # emoji at the message's ends carry no request
+        (
+            "mark Buy milk done 🥛",
+            "set_todo_status",
+            {"todo_title": "Buy milk", "status": "done"},
+            None,
+        ),
+        ("把买菜标记完成🙏🙏", "set_todo_status", {"todo_title": "买菜", "status": "done"}, None),
+        # a priority said with more words is never the todo's new title
+        (
+            "交房租 改成高优先级 急",
+            "update_todo",
+            {"todo_title": "交房租", "priority": "high"},
+            None,
+        ),
+        (
+            "change Call mom to top priority asap pls",
+            "update_todo",
+            {"todo_title": "Call mom"},
+            "priority",
+        ),
+        (
+            "把交房租改成低优先级吧，不急",
+            "update_todo",
+            {"todo_title": "交房租", "priority": "low"},
+            None,
+        ),
+        # "no rush" is a low priority
+        (
+            "pls add fix bike brakes, no rush",
+            "create_todo",
+            {"title": "Fix bike brakes", "priority": "low"},
+            None,
+        ),
+        # lines added *to* something named: asked, not a todo titled all of it
+        (
+            "add lisbon food tips to trip ideas: pastel de nata",
+            "create_todo",
+            {"title": "Lisbon food tips to trip ideas: pastel de nata"},
+            "intent",
+        ),
+    ],
+)
+def test_nineteenth_batch_forms(
+    text: str, tool: str | None, args: dict[str, Any], slot: str | None
+) -> None:
+    intent = interpret(text)
+    assert (intent.tool, intent.args, intent.slot) == (tool, args, slot)
+
+
+@pytest.mark.parametrize(
+    ("text", "writes"),
+    [
+        (
+            "remind me to water plants at 8pm and take out trash at 9pm",
+            [("create_todo", "Water plants", "8pm"), ("create_todo", "Take out trash", "9pm")],
+        ),
+        (
+            "add call the bank at 10am and email Sam at 3:30pm",
+            [("create_todo", "Call the bank", "10am"), ("create_todo", "Email Sam", "3:30pm")],
+        ),
+        # "remind me" said to the assistant after a note's content: a second request
+        (
+            "记个笔记 标题 电影 内容 星际穿越 然后提醒我周六去看",
+            [("create_note", "电影", None), ("create_todo", "去看", "周六")],
+        ),
+    ],
+)
+def test_nineteenth_batch_two_writes(text: str, writes: list[tuple[str, str, str | None]]) -> None:
+    intent = interpret(text)
+    found = [
+        (one.tool, one.args.get("title"), one.args.get("due_at")) for one in (intent, *intent.more)
+    ]
+    assert found == writes
+
+
+def test_a_meeting_with_two_people_at_one_time_stays_one_todo() -> None:
+    intent = interpret("add meeting with Tom and Jerry at 5pm")
+    assert (intent.tool, intent.args.get("due_at"), intent.more) == ("create_todo", "5pm", ())
+    assert "Tom and Jerry" in intent.args["title"]

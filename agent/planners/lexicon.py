@@ -214,7 +214,14 @@ def todo_change(
         return Intent("update_todo", {"description": unquote(value)})
     if field == FIELD_DUE or timed:
         return Intent("update_todo", {"due_at": due or value})
+    if _SPEAKS_OF_PRIORITY.search(value):
+        # "改成高优先级 急", "make it top priority asap": a priority said with more words
+        # than the lexicon knows is asked for, never made the todo's title
+        return ask("update_todo", SLOT_PRIORITY)
     return Intent("update_todo", {"title": unquote(value)})
+
+
+_SPEAKS_OF_PRIORITY = re.compile(r"优先级|优先度|\bpriority\b|\bprio\b", re.IGNORECASE)
 
 
 def change_slot(field: str) -> str:
@@ -259,13 +266,21 @@ def read_of(*, notes: bool, todos: bool, keyword: str, todo_args: dict[str, Any]
     )
 
 
+# Emoji (pictographs, symbols, their joiners, variation selectors and skin tones).
+_EMOJI = "\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\ufe0f\u200d"
+# Emoji at the ends of a message ("mark buy milk done 🥛", 谢谢🙏, "at 11am tmrw 🔧") carry no
+# request; inside it (a note's content, a quoted title) they are the user's words, kept.
+_EDGE_EMOJI = re.compile(rf"^[\s{_EMOJI}]+|(?<=\S)[\s{_EMOJI}]*[{_EMOJI}][\s{_EMOJI}!！。.~～]*$")
+
+
 def normalise(text: str) -> str:
-    """Fold full-width letters, digits and spaces; keep punctuation and words as typed."""
+    """Fold full-width letters, digits and spaces; drop emoji at the message's ends; keep
+    punctuation and words as typed."""
     folded = "".join(
         unicodedata.normalize("NFKC", char) if char.isalnum() and ord(char) >= 0xFF00 else char
         for char in text.replace("\u3000", " ")
     )
-    return re.sub(r"\s+", " ", folded).strip()
+    return re.sub(r"\s+", " ", _EDGE_EMOJI.sub("", folded)).strip()
 
 
 def outside_quotes(text: str) -> str:

@@ -118,6 +118,12 @@ _TWO_THINGS = re.compile(
     r"second(?:ly)?,?\s*(?P<b>.+)$",
     re.IGNORECASE,
 )
+_AT_TIME = r"\b(?:at|by)\s+\d{1,2}(?::\d{2})?\s*(?:am|pm)\b"
+_TWO_TIMED = re.compile(
+    r"^(?P<head>(?:please\s+|pls\s+)?(?:remind\s+me\s+to|add|i\s+(?:need|have)\s+to)\s+)"
+    rf"(?P<a>[^,;.]+?{_AT_TIME})\s*,?\s+and\s+(?!then\b)(?P<b>[^,;.]+?{_AT_TIME})[.!]?$",
+    re.IGNORECASE,
+)
 _NOTE_QUOTED = re.compile(r"^note\s+(?P<title>\"[^\"]+\"|“[^”]+”)\s*:\s*", re.IGNORECASE)
 _A_NOTE = re.compile(r"^(?:a|one)\s+(?:new\s+)?note\s+(?=titled|called|named)", re.IGNORECASE)
 
@@ -130,6 +136,12 @@ def reword(text: str) -> str:
     two = _TWO_THINGS.match(body)
     if two:
         body = f"{two.group('a')}. Also, {two.group('b')}"
+    timed = _TWO_TIMED.match(body)
+    if timed:
+        # "remind me to water plants at 8pm and take out trash at 9pm": two todos, each
+        # with its own time
+        head = timed.group("head")
+        body = f"{head}{timed.group('a')}. Also, {head.lstrip()}{timed.group('b')}"
     quoted = _NOTE_QUOTED.match(body)
     if quoted:
         body = f"create a note titled {quoted.group('title')}: {body[quoted.end() :]}"

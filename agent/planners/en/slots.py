@@ -126,6 +126,7 @@ _PRIORITIES = (
     (
         "low",
         r"(?:with\s+)?(?:a\s+)?low[\s-]+priority|priority\s*(?::|is|of)?\s*low|not\s+urgent"
+        r"|no\s+rush|no\s+hurry|not\s+(?:that\s+)?important|not\s+a\s+priority|low\s+prio"
         rf"|{_P_LOW}",
     ),
     (

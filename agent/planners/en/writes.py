@@ -412,9 +412,17 @@ def todo_fields(body: str, *, priority: str | None = None) -> Intent:
     priority = priority or found_priority
     rest, due = take_en_time(rest)
     title = unquote(quoted.group()) if quoted else clean_title(rest)
+    if not quoted and _ADDED_TO_SOMETHING.search(title):
+        # "add lisbon food tips to trip ideas: pastel de nata": lines added *to* something
+        # named (a note, most likely), not a todo titled all of that: asked
+        return ask("create_todo", SLOT_INTENT, title=title)
     return create_intent(
         "create_todo", title, description=description, due_at=due, priority=priority
     )
+
+
+# "… to trip ideas: pastel de nata", "… into my recipes - banana bread": a target, then lines
+_ADDED_TO_SOMETHING = re.compile(r"\b(?:to|into)\s+(?:my\s+|the\s+)?[\w'’ -]{2,40}\s*[:：–—]\s*\S")
 
 
 def note_fields(body: str) -> Intent:

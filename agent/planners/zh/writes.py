@@ -464,10 +464,24 @@ def _field_args(kind: str, field_name: str, verb: str, value: str) -> Intent:
     return todo_change(
         FIELD_TITLE if renamed else _field(field_name),
         value,
-        priority=priority_of(re.sub(r"优先级", "", value) or value) or priority_of(value),
+        priority=priority_of(re.sub(r"优先级", "", value) or value)
+        or priority_of(value)
+        or _priority_said(value),
         timed=verb in _MOVE_VERBS or is_time(due),
         due=due,
     )
+
+
+def _priority_said(value: str) -> str | None:
+    """高优先级 急 / 低优先级吧，不急: one priority, said once or twice, and only words that
+    urge it on."""
+    rest, priority = take_priority(value)
+    again, second = take_priority(rest)
+    if second is not None and second != priority:
+        return None  # 高优先级，不急: two priorities, asked
+    if re.sub(r"[急吧啊呀哈嘛的点一些\s，,。！!～~]", "", again):
+        return None
+    return priority
 
 
 _VAGUE_ITEM = re.compile(r"(?:它|这个|那个|这条|那条|这篇|那篇|这一?项|那一?项|这件事|那件事)")
