@@ -75,8 +75,8 @@ def _session_history(
     """Return the history the planner sees, the stored items read on those turns, and the
     items the last message listed (when it is the assistant's: ``agent.list_references``).
 
-    ``recent``: the session's latest ``HISTORY_TURNS`` messages (role, text and the
-    payload's ``reads``), newest first, when the caller read them already
+    ``recent``: the session's latest ``HISTORY_TURNS`` messages (role, text and
+    ``reads``), newest first, when the caller read them already
     (``sessions.session_get_with_recent``); else they are read here (one query).
     """
     if recent is None:
@@ -353,10 +353,10 @@ def _handle_message(
         text=reply,
         # Strictly after the question, so history keeps its order even on a coarse clock.
         created_at=max(timezone.now(), user_message.created_at + timedelta(microseconds=1)),
+        reads=turn.reads(),
         payload={
             "facts": facts,
             "notices": turn.notices,
-            "reads": turn.reads(),
             # Public parts only: a raw token is never stored.
             "cards": [
                 {key: value for key, value in card.items() if "token" not in key}

@@ -86,6 +86,10 @@ class Message(models.Model):
     text = models.TextField()
     # For assistant turns: facts, card tokens' public parts, notices (never a raw token).
     payload = models.JSONField(default=dict, blank=True)
+    # For assistant turns: the stored items read on the turn (type, id, title), which later
+    # turns' cards name as their provenance. A column of its own: every message turn reads
+    # it for the recent history, which then never parses a payload (cards, facts, notices).
+    reads = models.JSONField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:

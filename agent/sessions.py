@@ -87,16 +87,16 @@ def session_get(*, session_id: Any, owner: Any, admin_context: Any = None) -> Ag
 
 class RecentMessage(NamedTuple):
     """What a turn reads of an earlier message (the planner's history): its role, its text,
-    and its payload's ``reads`` (the stored items read on that turn; None when absent)."""
+    and its ``reads`` (the stored items read on that turn; None when absent)."""
 
     role: str
     text: str
     reads: Any
 
 
-# The columns of a message that ``RecentMessage`` holds: the payload's "reads" only, so a
-# turn never transfers or decodes earlier cards, facts and notices.
-RECENT_MESSAGE_COLUMNS = ("role", "text", "payload__reads")
+# The columns of a message that ``RecentMessage`` holds: never the payload, so a turn
+# never transfers or decodes earlier cards, facts and notices.
+RECENT_MESSAGE_COLUMNS = ("role", "text", "reads")
 
 
 def recent_messages(*, session: AgentSession, limit: int) -> list[RecentMessage]:

@@ -233,7 +233,8 @@ def test_the_history_query_reads_the_session_and_only_each_message_s_reads(user:
         session=session,
         role=Message.Role.ASSISTANT,
         text="答",
-        payload={"reads": reads, "cards": [{"args": {"title": "x" * 5000}}], "facts": []},
+        reads=reads,
+        payload={"cards": [{"args": {"title": "x" * 5000}}], "facts": []},
     )
     Message.objects.create(
         session=session, role=Message.Role.ASSISTANT, text="旧", payload={"facts": []}

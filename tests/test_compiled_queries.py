@@ -42,9 +42,7 @@ def conversations():
             role="user" if index % 2 == 0 else "assistant",
             text=f"消息 {index}",
             created_at=start + timedelta(seconds=index),
-            payload={"reads": [{"type": "todo", "id": index, "title": "开会"}]}
-            if index % 2
-            else {},
+            reads=[{"type": "todo", "id": index, "title": "开会"}] if index % 2 else None,
         )
     Message.objects.create(session=theirs, role="user", text="bob", created_at=start)
     return alice, bob, mine, theirs
