@@ -996,6 +996,9 @@ def test_eighteenth_and_nineteenth_batch_claims_and_their_kind(
         "超过 30 天的内容已经被彻底清除，我没法恢复。",
         "可以呀，标记完成这种事我能做，告诉我是哪条就行。",
         '```json\n{"op": "query_todos", "ok": true, "count": 3}\n```',
+        '[{"type": "todo", "title": "Pay rent", "status": "done"}]',
+        "No changes needed ✓",
+        "没有逾期的待办 ✅",
     ],
 )
 def test_eighteenth_and_nineteenth_batch_non_claims(reply: str) -> None:
@@ -1003,10 +1006,17 @@ def test_eighteenth_and_nineteenth_batch_non_claims(reply: str) -> None:
 
 
 def test_a_tick_left_alone_beside_the_fixed_text_goes_too() -> None:
-    """After an unbacked claim goes, a lone "✔︎「买猫粮」" would still say done."""
+    """After an unbacked claim goes, a lone "✔︎「买猫粮」" would still say done, and a code
+    fence left alone says nothing."""
     verdict = guard_reply("✔︎「买猫粮」\n这条划掉啦。", backings=[], locale="zh-CN")
     assert verdict.replaced
     assert "买猫粮" not in verdict.text
+    fenced = guard_reply(
+        '```json\n{"action": "create", "title": "周末采购清单", "status": "success"}\n```',
+        backings=[],
+        locale="zh-CN",
+    )
+    assert fenced.text == NOT_EXECUTED_TEXT["zh-CN"]
 
 
 def test_every_enabled_write_has_a_kind_of_claim_its_receipt_backs() -> None:

@@ -447,12 +447,14 @@ _SHORT_REPORT = re.compile(
     rf"|[^\n?？✅✔☑✓]{{1,60}}?\s*{_TICK}\s*(?:[（(][^)）\n]{{0,40}}[)）])?[。.!！]?)"
 )
 # A JSON result a model prints for its own action: {"op": "create_todo", …, "ok": true}.
+# (Not "type" nor a "status" of "done": a read's items carry those — {"type": "todo",
+# "status": "done"} lists a todo, it reports no write.)
 _JSON_ACTION = re.compile(
-    r'"(?:action|op|operation|tool|type|event)"\s*:\s*"(?P<verb>[^"]{0,40})"', re.IGNORECASE
+    r'"(?:action|op|operation|tool|event)"\s*:\s*"(?P<verb>[^"]{0,40})"', re.IGNORECASE
 )
 _JSON_SUCCESS = re.compile(
-    r'"(?:status|result|ok|success|succeeded)"\s*:\s*(?:true|"(?:success|succeeded|ok|done'
-    r'|completed|created|updated|deleted)")',
+    r'"(?:ok|success|succeeded)"\s*:\s*true|"status"\s*:\s*"(?:success|succeeded|ok)"'
+    r'|"result"\s*:\s*"(?:success|succeeded|ok|done|completed|created|updated|deleted)"',
     re.IGNORECASE,
 )
 _JSON_KINDS = (
@@ -463,11 +465,14 @@ _JSON_KINDS = (
 )
 
 
+_NEGATED = re.compile(r"\b(?:no|not|nothing|none|never)\b|n't|没|未|不|无", re.IGNORECASE)
+
+
 def _short_report(text: str) -> Claim | None:
     """A claim when the whole reply is a tick and a title (or a count of ticks)."""
     match = _SHORT_REPORT.fullmatch(text.strip())
-    if match is None:
-        return None
+    if match is None or _NEGATED.search(text):
+        return None  # ("No changes needed ✓", 没有逾期的待办 ✅: nothing reported done)
     kind = "create" if match.group("plus") or match.group("added") else None
     return Claim(phrase=text.strip(), kind=kind, resource_type=None, sweeping=is_sweeping(text))
 
@@ -625,8 +630,10 @@ def guard_reply(
     language = normalize_locale(locale) or DEFAULT_LOCALE
     fixed = (PARTLY_REMOVED_TEXT if kept_backed or focus else NOT_EXECUTED_TEXT)[language]
     rest = remove_spans(reply, list(spans))
-    if not kept_backed and _short_report(rest) is not None:
-        rest = ""  # "✔︎「买猫粮」" or "🥛✅" left beside "not executed" would still say done
+    if not kept_backed and (_short_report(rest) is not None or not _WORD.search(rest)):
+        # "✔︎「买猫粮」" or "🥛✅" left beside "not executed" would still say done; a code
+        # fence or a mark left alone says nothing
+        rest = ""
     text = f"{rest}\n{fixed}" if rest.strip() else fixed
     phrases = tuple(entry.claim.phrase for entry in unbacked)
     return GuardVerdict(
