@@ -421,7 +421,7 @@ def todo_fields(body: str, *, priority: str | None = None) -> Intent:
     )
 
 
-# "… to trip ideas: pastel de nata", "… into my recipes - banana bread": a target, then lines
+# "… to trip ideas: pastel de nata", "… into my recipes — banana bread": a target, then lines
 _ADDED_TO_SOMETHING = re.compile(r"\b(?:to|into)\s+(?:my\s+|the\s+)?[\w'’ -]{2,40}\s*[:：–—]\s*\S")
 
 
