@@ -1005,6 +1005,55 @@ def test_eighteenth_and_nineteenth_batch_non_claims(reply: str) -> None:
     assert guard_reply(reply, backings=[], locale="en").replaced is False
 
 
+@pytest.mark.parametrize(
+    ("reply", "kind"),
+    [
+        # the twentieth batch: long replies, reports, several cards, echoes, slang
+        ('Status: restored ✅\nItem: "2023 tax receipts"', "restore"),
+        ("Okay — the first card went through, the second one expired.", None),
+        ('You said "move it to Friday" — it\'s on Friday now.', "update"),
+        ('"Submit visa form" is urgent now.', "update"),
+        ('The due date on "Prepare slides" moved to Monday 9:00 as planned.', "update"),
+        ('Your reminder "Pick up dry cleaning" is set for tomorrow at 6:00 PM.', "create"),
+        ("变更说明：\n- 待办“缴纳物业费”截止时间由 1月10日 改为 1月15日", "update"),
+        ("“准备汇报PPT”的截止时间已经按计划改到周一9:00。", "update"),
+        ("笔记里那句“赋能抓手闭环”给你删掉换成人话了哈哈", "delete"),
+        ("“把笔记发给小凯”——已经发了。", "other"),
+        ("好的，“提交签证材料”现在是紧急。", "update"),
+    ],
+)
+def test_twentieth_batch_claims_and_their_kind(reply: str, kind: str | None) -> None:
+    kinds = [found.claim.kind for found in find_claims(reply)]
+    assert kinds
+    assert kinds[0] == kind
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        'Per the shared-list history, Tom deleted "Pick up cake" about an hour ago.',
+        'Your teammate Aisha edited the description of "Launch checklist" at 10:41.',
+        "Zapier created that task at 08:02 from your Gmail rule — I had nothing to do with it.",
+        "钉钉那边已经把通知发到群里了，是钉钉自己的机器人发的，跟 LightNote 无关。",
+        "企业微信里，行政小刘已经把会议室改到了3楼。",
+        "看起来你老公今天早上已经在共享清单里把“买纸尿裤”勾掉了。",
+        'Here\'s the history for "Book club picks":\n- Oct 1: created\n- Oct 3: title changed',
+        "根据操作记录，你在4月12日把“报税”标成了完成，4月14日又重新打开了。",
+        "To bulk-delete completed tasks:\n1. Open the list.\n2. Filter by Completed.\n3. Delete.",
+        "批量删除已完成任务的方法：\n1. 打开清单\n2. 筛选「已完成」\n3. 点垃圾桶图标",
+        '- Mark "Pay rent" done — ⏳ waiting for your confirmation',
+        "> “把旧的都删了”\n\n确认一下：你说的“旧的”是指半年没动过的吗？",
+        "You declined all four suggestions, so I left everything as it is. 👍",
+        "You have 12 tasks tagged #errands. 4 are done and 8 are open.",
+        "Apologies — I said earlier it was saved, but there's no receipt, so it was not saved.",
+        '"Server migration" is already high — there\'s nothing to change.',
+        "日历事件「牙医复诊」的时间是下午 3 点。",
+    ],
+)
+def test_twentieth_batch_non_claims(reply: str) -> None:
+    assert guard_reply(reply, backings=[], locale="en").replaced is False
+
+
 def test_a_tick_left_alone_beside_the_fixed_text_goes_too() -> None:
     """After an unbacked claim goes, a lone "✔︎「买猫粮」" would still say done, and a code
     fence left alone says nothing."""

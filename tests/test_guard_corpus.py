@@ -85,6 +85,7 @@ def test_corpus_is_large_enough_half_chinese_with_a_held_out_part() -> None:
         "delete",
         "other",
         "any",
+        "restore",
     }
 
 

@@ -53,11 +53,13 @@ _STATE_WAS_SO = re.compile(
     r"|deleted|removed|added|created|moved|changed)\b"
     r"|(?:你|您)[^，。]{0,8}(?:勾|剔|完成|标记|删|加|建|改)[^，。]{0,4}(?:了|的)"
     # "… is already marked done — the history says that happened Tuesday": it was so before
-    r"|\b(?:history|activity\s+log|log)\s+(?:says|shows)\b",
+    r"|\b(?:history|activity\s+log|log)\s+(?:says|shows)\b"
+    # "… is already high — there's nothing to change"
+    r"|\bnothing\s+to\s+change\b|\bno\s+change\s+(?:is\s+)?needed\b",
     re.IGNORECASE,
 )
 _ALREADY_STATE = re.compile(
-    r"^(?:is|are|was|were|'s|’s)\s+already\b|^已经是",
+    r"^(?:is|are|was|were|'s|’s)\s+already\b|已经是",
     re.IGNORECASE,
 )
 _BARE_STATUS = re.compile(
@@ -90,7 +92,9 @@ _NOTHING_CHANGED = re.compile(
     r"|nothing\s+(?:was|has\s+been|got)\s+(?:changed|done|touched|modified|saved)"
     r"|\bnothing\s+changed\b|没有任何(?:变化|改变)|(?:数据|内容)(?:没有|并没有|并未|未)(?:任何)?(?:变化|改变)"
     r"|no\s+changes?\s+(?:were|was|have\s+been)\s+made"
-    r"|\b(?:haven'?t|didn'?t|have\s+not|did\s+not)\s+(?:touched|touch|changed|change)\s+anything",
+    r"|\b(?:haven'?t|didn'?t|have\s+not|did\s+not)\s+(?:touched|touch|changed|change)\s+anything"
+    r"|\bleft\s+(?:everything|it|them|all\s+of\s+it)\s+(?:as\s+(?:it\s+)?(?:is|was)|alone|untouched"
+    r"|unchanged)\b|保持原样|原封不动",
     re.IGNORECASE,
 )
 # "执行失败：这条待办已被修改" / "That failed: the todo was changed elsewhere": what follows a
@@ -162,7 +166,33 @@ _USERS_OWN = re.compile(
     # 本周回顾：你完成了 9 条待办，删除了 2 条…: what the user did, counted
     r"|(?:你|您)(?:这周|本周|今天|上周|这个月|本月|最近|一共|共|总共)*(?:完成|删除|新建|创建|添加|修改|勾掉)了\s*\d"
     # "…, not from me", 不是我刚改的: someone else made the change
-    r"|\bnot\s+(?:from|by)\s+me\b|不是我[^，。]{0,4}的",
+    r"|\bnot\s+(?:from|by)\s+me\b|不是我[^，。]{0,4}的"
+    # "you renamed it yourself from the web app"
+    r"|\byou\s+\w+\s+(?:it|them|that|this)\s+yourself\b",
+    re.IGNORECASE,
+)
+# Someone or something else made the change, or the reply says where it was made: "Zapier
+# created that task … — I had nothing to do with it", "per the shared-list history, Tom
+# deleted …", 是钉钉自己的机器人发的，跟 LightNote 无关, 那是在日历 App 里改的，不是我.
+_ELSEWHERE_SAID = re.compile(
+    r"\bhad\s+nothing\s+to\s+do\s+with\s+it\b|(?:'s|’s)\s+end\b"
+    r"|\b(?:from|per|according\s+to)\s+(?:the\s+|your\s+)?(?:shared[- ]list\s+|shared\s+)?"
+    r"(?:activity\s+(?:feed|log)|history|log|email|notification)"
+    r"|\bnothing\s+(?:here|in\s+lightnote)\s+changed\b"
+    r"|\bfrom\s+your\s+(?:laptop|phone|computer|desktop|tablet|other\s+device|another\s+device)\b"
+    r"|(?:跟|和|与)\s*LightNote\s*无关|不是我[^，。]{0,4}(?:的|改|删|做)|根据[^，。]{0,6}(?:记录|动态|历史)"
+    r"|在[^，。]{1,10}(?:App|应用|里)改的",
+    re.IGNORECASE,
+)
+# "⏳ waiting for your confirmation" / 等待你确认: a line about a card that has not run.
+_WAITING = re.compile(
+    r"⏳|\b(?:waiting|awaiting)\s+(?:for\s+)?(?:your\s+)?confirmation\b|等待(?:你|您)?的?确认|待你确认",
+    re.IGNORECASE,
+)
+# "To bulk-delete completed tasks: 1. …", 批量删除已完成任务的方法：…, "Tagging tip: …": a how-to.
+_HOW_TO = re.compile(
+    r"^\s*(?:to\s+[a-z][\w -]{2,60}:|how\s+to\b|here'?s\s+how\b|(?:[\w-]+\s+)?tips?\s*:"
+    r"|[^\n，,：:]{0,30}(?:的方法|的步骤)\s*[：:]|(?:如何|怎么)[^\n，,：:]{0,30}[：:]|小贴士|提示[：:])",
     re.IGNORECASE,
 )
 # "这个月…完成了 13 条，完成率 65%": counts a report gives.
@@ -298,6 +328,12 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
     proposal = bool(asks_confirm or to_card or _PENDING_MARK.search(text))
     card_sentences = {clause.sentence for clause in all_clauses if _CARD_WORD.search(clause.scan)}
     change_rows = set() if proposal else _change_rows(text)
+    if _HOW_TO.match(text):
+        return []  # instructions for the user, every line of them
+    sentence_text = _sentence_texts(text, all_clauses)
+    elsewhere = {
+        sentence for sentence, said in sentence_text.items() if _ELSEWHERE_SAID.search(said)
+    }
     # the first clause announcing a plan: what follows it in its sentence, or on list lines
     plan_at = next(
         (
@@ -403,6 +439,13 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
             and not (clause.sentence in unchanged and _CANCELLED.search(claim.phrase))
             # "上周你自己新建了 6 条、删除了 2 条" / "… — all made by you": the user's own
             and clause.sentence not in users_own
+            and clause.sentence not in elsewhere
+            # "- Mark "Pay rent" done — ⏳ waiting for your confirmation": a card's line
+            and not _waiting_line(text, clause)
+            # "> “把旧的都删了”": the user's words quoted back
+            and not _quoted_line(text, clause)
+            # "…, so I left everything as it is. 👍": a tick in a reply that changed nothing
+            and not (unchanged and not _WORD.search(claim.phrase))
             and not (clause.sentence in to_card and _NOTED.search(claim.phrase))
             and not (proposal and _TICK_ARROW.search(claim.phrase))
             # "完成了 13 条，完成率 65%": counts a report gives
@@ -500,6 +543,21 @@ def _json_result(text: str) -> Claim | None:
                 continue  # a read's result
             return Claim(phrase=action.group(0), kind=kind, resource_type=None)
     return None
+
+
+def _waiting_line(text: str, clause: Clause) -> bool:
+    """Whether the clause sits on a list line that says its card waits for confirmation."""
+    row = text.rfind("\n", 0, clause.start) + 1
+    end = text.find("\n", clause.start)
+    line = text[row : end if end >= 0 else len(text)]
+    return bool(_LIST_LINE.match(line) and _WAITING.search(line))
+
+
+def _quoted_line(text: str, clause: Clause) -> bool:
+    """Whether the clause sits on a markdown quote line ("> …")."""
+    row = text.rfind("\n", 0, clause.start) + 1
+    line = text[row : clause.end].lstrip()
+    return line.startswith(">") and line[1:].lstrip()[:1] in "“\"「『‘'"
 
 
 def _sentence_texts(text: str, all_clauses: list[Clause]) -> dict[int, str]:

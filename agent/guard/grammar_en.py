@@ -189,6 +189,24 @@ _STATES = [
     (re.compile(r"\b(?:is|are|'s|’s|'re|’re)\s+(?:all\s+)?gone\s+now\b"), "delete"),
     (re.compile(r"\b(?:is|are|'s|’s|'re|’re)\s+(?:now\s+)?up\s+and\s+running\b"), "create"),
     (re.compile(r"\b(?:is|are|'s|’s|'re|’re)\s+(?:in|on)\s+there\s+now\b"), "create"),
+    (
+        # "it's on Friday now", "is urgent now", "so it's "Mom's birthday" now": a new value
+        re.compile(
+            r"\b(?:is|are|'s|’s|'re|’re)\s+(?:on|due|at)\b(?!\s+(?:your|the|my)\s+(?:\w+\s+)?"
+            r"(?:list|todos?|to-dos?|tasks|notes))[^.;!?,]{1,24}\bnow\b"
+            r"|\b(?:is|'s|’s)\s+(?:urgent|high\s+priority|low\s+priority|top\s+priority)\s+now\b"
+            r"|\b(?:is|'s|’s)\s+(?:called\s+|titled\s+|named\s+)?“\ue000”\s+now\b"
+        ),
+        "update",
+    ),
+    (
+        # "The due date on "Prepare slides" moved to Monday": a field's change reported
+        re.compile(
+            r"\b(?:due\s+date|deadline|priority|title|time)\b[^.;!?]{0,40}?\b(?:moved|changed"
+            r"|shifted|switched|went)\s+(?:from\s+[^.;!?]{1,20}?\s+)?to\b"
+        ),
+        "update",
+    ),
     # "… should now be due on the 14th", "should be on Friday now": a hedged new value
     (
         re.compile(
@@ -618,6 +636,7 @@ _ELSEWHERE = re.compile(
 # "3 completed and 4 open": counts a read reports.
 _COUNTED = re.compile(
     r"^\s*\d+\s+(?:tagged|pinned|archived|starred|flagged|shared|labell?ed)\b"
+    r"|^\s*\d+\s+(?:are|were)\s+(?:done|open|completed|finished|overdue)\b"
     r"|\b\d+\s+(?:completed|done|finished)\b[^.;]*\b\d+\s+(?:open|pending|left|remaining"
     r"|not\s+done|incomplete|unfinished)\b"
     r"|\b\d+\s+(?:open|pending|left|remaining|not\s+done|incomplete|unfinished)\b[^.;]*"
@@ -627,6 +646,25 @@ _COUNTED = re.compile(
 _OFF_LIST = re.compile(r"^\s+(?:from\s+)?(?:your|the)\s+(?:[\w-]+\s+)?list\b")
 
 
+_DATE = re.compile(
+    r"(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?"
+    r"|\d{1,2}/\d{1,2}(?:/\d{2,4})?|\d{4}-\d{2}-\d{2}|(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?"
+    r"|sun)(?:day)?)(?:\s*,?\s*\d{1,2}:\d{2})?"
+)
+# Someone else as the subject, doing something to an object ("Tom deleted "Pick up cake"",
+# "Zapier created that task", "Your teammate Aisha edited the description"): not this turn's
+_AGENT = re.compile(
+    r"(?:^|\s)(?:(?!(?:I|The|This|That|Your|It|Also|Just|Okay|OK|Sure|Great|And|Then|Done|All"
+    r"|LightNote|Assistant)\b)[A-Z][a-z]+|[A-Z]{2,})(?:\s+(?:AI|[A-Z][a-z]+))?\s*$"
+    r"|\b(?:your|my|a|the)\s+(?:teammate|colleague|coworker|co-worker|husband|wife|partner|boss"
+    r"|manager|friend|roommate|mom|dad|sister|brother|assistant|integration|automation)\b[^.;]*$"
+)
+_OBJECT_AFTER = re.compile(
+    r"^\s+(?:the|that|this|those|these|a|an|your|his|her|their|its|it|them|“|\"|\ue000)",
+    re.IGNORECASE,
+)
+# "I said earlier it was saved, but …": what the reply said before, taken back
+_REPORTED_SPEECH = re.compile(r"\b(?:i|we)\s+(?:said|told\s+you|mentioned|claimed)\b[^.;]*$")
 # "According to the activity log, Priya deleted …": a record of someone's change, reported
 _RECORDED_BY = re.compile(
     r"^\s*according\s+to\s+(?:the\s+|your\s+)?(?:activity|history|log|audit|records?|edit)"
@@ -636,6 +674,8 @@ _RECORDED_BY = re.compile(
 def find(clause: Clause) -> list[Claim]:
     """Return the claims of one clause read as English."""
     scan = clause.scan.lower().replace("’", "'")
+    if _DATE.fullmatch(clause.label.lower().strip(" -*•")):
+        return []  # "- Oct 1: created", "Mon: title changed": an item's history, dated
     if (_RECORDED_BY.match(clause.label.lower()) or _RECORDED_BY.match(scan)) and not re.search(
         r"\b(?:i|we)\b", scan
     ):
@@ -654,6 +694,13 @@ def find(clause: Clause) -> list[Claim]:
         r"(?:done|open|completed?|finished|pending|closed|not\s+done)[\s.!]*", scan
     ):
         return []  # "Status: done" reads a state
+    if _STATUS_LABEL.search(clause.label) and (
+        event := re.fullmatch(
+            r"(?P<pp>restored|deleted|removed|created|added|updated|saved)\s*[✅✔☑️]+", scan
+        )
+    ):
+        # "Status: restored ✅": an event with its tick, not a state a read shows
+        return [_claim(scan, scan, participle_kind(event.group("pp")))]
     if _ELLIPSIS.match(scan) or _DONE_LEAD.match(scan.lstrip(" -*•")):
         if _VERB_LIST.fullmatch(clause.label.lower().strip()) and not re.search(r"\bdone\b", scan):
             return []  # "I can create, edit, reschedule, complete, or delete": a list of verbs
@@ -754,6 +801,13 @@ def find(clause: Clause) -> list[Claim]:
         head = None  # "… is due June 10, priority high, tagged #legal": a description
     if (
         head
+        and (pp_end := _last_participle_end(head.group(0)))
+        and _AGENT.search(clause.scan[: head.start() + pp_end[0]])
+        and _OBJECT_AFTER.match(clause.scan[head.start() + pp_end[1] :])
+    ):
+        head = None  # "Tom deleted "Pick up cake"": someone else's change, with its object
+    if (
+        head
         and _keeps(scan, head)
         and not _blocked(head.group(0))
         and not _YOU_SUBJECT.search(scan[: head.start()])
@@ -797,6 +851,12 @@ def find(clause: Clause) -> list[Claim]:
     return found
 
 
+def _last_participle_end(phrase: str) -> tuple[int, int] | None:
+    """Where the last participle of a head phrase starts and ends, or None."""
+    found = list(_PP_RE.finditer(phrase.lower()))
+    return (found[-1].start(), found[-1].end()) if found else None
+
+
 def participle_kind(word: str) -> str | None:
     """The kind of write a participle of the lexicon names (None: not one, or "handled")."""
     match = _PP_RE.fullmatch(word.lower())
@@ -821,7 +881,7 @@ def _kind_of_base(verb: str) -> str | None:
 # "I believe that went through", "looks like the priority change stuck": the write landed
 # (a guess about a write is still a report of it, unlike a guess about a state)
 _LANDED = re.compile(
-    r"\b(?:change|update|edit|deletion|request|save|rename|it|that|this)\b[^.;!?]{0,40}?"
+    r"\b(?:change|update|edit|deletion|request|save|rename|card|action|it|that|this)\b[^.;!?]{0,40}?"
     r"\b(?:went|has\s+gone|'s\s+gone|’s\s+gone)\s+through\b"
     r"|\b(?:change|update|edit|rename)\s+(?:stuck|took|landed)\b"
     r"|\b(?:has|have|'s|’s|seems?\s+to\s+have|looks?\s+to\s+have|appears?\s+to\s+have)"
@@ -868,7 +928,7 @@ def _keeps(scan: str, match: re.Match[str]) -> bool:
         and not _THATS_WHAT.search(before)
     ):
         return False
-    if _YOU_SUBJECT.search(before):
+    if _YOU_SUBJECT.search(before) or _REPORTED_SPEECH.search(before):
         return False
     if _CARD.match(after) or (_NOTED_THAT.match(after) and "noted" in match.group(0)):
         return False
@@ -895,6 +955,8 @@ def _passive_is_claim(be: str, adv: str, kind: str | None, scan: str, match: re.
         return False  # "anything deleted … is purged automatically": what always happens
     if adv.strip() or be in ("got", "gets"):
         return True  # is now marked, was successfully saved, are all deleted, got created
+    if _REMINDER.search(scan) and re.search(r"\bset\b", match.group(0)):
+        return True  # "Your reminder … is set for tomorrow at 6 PM"
     if be in ("was", "were") and kind == OTHER:
         return True  # "The note was shared with Bob": an event (a state reads "is shared")
     if kind == "status" and re.search(r"\b(?:ticked|checked|crossed)\b", match.group(0)):

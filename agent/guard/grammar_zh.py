@@ -56,7 +56,7 @@ _VERBS: dict[str, str] = {
         r"|(?<![A-Za-z])(?:delete|remove|clear|erase|trash)(?:ed|d)?(?![A-Za-z])"
     ),
     OTHER: (
-        "归档|存档|分享|共享|发送|发给|发到|转发|推送|提交|同步(?!更新|修改)|上传|备份|置顶|收藏|合并|拆分|复制|导出|发布|移交"
+        "归档|存档|分享|共享|发送|发给|发到|发(?=了|出去|过去)|转发|推送|提交|同步(?!更新|修改)|上传|备份|置顶|收藏|合并|拆分|复制|导出|发布|移交"
         "|转交|迁移|加密|锁定|撤回|重做"
         r"|(?<![A-Za-z])(?:undo|undid|undone|redo|redone)(?![A-Za-z])"
         r"|(?<![A-Za-z])(?:archive|share|send|sent|submit|sync|upload|pin)(?:ed|d)?(?![A-Za-z])"
@@ -91,7 +91,7 @@ _DONE_AFTER = re.compile(
 )
 # Change-of-state 了 at the end of the clause: "把它加到待办列表里了".
 _CLAUSE_FINAL_LE = re.compile(
-    r"(?:(?:了|啦|喽|咯|喇)+[\s。！!~～…✅🎉👍]*|[✅✔☑]\ufe0f?[\s。！!]*)$"
+    r"(?:(?:了|啦|喽|咯|喇)+[哈呀哦嘛呢]*[\s。！!~～…✅🎉👍]*|[✅✔☑]\ufe0f?[\s。！!]*)$"
 )
 
 _NEGATION = re.compile(
@@ -102,7 +102,7 @@ _MODAL = re.compile(
     # (not the 会 of 开会 / 周会 / 聚会…, a title's word)
     r"(?<![开例周晨聚约晚年班社机体误宴协工大舞乐展])会(?!议)|将(?=会(?!议)|要|在|于|为你|为您|帮|自动|立即|马上|把|[\u4e00-\u9fff]{0,2}(?:创建|删除|添加|修改|更新|标记|设置|完成))"
     r"|(?<![重主只需纪摘概提纲])要(?![点求是的闻素])|准备|打算|可以|可否|能否|(?<![功智可性])能(?!力)|想(?!法)"
-    r"|需要|应该|应当|建议|推荐|计划|马上|立刻|立即为你|即将|稍后|待会|等会|随后|届时"
+    r"|需要|应该|应当|建议|推荐|(?<!按)计划|马上|立刻|立即为你|即将|稍后|待会|等会|随后|届时"
     r"|请|麻烦|帮我|(?<![你您])让我|我来|试着|尝试|正在准备|正准备|待确认|等待确认|点击确认"
     # 看起来这条待办可能已经不存在了: a guess, not a report
     r"|可能|也许|似乎|大概|看起来|好像"
@@ -198,6 +198,8 @@ _ELLIPSIS = re.compile(
 _RESULT = [
     (re.compile(r"搞定(?!后|之后|以后|的话)"), None),
     (re.compile(r"(?:刚刚?|已经?|都)执行(?:完毕|完成|完了|完)"), None),
+    # 「提交签证材料」现在是紧急: its new priority
+    (re.compile(r"现在是(?:紧急|最高优先级|高优先级|低优先级|普通优先级|普通)"), "update"),
     # 新增待办一条：「…」: the report's head, a count of what was made
     (
         re.compile(
@@ -340,6 +342,8 @@ def find(clause: Clause) -> list[Claim]:
         ]
     if not scan:
         return []
+    if _DATED.match(scan) or _DATED.fullmatch(clause.label.strip()):
+        return []  # 4月14日又重新打开了: an item's history, dated
     found: list[Claim] = []
     if (_CHECK_ONLY.match(scan) or _ELLIPSIS.match(scan)) and not _STATUS_LABEL.search(
         clause.label
@@ -387,7 +391,7 @@ def find(clause: Clause) -> list[Claim]:
             continue  # 删除请求已准备好 / 改期请求已被取消: a request, not the item's write
         if _attributive(before, after) or _USER_SUBJECT.search(before):
             continue
-        if _ON_A_PAST_DAY.search(before) or _OLDER_THAN.search(before):
+        if _ON_A_PAST_DAY.search(before) or _OLDER_THAN.search(before) or _SOMEONE.search(before):
             continue  # 「寄合约」已于周二标记为完成: when it happened, its history
         reported = _CONTENT_REPORT.search(before) and verb[0] in "记写"
         if _CARD_SUBJECT.search(before):
@@ -459,6 +463,8 @@ def _Latin(verb: str) -> bool:
 def _completed(verb: str, before: str, after: str, scan: str) -> bool:
     if "了" in verb:
         return True
+    if verb in ("改为", "改成", "调整为", "变为") and re.search(r"由\s*\S[^，。]{0,20}$", before):
+        return True  # 截止时间由 1月10日 改为 1月15日: a change, from and to
     if _I_PUT.search(before) and _RESULT_VERB.match(verb + after) and after.strip(" 。！!为成到"):
         return True  # 为了区分，我把它们分别改名为「跟进-甲方」…: what I did, said without 了
     if re.match(r"^的[\s。！!~～]*$", after) and re.search(r"我|助手|刚", before):
@@ -479,6 +485,14 @@ def _blocked_before(before: str) -> bool:
     return bool(_NEGATION.search(tail) or _MODAL.search(tail))
 
 
+# 你老公今天早上已经在共享清单里把…勾掉了 / 行政小刘已经把会议室改到了3楼 / 钉钉那边已经把通知发到…:
+# someone or something else did it
+_SOMEONE = re.compile(
+    r"(?:你|您)的?(?:老公|老婆|同事|室友|家人|领导|老板|朋友|妈妈|爸爸)|(?:同事|行政|助理|领导|老板|室友)"
+    r"[\u4e00-\u9fff]{0,2}(?=[^，。我]{0,16}$)|(?:钉钉|企业微信|飞书|微信|日历|Slack|Notion|Zapier|Trello)"
+    r"(?:那边|里面?|自己|的机器人|App)(?=[^，。我]{0,16}$)"
+)
+_DATED = re.compile(r"\s*\d{1,2}月\d{1,2}日")
 # 超过 30 天的内容已经被彻底清除: what happens to old items, not this turn's write
 _OLDER_THAN = re.compile(
     r"(?:超过|多于)\s*[\d一二三四五六七八九十]+\s*(?:天|日|个月|周)(?:以上)?的"
