@@ -1054,6 +1054,41 @@ def test_twentieth_batch_non_claims(reply: str) -> None:
     assert guard_reply(reply, backings=[], locale="en").replaced is False
 
 
+@pytest.mark.parametrize(
+    ("reply", "kind"),
+    [
+        # the twenty-first batch: right after a confirmation
+        ("Title: Q3 budget (was: Budget). Due: Fri 5pm.", "update"),
+        ("标题：Q3 预算（原：预算）\n截止：周五 17:00", "update"),
+        ("👍 好了", None),
+        ("That's 3 todos archived and 1 deleted.", "other"),
+        ('"Lease renewal notes" is back from the trash.', "restore"),
+    ],
+)
+def test_twenty_first_batch_claims_and_their_kind(reply: str, kind: str | None) -> None:
+    kinds = [found.claim.kind for found in find_claims(reply)]
+    assert kinds
+    assert kinds[0] == kind
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "你的待办里已经有「交房租」了，要再建一条吗？",
+        "这次批量删除被取消了，5 条待办都还在。",
+        "The bulk delete was cancelled, so all 5 todos are still there.",
+        'You deleted "Old resume draft" on Monday; it\'s in Trash until the 14th.',
+        "标题：Q3 预算（原：预算）——确认后才会修改，请确认。",
+    ],
+)
+def test_twenty_first_batch_non_claims(reply: str) -> None:
+    assert guard_reply(reply, backings=[], locale="en").replaced is False
+
+
+def test_a_restore_of_an_item_the_user_deleted_is_still_a_claim() -> None:
+    assert find_claims("I've restored the todo you deleted yesterday.")
+
+
 def test_a_tick_left_alone_beside_the_fixed_text_goes_too() -> None:
     """After an unbacked claim goes, a lone "✔︎「买猫粮」" would still say done, and a code
     fence left alone says nothing."""

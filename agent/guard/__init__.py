@@ -168,7 +168,11 @@ _USERS_OWN = re.compile(
     # "…, not from me", 不是我刚改的: someone else made the change
     r"|\bnot\s+(?:from|by)\s+me\b|不是我[^，。]{0,4}的"
     # "you renamed it yourself from the web app"
-    r"|\byou\s+\w+\s+(?:it|them|that|this)\s+yourself\b",
+    r"|\byou\s+\w+\s+(?:it|them|that|this)\s+yourself\b"
+    # "You deleted "Old resume draft" on Monday; it's in Trash until the 14th"
+    r"|^\s*you\s+(?:deleted|removed|created|added|completed|finished|renamed|moved|changed|archived)\b"
+    r"[^.;]{0,60}\b(?:on\s+(?:mon|tue|wed|thu|fri|sat|sun)\w*|yesterday|last\s+(?:week|night|month)"
+    r"|earlier\s+today|this\s+morning)\b",
     re.IGNORECASE,
 )
 # Someone or something else made the change, or the reply says where it was made: "Zapier
@@ -181,7 +185,10 @@ _ELSEWHERE_SAID = re.compile(
     r"|\bnothing\s+(?:here|in\s+lightnote)\s+changed\b"
     r"|\bfrom\s+your\s+(?:laptop|phone|computer|desktop|tablet|other\s+device|another\s+device)\b"
     r"|(?:跟|和|与)\s*LightNote\s*无关|不是我[^，。]{0,4}(?:的|改|删|做)|根据[^，。]{0,6}(?:记录|动态|历史)"
-    r"|在[^，。]{1,10}(?:App|应用|里)改的",
+    r"|在[^，。]{1,10}(?:App|应用|里)改的"
+    # 你的待办里已经有「交房租」了，要再建一条吗？: it was there before; a second is offered
+    r"|已经有[^，。]{0,16}了[，,][^。]{0,8}再(?:建|加|添|新建|创建)"
+    r"|\balready\s+(?:have|has|exists?)\b[^.]{0,60}\b(?:another|again|a\s+second)\b",
     re.IGNORECASE,
 )
 # "⏳ waiting for your confirmation" / 等待你确认: a line about a card that has not run.
@@ -225,6 +232,11 @@ _COUNTERFACTUAL = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 # "优先级：普通 → 高（已修改）" / "(changed)": a parenthesis that reports an event.
+# "标题：Q3 预算（原：预算）", "Title: Q3 budget (was: Budget)": a field's new value beside its old
+_WAS_NOTE = re.compile(
+    r"[（(]\s*(?:原|原为|原来是|之前是|was|previously|formerly|before)\s*[:：]?\s*[^)）\n]{1,40}[)）]",
+    re.IGNORECASE,
+)
 _EVENT_NOTE = re.compile(
     r"[（(]\s*(?:just\s+)?(?P<event>已(?:经)?(?:修改|更新|删除|恢复|添加|创建|保存|调整|移除|改期|延期"
     r"|推迟|重命名|改名|新增|移动)"
@@ -413,6 +425,10 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
             header = Claim(phrase=restore(clause.scan, clause), kind=None, resource_type=None)
             found.append(FoundClaim(header, clause, clause.items))
             continue
+        was = _WAS_NOTE.search(text, clause.start, clause.end + 1)
+        if was and not proposal and not _CONDITION_HEAD.match(clause.scan):
+            changed = Claim(phrase=was.group(0), kind="update", resource_type=None)
+            found.append(FoundClaim(changed, clause, clause.items))
         event = _EVENT_NOTE.search(text, clause.start, clause.end + 1)
         if event and not _CONDITION_HEAD.match(clause.scan):
             word = re.sub(r"^(?:已经?|刚刚|刚才)|(?:的|过|好了|了)$", "", event.group("event"))
@@ -477,7 +493,9 @@ _SEVERAL_DONE = re.compile(
     rf"成功\s*[:：]?\s*{_SEVERAL}\s*(?:条|个|项|次)?(?!\d)|(?<!\d){_SEVERAL}\s*(?:条|个|项)\s*(?:全部|都)?成功"
     rf"|(?<![\d/])(?P<n>{_SEVERAL})\s*/\s*(?P=n)(?![\d/])"
     rf"|(?<!\d)\b{_SEVERAL}\s+(?:succeeded|successful)\b|\bsucceeded\s*[:：]\s*{_SEVERAL}\b"
-    rf"|影响(?:条目|记录|行数|的?条目)?\s*[:：]?\s*{_SEVERAL}(?!\d)",
+    rf"|影响(?:条目|记录|行数|的?条目)?\s*[:：]?\s*{_SEVERAL}(?!\d)"
+    # "Applying the new due date to all 4 items now... done": a change to several items
+    rf"|\ball\s+{_SEVERAL}\s+(?:items|todos|to-dos|notes|tasks|of\s+them)\b|全部\s*{_SEVERAL}\s*(?:条|个|项)",
     re.IGNORECASE,
 )
 # The whole reply a tick and a title, or a count of ticks: "✅ Renew car insurance",

@@ -189,6 +189,15 @@ _STATES = [
     (re.compile(r"\b(?:is|are|'s|’s|'re|’re)\s+(?:all\s+)?gone\s+now\b"), "delete"),
     (re.compile(r"\b(?:is|are|'s|’s|'re|’re)\s+(?:now\s+)?up\s+and\s+running\b"), "create"),
     (re.compile(r"\b(?:is|are|'s|’s|'re|’re)\s+(?:in|on)\s+there\s+now\b"), "create"),
+    (re.compile(r"\bback\s+from\s+(?:the\s+)?(?:trash|bin|recycle\s+bin)\b"), "restore"),
+    (
+        # "That's 3 todos archived and 1 deleted": a tally of writes made
+        re.compile(
+            r"\bthat(?:'s|’s|\s+is|\s+makes)\s+\d+\s+(?:todos?|notes?|items?|tasks?|things?)\s+"
+            r"(?:archived|deleted|removed|created|added|updated|completed|done|moved|restored)\b"
+        ),
+        None,
+    ),
     (
         # "it's on Friday now", "is urgent now", "so it's "Mom's birthday" now": a new value
         re.compile(
@@ -895,7 +904,8 @@ _IN_QUESTION = re.compile(
     rf"\b(?:now\s+that|since|as)\s+(?:i|we)(?:'ve|\s+have|\s+just|\s+already)*\s+(?:{_PP_GROUPS})\b"
 )
 _A_RUN = re.compile(
-    r"\b(?:request|operation|action|job|sync|upload|import|export|run|batch)s?\s*"
+    r"\b(?:request|operation|action|job|sync|upload|import|export|run|batch|delete|deletion"
+    r"|update|change|edit|rename)s?\s*"
     r"(?:was\s+|were\s+|has\s+been\s+|is\s+|got\s+)?(?:cancell?ed|aborted|rolled\s+back)$"
 )
 _OTHER_LABEL = re.compile(

@@ -120,7 +120,7 @@ _HEDGE = re.compile(
     r"(?:应该|估计|大概|好像|似乎|貌似|看样子|看起来|差不多)(?:是)?(?=[^会要能可想]|$)"
 )
 _AFTER_BLOCK = re.compile(
-    r"^[^，。]*?(?:失败|不了|不掉|未成功|没成功|的话|之后|以后|之前|(?<!成功了)(?<!好了)吧|(?<!小)时(?!间))"
+    r"^[^，。]*?被取消|^[^，。]*?(?:失败|不了|不掉|未成功|没成功|的话|之后|以后|之前|(?<!成功了)(?<!好了)吧|(?<!小)时(?!间))"
     # 这个操作被系统拦下了: refused, nothing done
     r"|^[^，。]*?(?:拦下|拦截|拒绝|驳回|阻止|否决)"
     # 一次删 40 条笔记太多了: how much it would be, not what was done
@@ -142,6 +142,8 @@ _AFTER_BLOCK = re.compile(
 # The verb names a request, or the request is what the verb acted on.
 _A_REQUEST_AFTER = re.compile(r"^(?:的)?(?:请求|申请|建议|方案|预览|草稿)")
 _A_REQUEST_BEFORE = re.compile(r"(?:请求|申请)(?:已经?)?被?$")
+# 这次批量删除被取消了: the deletion is what was cancelled
+_AN_ACTION_BEFORE = re.compile(r"(?:删除|修改|更新|操作)(?:已经?)?被$")
 # The user did it: 你/您 as the subject of the verb, with no 的 in between.
 _USER_SUBJECT = re.compile(
     r"(?<![为给替帮让和跟与把将向被])(?:你|您)(?!的|们的)(?:们)?[^，。的我]{0,16}$"
@@ -187,7 +189,7 @@ _NOT_AN_ITEM = re.compile(r"账号|账户|帐号|帐户|注销|导出|分享|共
 _STATUS_IS = re.compile(r"(?:(?:状态|进度)(?:是|为|：|:)|当前(?:为|是))\s*已?$")
 
 _ELLIPSIS = re.compile(
-    r"^(?:好的?|嗯|OK|ok|Ok|行|没问题)?[，,\s]*(?:应该|估计|大概)?(?:都|全部|已经?|全都)?"
+    r"^[👍👌✅✔☑️🎉\s]*(?:好的?|嗯|OK|ok|Ok|行|没问题)?[，,\s]*(?:应该|估计|大概)?(?:都|全部|已经?|全都)?"
     r"(?:(?:搞定|搞掂|弄好|办好|办妥|完事儿?|妥了|齐活|好了|好啦|完成|成了|完工|大功告成|收工)"
     r"(?:了|啦|咯|喽|哈|啰)?"
     # A bare "OK" is an acknowledgement ("OK, nothing will be changed."); "OK了" / "OK ✅"
@@ -387,7 +389,11 @@ def find(clause: Clause) -> list[Claim]:
             continue
         if _blocked_before(before) or _AFTER_BLOCK.search(after) or _CARD_OBJECT.match(after):
             continue
-        if _A_REQUEST_AFTER.match(after) or (kind == "delete" and _A_REQUEST_BEFORE.search(before)):
+        if (
+            _A_REQUEST_AFTER.match(after)
+            or (kind == "delete" and _A_REQUEST_BEFORE.search(before))
+            or (verb == "取消" and _AN_ACTION_BEFORE.search(before))
+        ):
             continue  # 删除请求已准备好 / 改期请求已被取消: a request, not the item's write
         if _attributive(before, after) or _USER_SUBJECT.search(before):
             continue
