@@ -1089,6 +1089,18 @@ def test_a_restore_of_an_item_the_user_deleted_is_still_a_claim() -> None:
     assert find_claims("I've restored the todo you deleted yesterday.")
 
 
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "我已经帮你把同事聚餐加到待办了。",
+        "已经帮你把你老公的生日加到待办了。",
+        "已把领导汇报改到周五了。",
+    ],
+)
+def test_a_person_named_as_the_object_is_still_the_assistants_write(reply: str) -> None:
+    assert find_claims(reply)
+
+
 def test_a_tick_left_alone_beside_the_fixed_text_goes_too() -> None:
     """After an unbacked claim goes, a lone "✔︎「买猫粮」" would still say done, and a code
     fence left alone says nothing."""

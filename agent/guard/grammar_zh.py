@@ -493,10 +493,12 @@ def _blocked_before(before: str) -> bool:
 
 # 你老公今天早上已经在共享清单里把…勾掉了 / 行政小刘已经把会议室改到了3楼 / 钉钉那边已经把通知发到…:
 # someone or something else did it
+# (Never after 把 / 给 / 帮…: 帮你把同事聚餐加到待办 names an item, 给妈妈打电话 a title.)
 _SOMEONE = re.compile(
-    r"(?:你|您)的?(?:老公|老婆|同事|室友|家人|领导|老板|朋友|妈妈|爸爸)|(?:同事|行政|助理|领导|老板|室友)"
-    r"[\u4e00-\u9fff]{0,2}(?=[^，。我]{0,16}$)|(?:钉钉|企业微信|飞书|微信|日历|Slack|Notion|Zapier|Trello)"
-    r"(?:那边|里面?|自己|的机器人|App)(?=[^，。我]{0,16}$)"
+    r"(?<![把将给为替帮])(?:(?:你|您)的?(?:老公|老婆|同事|室友|家人|领导|老板|朋友)"
+    r"|(?:同事|行政|助理|领导|老板|室友)[\u4e00-\u9fff]{0,2}(?=[^，。我]{0,16}$)"
+    r"|(?:钉钉|企业微信|飞书|微信|日历|Slack|Notion|Zapier|Trello)(?:那边|里面?|自己|的机器人|App)"
+    r"(?=[^，。我]{0,16}$))"
 )
 _DATED = re.compile(r"\s*\d{1,2}月\d{1,2}日")
 # 超过 30 天的内容已经被彻底清除: what happens to old items, not this turn's write
