@@ -7,36 +7,19 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
 from agent.guard import NOT_EXECUTED_TEXT, PARTLY_REMOVED_TEXT
+from tests.migrations_helpers import back_to_the_latest_schema, migrate_to  # noqa: F401
 
+pytestmark = pytest.mark.usefixtures("back_to_the_latest_schema")
 BEFORE = [("agent", "0003_card_lifecycle_and_session_titles")]
 AFTER = [("agent", "0004_reguard_stored_replies")]
 
 
-def _migrate(targets: list[tuple[str, str]]) -> Any:
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
-
-
-@pytest.fixture(autouse=True)
-def _back_to_the_latest_schema() -> Any:
-    """Leave the database at the newest migrations, whatever was added after 0004: the tests
-    after this one need every table."""
-    yield
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(executor.loader.graph.leaf_nodes())
-
-
 @pytest.mark.django_db(transaction=True)
 def test_stored_unbacked_claims_are_reguarded_once(user: Any) -> None:
-    apps = _migrate(BEFORE)
+    apps = migrate_to(BEFORE)
     session_model = apps.get_model("agent", "AgentSession")
     message_model = apps.get_model("agent", "Message")
     receipt_model = apps.get_model("agent", "ActionReceipt")
@@ -81,7 +64,7 @@ def test_stored_unbacked_claims_are_reguarded_once(user: Any) -> None:
         session=session, role="user", text="已删除所有待办了吗", created_at=now
     )
 
-    apps = _migrate(AFTER)
+    apps = migrate_to(AFTER)
     message_model = apps.get_model("agent", "Message")
     audit_model = apps.get_model("lightnote", "AuditEvent")
 

@@ -5,34 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
+from tests.migrations_helpers import back_to_the_latest_schema, migrate_to  # noqa: F401
+
+pytestmark = pytest.mark.usefixtures("back_to_the_latest_schema")
 BEFORE = [("agent", "0009_session_pending_until")]
 AFTER = [("agent", "0010_message_reads")]
 READS = [{"type": "note", "id": "n1", "title": "周会记录"}]
 
 
-def _migrate(targets: list[tuple[str, str]]) -> Any:
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
-
-
-@pytest.fixture(autouse=True)
-def _back_to_the_latest_schema() -> Any:
-    """Leave the database at the newest migrations: the tests after this one need them."""
-    yield
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(executor.loader.graph.leaf_nodes())
-
-
 @pytest.mark.django_db(transaction=True)
 def test_reads_move_to_their_column_and_back(user: Any) -> None:
-    apps = _migrate(BEFORE)
+    apps = migrate_to(BEFORE)
     session = apps.get_model("agent", "AgentSession").objects.create(owner_id=user.pk)
     message = apps.get_model("agent", "Message")
     now = timezone.now()
@@ -50,7 +35,7 @@ def test_reads_move_to_their_column_and_back(user: Any) -> None:
         session=session, role="user", text="搜一下周会", created_at=now, payload={}
     )
 
-    apps = _migrate(AFTER)
+    apps = migrate_to(AFTER)
     message = apps.get_model("agent", "Message")
     moved = message.objects.get(pk=read_turn.pk)
     assert moved.reads == READS
@@ -59,7 +44,7 @@ def test_reads_move_to_their_column_and_back(user: Any) -> None:
     assert message.objects.get(pk=no_reads.pk).payload == {"facts": []}
     assert message.objects.get(pk=question.pk).reads is None
 
-    apps = _migrate(BEFORE)
+    apps = migrate_to(BEFORE)
     message = apps.get_model("agent", "Message")
     assert message.objects.get(pk=read_turn.pk).payload == {
         "reads": READS,
