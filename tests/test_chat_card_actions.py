@@ -226,6 +226,21 @@ def test_an_undo_that_ran_names_the_card_it_took_back_and_links_to_the_trash(
     assert reloaded.count(f'href="/todos/{todo.id}/">打开</a>') == 1  # the create's card
 
 
+def test_a_deletion_taken_back_links_to_the_item_again_in_the_history(
+    page: Client, user: Any
+) -> None:
+    todo = todo_services.todo_create(owner=user, title="整理发票")
+    deleted = confirm_html(page, send(page, "删除待办「整理发票」").content.decode())
+    assert 'href="/todos/trash/">在回收站中查看</a>' in deleted
+    [undo] = forms_posting_to(deleted, "/chat/undo/")
+    restored = confirm_html(page, page.post("/chat/undo/", undo.fields, **HTMX).content.decode())
+    assert f'href="/todos/{todo.id}/">打开</a>' in restored
+    reloaded = page.get("/").content.decode()
+    # Both cards now point at the todo, which is back; none at the trash.
+    assert reloaded.count(f'href="/todos/{todo.id}/">打开</a>') == 2
+    assert "/todos/trash/" not in reloaded
+
+
 def test_undo_is_not_offered_after_the_window(page: Client, settings: Any) -> None:
     settings.LIGHTNOTE_UNDO_WINDOW = 0
     html = send(page, SEED).content.decode()

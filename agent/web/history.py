@@ -68,7 +68,8 @@ def history_card_view(
     receipt = outcome.get("receipt")
     if receipt:
         view["receipt_summary"] = summary_in(row, locale=locale) or receipt.get("summary", "")
-        view["item_link"] = item_link({**receipt, "tool": row.tool}, locale)
+        # (A deletion whose undo ran: the item is back, on its own page, not in the trash.)
+        view["item_link"] = item_link({**receipt, "tool": "" if undone else row.tool}, locale)
         if receipt.get("settled_at"):
             view["settled_label"] = format_local_time(receipt["settled_at"], zone)
     error = outcome.get("error")
