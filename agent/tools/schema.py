@@ -6,6 +6,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from agent.tools.schema_check import Check, compile_check
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
 
@@ -70,20 +71,23 @@ def schema_objects(schema: Any) -> list[dict[str, Any]]:
 # One validator per schema object: tools' schemas are class constants, and building a
 # validator (its reference resolver) costs more than the validation itself. Keyed by the
 # object's id, holding the object, so an id is never reused while cached; bounded in case a
-# caller passes schemas built on the fly.
-_validators: dict[int, tuple[dict[str, Any], Draft202012Validator]] = {}
+# caller passes schemas built on the fly. Beside each validator, the schema compiled into
+# one yes/no check (``schema_check``; ``None`` for a schema it does not reproduce): valid
+# args, the case on every card issue and confirm, never reach jsonschema.
+_Compiled = tuple[dict[str, Any], Draft202012Validator, Check | None]
+_validators: dict[int, _Compiled] = {}
 _VALIDATORS_MAX = 256
 
 
-def _validator(schema: dict[str, Any]) -> Draft202012Validator:
+def _validator(schema: dict[str, Any]) -> _Compiled:
     cached = _validators.get(id(schema))
     if cached is not None and cached[0] is schema:
-        return cached[1]
+        return cached
     if len(_validators) >= _VALIDATORS_MAX:
         _validators.clear()
-    validator = Draft202012Validator(schema)
-    _validators[id(schema)] = (schema, validator)
-    return validator
+    compiled = (schema, Draft202012Validator(schema), compile_check(schema))
+    _validators[id(schema)] = compiled
+    return compiled
 
 
 def schema_violations(schema: dict[str, Any], instance: Any) -> dict[str, list[str]]:
@@ -92,6 +96,9 @@ def schema_violations(schema: dict[str, Any], instance: Any) -> dict[str, list[s
     Reasons are stable words, not prose: ``unknown`` (not in the closed schema), ``required``,
     ``one_of`` (name exactly one of these), ``invalid`` (wrong type or value).
     """
+    _, validator, check = _validator(schema)
+    if check is not None and check(instance):
+        return {}
     violations: dict[str, list[str]] = {}
 
     def add(name: str, reason: str) -> None:
@@ -99,7 +106,7 @@ def schema_violations(schema: dict[str, Any], instance: Any) -> dict[str, list[s
         if reason not in reasons:
             reasons.append(reason)
 
-    for error in _validator(schema).iter_errors(instance):
+    for error in validator.iter_errors(instance):
         prefix = ".".join(str(part) for part in error.absolute_path)
         dotted = (prefix + ".") if prefix else ""
         if error.validator == "additionalProperties" and isinstance(error.instance, dict):
