@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, tzinfo
 from enum import StrEnum
 from typing import Any, NamedTuple
 
 from django.core.exceptions import ValidationError
-from django.db import router, transaction
-from django.db.models import QuerySet
+from django.db import connections, router, transaction
+from django.db.models import QuerySet, TextField
+from django.db.models.functions import Cast
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
 from agent import choice_store, lifecycle
 from agent.models import TITLE_MAX, ActionCard, AgentSession, Message
@@ -107,12 +109,14 @@ def recent_messages(*, session: AgentSession, limit: int) -> list[RecentMessage]
 
 # What the history query reads of the session: the columns its filter does not fix (the
 # owner is the caller; a live, ordinary session has no ``deleted_at`` nor admin context).
-_RECENT_SESSION_COLUMNS = (
+# Its times come as text (``Cast``): they repeat on every row, and the driver would parse
+# each one (mysqlclient parses a DATETIME in Python, about 3.5 µs; two times on 20 rows
+# were some 130 µs of a card turn); the first row's are parsed here (``_stored_time``).
+_RECENT_SESSION_TIMES = ("created_at", "updated_at", "pending_until")
+_RECENT_SESSION_COLUMNS: tuple[Any, ...] = (
     "session_id",
     "session__title",
-    "session__created_at",
-    "session__updated_at",
-    "session__pending_until",
+    *(Cast(f"session__{name}", output_field=TextField()) for name in _RECENT_SESSION_TIMES),
 )
 
 
@@ -154,6 +158,18 @@ def _recent_rows(session_id: uuid.UUID, owner_id: int, limit: int) -> list[Any]:
     return compiled.rows(session_id, owner_id, first_row_only=_RECENT_SESSION_POSITIONS)
 
 
+def _stored_time(text: str | None, zone: tzinfo | None) -> datetime | None:
+    """A session time as the history query reads it (a ``DateTimeField`` cast to text,
+    ``YYYY-MM-DD HH:MM:SS[.ffffff]`` in the connection's zone ``zone`` on MariaDB and
+    SQLite), as the ORM would return it: aware, in that zone."""
+    if text is None:
+        return None
+    parsed = parse_datetime(text)
+    if parsed is None:
+        raise ValueError(f"not a stored time: {text!r}")
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=zone)
+
+
 def session_get_with_recent(
     *, session_id: Any, owner: Any, limit: int
 ) -> tuple[AgentSession, list[RecentMessage]]:
@@ -172,7 +188,9 @@ def session_get_with_recent(
         rows = []
     if not rows:
         return session_get(session_id=session_id, owner=owner), []
-    found_id, title, created_at, updated_at, pending_until = rows[0][width:]
+    found_id, title, *times = rows[0][width:]
+    zone = connections[router.db_for_read(Message)].timezone
+    created_at, updated_at, pending_until = (_stored_time(text, zone) for text in times)
     values = {
         "id": found_id,
         "owner_id": owner_id,

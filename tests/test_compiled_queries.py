@@ -4,7 +4,7 @@ for each call's own values; a shape it cannot fill in is refused (the caller kee
 from __future__ import annotations
 
 import uuid
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -76,8 +76,8 @@ def test_columns_read_from_the_first_row_only_are_converted_there_and_nowhere_el
     assert tuple(rows[0]) == converted[0]  # the first row whole, as the ORM gives it
     for row, expected in zip(rows[1:], converted[1:], strict=True):
         assert tuple(row[:width]) == expected[:width]  # every row's own columns converted
-    # The session's id and times in later rows are as the database sent them: on MariaDB a
-    # UUID's hex text and naive datetimes, which the ORM would have converted.
+    # The session's id in later rows is as the database sent it: on MariaDB a UUID's hex
+    # text, which the ORM would have converted (its times come as text on every row).
     assert isinstance(rows[0][width], uuid.UUID)
     if connection.vendor == "mysql":
         assert not isinstance(rows[1][width], uuid.UUID)
@@ -104,6 +104,34 @@ def test_the_turn_reads_session_and_history_in_one_compiled_query(conversations)
     with pytest.raises(Exception) as unknown:
         sessions.session_get_with_recent(session_id=uuid.uuid4(), owner=alice, limit=20)
     assert getattr(unknown.value, "code", None) == "SESSION_NOT_FOUND"
+
+
+@pytest.mark.parametrize(
+    "times",
+    [
+        {},  # as created: microseconds, no pending question
+        {
+            "created_at": datetime(2026, 12, 5, 3, 0, 0, tzinfo=UTC),  # a whole second
+            "updated_at": datetime(2026, 12, 5, 3, 0, 1, 5, tzinfo=UTC),
+            "pending_until": datetime(2026, 12, 31, 23, 59, 59, 999999, tzinfo=UTC),
+        },
+        {"pending_until": datetime(2027, 1, 1, 0, 0, tzinfo=UTC)},
+    ],
+)
+def test_the_turn_s_session_is_the_one_the_orm_reads(conversations, times):
+    """The history query reads the session's times as text and parses the first row's:
+    the session it gives is the ORM's, field for field, on both databases."""
+    alice, _, mine, _ = conversations
+    if times:
+        AgentSession.objects.filter(id=mine.id).update(**times)
+    found, recent = sessions.session_get_with_recent(session_id=mine.id, owner=alice, limit=3)
+    expected = AgentSession.objects.get(id=mine.id)
+    names = [field.attname for field in AgentSession._meta.concrete_fields]
+    assert [getattr(found, name) for name in names] == [getattr(expected, name) for name in names]
+    for name, value in times.items():
+        assert getattr(found, name) == value
+        assert getattr(found, name).utcoffset() == timedelta(0)
+    assert len(recent) == 3
 
 
 def test_a_value_that_does_not_reach_the_sql_as_a_parameter_is_refused(conversations):
