@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 import redis
 from redis.cluster import RedisCluster
 from redis.commands.core import Script
-from redis.exceptions import NoScriptError
+from redis.exceptions import NoScriptError, ResponseError
 
 from lightnote.redis import STORE_ERRORS, get_redis
 from lightnote.redis_scripts import script_text
@@ -191,6 +191,54 @@ def _evalsha(
         pool.release(connection)
 
 
+def _evalsha_many(
+    calls: list[tuple[Script, list[str], list[str]]],
+    client: redis.Redis,
+    *,
+    pack: Callable[[tuple[Any, ...]], bytes],
+) -> list[Any]:
+    """Several ``EVALSHA`` in one round trip, as a redis-py pipeline without a transaction
+    sends them, but packed by hiredis (:func:`_evalsha`): a pipeline packs every argument in
+    Python, about 65 µs of CPU for a card turn's three scripts against 8 µs (measured).
+
+    Returns each reply in order, an error reply as its exception (``NoScriptError`` for a
+    script the server lacks, which it did not run), as ``execute(raise_on_error=False)``
+    does. A connection error is retried by the client's policy, the whole batch re-sent, as
+    the pipeline's own retry does (the scripts are written to be re-sent).
+    """
+    pool = client.connection_pool
+    connection = pool.get_connection()
+    packed = [pack(("EVALSHA", each.sha, len(keys), *keys, *args)) for each, keys, args in calls]
+
+    def attempt() -> list[Any]:
+        connection.send_packed_command(packed)
+        replies: list[Any] = []
+        for _ in calls:
+            try:
+                replies.append(client.parse_response(connection, "EVALSHA"))
+            except ResponseError as error:  # read whole: the next reply is the next call's
+                replies.append(error)
+        return replies
+
+    try:
+        return connection.retry.call_with_retry(attempt, lambda error: connection.disconnect())
+    finally:
+        pool.release(connection)
+
+
+def _pipelined(calls: list[tuple[Script, list[str], list[str]]], client: Any) -> list[Any]:
+    """Run ``calls`` (script, keys, args) in one round trip; see :func:`_evalsha_many`.
+
+    ``EVALSHA`` by hand on every client: a redis-py ``Script`` in a pipeline costs a
+    ``SCRIPT EXISTS`` round trip on every execute."""
+    if _pack_command is not None and type(client) is redis.Redis:
+        return _evalsha_many(calls, client, pack=_pack_command)
+    pipe = client.pipeline(transaction=False)
+    for script, keys, args in calls:
+        pipe.evalsha(script.sha, len(keys), *keys, *args)
+    return list(pipe.execute(raise_on_error=False))
+
+
 def run_script(
     name: str,
     *,
@@ -237,14 +285,18 @@ def run_script(
         riders.clear()
         if not boarded:
             return _call(script, keys, args, client)
-        pipe = client.pipeline(transaction=False)
-        # EVALSHA by hand: a redis-py Script in a pipeline costs a SCRIPT EXISTS round trip
-        # on every execute. A server that lacks the script answers NOSCRIPT without running
-        # it; then it is loaded and run once more (rare: after a restart or SCRIPT FLUSH).
-        pipe.evalsha(script.sha, len(keys), *keys, *args)
-        for rider, rider_key, rider_args in boarded:
-            pipe.evalsha(_script(rider, client).sha, 1, rider_key, *rider_args)
-        reply, *rider_replies = pipe.execute(raise_on_error=False)
+        # A server that lacks a script answers NOSCRIPT without running it; then it is
+        # loaded and run once more (rare: after a restart or SCRIPT FLUSH).
+        reply, *rider_replies = _pipelined(
+            [
+                (script, keys, args),
+                *(
+                    (_script(rider, client), [rider_key], list(rider_args))
+                    for rider, rider_key, rider_args in boarded
+                ),
+            ],
+            client,
+        )
         for (rider, rider_key, rider_args), rider_reply in zip(boarded, rider_replies, strict=True):
             if isinstance(rider_reply, NoScriptError):  # not loaded yet: once more, alone
                 riders.append((rider, rider_key, rider_args))
@@ -295,10 +347,9 @@ def scripts_run(calls: Iterable[ScriptCall], *, alias: str = "default") -> list[
                 _call(_script(call.name, client), [call.key], list(call.args), client)
                 for call in batch
             ]
-        pipe = client.pipeline(transaction=False)
-        for call in batch:
-            pipe.evalsha(_script(call.name, client).sha, 1, call.key, *call.args)
-        replies = pipe.execute(raise_on_error=False)
+        replies = _pipelined(
+            [(_script(call.name, client), [call.key], list(call.args)) for call in batch], client
+        )
         for position, (call, reply) in enumerate(zip(batch, replies, strict=True)):
             if isinstance(reply, NoScriptError):  # not loaded yet: once more, alone
                 script = _script(call.name, client)

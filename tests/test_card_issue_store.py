@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import pytest
+import redis
 from django.conf import settings
 from django.test import override_settings
 
@@ -301,6 +302,70 @@ def test_an_error_reply_in_a_batch_is_raised_after_the_others_ran() -> None:
         store_scripts.scripts_run([_create("ln:test:{d}").call, bad])
 
     assert get_redis().hget("ln:test:{d}", "state") == b"ready"
+
+
+def test_an_error_reply_mid_batch_leaves_the_connection_in_step() -> None:
+    """Every reply is read, the failing one's included: the next call on the same pooled
+    connection gets its own reply, not a leftover."""
+    bad = store_scripts.ScriptCall("counter_take", "ln:test:{bad2}", ("x", "1"))
+    with pytest.raises(Exception, match="counter_take: limit"):
+        store_scripts.scripts_run([_create("ln:test:{g}").call, bad, _create("ln:test:{h}").call])
+    assert get_redis().hget("ln:test:{g}", "state") == b"ready"
+    assert get_redis().hget("ln:test:{h}", "state") == b"ready"
+    again = _create("ln:test:{i}")
+    counter = store_counters.counter_take_call("ln:test:{m}", limit=3, ttl_ms=60_000)
+    replies = store_scripts.scripts_run([again.call, counter])
+    assert again.result(replies[0]).created
+    assert store_counters.counter_take_result(replies[1], limit=3, ttl_ms=60_000).count == 1
+
+
+@pytest.mark.services
+def test_a_batch_on_real_redis_is_packed_by_hiredis_and_survives_dropped_connections(
+    monkeypatch: Any,
+) -> None:
+    """On a plain redis-py client a batch goes through ``store_scripts._evalsha_many`` (no
+    redis-py pipeline); connections the server dropped are replaced and each script runs
+    once (a record created twice would answer "existing")."""
+    packed: list[tuple[Any, ...]] = []
+    real_pack = store_scripts._pack_command
+    assert real_pack is not None
+
+    def spy(command: tuple[Any, ...]) -> bytes:
+        packed.append(command)
+        return real_pack(command)
+
+    def no_pipeline(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a redis-py pipeline was used")
+
+    store_scripts.scripts_run([_create("ln:test:{w1}").call, _create("ln:test:{w2}").call])
+    monkeypatch.setattr(store_scripts, "_pack_command", spy)
+    monkeypatch.setattr(type(get_redis()), "pipeline", no_pipeline)
+    pooled = get_redis().connection_pool._available_connections
+    addresses = {
+        ":".join(str(part) for part in c._sock.getsockname()[:2])
+        for c in pooled
+        if c._sock is not None
+    }
+    killer = redis.Redis.from_url(settings.REDIS_URL)
+    try:
+        dropped = [
+            killer.client_kill_filter(_id=client["id"])
+            for client in killer.client_list()
+            if client["addr"] in addresses
+        ]
+    finally:
+        killer.close()
+    assert dropped
+
+    first, second = _create("ln:test:{p1}"), _create("ln:test:{p2}")
+    counter = store_counters.counter_take_call("ln:test:{pn}", limit=5, ttl_ms=60_000)
+    replies = store_scripts.scripts_run([counter, first.call, second.call])
+
+    assert store_counters.counter_take_result(replies[0], limit=5, ttl_ms=60_000).count == 1
+    assert first.result(replies[1]).created
+    assert second.result(replies[2]).created
+    assert [command[0] for command in packed] == ["EVALSHA"] * 3
+    assert [command[3] for command in packed] == ["ln:test:{pn}", "ln:test:{p1}", "ln:test:{p2}"]
 
 
 def test_records_delete_removes_every_key_in_one_batch() -> None:
