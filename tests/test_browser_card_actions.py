@@ -85,6 +85,9 @@ def test_browser_choose_confirm_then_undo_restores_the_todo(
         restored = undo_area.locator(".msg-final")
         restored.wait_for()
         restored_text = restored.inner_text()
+        # The deletion's own link follows the todo back to its page, without a reload.
+        deletion_link = outcome.first.locator(":scope > .item-link a")
+        deletion_link_now = (deletion_link.inner_text(), deletion_link.get_attribute("href"))
         _shot(page, f"chat-undone-{viewport}")
 
     assert buttons == 2
@@ -96,6 +99,7 @@ def test_browser_choose_confirm_then_undo_restores_the_todo(
     assert receipts == {"delete_todo": str(drop.id), "restore_todo": str(drop.id)}
     assert "恢复待办" in undo_text
     assert "已恢复待办「提交周报」。" in restored_text
+    assert deletion_link_now == ("打开", f"/todos/{drop.id}/")
     assert set(Todo.objects.values_list("id", flat=True)) == {keep.id, drop.id}
     assert violations == {"choice": [], "picked": [], "undo": []}
 
@@ -198,9 +202,12 @@ def test_browser_undo_said_in_the_chat_offers_a_card_and_only_its_confirm_undoes
         _shot(page, f"chat-undo-said-{viewport}")
         undo_card.get_by_role("button", name="确认执行").click()
         page.locator(".outcome-succeeded").nth(1).wait_for()
-        # Once it has, the first card's undo button gives way to a note, without a reload.
+        # Once it has, the first card's undo button gives way to a note, without a reload,
+        # and its link follows the todo into the trash (its own page answers 404 now).
         page.locator(".undo-ran").wait_for()
         undo_ran_text = page.locator(".undo-ran").inner_text()
+        created_link = page.locator(".outcome-succeeded").first.locator(":scope > .item-link a")
+        created_link_now = (created_link.inner_text(), created_link.get_attribute("href"))
         undo_offered_after = page.get_by_role("button", name="撤销", exact=True).count()
         # the final reply, from the undo's receipt (kept by the guard)
         final = page.locator(".msg-final").nth(1)
@@ -212,6 +219,7 @@ def test_browser_undo_said_in_the_chat_offers_a_card_and_only_its_confirm_undoes
         page.reload()
         page.get_by_text("已删除待办「开会」。").first.wait_for()
         undo_buttons = page.get_by_role("button", name="撤销", exact=True).count()
+        trash_links = page.get_by_role("link", name="在回收站中查看").count()
         _shot(page, f"chat-undo-said-reloaded-{viewport}")
 
     assert "删除待办" in undo_text
@@ -222,7 +230,9 @@ def test_browser_undo_said_in_the_chat_offers_a_card_and_only_its_confirm_undoes
     assert undo_offered_before == 1
     assert undo_offered_after == 0
     assert undo_ran_text == "已撤销：见下方的撤销卡。"
+    assert created_link_now == ("在回收站中查看", "/todos/trash/")
     assert undo_buttons == 0
+    assert trash_links == 2  # the created card's and the undo card's, after the reload too
     assert Todo.objects.count() == 0
     assert sorted(ActionReceipt.objects.values_list("tool", flat=True)) == [
         "create_todo",

@@ -41,11 +41,12 @@ def history_card_view(
     now: datetime,
     payload: dict[str, Any] | None = None,
     subject: Any = None,
-    undone: bool = False,
+    undone_by: str = "",
 ) -> dict[str, Any]:
     """Return a history card: as issued, with its real state from the lifecycle row.
 
-    ``undone``: an undo card of it has run, so it offers no undo (one would answer 409).
+    ``undone_by``: the tool of its undo card, when one has run: it offers no undo (one would
+    answer 409), and its item link follows the item to where that undo left it.
 
     Its preview is rendered again in the page's language from the stored prepared values.
 
@@ -68,8 +69,9 @@ def history_card_view(
     receipt = outcome.get("receipt")
     if receipt:
         view["receipt_summary"] = summary_in(row, locale=locale) or receipt.get("summary", "")
-        # (A deletion whose undo ran: the item is back, on its own page, not in the trash.)
-        view["item_link"] = item_link({**receipt, "tool": "" if undone else row.tool}, locale)
+        # Where the item is now: an undo that ran moved it last (a deletion's brings it back
+        # to its own page; a creation's puts it in the trash, where its page answers 404).
+        view["item_link"] = item_link({**receipt, "tool": undone_by or row.tool}, locale)
         if receipt.get("settled_at"):
             view["settled_label"] = format_local_time(receipt["settled_at"], zone)
     error = outcome.get("error")
@@ -82,7 +84,7 @@ def history_card_view(
         view["void_text"] = translate(
             f"CHAT_VOIDED_{reason.upper()}" if reason else "CHAT_VOIDED_SUPERSEDED", locale
         )
-    if state == "succeeded" and row.compensates_id is None and not undone:
+    if state == "succeeded" and row.compensates_id is None and not undone_by:
         view["undo"] = undo_offer(
             card_id=str(row.id), tool=row.tool, session_id=row.session_id, settled_at=row.settled_at
         )
@@ -117,9 +119,10 @@ def history_entries(
     # The card rows on the page (prefetched): a final reply's receipt note is rendered again
     # in the page's language from its card's stored result, like the card's own summary.
     rows = {str(row.id): row for message in recent for row in message.cards.all()}
-    # Cards an undo card on the page has taken back (it is always later than its card).
+    # Cards an undo card on the page has taken back (it is always later than its card), and
+    # the tool each undo ran.
     undone = {
-        row.compensates_id
+        row.compensates_id: row.tool
         for row in rows.values()
         if row.compensates_id
         and row.state == ActionCard.State.SETTLED
@@ -154,7 +157,7 @@ def history_entries(
                 now=now,
                 payload=message.payload or {},
                 subject=subject,
-                undone=row.id in undone,
+                undone_by=undone.get(row.id, ""),
             )
             for index, row in enumerate(message.cards.all())
         ]

@@ -122,16 +122,28 @@
 
   // An undo card that ran (its outcome names the card it took back, data-undid): that
   // card's "Undo" button, still on the page when the undo was asked for in the chat, gives
-  // way to a note, as the history shows it after a reload.
+  // way to a note, and its item link follows the item to where the undo left it (the undo
+  // outcome's own link: a created item is in the trash now, a deleted one back on its
+  // page), as the history shows both after a reload.
   document.addEventListener("htmx:afterSettle", function () {
     var outcomes = document.querySelectorAll("article[data-undid]");
     Array.prototype.forEach.call(outcomes, function (outcome) {
-      var selector = '.undo-area[data-undo-of="' + CSS.escape(outcome.dataset.undid) + '"] > .undo-form';
-      Array.prototype.forEach.call(document.querySelectorAll(selector), function (form) {
-        var note = document.createElement("p");
-        note.className = "hint undo-ran";
-        note.textContent = outcome.dataset.undidText || "";
-        form.parentNode.replaceChild(note, form);
+      var selector = '.undo-area[data-undo-of="' + CSS.escape(outcome.dataset.undid) + '"]';
+      var now = outcome.querySelector(":scope > .item-link a");
+      Array.prototype.forEach.call(document.querySelectorAll(selector), function (area) {
+        var form = area.querySelector(":scope > .undo-form");
+        if (form) {
+          var note = document.createElement("p");
+          note.className = "hint undo-ran";
+          note.textContent = outcome.dataset.undidText || "";
+          area.replaceChild(note, form);
+        }
+        var card = area.parentElement && area.parentElement.closest("article");
+        var stale = card && card.querySelector(":scope > .item-link a");
+        if (now && stale) {
+          stale.setAttribute("href", now.getAttribute("href"));
+          stale.textContent = now.textContent;
+        }
       });
       outcome.removeAttribute("data-undid");
     });
