@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from unittest import mock
 
+import redis
 from django.conf import settings
 from django.db import connections
 from django.test import override_settings
@@ -233,6 +234,27 @@ def store_outage(alias: str = "default") -> override_settings:
     caches = {name: dict(config) for name, config in settings.CACHES.items()}
     caches[alias] = {**settings.CACHES["default"], "LOCATION": CLOSED_PORT_URL}
     return override_settings(CACHES=caches)
+
+
+def drop_pooled_redis_connections() -> list[int]:
+    """Close this process's idle pooled Redis connections from the server's side (a restart
+    would), and only those: other clients of the server are left alone. Returns how many
+    connections each kill closed (real Redis only)."""
+    pooled = get_redis().connection_pool._available_connections
+    addresses = {
+        ":".join(str(part) for part in each._sock.getsockname()[:2])
+        for each in pooled
+        if each._sock is not None
+    }
+    killer = redis.Redis.from_url(settings.REDIS_URL)
+    try:
+        return [
+            killer.client_kill_filter(_id=client["id"])
+            for client in killer.client_list()
+            if client["addr"] in addresses
+        ]
+    finally:
+        killer.close()
 
 
 @contextmanager

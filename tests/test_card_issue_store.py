@@ -13,7 +13,6 @@ from collections.abc import Iterable
 from typing import Any
 
 import pytest
-import redis
 from django.conf import settings
 from django.test import override_settings
 
@@ -23,7 +22,7 @@ from lightnote import store, store_counters, store_scripts
 from lightnote.errors import LightNoteError
 from lightnote.models import AuditEvent
 from lightnote.redis import get_redis
-from tests.agent_helpers import error_code, ratelimit_store_down
+from tests.agent_helpers import drop_pooled_redis_connections, error_code, ratelimit_store_down
 from tests.test_conversation_api import new_session, say, send
 
 pytestmark = pytest.mark.django_db
@@ -340,22 +339,9 @@ def test_a_batch_on_real_redis_is_packed_by_hiredis_and_survives_dropped_connect
     store_scripts.scripts_run([_create("ln:test:{w1}").call, _create("ln:test:{w2}").call])
     monkeypatch.setattr(store_scripts, "_pack_command", spy)
     monkeypatch.setattr(type(get_redis()), "pipeline", no_pipeline)
-    pooled = get_redis().connection_pool._available_connections
-    addresses = {
-        ":".join(str(part) for part in c._sock.getsockname()[:2])
-        for c in pooled
-        if c._sock is not None
-    }
-    killer = redis.Redis.from_url(settings.REDIS_URL)
-    try:
-        dropped = [
-            killer.client_kill_filter(_id=client["id"])
-            for client in killer.client_list()
-            if client["addr"] in addresses
-        ]
-    finally:
-        killer.close()
+    dropped = drop_pooled_redis_connections()
     assert dropped
+    assert all(count == 1 for count in dropped)  # each named connection was closed
 
     first, second = _create("ln:test:{p1}"), _create("ln:test:{p2}")
     counter = store_counters.counter_take_call("ln:test:{pn}", limit=5, ttl_ms=60_000)

@@ -22,6 +22,7 @@ from lightnote.errors import LightNoteError
 from lightnote.i18n import translate
 from lightnote.redis import get_redis
 from lightnote.redis_scripts import script_text
+from tests.agent_helpers import drop_pooled_redis_connections
 
 NOW = 1_800_000_000_000  # ms; any fixed instant works, scripts never read a clock
 HOUR_MS = 3_600_000
@@ -382,23 +383,7 @@ def test_a_script_call_on_real_redis_packs_in_one_call_and_survives_dropped_conn
     key = new_key()
     make_owned_record(key)
     monkeypatch.setattr(store_scripts, "_pack_command", spy)
-    # Drop this process's idle pooled connections from the server's side (a restart would),
-    # and only those: other clients of the server are left alone.
-    pooled = get_redis().connection_pool._available_connections
-    addresses = {
-        ":".join(str(part) for part in c._sock.getsockname()[:2])
-        for c in pooled
-        if c._sock is not None
-    }
-    killer = redis.Redis.from_url(settings.REDIS_URL)
-    try:
-        dropped = [
-            killer.client_kill_filter(_id=client["id"])
-            for client in killer.client_list()
-            if client["addr"] in addresses
-        ]
-    finally:
-        killer.close()
+    dropped = drop_pooled_redis_connections()
     assert dropped
     assert all(count == 1 for count in dropped)  # each named connection was closed
     won = claim(key, "attempt-1")
