@@ -145,12 +145,21 @@ def _string_checks(schema: dict[str, Any]) -> list[Check]:
     if "pattern" in schema:
         search = re.compile(schema["pattern"]).search
         checks.append(lambda value: not isinstance(value, str) or search(value) is not None)
-    if "minLength" in schema:
-        least = _count(schema["minLength"])
-        checks.append(lambda value: not isinstance(value, str) or len(value) >= least)
-    if "maxLength" in schema:
-        most = _count(schema["maxLength"])
-        checks.append(lambda value: not isinstance(value, str) or len(value) <= most)
+    return checks + _length_checks(schema, str, "minLength", "maxLength")
+
+
+def _length_checks(
+    schema: dict[str, Any], kind: type[str] | type[list[Any]], least_keyword: str, most_keyword: str
+) -> list[Check]:
+    """``minLength``/``maxLength`` (code points of a string) or ``minItems``/``maxItems``
+    (items of an array): bounds on ``len``, ignoring values of any other type."""
+    checks: list[Check] = []
+    if least_keyword in schema:
+        least = _count(schema[least_keyword])
+        checks.append(lambda value: not isinstance(value, kind) or len(value) >= least)
+    if most_keyword in schema:
+        most = _count(schema[most_keyword])
+        checks.append(lambda value: not isinstance(value, kind) or len(value) <= most)
     return checks
 
 
@@ -172,13 +181,7 @@ def _array_checks(schema: dict[str, Any]) -> list[Check]:
         checks.append(
             lambda value: not isinstance(value, list) or all(item(each) for each in value)
         )
-    if "minItems" in schema:
-        least = _count(schema["minItems"])
-        checks.append(lambda value: not isinstance(value, list) or len(value) >= least)
-    if "maxItems" in schema:
-        most = _count(schema["maxItems"])
-        checks.append(lambda value: not isinstance(value, list) or len(value) <= most)
-    return checks
+    return checks + _length_checks(schema, list, "minItems", "maxItems")
 
 
 def _object_checks(schema: dict[str, Any]) -> list[Check]:
