@@ -16,38 +16,44 @@ def _assistant_messages(apps, **filters):
     return Message, Message.objects.filter(role="assistant", **filters).order_by("pk")
 
 
-def reads_to_column(apps, schema_editor):
-    Message, messages = _assistant_messages(apps)
+def _save_in_batches(Message, changed, fields):
+    """``bulk_update`` the messages ``changed`` yields, ``BATCH`` at a time."""
     batch = []
-    for message in messages.iterator(chunk_size=BATCH):
-        payload = dict(message.payload or {})
-        if "reads" not in payload:
-            continue
-        message.reads = payload.pop("reads")
-        message.payload = payload
+    for message in changed:
         batch.append(message)
         if len(batch) >= BATCH:
-            Message.objects.bulk_update(batch, ["reads", "payload"])
+            Message.objects.bulk_update(batch, fields)
             batch = []
     if batch:
-        Message.objects.bulk_update(batch, ["reads", "payload"])
+        Message.objects.bulk_update(batch, fields)
+
+
+def reads_to_column(apps, schema_editor):
+    Message, messages = _assistant_messages(apps)
+
+    def changed():
+        for message in messages.iterator(chunk_size=BATCH):
+            payload = dict(message.payload or {})
+            if "reads" in payload:
+                message.reads = payload.pop("reads")
+                message.payload = payload
+                yield message
+
+    _save_in_batches(Message, changed(), ["reads", "payload"])
 
 
 def reads_to_payload(apps, schema_editor):
     Message, messages = _assistant_messages(apps, reads__isnull=False)
-    batch = []
-    for message in messages.iterator(chunk_size=BATCH):
-        message.payload = {**(message.payload or {}), "reads": message.reads}
-        batch.append(message)
-        if len(batch) >= BATCH:
-            Message.objects.bulk_update(batch, ["payload"])
-            batch = []
-    if batch:
-        Message.objects.bulk_update(batch, ["payload"])
+
+    def changed():
+        for message in messages.iterator(chunk_size=BATCH):
+            message.payload = {**(message.payload or {}), "reads": message.reads}
+            yield message
+
+    _save_in_batches(Message, changed(), ["payload"])
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
         ("agent", "0009_session_pending_until"),
     ]
