@@ -173,7 +173,6 @@ def _outcome_json(outcome_kind: str, outcome: Mapping[str, Any], allowed: tuple[
     return canonical_json(dict(outcome))
 
 
-@confirmation_store()
 def card_settle(
     token: str, *, attempt_id: str, outcome_kind: str, outcome: Mapping[str, Any]
 ) -> bool:
@@ -182,26 +181,66 @@ def card_settle(
     Compare-and-set on the attempt: False when another attempt holds the card or it was
     already settled or resolved (the stored outcome then stands). A repeat by the same
     attempt with the same outcome answers True. The settled record is kept
-    ``LIGHTNOTE_SETTLED_TTL`` from now.
+    ``LIGHTNOTE_SETTLED_TTL`` from now. (:class:`CardSettle` builds the call ahead.)
     """
-    digest = store.token_digest(token)
-    result = store.record_transition(
-        card_key(digest),
-        from_states=(CardState.RUNNING,),
-        to_state=CardState.SETTLED,
-        attempt=attempt_id,
-        require_attempt=True,
-        outcome=_outcome_json(outcome_kind, outcome, tuple(OutcomeKind)),
-        outcome_kind=outcome_kind,
-        ttl_ms=settings.LIGHTNOTE_SETTLED_TTL * 1000,
-        now_ms=store.now_ms(),
-        # Leaves the running-cards index in the same round trip. Should this attempt not
-        # hold the card any more, its holder's own settle or reconciliation settles it (and
-        # removes the entry).
-        index=store_scripts.IndexUpdate(RUNNING_INDEX_KEY, digest),
-        with_fields=False,  # only whether it applied is read
-    )
-    return result.applied
+    return CardSettle(token, attempt_id=attempt_id)(outcome_kind, outcome)
+
+
+class CardSettle:
+    """The settle (:func:`card_settle`) of the card ``attempt_id`` holds, whose script call
+    can be built ahead and sent later.
+
+    The confirm builds it (:meth:`prepare`) while its execution's COMMIT is with the database
+    (``agent.executor``), and sends it (calling the instance) once the COMMIT is known:
+    nothing reaches the store before then. A call prepared for another outcome (the
+    execution ended otherwise), or whose building failed, is built again when sent, where
+    its error is raised as :func:`card_settle`'s would be. The record's ``settled_at`` is
+    then the time the call was built, not the time it was sent.
+    """
+
+    __slots__ = ("_prepared", "attempt_id", "token")
+
+    def __init__(self, token: str, *, attempt_id: str) -> None:
+        self.token = token
+        self.attempt_id = attempt_id
+        self._prepared: tuple[str, Mapping[str, Any], store.TransitionCall] | None = None
+
+    def prepare(self, outcome_kind: str, outcome: Mapping[str, Any]) -> None:
+        """Build the call for ``outcome`` (this very object, unchanged until sent); never
+        raises, sends nothing."""
+        try:
+            self._prepared = (outcome_kind, outcome, self._call(outcome_kind, outcome))
+        except Exception:  # built again when sent, which raises it where a settle would
+            self._prepared = None
+
+    @confirmation_store()
+    def __call__(self, outcome_kind: str, outcome: Mapping[str, Any]) -> bool:
+        """Send the settle for ``outcome``: True when it applied (see :func:`card_settle`)."""
+        prepared = self._prepared
+        if prepared is not None and prepared[0] == outcome_kind and prepared[1] is outcome:
+            call = prepared[2]
+        else:
+            call = self._call(outcome_kind, outcome)
+        return store.run_transition(call).applied
+
+    def _call(self, outcome_kind: str, outcome: Mapping[str, Any]) -> store.TransitionCall:
+        digest = store.token_digest(self.token)
+        return store.transition_call(
+            card_key(digest),
+            from_states=(CardState.RUNNING,),
+            to_state=CardState.SETTLED,
+            attempt=self.attempt_id,
+            require_attempt=True,
+            outcome=_outcome_json(outcome_kind, outcome, tuple(OutcomeKind)),
+            outcome_kind=outcome_kind,
+            ttl_ms=settings.LIGHTNOTE_SETTLED_TTL * 1000,
+            now_ms=store.now_ms(),
+            # Leaves the running-cards index in the same round trip. Should this attempt
+            # not hold the card any more, its holder's own settle or reconciliation settles
+            # it (and removes the entry).
+            index=store_scripts.IndexUpdate(RUNNING_INDEX_KEY, digest),
+            with_fields=False,  # only whether it applied is read
+        )
 
 
 @confirmation_store()

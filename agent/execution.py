@@ -115,11 +115,14 @@ def confirm(
         except LightNoteError:
             give_back(token, attempt_id=attempt_id, card=card)
             raise
-    kind, outcome = execute_claimed(card, actor=actor, locale=locale)
+    # The settle's script call is built while the execution's COMMIT is with the database,
+    # and sent only once it is known (``CardSettle``).
+    settle = card_transitions.CardSettle(token, attempt_id=attempt_id)
+    kind, outcome = execute_claimed(
+        card, actor=actor, locale=locale, while_committing=settle.prepare
+    )
     try:
-        settled = card_transitions.card_settle(
-            token, attempt_id=attempt_id, outcome_kind=kind, outcome=outcome
-        )
+        settled = settle(kind, outcome)
     except LightNoteError:
         settled = False  # store down after the fact: the receipt stays the truth
     if not settled:

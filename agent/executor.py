@@ -17,6 +17,7 @@ fresh connection and the action is never re-run; what stays unknown is settled l
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from django.db import DatabaseError, IntegrityError
@@ -35,7 +36,7 @@ from lightnote.audit import audit_statement
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
 from lightnote.transactions import durable_atomic
-from lightnote.write_statements import CommitUnknown, insert_statement, run_statements
+from lightnote.write_statements import CommitUnknown, Prepared, insert_statement, run_statements
 
 logger = logging.getLogger(__name__)
 
@@ -47,7 +48,11 @@ def _tool_context(card: cards.Card, actor: ActorContext, locale: str) -> Any:
 
 
 def execute_claimed(
-    card: cards.Card, *, actor: ActorContext, locale: str
+    card: cards.Card,
+    *,
+    actor: ActorContext,
+    locale: str,
+    while_committing: Callable[[str, dict[str, Any]], None] | None = None,
 ) -> tuple[str, dict[str, Any]]:
     """Execute a card this request has claimed; return ``(outcome_kind, outcome)``.
 
@@ -57,9 +62,17 @@ def execute_claimed(
     execution in one durable transaction (services open no savepoint inside it). No Redis
     call happens inside it. Any other outcome is written to the history row afterwards, and
     every path records ``confirm.claimed`` with what became of the claim.
+
+    ``while_committing(kind, outcome)`` gets the success's outcome (the very object then
+    returned) as soon as it is built: on MariaDB while the COMMIT is with the database,
+    elsewhere once it succeeded; never for another outcome. It prepares what follows the
+    COMMIT (the confirm builds its settle: ``card_transitions.CardSettle``), so it must
+    not touch the database or the store; what it raises is logged and ignored.
     """
     try:
-        kind, outcome = _execute(card, actor=actor, locale=locale)
+        kind, outcome = _execute(
+            card, actor=actor, locale=locale, while_committing=while_committing
+        )
         if kind != cards.OutcomeKind.SUCCEEDED:
             lifecycle.record_outcome(card.id, kind=kind, outcome=outcome)
     except DatabaseError:
@@ -72,7 +85,25 @@ def execute_claimed(
     return kind, outcome
 
 
-def _execute(card: cards.Card, *, actor: ActorContext, locale: str) -> tuple[str, dict[str, Any]]:
+def _succeeded(
+    receipt: ActionReceipt, then: Callable[[str, dict[str, Any]], None] | None
+) -> tuple[str, dict[str, Any]]:
+    kind, outcome = succeeded_outcome(receipt)
+    if then is not None:
+        try:
+            then(kind, outcome)
+        except Exception:  # only a preparation: what follows the COMMIT does it again
+            logger.exception("preparing what follows the COMMIT failed")
+    return kind, outcome
+
+
+def _execute(
+    card: cards.Card,
+    *,
+    actor: ActorContext,
+    locale: str,
+    while_committing: Callable[[str, dict[str, Any]], None] | None,
+) -> tuple[str, dict[str, Any]]:
     from agent.policy import enforce_tool_policy
 
     context = _tool_context(card, actor, locale)
@@ -105,6 +136,9 @@ def _execute(card: cards.Card, *, actor: ActorContext, locale: str) -> tuple[str
             # The receipt, the card's history row and the audit rows of the claim and the
             # execution: three statements in one round trip, which on MariaDB also carries
             # the COMMIT (lightnote.write_statements). Nothing may run in the block after it.
+            # While the database works, the success's outcome is built (and, through
+            # ``while_committing``, the settle that follows); used only if it committed.
+            success = Prepared(lambda: _succeeded(receipt, while_committing))
             run_statements(
                 [
                     insert_statement([receipt]),
@@ -119,6 +153,7 @@ def _execute(card: cards.Card, *, actor: ActorContext, locale: str) -> tuple[str
                     ),
                 ],
                 end_transaction=True,
+                while_waiting=success,
             )
             # Committed by the batch, or (elsewhere) in the block's exit: an error from here
             # on may come after the database made the change durable.
@@ -168,7 +203,7 @@ def _execute(card: cards.Card, *, actor: ActorContext, locale: str) -> tuple[str
         audit_claim_and("action.failed", card, actor, code="ACTION_EXECUTION_FAILED")
         return failed_outcome(LightNoteError("ACTION_EXECUTION_FAILED"), locale)
     remember_succeeded(card.id)  # committed: its repeats need not ask the database
-    return succeeded_outcome(receipt)
+    return success.value()
 
 
 def _after_unknown_commit(

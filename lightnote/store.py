@@ -48,6 +48,7 @@ __all__ = [
     "CreateResult",
     "RecordCreate",
     "StoreUnavailable",
+    "TransitionCall",
     "TransitionResult",
     "TransitionStatus",
     "generation_bump",
@@ -67,7 +68,9 @@ __all__ = [
     "record_key",
     "record_transition",
     "records_delete",
+    "run_transition",
     "token_digest",
+    "transition_call",
     "value_get",
     "value_put",
 ]
@@ -259,6 +262,97 @@ def record_get(key: str) -> dict[str, str] | None:
     }
 
 
+@dataclass(frozen=True)
+class TransitionCall:
+    """A :func:`record_transition` built but not sent (:func:`transition_call`)."""
+
+    key: str
+    args: list[str]
+    index: IndexUpdate | None
+    take: CounterUnit | None
+    with_fields: bool
+
+
+def transition_call(
+    key: str,
+    *,
+    from_states: Iterable[str],
+    to_state: str,
+    attempt: str | None = None,
+    require_attempt: bool = False,
+    expect_outcome_kind: str | None = None,
+    lease_ms: int | None = None,
+    ttl_ms: int = 0,
+    outcome: str | None = None,
+    outcome_kind: str | None = None,
+    takeover_expired_lease: bool = False,
+    now_ms: int,
+    index: IndexUpdate | None = None,
+    expect_record: Mapping[str, str] | None = None,
+    take: CounterUnit | None = None,
+    with_fields: bool = True,
+) -> TransitionCall:
+    """:func:`record_transition`'s script call, built and checked (``ValueError``) but not
+    sent: a caller may build it while it waits on something else, then send it with
+    :func:`run_transition`. The arguments are :func:`record_transition`'s."""
+    states = list(from_states)
+    if not states:
+        raise ValueError("from_states must name at least one state")
+    for name in [*states, to_state]:
+        _check_state_name(name)
+    if require_attempt and not attempt:
+        raise ValueError("require_attempt needs an attempt")
+    if (outcome is None) != (outcome_kind is None):
+        raise ValueError("outcome and outcome_kind go together")
+    if ttl_ms < 0 or now_ms < 0 or (lease_ms is not None and lease_ms < 0):
+        raise ValueError("ttl_ms, lease_ms and now_ms must not be negative")
+    args = [
+        " ".join(states),
+        to_state,
+        attempt or "",
+        "1" if require_attempt else "0",
+        expect_outcome_kind or "",
+        "" if lease_ms is None else str(lease_ms),
+        str(ttl_ms),
+        "0" if outcome is None else "1",
+        outcome or "",
+        outcome_kind or "",
+        "1" if takeover_expired_lease else "0",
+        str(now_ms),
+        *(index.script_args() if index is not None and index_in_script() else _NO_INDEX_ARGS),
+        *(take.script_args() if take is not None else _NO_LIMIT_ARGS),
+        "1" if with_fields else "0",
+    ]
+    for name, value in (expect_record or {}).items():
+        if not isinstance(name, str) or not name or not isinstance(value, str):
+            raise ValueError("expect_record maps non-empty names to strings")
+        args += [name, value]
+    return TransitionCall(key=key, args=args, index=index, take=take, with_fields=with_fields)
+
+
+def run_transition(call: TransitionCall) -> TransitionResult:
+    """Send a :func:`transition_call` (one round trip; see :func:`record_transition`)."""
+    take = call.take
+    reply = run_script(
+        "record_transition",
+        key=call.key,
+        args=call.args,
+        index=call.index,
+        applied=_transition_applied,
+        counter_key=take.key if take is not None else None,
+    )
+    status = _TRANSITION_CODES[int(reply[0])]
+    retry_after_ms, first_field = 0, 1
+    if status is TransitionStatus.LIMITED and take is not None:  # 3 comes only with a limit
+        remaining = int(reply[1])
+        retry_after_ms, first_field = (remaining if remaining > 0 else take.ttl_ms), 2
+    if status is TransitionStatus.MISSING or not call.with_fields:
+        return TransitionResult(status=status, fields=None, retry_after_ms=retry_after_ms)
+    return TransitionResult(
+        status=status, fields=decode_fields(reply[first_field:]), retry_after_ms=retry_after_ms
+    )
+
+
 def record_transition(
     key: str,
     *,
@@ -307,55 +401,25 @@ def record_transition(
     ``with_fields=False``: the reply carries no fields (``fields`` is None whatever the
     status), for a caller that reads only whether the transition applied.
     """
-    states = list(from_states)
-    if not states:
-        raise ValueError("from_states must name at least one state")
-    for name in [*states, to_state]:
-        _check_state_name(name)
-    if require_attempt and not attempt:
-        raise ValueError("require_attempt needs an attempt")
-    if (outcome is None) != (outcome_kind is None):
-        raise ValueError("outcome and outcome_kind go together")
-    if ttl_ms < 0 or now_ms < 0 or (lease_ms is not None and lease_ms < 0):
-        raise ValueError("ttl_ms, lease_ms and now_ms must not be negative")
-    args = [
-        " ".join(states),
-        to_state,
-        attempt or "",
-        "1" if require_attempt else "0",
-        expect_outcome_kind or "",
-        "" if lease_ms is None else str(lease_ms),
-        str(ttl_ms),
-        "0" if outcome is None else "1",
-        outcome or "",
-        outcome_kind or "",
-        "1" if takeover_expired_lease else "0",
-        str(now_ms),
-        *(index.script_args() if index is not None and index_in_script() else _NO_INDEX_ARGS),
-        *(take.script_args() if take is not None else _NO_LIMIT_ARGS),
-        "1" if with_fields else "0",
-    ]
-    for name, value in (expect_record or {}).items():
-        if not isinstance(name, str) or not name or not isinstance(value, str):
-            raise ValueError("expect_record maps non-empty names to strings")
-        args += [name, value]
-    reply = run_script(
-        "record_transition",
-        key=key,
-        args=args,
-        index=index,
-        applied=_transition_applied,
-        counter_key=take.key if take is not None else None,
-    )
-    status = _TRANSITION_CODES[int(reply[0])]
-    retry_after_ms, first_field = 0, 1
-    if status is TransitionStatus.LIMITED and take is not None:  # 3 comes only with a limit
-        remaining = int(reply[1])
-        retry_after_ms, first_field = (remaining if remaining > 0 else take.ttl_ms), 2
-    if status is TransitionStatus.MISSING or not with_fields:
-        return TransitionResult(status=status, fields=None, retry_after_ms=retry_after_ms)
-    return TransitionResult(
-        status=status, fields=decode_fields(reply[first_field:]), retry_after_ms=retry_after_ms
+    return run_transition(
+        transition_call(
+            key,
+            from_states=from_states,
+            to_state=to_state,
+            attempt=attempt,
+            require_attempt=require_attempt,
+            expect_outcome_kind=expect_outcome_kind,
+            lease_ms=lease_ms,
+            ttl_ms=ttl_ms,
+            outcome=outcome,
+            outcome_kind=outcome_kind,
+            takeover_expired_lease=takeover_expired_lease,
+            now_ms=now_ms,
+            index=index,
+            expect_record=expect_record,
+            take=take,
+            with_fields=with_fields,
+        )
     )
 
 

@@ -27,6 +27,13 @@ then sends nothing (``lightnote.db_backends.mysql``). An error that may have com
 COMMIT was sent is :class:`CommitUnknown` (so is one of a batch that is its own transaction):
 nobody can say whether the batch is durable.
 
+``while_waiting`` (a :class:`Prepared`) is work for after the batch that does not need its
+reply to be computed, only to be used (the confirm's outcome and the settle it sends after
+the COMMIT): on MariaDB it runs while the batch is with the server, between sending it and
+reading its replies (``lightnote.db_backends.mysql``); elsewhere, or if it did not run, its
+``value()`` computes it when asked. It never touches the database or the store, so nothing
+but Python happens inside the transaction's round trip.
+
 Race notes: none of their own; a conditional update's ``where`` is evaluated by the
 database in the UPDATE itself (a compare-and-set), exactly as the ORM's would be. A batch
 that fails part-way raises the failing statement's error and leaves nothing of its own
@@ -37,8 +44,9 @@ back), or of the caller's (the caller's block rolls back, as for any error).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from django.db import (
     DatabaseError,
@@ -52,6 +60,40 @@ from django.db.models import AutoField, Field, Model
 
 from lightnote import request_counters
 from lightnote.field_values import field_reader, field_writer
+
+T = TypeVar("T")
+
+
+class Prepared(Generic[T]):
+    """Work computed ahead, while a batch is with the database, and used after it.
+
+    :meth:`prepare` computes it at most once and never raises. :meth:`value` returns what it
+    computed; when it was never prepared, or its preparation raised (it ran while the
+    connection was between a query and its reply, where a query of its own would fail),
+    it is computed now, and raises as computing it at this point always did.
+    """
+
+    __slots__ = ("_compute", "_ready", "_value")
+
+    def __init__(self, compute: Callable[[], T]) -> None:
+        self._compute = compute
+        self._ready = False
+        self._value: T | None = None
+
+    def prepare(self) -> None:
+        if self._ready:
+            return
+        try:
+            self._value = self._compute()
+        except Exception:  # computed again by value(), where its error is the caller's
+            return
+        self._ready = True
+
+    def value(self) -> T:
+        if not self._ready:
+            self._value = self._compute()
+            self._ready = True
+        return self._value  # type: ignore[return-value]  # computed above or by prepare()
 
 
 class CommitUnknown(DatabaseError):
@@ -252,7 +294,11 @@ class ConditionalUpdate:
 
 
 def run_statements(
-    statements: Sequence[Statement], *, in_transaction: bool = False, end_transaction: bool = False
+    statements: Sequence[Statement],
+    *,
+    in_transaction: bool = False,
+    end_transaction: bool = False,
+    while_waiting: Prepared[Any] | None = None,
 ) -> list[Result]:
     """Run ``statements`` in order, on their one alias; return what each did.
 
@@ -275,6 +321,10 @@ def run_statements(
     ``done`` that fails after that COMMIT (the batch is durable; the caller must not answer
     "failed"). Anywhere else (a nested block, SQLite) the statements just run, and the block
     commits as usual.
+
+    ``while_waiting``: prepared while a MariaDB batch is with the server (before its replies
+    are read, whatever they turn out to be); elsewhere not run here (its ``value()`` computes
+    it when asked). The caller uses it only if the batch succeeded.
     """
     if not statements:
         return []
@@ -291,7 +341,7 @@ def run_statements(
         connection.ensure_connection()
         own = connection.get_autocommit() and not connection.in_atomic_block
     if end_transaction and mysql and _ends_outermost(connection):
-        results = _send_ending_batch(connection, statements)
+        results = _send_ending_batch(connection, statements, while_waiting=while_waiting)
         try:
             _run_done(statements, results)
         except Exception as error:  # committed already: the caller must not think it failed
@@ -302,7 +352,9 @@ def run_statements(
     commits = in_transaction and not connection.in_atomic_block and connection.get_autocommit()
     if own:
         try:
-            results = _send_batch(connection, statements, own_transaction=True)
+            results = _send_batch(
+                connection, statements, own_transaction=True, while_waiting=while_waiting
+            )
         except DatabaseError as error:
             if getattr(error, _REFUSED_BEFORE_COMMIT, False):
                 raise  # MariaDB stopped at that statement: rolled back, nothing committed
@@ -319,7 +371,9 @@ def run_statements(
         try:
             with scope:
                 if multi:
-                    results = _send_batch(connection, statements, own_transaction=False)
+                    results = _send_batch(
+                        connection, statements, own_transaction=False, while_waiting=while_waiting
+                    )
                 else:
                     results = _send_each(connection, statements)
                 ran = True
@@ -355,11 +409,19 @@ def _ends_outermost(connection: Any) -> bool:
     )
 
 
-def _send_ending_batch(connection: Any, statements: Sequence[Statement]) -> list[Result]:
+def _send_ending_batch(
+    connection: Any, statements: Sequence[Statement], *, while_waiting: Prepared[Any] | None
+) -> list[Result]:
     """Send the batch with the caller's COMMIT; sort its errors into known and unknown."""
     try:
         with transaction.mark_for_rollback_on_error(using=connection.alias):
-            return _send_batch(connection, statements, own_transaction=False, ending=True)
+            return _send_batch(
+                connection,
+                statements,
+                own_transaction=False,
+                ending=True,
+                while_waiting=while_waiting,
+            )
     except DatabaseError as error:
         if getattr(error, _REFUSED_BEFORE_COMMIT, False):
             raise  # MariaDB stopped at that statement: the COMMIT never ran
@@ -387,12 +449,19 @@ _CLIENT_ERRORS = range(2000, 3000)
 
 
 def _send_batch(
-    connection: Any, statements: Sequence[Statement], *, own_transaction: bool, ending: bool = False
+    connection: Any,
+    statements: Sequence[Statement],
+    *,
+    own_transaction: bool,
+    ending: bool = False,
+    while_waiting: Prepared[Any] | None = None,
 ) -> list[Result]:
     """One multi-statement round trip (MariaDB/MySQL); each statement's result in order.
 
     ``ending``: the caller's transaction ends in it (``COMMIT; SET autocommit=1`` follow the
     statements); a statement refused before the COMMIT marks its error so.
+    ``while_waiting`` is prepared between sending the batch and reading its replies, on a
+    connection of ``lightnote.db_backends.mysql`` (else not here).
     """
     parts = [statement.sql for statement in statements]
     if own_transaction:
@@ -405,7 +474,7 @@ def _send_batch(
     sql = _BATCH_TAG.format(tag) + ";\n".join(parts)
     params = [value for statement in statements for value in statement.params]
     results: list[Result] = []
-    with connection.cursor() as cursor:
+    with connection.cursor() as cursor, _while_sent(connection, while_waiting):
         try:
             try:
                 cursor.execute(sql, params)
@@ -431,6 +500,15 @@ def _send_batch(
                 _roll_back(connection, cursor)
             raise
     return results
+
+
+def _while_sent(connection: Any, work: Prepared[Any] | None) -> AbstractContextManager[None]:
+    """Inside, ``work`` is prepared while the next query is with the server, when the
+    connection can (``lightnote.db_backends.mysql.Connection``); else nothing happens."""
+    while_next_query = getattr(connection.connection, "while_next_query", None)
+    if work is None or while_next_query is None:
+        return nullcontext()
+    return while_next_query(work.prepare)  # type: ignore[no-any-return]
 
 
 def _refused_by_the_server(error: BaseException) -> bool:

@@ -9,6 +9,7 @@ Counts come from ``lightnote.request_counters.count_requests`` (SQL exactly as
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import Counter
 from typing import Any
@@ -22,7 +23,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.test import APIClient
 
-from agent import card_transitions, receipts
+from agent import card_transitions, cards, receipts
 from agent.execution import REPEAT_TALLIES_KEY, flush_repeat_tallies
 from agent.models import ActionReceipt, AgentSession
 from lightnote.models import AuditEvent
@@ -404,3 +405,120 @@ def test_a_confirm_that_trashes_a_todo_voids_the_list_counts_within_4_round_trip
         body = client.get("/api/v1/todos/").json()
     assert body["count"] == 3  # recounted: the mark was voided by the confirm
     assert any("COUNT(" in query["sql"].upper() for query in captured.captured_queries)
+
+
+# --- The settle built while the COMMIT is with the database ---------------------------------
+
+
+def _settle_spies(monkeypatch: pytest.MonkeyPatch, events: list[Any]) -> None:
+    """Record each settle call built, each one sent, and (MariaDB) each reply read after work
+    that rode on a query (``lightnote.db_backends.mysql.Connection``)."""
+    from lightnote import store
+
+    built = card_transitions.CardSettle._call
+    sent = store.run_transition
+
+    def build(self: Any, kind: str, outcome: Any) -> Any:
+        events.append(("built", kind))
+        return built(self, kind, outcome)
+
+    def send(call: Any) -> Any:
+        if call.args[1] == "settled":
+            events.append(("sent", json.loads(call.args[8])))
+        return sent(call)
+
+    monkeypatch.setattr(card_transitions.CardSettle, "_call", build)
+    monkeypatch.setattr(store, "run_transition", send)
+    if connections["default"].vendor == "mysql":
+        from MySQLdb import _mysql
+
+        from lightnote.db_backends.mysql.base import Connection
+
+        def read(self: Any) -> Any:
+            events.append("the batch's reply read")
+            return _mysql.connection.read_query_result(self)
+
+        monkeypatch.setattr(Connection, "read_query_result", read)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_confirm_builds_its_settle_while_the_commit_is_with_the_database_and_sends_it_after(
+    user: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On MariaDB the settle's call is built between sending the batch that carries the
+    COMMIT and reading its reply, and sent after it; elsewhere built once the COMMIT is
+    known. Built once either way, for the outcome answered; the costs stay those above."""
+    _warm(user)
+    events: list[Any] = []
+    _settle_spies(monkeypatch, events)
+    flow = flow_with_card(user)
+    events.clear()
+    with count_requests() as counts:
+        response = flow.confirm()
+    body = response.json()
+    assert body["outcome"]["ok"] is True
+    answered = ("sent", body["outcome"])
+    if connections["default"].vendor == "mysql":
+        assert events == [("built", "succeeded"), "the batch's reply read", answered]
+        assert counts.sql_round_trips == CONFIRM_SQL_ROUND_TRIPS_MARIADB
+    else:
+        assert events == [("built", "succeeded"), answered]
+    assert counts.redis <= CONFIRM_REDIS_MAX
+    assert cards.card_get(flow.token).outcome == body["outcome"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_settle_prepared_for_another_outcome_is_built_again_for_the_one_sent(
+    user: Any,
+) -> None:
+    flow = flow_with_card(user)
+    attempt = "attempt-1"
+    claim = card_transitions.card_claim(flow.token, attempt_id=attempt)
+    assert claim.status is card_transitions.ClaimStatus.CLAIMED
+    settle = card_transitions.CardSettle(flow.token, attempt_id=attempt)
+    settle.prepare("succeeded", {"ok": True, "receipt": {"status": "succeeded"}})
+    failed = {"ok": False, "error": {"code": "ACTION_EXECUTION_FAILED", "message": "x"}}
+    assert settle("failed", failed) is True
+    stored = cards.card_get(flow.token)
+    assert (stored.outcome_kind, stored.outcome) == ("failed", failed)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_settle_whose_preparation_fails_is_built_again_and_raises_when_sent(
+    user: Any,
+) -> None:
+    flow = flow_with_card(user)
+    claim = card_transitions.card_claim(flow.token, attempt_id="attempt-1")
+    assert claim.status is card_transitions.ClaimStatus.CLAIMED
+    settle = card_transitions.CardSettle(flow.token, attempt_id="attempt-1")
+    outcome = {"ok": True}
+    settle.prepare("no such kind", outcome)  # never raises
+    with pytest.raises(ValueError, match="outcome_kind"):
+        settle("no such kind", outcome)
+    assert cards.card_get(flow.token).state == "running"  # nothing was sent
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_outcome_whose_preparation_needs_the_database_is_built_after_the_commit(
+    user: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Built while the batch holds the connection, an outcome that reads the database fails
+    there (MariaDB: commands out of sync) and is built again once the COMMIT is known: the
+    answer is the success, never a 500 or a false failure."""
+    from agent import executor
+
+    built = executor.succeeded_outcome
+    reads: list[int] = []
+
+    def outcome_reading_the_database(receipt: Any) -> Any:
+        reads.append(Todo.objects.count())
+        return built(receipt)
+
+    monkeypatch.setattr(executor, "succeeded_outcome", outcome_reading_the_database)
+    flow = flow_with_card(user)
+    response = flow.confirm()
+    assert response.status_code == 200, response.content
+    assert response.json()["outcome"]["ok"] is True
+    assert reads == [1]  # the one that succeeded, after the COMMIT
+    assert Todo.objects.count() == 1
+    assert cards.card_get(flow.token).outcome == response.json()["outcome"]

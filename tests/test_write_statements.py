@@ -9,7 +9,14 @@ from datetime import timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import IntegrityError, OperationalError, connection, transaction
+from django.db import (
+    IntegrityError,
+    OperationalError,
+    ProgrammingError,
+    connection,
+    connections,
+    transaction,
+)
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
@@ -20,6 +27,8 @@ from lightnote.request_counters import count_requests
 from lightnote.write_statements import (
     CommitUnknown,
     ConditionalUpdate,
+    Prepared,
+    Statement,
     insert_statement,
     run_statements,
 )
@@ -517,3 +526,169 @@ def test_statements_for_two_databases_are_refused(user):
     with pytest.raises(ValueError, match="one database"):
         run_statements([insert_statement([_receipt(user)]), replace(other, alias="elsewhere")])
     assert not ActionReceipt.objects.exists()
+
+
+# --- Work while the batch is with the database ----------------------------------------------
+
+
+def _other_connection_sees(thread_id):
+    """What MariaDB says connection ``thread_id`` is running, asked on another connection."""
+    other = connections.create_connection("default")
+    try:
+        with other.cursor() as cursor:
+            cursor.execute(
+                "SELECT COMMAND, INFO FROM information_schema.PROCESSLIST WHERE ID = %s",
+                [thread_id],
+            )
+            return cursor.fetchone()
+    finally:
+        other.close()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_work_prepared_while_the_batch_is_with_the_server_is_the_batch_s_round_trip(user):
+    """On MariaDB the work runs between sending the batch and reading its replies: another
+    connection then sees the batch still running. Elsewhere it is computed when asked, after
+    the batch. Either way once, and the batch's results are the usual ones."""
+    session = AgentSession.objects.create(owner=user, title="旧")
+    receipt = _receipt(user)
+    seen = []
+
+    def work():
+        if connection.vendor == "mysql":
+            seen.append(_other_connection_sees(connection.connection.thread_id()))
+        else:
+            seen.append("after")
+        return "prepared"
+
+    prepared = Prepared(work)
+    slow = Statement("DO SLEEP(%s)", [0.3], "default") if connection.vendor == "mysql" else None
+    with transaction.atomic(durable=True):
+        results = run_statements(
+            [s for s in (slow, insert_statement([receipt]), _touch(session, "新")) if s],
+            end_transaction=True,
+            while_waiting=prepared,
+        )
+    assert [result.rowcount for result in results][-2:] == [1, 1]
+    if connection.vendor == "mysql":
+        assert len(seen) == 1  # prepared during the round trip, not after it
+        command, info = seen[0]
+        assert command == "Query", seen
+        assert "lightnote batch" in info, seen
+    else:
+        assert seen == []  # nothing to overlap: computed when asked
+    assert prepared.value() == "prepared"
+    assert prepared.value() == "prepared"
+    assert len(seen) == 1  # computed once
+    session.refresh_from_db()
+    assert session.title == "新"
+    assert connection.get_autocommit()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_work_prepared_for_a_batch_that_fails_leaves_the_batch_s_own_error(user):
+    """A refused statement raises its own error whether or not the work ran (the caller then
+    never uses it); the block rolls back and the connection goes on."""
+    taken = _receipt(user)
+    insert_rows([taken])
+    prepared = Prepared(lambda: "prepared")
+    with pytest.raises(IntegrityError) as raised, transaction.atomic(durable=True):
+        run_statements(
+            [insert_statement([_receipt(user, action_id=taken.action_id)])],
+            end_transaction=True,
+            while_waiting=prepared,
+        )
+    assert not isinstance(raised.value, CommitUnknown)
+    assert ActionReceipt.objects.count() == 1
+    assert connection.get_autocommit()
+    with transaction.atomic(durable=True):
+        run_statements([insert_statement([_receipt(user)])], end_transaction=True)
+    assert ActionReceipt.objects.count() == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_work_that_raises_never_touches_the_batch_and_is_computed_again_when_asked(user):
+    """A preparation that failed (say, it needed the connection the batch holds) leaves the
+    batch alone; its value is computed once more when asked, raising if it still fails."""
+    session = AgentSession.objects.create(owner=user, title="旧")
+    calls = []
+    failing = [True]
+
+    def work():
+        calls.append(connection.in_atomic_block)
+        if failing[0]:
+            raise ValueError("a slip in the preparation")
+        return "computed"
+
+    prepared = Prepared(work)
+    with transaction.atomic(durable=True):
+        results = run_statements(
+            [insert_statement([_receipt(user)]), _touch(session, "新")],
+            end_transaction=True,
+            while_waiting=prepared,
+        )
+    assert [result.rowcount for result in results] == [1, 1]  # committed
+    session.refresh_from_db()
+    assert session.title == "新"
+    assert calls == ([True] if connection.vendor == "mysql" else [])  # during the batch
+    with pytest.raises(ValueError, match="slip"):
+        prepared.value()  # computed again, and its error is the caller's
+    failing[0] = False
+    assert prepared.value() == "computed"
+    assert prepared.value() == "computed"  # computed once it succeeded, not again
+    assert calls == ([True, False, False] if connection.vendor == "mysql" else [False, False])
+    assert connection.get_autocommit()
+
+
+def test_a_query_sent_without_work_is_the_driver_s_own():
+    """Work is armed for one query only: a query outside the block runs no work, and a
+    block in which no query is sent leaves nothing armed for the next one."""
+    if connection.vendor != "mysql":
+        pytest.skip("MariaDB only: the work rides on mysqlclient's send and read")
+    connection.ensure_connection()
+    raw = connection.connection
+    ran = []
+    with raw.while_next_query(lambda: ran.append("ran")):
+        pass  # nothing sent
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+        assert cursor.fetchone() == (1,)
+    assert ran == []
+    with raw.while_next_query(lambda: ran.append("ran")), connection.cursor() as cursor:
+        cursor.execute("SELECT 2")
+        cursor.execute("SELECT 3")
+        assert cursor.fetchone() == (3,)
+    assert ran == ["ran"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_query_sent_by_the_work_is_refused_and_the_batch_s_replies_stay_its_own(user):
+    """Between the batch and its replies the connection refuses a query of the work's own
+    (libmariadb would send it and read the batch's reply as its answer)."""
+    if connection.vendor != "mysql":
+        pytest.skip("MariaDB only: elsewhere the work is not run during the batch")
+    session = AgentSession.objects.create(owner=user, title="旧")
+    errors = []
+
+    def work():
+        try:
+            AgentSession.objects.count()
+        except Exception as error:
+            errors.append(error)
+            raise
+
+    prepared = Prepared(work)
+    with transaction.atomic(durable=True):
+        results = run_statements(
+            [insert_statement([_receipt(user)]), _touch(session, "新")],
+            end_transaction=True,
+            while_waiting=prepared,
+        )
+    assert [result.rowcount for result in results] == [1, 1]
+    assert len(errors) == 1
+    assert isinstance(errors[0], ProgrammingError)
+    assert errors[0].args[0] == 2014
+    assert prepared.value() is None  # computed again, after the batch: the count is fine
+    session.refresh_from_db()
+    assert session.title == "新"
+    assert AgentSession.objects.count() == 1
