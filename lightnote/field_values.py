@@ -7,11 +7,12 @@ fields) the generic chain (``get_db_prep_save`` -> ``get_db_prep_value`` ->
 statement's own building. :func:`field_writer` returns, once per field and connection, a
 function giving the same value: for the plainest cases (a ``str`` in a ``CharField`` or
 ``TextField``, an ``int`` in an integer field, a ``uuid.UUID``, an aware ``datetime``, a
-``dict`` or ``list`` in a ``JSONField``, ``None`` where the ORM passes ``None`` through) it
+``dict`` or ``list`` in a ``JSONField``, a positive ``int`` in a foreign key to a numbered
+row, ``None`` where the ORM passes ``None`` through) it
 goes straight to the result the chain would reach (the backend's own adapter where the chain
-ends in one); for anything else, and for any other field class (foreign keys, auto keys,
-subclasses that may override a step), it calls the ORM's chain itself. Exact classes only:
-a subclass of ``str``, ``int`` or ``dict`` takes the ORM's path too.
+ends in one); for anything else, and for any other field class (auto keys, keys to rows
+keyed otherwise, subclasses that may override a step), it calls the ORM's chain itself.
+Exact classes only: a subclass of ``str``, ``int`` or ``dict`` takes the ORM's path too.
 ``tests/test_field_values.py`` checks both give equal values (or raise alike) on both
 databases.
 """
@@ -36,6 +37,8 @@ _INTEGERS = (
     models.PositiveBigIntegerField,
 )
 _DATE_FIELDS = (models.DateField, models.DateTimeField)
+_RELATIONS = (models.ForeignKey, models.OneToOneField)
+_AUTO_KEYS = (models.AutoField, models.BigAutoField, models.SmallAutoField)
 
 
 def field_reader(field: Field[Any, Any]) -> Callable[[models.Model], Any]:
@@ -77,6 +80,12 @@ def field_writer(field: Field[Any, Any], connection: Any) -> Callable[[Any], Any
             adapt_datetime(value)
             if type(value) is datetime and value.utcoffset() is not None
             else orm(value)
+        )
+    if kind in _RELATIONS and type(field.target_field) in _AUTO_KEYS:  # type: ignore[attr-defined]
+        # A key of a row the database numbered: the chain ends in the key's ``int``
+        # (``validate_autopk_value`` refuses 0 on MariaDB, which takes the ORM's path).
+        return lambda value: (
+            value if type(value) is int and value > 0 else None if value is None else orm(value)
         )
     if kind is models.JSONField:
         adapt_json = connection.ops.adapt_json_value
