@@ -36,7 +36,14 @@ from lightnote.audit import audit_statement
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
 from lightnote.transactions import durable_atomic
-from lightnote.write_statements import CommitUnknown, Prepared, insert_statement, run_statements
+from lightnote.write_statements import (
+    CommitUnknown,
+    Prepared,
+    Statement,
+    during_next_query,
+    insert_statement,
+    run_statements,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -85,6 +92,23 @@ def execute_claimed(
     return kind, outcome
 
 
+def _bookkeeping(card: cards.Card, actor: ActorContext) -> tuple[ActionReceipt, Statement, Any]:
+    """A success's receipt row (its result not filled in yet), the UPDATE settling the card's
+    history row with it, and the claim's audit row: none needs the service's result."""
+    receipt = receipt_row(
+        card,
+        status=ActionReceipt.Status.SUCCEEDED,
+        subject=actor.subject,
+        actor=actor.actor,
+        summary="",
+    )
+    return (
+        receipt,
+        lifecycle.succeeded_statement(card.id, receipt=receipt),
+        card_entry("confirm.claimed", card, actor),
+    )
+
+
 def _succeeded(
     receipt: ActionReceipt, then: Callable[[str, dict[str, Any]], None] | None
 ) -> tuple[str, dict[str, Any]]:
@@ -122,17 +146,17 @@ def _execute(
     commit_sent = False
     try:
         with durable_atomic():
-            result = policy.tool.execute(policy.args, context)
-            receipt = receipt_row(
-                card,
-                status=ActionReceipt.Status.SUCCEEDED,
-                subject=actor.subject,
-                actor=actor.actor,
-                summary=result.summary,
-                resource_type=result.resource_type,
-                resource_id=str(result.resource_id),
-                result=result.data,
-            )
+            # While the service's first statement is with the database, what does not
+            # depend on its result is built: the receipt row (its result filled in below),
+            # the card's history row and the claim's audit row.
+            ahead = Prepared(lambda: _bookkeeping(card, actor))
+            with during_next_query(ahead):
+                result = policy.tool.execute(policy.args, context)
+            receipt, history_row, claimed = ahead.value()
+            receipt.summary = result.summary
+            receipt.resource_type = result.resource_type
+            receipt.resource_id = str(result.resource_id)
+            receipt.result = result.data or {}
             # The receipt, the card's history row and the audit rows of the claim and the
             # execution: three statements in one round trip, which on MariaDB also carries
             # the COMMIT (lightnote.write_statements). Nothing may run in the block after it.
@@ -142,10 +166,10 @@ def _execute(
             run_statements(
                 [
                     insert_statement([receipt]),
-                    lifecycle.succeeded_statement(card.id, receipt=receipt),
+                    history_row,
                     audit_statement(
                         [
-                            card_entry("confirm.claimed", card, actor),
+                            claimed,
                             card_entry(
                                 "action.executed", card, actor, details={"summary": result.summary}
                             ),

@@ -49,6 +49,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from django.db import (
+    DEFAULT_DB_ALIAS,
     DatabaseError,
     IntegrityError,
     OperationalError,
@@ -500,6 +501,19 @@ def _send_batch(
                 _roll_back(connection, cursor)
             raise
     return results
+
+
+def during_next_query(
+    work: Prepared[Any], *, using: str = DEFAULT_DB_ALIAS
+) -> AbstractContextManager[None]:
+    """Inside, ``work`` is prepared while the next query sent on ``using`` (whichever code
+    sends it: a domain service's first statement) is with the server, on a connection of
+    ``lightnote.db_backends.mysql``. Elsewhere, or when no query is sent inside, nothing
+    happens here: ``work.value()`` computes it when asked."""
+    connection = connections[using]
+    if connection.connection is None:  # nothing open yet: the next query connects first
+        return nullcontext()
+    return _while_sent(connection, work)
 
 
 def _while_sent(connection: Any, work: Prepared[Any] | None) -> AbstractContextManager[None]:

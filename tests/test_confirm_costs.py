@@ -411,12 +411,21 @@ def test_a_confirm_that_trashes_a_todo_voids_the_list_counts_within_4_round_trip
 
 
 def _settle_spies(monkeypatch: pytest.MonkeyPatch, events: list[Any]) -> None:
-    """Record each settle call built, each one sent, and (MariaDB) each reply read after work
-    that rode on a query (``lightnote.db_backends.mysql.Connection``)."""
+    """Record the execution's bookkeeping built ahead, each settle call built, each one sent,
+    and (MariaDB) each reply read after work that rode on a query
+    (``lightnote.db_backends.mysql.Connection``)."""
+    from agent import executor
     from lightnote import store
 
     built = card_transitions.CardSettle._call
     sent = store.run_transition
+    bookkeeping = executor._bookkeeping
+
+    def build_bookkeeping(*args: Any) -> Any:
+        events.append("bookkeeping built")
+        return bookkeeping(*args)
+
+    monkeypatch.setattr(executor, "_bookkeeping", build_bookkeeping)
 
     def build(self: Any, kind: str, outcome: Any) -> Any:
         events.append(("built", kind))
@@ -435,7 +444,7 @@ def _settle_spies(monkeypatch: pytest.MonkeyPatch, events: list[Any]) -> None:
         from lightnote.db_backends.mysql.base import Connection
 
         def read(self: Any) -> Any:
-            events.append("the batch's reply read")
+            events.append("reply read")
             return _mysql.connection.read_query_result(self)
 
         monkeypatch.setattr(Connection, "read_query_result", read)
@@ -445,9 +454,10 @@ def _settle_spies(monkeypatch: pytest.MonkeyPatch, events: list[Any]) -> None:
 def test_a_confirm_builds_its_settle_while_the_commit_is_with_the_database_and_sends_it_after(
     user: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """On MariaDB the settle's call is built between sending the batch that carries the
-    COMMIT and reading its reply, and sent after it; elsewhere built once the COMMIT is
-    known. Built once either way, for the outcome answered; the costs stay those above."""
+    """On MariaDB the receipt, history and claim rows are built while the service's first
+    statement is with the database, and the settle's call between sending the batch that
+    carries the COMMIT and reading its reply, then sent; elsewhere each is built in turn.
+    Built once either way, the settle for the outcome answered; the costs stay the same."""
     _warm(user)
     events: list[Any] = []
     _settle_spies(monkeypatch, events)
@@ -459,10 +469,16 @@ def test_a_confirm_builds_its_settle_while_the_commit_is_with_the_database_and_s
     assert body["outcome"]["ok"] is True
     answered = ("sent", body["outcome"])
     if connections["default"].vendor == "mysql":
-        assert events == [("built", "succeeded"), "the batch's reply read", answered]
+        assert events == [
+            "bookkeeping built",
+            "reply read",  # the todo's INSERT
+            ("built", "succeeded"),
+            "reply read",  # the batch with the COMMIT
+            answered,
+        ]
         assert counts.sql_round_trips == CONFIRM_SQL_ROUND_TRIPS_MARIADB
     else:
-        assert events == [("built", "succeeded"), answered]
+        assert events == ["bookkeeping built", ("built", "succeeded"), answered]
     assert counts.redis <= CONFIRM_REDIS_MAX
     assert cards.card_get(flow.token).outcome == body["outcome"]
 

@@ -692,3 +692,25 @@ def test_a_query_sent_by_the_work_is_refused_and_the_batch_s_replies_stay_its_ow
     session.refresh_from_db()
     assert session.title == "新"
     assert AgentSession.objects.count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_work_during_the_next_query_rides_on_whatever_statement_comes_first(user):
+    """``during_next_query``: the ORM's own next statement carries the work on MariaDB (the
+    connection is then between that query and its reply), once; elsewhere nothing happens
+    inside and the value is computed when asked."""
+    connection.ensure_connection()
+    seen = []
+
+    def work():
+        seen.append(getattr(connection.connection, "_between_query_and_reply", None))
+        return "ready"
+
+    prepared = Prepared(work)
+    with write_statements.during_next_query(prepared):
+        AgentSession.objects.create(owner=user)
+        AgentSession.objects.create(owner=user)
+    assert seen == ([True] if connection.vendor == "mysql" else [])
+    assert prepared.value() == "ready"
+    assert len(seen) == 1
+    assert AgentSession.objects.count() == 2
