@@ -65,6 +65,7 @@ logger = logging.getLogger(__name__)
 
 
 @store_scripts.riding  # a best-effort script after the commit (list counts) rides with the settle
+@store_scripts.on_one_connection  # the claim and the settle share one pooled connection
 def confirm(
     *, request: Any, actor: ActorContext, token: str, session_id: uuid.UUID, locale: str
 ) -> Answer:

@@ -111,6 +111,65 @@ def ride(name: str, *, key: str, args: list[str]) -> None:
         waiting.append((name, key, args))
 
 
+# Pooled connections held by ``one_connection`` (per pool), for this context only.
+_held: ContextVar[dict[int, tuple[Any, Any]] | None] = ContextVar("store_held", default=None)
+
+
+@contextmanager
+def one_connection() -> Iterator[None]:
+    """Inside, script calls on a plain redis-py client (:func:`_evalsha`, :func:`_evalsha_many`)
+    share one connection from its pool, taken at the first call and given back at the end:
+    one checkout for a confirm's claim and settle instead of one each (redis-py's checkout
+    and return, with their lock, pid check, readiness poll and metrics, are a fair part of a
+    call). A call that fails on it closes it (the next one connects again), so no reply is
+    ever left unread for the next call. Other commands keep taking their own."""
+    holder: dict[int, tuple[Any, Any]] = {}
+    reset = _held.set(holder)
+    try:
+        yield
+    finally:
+        _held.reset(reset)
+        for pool, connection in holder.values():
+            pool.release(connection)
+
+
+def on_one_connection(func: Callable[..., T]) -> Callable[..., T]:
+    """Run ``func`` inside :func:`one_connection`."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> T:
+        with one_connection():
+            return func(*args, **kwargs)
+
+    return wrapper
+
+
+def _checkout(client: redis.Redis) -> tuple[Any, bool]:
+    """A connection for one call, and whether the call gives it back itself."""
+    pool = client.connection_pool
+    holder = _held.get()
+    if holder is None:
+        return pool.get_connection(), True
+    held = holder.get(id(pool))
+    if held is None:
+        held = holder[id(pool)] = (pool, pool.get_connection())
+    return held[1], False
+
+
+@contextmanager
+def _connection_for(client: redis.Redis) -> Iterator[Any]:
+    connection, own = _checkout(client)
+    try:
+        yield connection
+    except BaseException:
+        if not own:
+            connection.disconnect()  # held: the next call starts on a clean connection
+        raise
+    finally:
+        if own:
+            client.connection_pool.release(connection)
+
+
 @dataclass(frozen=True)
 class IndexUpdate:
     """A change to a sorted-set index that a record's transition makes when it applies.
@@ -163,32 +222,29 @@ def _evalsha(
     redis-py encodes each argument in Python before hiredis packs them, and a transition
     takes 25: that loop cost about as much Python as the rest of the call (measured in
     docs/performance.md). Everything else is redis-py's own: a connection from the client's
-    pool and back, the client's retry policy around the send and the read (an attempt that
-    fails closes the connection; the scripts are written to be re-sent), its reply parsing
+    pool and back (or the one :func:`one_connection` holds), the client's retry policy around
+    the send and the read (an attempt that fails closes the connection; the scripts are
+    written to be re-sent), its reply parsing
     (an error reply raises). A server that lacks the script (NOSCRIPT: after a restart or
     ``SCRIPT FLUSH``) gets it loaded, then the call runs once more, as ``Script`` does.
     Arguments are strings (the scripts' interface).
     """
-    pool = client.connection_pool
-    connection = pool.get_connection()
+    with _connection_for(client) as connection:
 
-    def run() -> Any:
-        packed = [pack(("EVALSHA", script.sha, len(keys), *keys, *args))]
+        def run() -> Any:
+            packed = [pack(("EVALSHA", script.sha, len(keys), *keys, *args))]
 
-        def attempt() -> Any:
-            connection.send_packed_command(packed)
-            return client.parse_response(connection, "EVALSHA")
+            def attempt() -> Any:
+                connection.send_packed_command(packed)
+                return client.parse_response(connection, "EVALSHA")
 
-        return connection.retry.call_with_retry(attempt, lambda error: connection.disconnect())
+            return connection.retry.call_with_retry(attempt, lambda error: connection.disconnect())
 
-    try:
         try:
             return run()
         except NoScriptError:
             script.sha = client.script_load(script.script)
             return run()
-    finally:
-        pool.release(connection)
 
 
 def _evalsha_many(
@@ -207,24 +263,20 @@ def _evalsha_many(
     does. A connection error is retried by the client's policy, the whole batch re-sent, as
     the pipeline's own retry does (the scripts are written to be re-sent).
     """
-    pool = client.connection_pool
-    connection = pool.get_connection()
     packed = [pack(("EVALSHA", each.sha, len(keys), *keys, *args)) for each, keys, args in calls]
+    with _connection_for(client) as connection:
 
-    def attempt() -> list[Any]:
-        connection.send_packed_command(packed)
-        replies: list[Any] = []
-        for _ in calls:
-            try:
-                replies.append(client.parse_response(connection, "EVALSHA"))
-            except ResponseError as error:  # read whole: the next reply is the next call's
-                replies.append(error)
-        return replies
+        def attempt() -> list[Any]:
+            connection.send_packed_command(packed)
+            replies: list[Any] = []
+            for _ in calls:
+                try:
+                    replies.append(client.parse_response(connection, "EVALSHA"))
+                except ResponseError as error:  # read whole: the next reply is the next call's
+                    replies.append(error)
+            return replies
 
-    try:
         return connection.retry.call_with_retry(attempt, lambda error: connection.disconnect())
-    finally:
-        pool.release(connection)
 
 
 def _pipelined(calls: list[tuple[Script, list[str], list[str]]], client: Any) -> list[Any]:

@@ -393,6 +393,72 @@ def test_a_script_call_on_real_redis_packs_in_one_call_and_survives_dropped_conn
     assert claim(key, "attempt-1").status is store.TransitionStatus.ALREADY
 
 
+@pytest.mark.services
+def test_script_calls_inside_one_connection_share_one_checkout_and_give_it_back(
+    monkeypatch: Any,
+) -> None:
+    """``one_connection``: a claim and its settle take one connection from the pool, which
+    is back in the pool afterwards; outside, each call takes its own."""
+    warm = new_key()
+    make_owned_record(warm)
+    claim(warm, "warm-up")  # the script is loaded
+    pool = get_redis().connection_pool
+    checkouts: list[Any] = []
+    real_checkout = pool.get_connection
+
+    def counted() -> Any:
+        connection = real_checkout()
+        checkouts.append(connection)
+        return connection
+
+    key = new_key()
+    make_owned_record(key)
+    monkeypatch.setattr(pool, "get_connection", counted)
+    with store_scripts.one_connection():
+        assert claim(key, "attempt-1").status is store.TransitionStatus.TRANSITIONED
+        assert claim(key, "attempt-1").status is store.TransitionStatus.ALREADY
+        assert len(checkouts) == 1
+        assert checkouts[0] in pool._in_use_connections
+    assert checkouts[0] not in pool._in_use_connections  # given back at the end
+    assert checkouts[0] in pool._available_connections
+    claim(key, "attempt-1")
+    claim(key, "attempt-1")
+    assert len(checkouts) == 3  # outside: one each
+
+
+@pytest.mark.services
+def test_a_held_connection_that_fails_is_closed_and_the_next_call_starts_clean(
+    monkeypatch: Any,
+) -> None:
+    """A call that fails on the held connection (here: the reply is lost mid-read) closes
+    it, so the next call reconnects instead of reading a stale reply; the claim made once."""
+    warm = new_key()
+    make_owned_record(warm)
+    claim(warm, "warm-up")
+    key = new_key()
+    make_owned_record(key)
+    client = get_redis()
+    real_parse = client.parse_response
+    failures = [KeyboardInterrupt("interrupted before the reply was read")]
+
+    def parse(connection: Any, command: str, **options: Any) -> Any:
+        if failures:
+            raise failures.pop()
+        return real_parse(connection, command, **options)
+
+    with store_scripts.one_connection():
+        monkeypatch.setattr(client, "parse_response", parse)
+        with pytest.raises(KeyboardInterrupt):
+            claim(key, "attempt-1")  # sent, its reply left unread
+        held = store_scripts._held.get()
+        assert held is not None
+        ((_, connection),) = held.values()
+        assert connection._sock is None  # closed: its unread reply is gone with it
+        again = claim(key, "attempt-1")  # a new socket; the script recognises the attempt
+    assert again.status is store.TransitionStatus.ALREADY
+    assert raw_fields(key)["attempt"] == "attempt-1"
+
+
 def test_the_transition_script_refuses_an_odd_number_of_expected_values() -> None:
     key = new_key()
     make_owned_record(key)
