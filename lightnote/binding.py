@@ -7,6 +7,7 @@ write Redis but does not know the secret cannot forge a consistent record.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import json
@@ -30,19 +31,30 @@ def canonical_json(value: Any) -> str:
     )
 
 
-def _derived_key(label: bytes) -> bytes:
-    # Read per call, not at import: tests may override SECRET_KEY.
-    return hmac.new(settings.SECRET_KEY.encode("utf-8"), label, hashlib.sha256).digest()
+@functools.lru_cache(maxsize=16)
+def _key_under(secret: str, label: bytes) -> bytes:
+    # Keyed by the secret, read per call (not at import): tests may override SECRET_KEY.
+    return hmac.new(secret.encode("utf-8"), label, hashlib.sha256).digest()
 
 
 def keyed_hash(label: bytes, message: str) -> str:
     """Return the HMAC-SHA256 (hex) of ``message`` under the key derived for ``label``."""
-    return hmac.new(_derived_key(label), message.encode("utf-8"), hashlib.sha256).hexdigest()
+    return _keyed_hash_under(settings.SECRET_KEY, label, message)
+
+
+def _keyed_hash_under(secret: str, label: bytes, message: str) -> str:
+    return hmac.new(_key_under(secret, label), message.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
 def owner_hash(user_id: int | str) -> str:
-    """Return the keyed hash stored instead of a raw user id."""
-    return keyed_hash(_OWNER_LABEL, str(user_id))
+    """Return the keyed hash stored instead of a raw user id (the same for the same id and
+    secret: remembered, a bounded number of them per process)."""
+    return _owner_hash_under(settings.SECRET_KEY, str(user_id))
+
+
+@functools.lru_cache(maxsize=4096)
+def _owner_hash_under(secret: str, user_id: str) -> str:
+    return _keyed_hash_under(secret, _OWNER_LABEL, user_id)
 
 
 def args_hmac(payload: Mapping[str, Any]) -> str:

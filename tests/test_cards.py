@@ -6,6 +6,8 @@ unchanged against a Redis Cluster by ``tests/test_cards_cluster.py``.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import multiprocessing
 import threading
@@ -17,6 +19,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.test import override_settings
 
 from agent import card_transitions, cards, control
@@ -197,6 +200,18 @@ def test_owner_hash_and_args_hmac_are_keyed_by_the_secret_with_distinct_labels()
     with override_settings(SECRET_KEY="another-secret-key-0123456789-0123456789-0123456789"):
         assert owner_hash(7) != before[0]
         assert args_hmac({"a": 1}) != before[1]
+    assert (owner_hash(7), args_hmac({"a": 1})) == before  # remembered per secret, not stale
+
+
+def test_owner_hash_is_the_hmac_of_the_id_under_the_owner_label_s_key() -> None:
+    """What a record stores, computed by hand: HMAC-SHA256 of the id under the key derived
+    from SECRET_KEY and the owner label; asked again (remembered), the same."""
+    key = hmac.new(
+        settings.SECRET_KEY.encode("utf-8"), b"lightnote/owner-hash/v1", hashlib.sha256
+    ).digest()
+    expected = hmac.new(key, b"7", hashlib.sha256).hexdigest()
+    assert owner_hash(7) == expected
+    assert owner_hash("7") == expected
 
 
 def test_the_card_is_bound_to_its_owner_and_session() -> None:
