@@ -97,6 +97,7 @@ def card_claim(
     owner_id: int | str | None = None,
     session_id: uuid.UUID | str | None = None,
     take: store_counters.CounterUnit | None = None,
+    prepared: ClaimCall | None = None,
 ) -> ClaimResult:
     """Claim a ready card for ``attempt_id``: ready -> running, with a lease. One winner.
 
@@ -117,30 +118,15 @@ def card_claim(
     limit, only when the claim wins: LIMITED (the card untouched, no index entry, nothing
     counted, with ``retry_after_ms``) when the limit is reached. A repeat, a loser or a
     refused owner is neither counted nor refused.
+
+    ``prepared``: this very claim, built ahead by :func:`claim_call` with the same arguments
+    (the confirm builds it while its token query runs), sent as it is.
     """
-    digest = store.token_digest(token)
-    now = store.now_ms()
-    lease_ms = settings.LIGHTNOTE_EXECUTION_LEASE * 1000
-    expected: dict[str, str] | None = None
-    if owner_id is not None or session_id is not None:
-        if owner_id is None or session_id is None:
-            raise ValueError("name both the expected owner and the expected session, or neither")
-        expected = {"owner_hash": owner_hash(owner_id), "session_id": str(session_id)}
-    # The running-cards index entry is added by the claim itself, only when it wins (one
-    # round trip on a single Redis; on Cluster the entry follows the won claim as its own
-    # command): a loser, a repeat or a refused owner leaves no entry behind.
-    result = store.record_transition(
-        card_key(digest),
-        from_states=(CardState.READY,),
-        to_state=CardState.RUNNING,
-        attempt=attempt_id,
-        lease_ms=lease_ms,
-        ttl_ms=settings.LIGHTNOTE_SETTLED_TTL * 1000,
-        now_ms=now,
-        index=store_scripts.IndexUpdate(RUNNING_INDEX_KEY, digest, score_ms=now + lease_ms),
-        expect_record=expected,
-        take=take,
+    claim = prepared or claim_call(
+        token, attempt_id=attempt_id, owner_id=owner_id, session_id=session_id, take=take
     )
+    digest, now = claim.digest, claim.now_ms
+    result = store.run_transition(claim.call)
     if result.fields is None:
         return ClaimResult(status=ClaimStatus.GONE, card=None)
     card = card_from_fields(digest, result.fields)
@@ -161,10 +147,56 @@ def card_claim(
         return ClaimResult(status=ClaimStatus.REJECTED, card=card)
     if card.state == CardState.VOIDED:
         return ClaimResult(status=ClaimStatus.GONE, card=None)
-    if card.state == CardState.READY and expected is not None:
+    if card.state == CardState.READY and claim.expected:
         return ClaimResult(status=ClaimStatus.READY, card=card)
     logger.error("card %s is in an unknown state %r", digest[:12], card.state)
     return ClaimResult(status=ClaimStatus.GONE, card=None)
+
+
+@dataclass(frozen=True)
+class ClaimCall:
+    """A claim (:func:`card_claim`) built but not sent."""
+
+    digest: str
+    now_ms: int
+    expected: bool  # the script checks the record's owner and session
+    call: store.TransitionCall
+
+
+def claim_call(
+    token: str,
+    *,
+    attempt_id: str,
+    owner_id: int | str | None = None,
+    session_id: uuid.UUID | str | None = None,
+    take: store_counters.CounterUnit | None = None,
+) -> ClaimCall:
+    """:func:`card_claim`'s script call for these arguments, built (``ValueError`` for a bad
+    one) but not sent: nothing touches the store."""
+    digest = store.token_digest(token)
+    now = store.now_ms()
+    lease_ms = settings.LIGHTNOTE_EXECUTION_LEASE * 1000
+    expected: dict[str, str] | None = None
+    if owner_id is not None or session_id is not None:
+        if owner_id is None or session_id is None:
+            raise ValueError("name both the expected owner and the expected session, or neither")
+        expected = {"owner_hash": owner_hash(owner_id), "session_id": str(session_id)}
+    # The running-cards index entry is added by the claim itself, only when it wins (one
+    # round trip on a single Redis; on Cluster the entry follows the won claim as its own
+    # command): a loser, a repeat or a refused owner leaves no entry behind.
+    call = store.transition_call(
+        card_key(digest),
+        from_states=(CardState.READY,),
+        to_state=CardState.RUNNING,
+        attempt=attempt_id,
+        lease_ms=lease_ms,
+        ttl_ms=settings.LIGHTNOTE_SETTLED_TTL * 1000,
+        now_ms=now,
+        index=store_scripts.IndexUpdate(RUNNING_INDEX_KEY, digest, score_ms=now + lease_ms),
+        expect_record=expected,
+        take=take,
+    )
+    return ClaimCall(digest=digest, now_ms=now, expected=expected is not None, call=call)
 
 
 def _outcome_json(outcome_kind: str, outcome: Mapping[str, Any], allowed: tuple[str, ...]) -> str:

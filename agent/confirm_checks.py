@@ -109,6 +109,7 @@ def claim_card_for(
     session_id: uuid.UUID,
     attempt_id: str,
     limit: LimitTake | None = None,
+    prepared: card_transitions.ClaimCall | None = None,
 ) -> tuple[cards.Card, bool]:
     """``load_card_for``'s checks for a confirm, with its claim in the same round trip when
     it can be; return the card and whether ``attempt_id`` now holds it.
@@ -133,6 +134,9 @@ def claim_card_for(
     Otherwise (another session, the caller's deleted one, or no annotation: the chat page
     and MCP views) it is ``load_card_for`` and nothing is claimed, so a 410 still comes
     before the session's 404 or 403.
+
+    ``prepared``: the claim's script call built ahead (``card_transitions.claim_call``) for
+    this token, attempt, owner (``actor.subject``), session and ``limit``; sent as it is.
     """
     owner = actor.subject
     if known_session_access(request, session_id=session_id, owner=owner) is not SessionAccess.OWN:
@@ -146,6 +150,7 @@ def claim_card_for(
         owner_id=owner.pk,
         session_id=session_id,
         take=limit.counter if limit is not None else None,
+        prepared=prepared,
     )
     if claim.card is None:
         raise _unknown_token(actor, action="confirm")

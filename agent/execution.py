@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from dataclasses import dataclass, replace
 from typing import Any
 
 from agent import card_transitions, cards, lifecycle
@@ -50,7 +51,7 @@ from agent.confirm_checks import (
     session_check_annotation,
 )
 from agent.executor import execute_claimed
-from agent.ratelimit import new_claim_unit, retry_after_seconds, take_now
+from agent.ratelimit import LimitTake, new_claim_unit, retry_after_seconds, take_now
 from agent.reconcile import answer_for_state
 from lightnote import store_counters, store_scripts
 from lightnote.audit import audit_entry, audit_events
@@ -64,10 +65,61 @@ logger = logging.getLogger(__name__)
 # --- The three endpoints' logic ----------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class ClaimAhead:
+    """What a confirm sends first, built before it is sent: its attempt id, its unit of the
+    claims limit (counted by the claim's script when ``in_claim``) and, when built ahead,
+    the claim's script call (``claim``; else ``card_claim`` builds it when it is sent), for
+    one actor, owner (the card's subject), token and session."""
+
+    actor_id: Any
+    owner_id: Any
+    attempt_id: str
+    unit: LimitTake
+    in_claim: bool
+    claim: card_transitions.ClaimCall | None = None
+
+    def fits(self, actor: ActorContext) -> bool:
+        return (self.actor_id, self.owner_id) == (actor.actor.pk, actor.subject.pk)
+
+
+def claim_start(*, actor_id: Any, owner_id: Any) -> ClaimAhead:
+    """A confirm's attempt id and unit of the claims limit (no claim call yet)."""
+    attempt_id = uuid.uuid4().hex
+    unit = new_claim_unit(user_id=actor_id)
+    in_claim = store_counters.counter_in_script(unit.alias)
+    return ClaimAhead(actor_id, owner_id, attempt_id, unit, in_claim)
+
+
+def guessed_claim(*, token: str, session_id: uuid.UUID, user_id: Any) -> ClaimAhead | None:
+    """A confirm's :class:`ClaimAhead` with its claim call, for ``user_id`` (a guess: the
+    user this request's token key named before), built while the token query runs. Nothing
+    is sent and nothing touches the store; None when it cannot be built (the confirm then
+    builds its own, and meets the error there)."""
+    try:
+        start = claim_start(actor_id=user_id, owner_id=user_id)
+        claim = card_transitions.claim_call(
+            token,
+            attempt_id=start.attempt_id,
+            owner_id=user_id,
+            session_id=session_id,
+            take=start.unit.counter if start.in_claim else None,
+        )
+    except Exception:  # only a head start: the confirm builds it again and raises where it did
+        return None
+    return replace(start, claim=claim)
+
+
 @store_scripts.riding  # a best-effort script after the commit (list counts) rides with the settle
 @store_scripts.on_one_connection  # the claim and the settle share one pooled connection
 def confirm(
-    *, request: Any, actor: ActorContext, token: str, session_id: uuid.UUID, locale: str
+    *,
+    request: Any,
+    actor: ActorContext,
+    token: str,
+    session_id: uuid.UUID,
+    locale: str,
+    ahead: ClaimAhead | None = None,
 ) -> Answer:
     """Confirm a card: claim it and execute it once, or report what happened to it.
 
@@ -82,10 +134,13 @@ def confirm(
     caller's own, the card is read first and claimed after its checks (one more).
     Only a request that won the claim is counted; one the limit refuses answers 429 and the
     card stays ready, confirmable.
+
+    ``ahead``: the claim built while the request's token query ran (:func:`guessed_claim`),
+    used only when it was built for this request's actor and owner; else built here.
     """
-    attempt_id = uuid.uuid4().hex
-    unit = new_claim_unit(user_id=actor.actor.pk)
-    in_claim = store_counters.counter_in_script(unit.alias)
+    if ahead is None or not ahead.fits(actor):
+        ahead = claim_start(actor_id=actor.actor.pk, owner_id=actor.subject.pk)
+    attempt_id, unit, in_claim = ahead.attempt_id, ahead.unit, ahead.in_claim
     card, claimed = claim_card_for(
         request=request,
         actor=actor,
@@ -93,6 +148,7 @@ def confirm(
         session_id=session_id,
         attempt_id=attempt_id,
         limit=unit if in_claim else None,
+        prepared=ahead.claim,
     )
     if not claimed:
         answer = answer_for_state(card, locale=locale)
@@ -244,9 +300,12 @@ __all__ = [
     "SESSION_ID_ANNOTATION",
     "SESSION_LIVE_ANNOTATION",
     "Answer",
+    "ClaimAhead",
+    "claim_start",
     "confirm",
     "execute_claimed",
     "flush_repeat_tallies",
+    "guessed_claim",
     "reject",
     "session_check_annotation",
     "status",

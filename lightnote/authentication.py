@@ -6,8 +6,11 @@ After authentication ``request.user`` is the *subject* (whose data is read) and
 
 from __future__ import annotations
 
+import hashlib
+import threading
 import uuid
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +19,7 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import authentication, exceptions
 
 from lightnote.compiled_queries import STAND_IN_UUIDS, CompiledSelect
+from lightnote.write_statements import Prepared, during_next_query
 
 
 class _WithActorContext:
@@ -131,6 +135,27 @@ def _compiled(model: Any, build: Callable[..., dict[str, Any]] | None) -> Any:
     return cache[build]
 
 
+# Which user each token key named when it last authenticated, by the key's SHA-256: a
+# hint for work a view may start while the token query runs (``token_query_work``), never
+# an answer to "who is this". Bounded; the oldest hint goes first.
+_HINTS_MAX = 10_000
+_hints: dict[str, Any] = {}
+_hints_lock = threading.Lock()
+
+
+def _hint_key(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def _remember_hint(hint_key: str, user_id: Any) -> None:
+    if _hints.get(hint_key) == user_id:
+        return
+    with _hints_lock:
+        while len(_hints) >= _HINTS_MAX:
+            _hints.pop(next(iter(_hints)))
+        _hints[hint_key] = user_id
+
+
 class TokenAuthentication(_WithActorContext, authentication.TokenAuthentication):
     """``Authorization: Token <key>``.
 
@@ -142,15 +167,23 @@ class TokenAuthentication(_WithActorContext, authentication.TokenAuthentication)
 
     The query is compiled once per shape and thread (building and compiling it with the ORM
     cost several times what running it does) and run with each request's key and value.
+
+    While it runs, a view may have work done that needs the user only as a guess: its
+    ``token_query_work(user_id)`` gets the user this key named when it last authenticated in
+    this process (when there is one) and returns a :class:`~lightnote.write_statements.
+    Prepared`, which is prepared while the query is with the database (MariaDB). The view
+    must check the guess against the authenticated user before using what it built.
     """
 
     extension: TokenQueryExtension | None = None
     annotated: dict[str, Any] | None = None
+    work: Callable[[Any], Prepared[Any] | None] | None = None
 
     def authenticate(self, request: Any) -> tuple[Any, Any] | None:
         view = (getattr(request, "parser_context", None) or {}).get("view")
         hook = getattr(view, "token_query_annotations", None)
         self.extension = hook() if hook else None
+        self.work = getattr(view, "token_query_work", None)
         self.annotated = None
         result = super().authenticate(request)
         if result is not None and self.annotated is not None:
@@ -163,8 +196,12 @@ class TokenAuthentication(_WithActorContext, authentication.TokenAuthentication)
         build = extension.build if extension is not None else None
         compiled = _compiled(model, build)
         names: list[str] = []
+        hint_key = _hint_key(key)
+        guess = _hints.get(hint_key) if self.work is not None else None
+        work = self.work(guess) if self.work is not None and guess is not None else None
         if compiled is not None:
-            token = compiled.get(model, key, extension.value if extension else None)
+            with during_next_query(work) if work is not None else nullcontext():
+                token = compiled.get(model, key, extension.value if extension else None)
             names = list(compiled.annotation_col_map)
         else:  # a shape the cache cannot fill in (none this project uses)
             queryset = model.objects.select_related("user")
@@ -177,6 +214,7 @@ class TokenAuthentication(_WithActorContext, authentication.TokenAuthentication)
             raise exceptions.AuthenticationFailed(_("Invalid token."))
         if not token.user.is_active:
             raise exceptions.AuthenticationFailed(_("User inactive or deleted."))
+        _remember_hint(hint_key, token.user_id)
         if extension is not None:
             self.annotated = {name: getattr(token, name) for name in names}
             self.annotated["user_id"] = token.user_id

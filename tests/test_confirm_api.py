@@ -580,9 +580,10 @@ def test_a_ready_card_the_claiming_script_left_alone_but_python_accepts_is_claim
     settled_ok(flow.confirm())
 
     assert [sorted(kwargs) for kwargs in claims] == [
-        ["attempt_id", "owner_id", "session_id", "take"],
-        ["attempt_id", "take"],
+        ["attempt_id", "owner_id", "prepared", "session_id", "take"],
+        ["attempt_id", "take"],  # never the call built for the one-script claim
     ]
+    assert claims[0]["prepared"] is not None  # built while the token query ran
     assert claims[0]["attempt_id"] == claims[1]["attempt_id"]
     assert claims[0]["take"] == claims[1]["take"] is not None  # the claims limit, in the script
     assert len(service_calls) == 1

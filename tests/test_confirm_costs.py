@@ -426,6 +426,13 @@ def _settle_spies(monkeypatch: pytest.MonkeyPatch, events: list[Any]) -> None:
         return bookkeeping(*args)
 
     monkeypatch.setattr(executor, "_bookkeeping", build_bookkeeping)
+    claim_built = card_transitions.claim_call
+
+    def build_claim(*args: Any, **kwargs: Any) -> Any:
+        events.append("claim built")
+        return claim_built(*args, **kwargs)
+
+    monkeypatch.setattr(card_transitions, "claim_call", build_claim)
 
     def build(self: Any, kind: str, outcome: Any) -> Any:
         events.append(("built", kind))
@@ -454,10 +461,11 @@ def _settle_spies(monkeypatch: pytest.MonkeyPatch, events: list[Any]) -> None:
 def test_a_confirm_builds_its_settle_while_the_commit_is_with_the_database_and_sends_it_after(
     user: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """On MariaDB the receipt, history and claim rows are built while the service's first
-    statement is with the database, and the settle's call between sending the batch that
+    """On MariaDB the claim's call is built while the token query is with the database
+    (for the user the key named before), the receipt, history and claim rows while the
+    service's first statement is, and the settle's call between sending the batch that
     carries the COMMIT and reading its reply, then sent; elsewhere each is built in turn.
-    Built once either way, the settle for the outcome answered; the costs stay the same."""
+    Each built once, the settle for the outcome answered; the costs stay the same."""
     _warm(user)
     events: list[Any] = []
     _settle_spies(monkeypatch, events)
@@ -470,6 +478,8 @@ def test_a_confirm_builds_its_settle_while_the_commit_is_with_the_database_and_s
     answered = ("sent", body["outcome"])
     if connections["default"].vendor == "mysql":
         assert events == [
+            "claim built",
+            "reply read",  # the token query
             "bookkeeping built",
             "reply read",  # the todo's INSERT
             ("built", "succeeded"),
@@ -478,7 +488,7 @@ def test_a_confirm_builds_its_settle_while_the_commit_is_with_the_database_and_s
         ]
         assert counts.sql_round_trips == CONFIRM_SQL_ROUND_TRIPS_MARIADB
     else:
-        assert events == ["bookkeeping built", ("built", "succeeded"), answered]
+        assert events == ["claim built", "bookkeeping built", ("built", "succeeded"), answered]
     assert counts.redis <= CONFIRM_REDIS_MAX
     assert cards.card_get(flow.token).outcome == body["outcome"]
 
@@ -538,3 +548,88 @@ def test_an_outcome_whose_preparation_needs_the_database_is_built_after_the_comm
     assert reads == [1]  # the one that succeeded, after the COMMIT
     assert Todo.objects.count() == 1
     assert cards.card_get(flow.token).outcome == response.json()["outcome"]
+
+
+# --- The claim built while the token query runs ---------------------------------------------
+
+
+def _claims_built(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """Record each claim call built (its owner) and each one sent (its owner hash)."""
+    from lightnote import store
+
+    seen: list[dict[str, Any]] = []
+    built, sent = card_transitions.claim_call, store.run_transition
+
+    def build(token: str, **kwargs: Any) -> Any:
+        seen.append({"built for": kwargs.get("owner_id")})
+        return built(token, **kwargs)
+
+    def send(call: Any) -> Any:
+        if call.args[1] == "running":
+            pairs = dict(zip(call.args[18::2], call.args[19::2], strict=True))
+            seen.append({"sent for": pairs.get("owner_hash")})
+        return sent(call)
+
+    monkeypatch.setattr(card_transitions, "claim_call", build)
+    monkeypatch.setattr(store, "run_transition", send)
+    return seen
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_claim_is_built_ahead_for_the_user_the_key_named_before(
+    user: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A key never seen in this process gets nothing ahead; once it authenticated, its next
+    confirm's claim is built for that user while the token query runs, and sent as built."""
+    from lightnote import authentication
+    from lightnote.binding import owner_hash
+
+    monkeypatch.setattr(authentication, "_hints", {})
+    flow = flow_with_card(user)  # the key authenticated: its user is remembered
+    key = Token.objects.get(user=user).key
+    assert authentication._hints == {authentication._hint_key(key): user.pk}
+    seen = _claims_built(monkeypatch)
+    settled_ok = flow.confirm().json()["outcome"]["ok"]
+    assert settled_ok is True
+    assert seen == [{"built for": user.pk}, {"sent for": owner_hash(user.pk)}]
+    assert Todo.objects.count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_claim_built_ahead_for_another_user_is_never_sent(
+    user: Any, other_user: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A wrong guess (here planted: the key said to name someone else) builds a claim for
+    that user, which is dropped: the claim sent names the authenticated user, once."""
+    from lightnote import authentication
+    from lightnote.binding import owner_hash
+
+    flow = flow_with_card(user)
+    key = Token.objects.get(user=user).key
+    monkeypatch.setitem(authentication._hints, authentication._hint_key(key), other_user.pk)
+    seen = _claims_built(monkeypatch)
+    response = flow.confirm()
+    assert response.json()["outcome"]["ok"] is True
+    assert {"built for": other_user.pk} in seen  # the guess, built and dropped
+    assert [entry for entry in seen if "sent for" in entry] == [{"sent for": owner_hash(user.pk)}]
+    assert Todo.objects.filter(owner=user).count() == 1
+    assert authentication._hints[authentication._hint_key(key)] == user.pk  # corrected
+
+
+@pytest.mark.django_db(transaction=True)
+def test_only_a_key_that_authenticated_is_remembered_and_the_hints_are_bounded(
+    user: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lightnote import authentication
+
+    monkeypatch.setattr(authentication, "_hints", {})
+    monkeypatch.setattr(authentication, "_HINTS_MAX", 3)
+    stranger = APIClient()
+    stranger.credentials(HTTP_AUTHORIZATION="Token " + "0" * 40)
+    assert stranger.post(CONFIRM_URL, {}, format="json").status_code in (400, 401)
+    body = {"token": "t" * 43, "session_id": "8d6f4c1e-59f4-4a4e-9f55-3a4a8d1c2b7e"}
+    assert stranger.post(CONFIRM_URL, body, format="json").status_code == 401
+    assert authentication._hints == {}
+    for number in range(5):
+        authentication._remember_hint(f"key-{number}", number)
+    assert authentication._hints == {"key-2": 2, "key-3": 3, "key-4": 4}  # the oldest go first

@@ -205,6 +205,10 @@ class TokenEndpoint(TokenBodyView):
 
     operation: Callable[..., execution.Answer]
 
+    def operation_extras(self) -> dict[str, Any]:
+        """More keyword arguments for ``operation`` (none here)."""
+        return {}
+
     def post(self, request: Request) -> Response:
         answer = type(self).operation(
             request=request,
@@ -212,5 +216,6 @@ class TokenEndpoint(TokenBodyView):
             token=self.payload["token"],
             session_id=self.payload["session_id"],
             locale=request_locale(request),
+            **self.operation_extras(),
         )
         return Response(answer.body, status=answer.status, headers=answer.headers)
