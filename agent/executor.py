@@ -35,12 +35,11 @@ from agent.receipts import drop_connection, find_receipt, receipt_row, remember_
 from lightnote.audit import audit_statement
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
+from lightnote.overlap import Prepared, during_next_query
 from lightnote.transactions import durable_atomic
 from lightnote.write_statements import (
     CommitUnknown,
-    Prepared,
     Statement,
-    during_next_query,
     insert_statement,
     run_statements,
 )

@@ -19,7 +19,7 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import authentication, exceptions
 
 from lightnote.compiled_queries import STAND_IN_UUIDS, CompiledSelect
-from lightnote.write_statements import Prepared, during_next_query
+from lightnote.overlap import Prepared, during_next_query
 
 
 class _WithActorContext:

@@ -27,12 +27,12 @@ then sends nothing (``lightnote.db_backends.mysql``). An error that may have com
 COMMIT was sent is :class:`CommitUnknown` (so is one of a batch that is its own transaction):
 nobody can say whether the batch is durable.
 
-``while_waiting`` (a :class:`Prepared`) is work for after the batch that does not need its
-reply to be computed, only to be used (the confirm's outcome and the settle it sends after
-the COMMIT): on MariaDB it runs while the batch is with the server, between sending it and
-reading its replies (``lightnote.db_backends.mysql``); elsewhere, or if it did not run, its
-``value()`` computes it when asked. It never touches the database or the store, so nothing
-but Python happens inside the transaction's round trip.
+``while_waiting`` (a :class:`~lightnote.overlap.Prepared`) is work for after the batch that
+does not need its reply to be computed, only to be used (the confirm's outcome and the
+settle it sends after the COMMIT): on MariaDB it runs while the batch is with the server,
+between sending it and reading its replies (``lightnote.overlap``); elsewhere, or if it did
+not run, its ``value()`` computes it when asked. It never touches the database or the
+store, so nothing but Python happens inside the transaction's round trip.
 
 Race notes: none of their own; a conditional update's ``where`` is evaluated by the
 database in the UPDATE itself (a compare-and-set), exactly as the ORM's would be. A batch
@@ -44,12 +44,10 @@ back), or of the caller's (the caller's block rolls back, as for any error).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 from django.db import (
-    DEFAULT_DB_ALIAS,
     DatabaseError,
     IntegrityError,
     OperationalError,
@@ -61,40 +59,7 @@ from django.db.models import AutoField, Field, Model
 
 from lightnote import request_counters
 from lightnote.field_values import field_reader, field_writer
-
-T = TypeVar("T")
-
-
-class Prepared(Generic[T]):
-    """Work computed ahead, while a batch is with the database, and used after it.
-
-    :meth:`prepare` computes it at most once and never raises. :meth:`value` returns what it
-    computed; when it was never prepared, or its preparation raised (it ran while the
-    connection was between a query and its reply, where a query of its own would fail),
-    it is computed now, and raises as computing it at this point always did.
-    """
-
-    __slots__ = ("_compute", "_ready", "_value")
-
-    def __init__(self, compute: Callable[[], T]) -> None:
-        self._compute = compute
-        self._ready = False
-        self._value: T | None = None
-
-    def prepare(self) -> None:
-        if self._ready:
-            return
-        try:
-            self._value = self._compute()
-        except Exception:  # computed again by value(), where its error is the caller's
-            return
-        self._ready = True
-
-    def value(self) -> T:
-        if not self._ready:
-            self._value = self._compute()
-            self._ready = True
-        return self._value  # type: ignore[return-value]  # computed above or by prepare()
+from lightnote.overlap import Prepared, while_sent
 
 
 class CommitUnknown(DatabaseError):
@@ -475,7 +440,7 @@ def _send_batch(
     sql = _BATCH_TAG.format(tag) + ";\n".join(parts)
     params = [value for statement in statements for value in statement.params]
     results: list[Result] = []
-    with connection.cursor() as cursor, _while_sent(connection, while_waiting):
+    with connection.cursor() as cursor, while_sent(connection, while_waiting):
         try:
             try:
                 cursor.execute(sql, params)
@@ -501,28 +466,6 @@ def _send_batch(
                 _roll_back(connection, cursor)
             raise
     return results
-
-
-def during_next_query(
-    work: Prepared[Any], *, using: str = DEFAULT_DB_ALIAS
-) -> AbstractContextManager[None]:
-    """Inside, ``work`` is prepared while the next query sent on ``using`` (whichever code
-    sends it: a domain service's first statement) is with the server, on a connection of
-    ``lightnote.db_backends.mysql``. Elsewhere, or when no query is sent inside, nothing
-    happens here: ``work.value()`` computes it when asked."""
-    connection = connections[using]
-    if connection.connection is None:  # nothing open yet: the next query connects first
-        return nullcontext()
-    return _while_sent(connection, work)
-
-
-def _while_sent(connection: Any, work: Prepared[Any] | None) -> AbstractContextManager[None]:
-    """Inside, ``work`` is prepared while the next query is with the server, when the
-    connection can (``lightnote.db_backends.mysql.Connection``); else nothing happens."""
-    while_next_query = getattr(connection.connection, "while_next_query", None)
-    if work is None or while_next_query is None:
-        return nullcontext()
-    return while_next_query(work.prepare)  # type: ignore[no-any-return]
 
 
 def _refused_by_the_server(error: BaseException) -> bool:

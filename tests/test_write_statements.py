@@ -23,11 +23,11 @@ from django.utils import timezone
 from agent.models import ActionCard, ActionReceipt, AgentSession, Message
 from lightnote import write_statements
 from lightnote.models import AuditEvent
+from lightnote.overlap import Prepared
 from lightnote.request_counters import count_requests
 from lightnote.write_statements import (
     CommitUnknown,
     ConditionalUpdate,
-    Prepared,
     Statement,
     insert_statement,
     run_statements,
@@ -640,27 +640,6 @@ def test_work_that_raises_never_touches_the_batch_and_is_computed_again_when_ask
     assert connection.get_autocommit()
 
 
-def test_a_query_sent_without_work_is_the_driver_s_own():
-    """Work is armed for one query only: a query outside the block runs no work, and a
-    block in which no query is sent leaves nothing armed for the next one."""
-    if connection.vendor != "mysql":
-        pytest.skip("MariaDB only: the work rides on mysqlclient's send and read")
-    connection.ensure_connection()
-    raw = connection.connection
-    ran = []
-    with raw.while_next_query(lambda: ran.append("ran")):
-        pass  # nothing sent
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1")
-        assert cursor.fetchone() == (1,)
-    assert ran == []
-    with raw.while_next_query(lambda: ran.append("ran")), connection.cursor() as cursor:
-        cursor.execute("SELECT 2")
-        cursor.execute("SELECT 3")
-        assert cursor.fetchone() == (3,)
-    assert ran == ["ran"]
-
-
 @pytest.mark.django_db(transaction=True)
 def test_a_query_sent_by_the_work_is_refused_and_the_batch_s_replies_stay_its_own(user):
     """Between the batch and its replies the connection refuses a query of the work's own
@@ -692,25 +671,3 @@ def test_a_query_sent_by_the_work_is_refused_and_the_batch_s_replies_stay_its_ow
     session.refresh_from_db()
     assert session.title == "新"
     assert AgentSession.objects.count() == 1
-
-
-@pytest.mark.django_db(transaction=True)
-def test_work_during_the_next_query_rides_on_whatever_statement_comes_first(user):
-    """``during_next_query``: the ORM's own next statement carries the work on MariaDB (the
-    connection is then between that query and its reply), once; elsewhere nothing happens
-    inside and the value is computed when asked."""
-    connection.ensure_connection()
-    seen = []
-
-    def work():
-        seen.append(getattr(connection.connection, "_between_query_and_reply", None))
-        return "ready"
-
-    prepared = Prepared(work)
-    with write_statements.during_next_query(prepared):
-        AgentSession.objects.create(owner=user)
-        AgentSession.objects.create(owner=user)
-    assert seen == ([True] if connection.vendor == "mysql" else [])
-    assert prepared.value() == "ready"
-    assert len(seen) == 1
-    assert AgentSession.objects.count() == 2

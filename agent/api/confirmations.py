@@ -19,7 +19,7 @@ from agent.api.base import (
 )
 from agent.api_examples import confirm_200, state_202
 from agent.api_schemas import TAG_CONFIRM, ConfirmationStateSerializer
-from lightnote.write_statements import Prepared
+from lightnote.overlap import Prepared
 
 _RUNNING = (
     "202 `running`: another request holds the card and is executing it. Do not confirm "
@@ -50,10 +50,14 @@ class ConfirmView(TokenEndpoint):
     operation = staticmethod(execution.confirm)
     ahead: Prepared[execution.ClaimAhead | None] | None = None
 
-    def token_query_work(self, user_id: Any) -> Prepared[execution.ClaimAhead | None]:
+    def token_query_work(self, user_id: Any) -> Prepared[execution.ClaimAhead | None] | None:
         """While the token query runs, build the claim for the user the key named before
-        (``execution.guessed_claim``); ``execution.confirm`` uses it only for that user."""
-        token, session_id = self.payload["token"], self.payload["session_id"]
+        (``execution.guessed_claim``); ``execution.confirm`` uses it only for that user.
+        Nothing when the body was refused (the query then only picks the error's locale)."""
+        payload = getattr(self, "payload", None)
+        if not payload:
+            return None
+        token, session_id = payload["token"], payload["session_id"]
         self.ahead = Prepared(
             lambda: execution.guessed_claim(token=token, session_id=session_id, user_id=user_id)
         )
