@@ -10,7 +10,6 @@ import hashlib
 import threading
 import uuid
 from collections.abc import Callable
-from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -200,7 +199,7 @@ class TokenAuthentication(_WithActorContext, authentication.TokenAuthentication)
         guess = _hints.get(hint_key) if self.work is not None else None
         work = self.work(guess) if self.work is not None and guess is not None else None
         if compiled is not None:
-            with during_next_query(work) if work is not None else nullcontext():
+            with during_next_query(work, using=compiled.select.alias):
                 token = compiled.get(model, key, extension.value if extension else None)
             names = list(compiled.annotation_col_map)
         else:  # a shape the cache cannot fill in (none this project uses)

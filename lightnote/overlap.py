@@ -64,12 +64,12 @@ class Prepared(Generic[T]):
 
 
 def during_next_query(
-    work: Prepared[Any], *, using: str = DEFAULT_DB_ALIAS
+    work: Prepared[Any] | None, *, using: str = DEFAULT_DB_ALIAS
 ) -> AbstractContextManager[None]:
     """Inside, ``work`` is prepared while the next query sent on ``using`` (whichever code
     sends it: a domain service's first statement) is with the server, on a connection of
     ``lightnote.db_backends.mysql``. Elsewhere, or when no query is sent inside, nothing
-    happens here: ``work.value()`` computes it when asked."""
+    happens here: ``work.value()`` computes it when asked. No work: nothing is armed."""
     return while_sent(connections[using], work)
 
 

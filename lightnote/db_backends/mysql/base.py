@@ -20,7 +20,8 @@ errors, only the Python that would have run after the reply runs while the serve
 work must not use this connection: it is between a query and its reply, and a query sent
 then is refused (``ProgrammingError`` 2014, commands out of sync) before anything is sent,
 where libmariadb would send it and take the pending reply for its own. The work must not
-raise (``lightnote.write_statements.Prepared`` computes again what failed).
+raise (``lightnote.overlap.Prepared`` computes again what failed). Only ``query`` is
+guarded: the work must not commit, roll back or ping either.
 """
 
 from __future__ import annotations
