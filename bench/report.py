@@ -96,6 +96,15 @@ def print_report(results: dict[str, Any]) -> None:
         f"\nLightNote bench ({config['size']}), {results['server']['model']}, "
         f"load average before {results['machine']['loadavg_before']}"
     )
+    flush = results.get("flush_wait")
+    if flush:
+        print(
+            f"Seeded in {results['seed_seconds']} s; waited {flush['waited_s']} s for MariaDB to "
+            f"write the seed out ({flush['dirty_pages_after_seed']} -> "
+            f"{flush['dirty_pages_at_start']} dirty pages"
+            + (", timed out" if flush["timed_out"] else "")
+            + ")"
+        )
     table(
         "Paths (ms; SQL statements / writes / SQL round trips / Redis round trips per request,"
         " counted in the server)",
