@@ -25,11 +25,11 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, ParamSpec
 
 from lightnote.redis import get_redis
 from lightnote.store_counters import CounterUnit
@@ -264,7 +264,7 @@ def record_get(key: str) -> dict[str, str] | None:
 
 @dataclass(frozen=True)
 class TransitionCall:
-    """A :func:`record_transition` built but not sent (:func:`transition_call`)."""
+    """A transition built but not sent (:func:`transition_call`; :func:`run_transition`)."""
 
     key: str
     args: list[str]
@@ -292,9 +292,37 @@ def transition_call(
     take: CounterUnit | None = None,
     with_fields: bool = True,
 ) -> TransitionCall:
-    """:func:`record_transition`'s script call, built and checked (``ValueError``) but not
-    sent: a caller may build it while it waits on something else, then send it with
-    :func:`run_transition`. The arguments are :func:`record_transition`'s."""
+    """Build the one compare-and-set that moves the record from one of ``from_states`` to
+    ``to_state``, checked (``ValueError``) but not sent (:func:`run_transition` sends it;
+    :func:`record_transition` does both at once).
+
+    Conditions, all checked before any write: the current state is in ``from_states``; with
+    ``require_attempt`` the stored attempt equals ``attempt``; with ``expect_outcome_kind``
+    the stored kind equals it; with ``takeover_expired_lease`` the current lease has passed
+    (``lease_until <= now_ms``). On success ``attempt`` is stored when given; ``lease_ms``
+    None keeps ``lease_until``, 0 clears it, N sets it to ``now_ms + N``; ``outcome`` (with
+    ``outcome_kind``) is stored with ``settled_at = now_ms``; ``ttl_ms`` > 0 resets the TTL.
+
+    A call whose record is already in ``to_state`` under the same ``attempt`` (and the same
+    outcome, when one is given) answers ALREADY without writing: redis-py re-sends a command
+    whose reply was lost, and that re-sent claim must not look like a second claimer.
+
+    ``expect_record`` adds conditions on the record's immutable part: each name must be a
+    top-level key of its JSON with exactly that string value (the script decodes the JSON to
+    read it, never rewrites it; one that cannot be decoded matches nothing). A caller can so
+    check and transition in one round trip, and still re-check the returned fields itself.
+
+    ``index`` is sent in the same round trip (see
+    :class:`~lightnote.store_scripts.IndexUpdate`).
+
+    ``take`` (only where :func:`~lightnote.store_counters.counter_in_script` says so, else
+    ValueError) is one unit of a rate limit, counted by the same script only when it
+    transitions (not on ALREADY): when the limit is reached nothing is written and the
+    status is LIMITED, with ``retry_after_ms``.
+
+    ``with_fields=False``: the reply carries no fields (``fields`` is None whatever the
+    status), for a caller that reads only whether the transition applied.
+    """
     states = list(from_states)
     if not states:
         raise ValueError("from_states must name at least one state")
@@ -331,7 +359,7 @@ def transition_call(
 
 
 def run_transition(call: TransitionCall) -> TransitionResult:
-    """Send a :func:`transition_call` (one round trip; see :func:`record_transition`)."""
+    """Send a :func:`transition_call` (one round trip) and read its reply."""
     take = call.take
     reply = run_script(
         "record_transition",
@@ -353,74 +381,18 @@ def run_transition(call: TransitionCall) -> TransitionResult:
     )
 
 
-def record_transition(
-    key: str,
-    *,
-    from_states: Iterable[str],
-    to_state: str,
-    attempt: str | None = None,
-    require_attempt: bool = False,
-    expect_outcome_kind: str | None = None,
-    lease_ms: int | None = None,
-    ttl_ms: int = 0,
-    outcome: str | None = None,
-    outcome_kind: str | None = None,
-    takeover_expired_lease: bool = False,
-    now_ms: int,
-    index: IndexUpdate | None = None,
-    expect_record: Mapping[str, str] | None = None,
-    take: CounterUnit | None = None,
-    with_fields: bool = True,
-) -> TransitionResult:
-    """Move the record from one of ``from_states`` to ``to_state`` in one compare-and-set.
+P = ParamSpec("P")
 
-    Conditions, all checked before any write: the current state is in ``from_states``; with
-    ``require_attempt`` the stored attempt equals ``attempt``; with ``expect_outcome_kind``
-    the stored kind equals it; with ``takeover_expired_lease`` the current lease has passed
-    (``lease_until <= now_ms``). On success ``attempt`` is stored when given; ``lease_ms``
-    None keeps ``lease_until``, 0 clears it, N sets it to ``now_ms + N``; ``outcome`` (with
-    ``outcome_kind``) is stored with ``settled_at = now_ms``; ``ttl_ms`` > 0 resets the TTL.
 
-    A call whose record is already in ``to_state`` under the same ``attempt`` (and the same
-    outcome, when one is given) answers ALREADY without writing: redis-py re-sends a command
-    whose reply was lost, and that re-sent claim must not look like a second claimer.
+def _sent_at_once(build: Callable[P, TransitionCall]) -> Callable[P, TransitionResult]:
+    def send(*args: P.args, **kwargs: P.kwargs) -> TransitionResult:
+        return run_transition(build(*args, **kwargs))
 
-    ``expect_record`` adds conditions on the record's immutable part: each name must be a
-    top-level key of its JSON with exactly that string value (the script decodes the JSON to
-    read it, never rewrites it; one that cannot be decoded matches nothing). A caller can so
-    check and transition in one round trip, and still re-check the returned fields itself.
+    return send
 
-    ``index`` is sent in the same round trip (see
-    :class:`~lightnote.store_scripts.IndexUpdate`).
 
-    ``take`` (only where :func:`~lightnote.store_counters.counter_in_script` says so, else
-    ValueError) is one unit of a rate limit, counted by the same script only when it
-    transitions (not on ALREADY): when the limit is reached nothing is written and the
-    status is LIMITED, with ``retry_after_ms``.
-
-    ``with_fields=False``: the reply carries no fields (``fields`` is None whatever the
-    status), for a caller that reads only whether the transition applied.
-    """
-    return run_transition(
-        transition_call(
-            key,
-            from_states=from_states,
-            to_state=to_state,
-            attempt=attempt,
-            require_attempt=require_attempt,
-            expect_outcome_kind=expect_outcome_kind,
-            lease_ms=lease_ms,
-            ttl_ms=ttl_ms,
-            outcome=outcome,
-            outcome_kind=outcome_kind,
-            takeover_expired_lease=takeover_expired_lease,
-            now_ms=now_ms,
-            index=index,
-            expect_record=expect_record,
-            take=take,
-            with_fields=with_fields,
-        )
-    )
+# :func:`transition_call`, sent at once (one round trip): the arguments are its own.
+record_transition = _sent_at_once(transition_call)
 
 
 def _transition_applied(reply: Any) -> bool:

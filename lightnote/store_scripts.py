@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -89,15 +89,23 @@ def riding_context() -> Iterator[None]:
                 logger.warning("best-effort script %s on %s not sent", name, key)
 
 
-def riding(func: Callable[..., T]) -> Callable[..., T]:
-    """Run ``func`` inside :func:`riding_context`."""
+def _run_inside(
+    context: Callable[[], AbstractContextManager[None]],
+) -> Callable[[Callable[..., T]], Callable[..., T]]:
+    """A decorator running its function inside ``context()``."""
 
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> T:
-        with riding_context():
-            return func(*args, **kwargs)
+    def decorator(func: Callable[..., T]) -> Callable[..., T]:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> T:
+            with context():
+                return func(*args, **kwargs)
 
-    return wrapper
+        return wrapper
+
+    return decorator
+
+
+riding = _run_inside(riding_context)  # run a function inside :func:`riding_context`
 
 
 def ride(name: str, *, key: str, args: list[str]) -> None:
@@ -133,15 +141,7 @@ def one_connection() -> Iterator[None]:
             pool.release(connection)
 
 
-def on_one_connection(func: Callable[..., T]) -> Callable[..., T]:
-    """Run ``func`` inside :func:`one_connection`."""
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> T:
-        with one_connection():
-            return func(*args, **kwargs)
-
-    return wrapper
+on_one_connection = _run_inside(one_connection)  # run a function inside :func:`one_connection`
 
 
 def _checkout(client: redis.Redis) -> tuple[Any, bool]:

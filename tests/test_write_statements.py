@@ -531,6 +531,17 @@ def test_statements_for_two_databases_are_refused(user):
 # --- Work while the batch is with the database ----------------------------------------------
 
 
+def _ending_batch(user, session, prepared, *first):
+    """``first``, a receipt and the session's touch, ending a durable block, with
+    ``prepared`` as the work while the batch is with the database."""
+    with transaction.atomic(durable=True):
+        return run_statements(
+            [*first, insert_statement([_receipt(user)]), _touch(session, "新")],
+            end_transaction=True,
+            while_waiting=prepared,
+        )
+
+
 def _other_connection_sees(thread_id):
     """What MariaDB says connection ``thread_id`` is running, asked on another connection."""
     other = connections.create_connection("default")
@@ -551,7 +562,6 @@ def test_work_prepared_while_the_batch_is_with_the_server_is_the_batch_s_round_t
     connection then sees the batch still running. Elsewhere it is computed when asked, after
     the batch. Either way once, and the batch's results are the usual ones."""
     session = AgentSession.objects.create(owner=user, title="旧")
-    receipt = _receipt(user)
     seen = []
 
     def work():
@@ -562,13 +572,8 @@ def test_work_prepared_while_the_batch_is_with_the_server_is_the_batch_s_round_t
         return "prepared"
 
     prepared = Prepared(work)
-    slow = Statement("DO SLEEP(%s)", [0.3], "default") if connection.vendor == "mysql" else None
-    with transaction.atomic(durable=True):
-        results = run_statements(
-            [s for s in (slow, insert_statement([receipt]), _touch(session, "新")) if s],
-            end_transaction=True,
-            while_waiting=prepared,
-        )
+    slow = [Statement("DO SLEEP(%s)", [0.3], "default")] if connection.vendor == "mysql" else []
+    results = _ending_batch(user, session, prepared, *slow)
     assert [result.rowcount for result in results][-2:] == [1, 1]
     if connection.vendor == "mysql":
         assert len(seen) == 1  # prepared during the round trip, not after it
@@ -621,12 +626,7 @@ def test_work_that_raises_never_touches_the_batch_and_is_computed_again_when_ask
         return "computed"
 
     prepared = Prepared(work)
-    with transaction.atomic(durable=True):
-        results = run_statements(
-            [insert_statement([_receipt(user)]), _touch(session, "新")],
-            end_transaction=True,
-            while_waiting=prepared,
-        )
+    results = _ending_batch(user, session, prepared)
     assert [result.rowcount for result in results] == [1, 1]  # committed
     session.refresh_from_db()
     assert session.title == "新"
@@ -657,12 +657,7 @@ def test_a_query_sent_by_the_work_is_refused_and_the_batch_s_replies_stay_its_ow
             raise
 
     prepared = Prepared(work)
-    with transaction.atomic(durable=True):
-        results = run_statements(
-            [insert_statement([_receipt(user)]), _touch(session, "新")],
-            end_transaction=True,
-            while_waiting=prepared,
-        )
+    results = _ending_batch(user, session, prepared)
     assert [result.rowcount for result in results] == [1, 1]
     assert len(errors) == 1
     assert isinstance(errors[0], ProgrammingError)
