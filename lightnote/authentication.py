@@ -169,8 +169,8 @@ class TokenAuthentication(_WithActorContext, authentication.TokenAuthentication)
 
     While it runs, a view may have work done that needs the user only as a guess: its
     ``token_query_work(user_id)`` gets the user this key named when it last authenticated in
-    this process (when there is one) and returns a :class:`~lightnote.write_statements.
-    Prepared`, which is prepared while the query is with the database (MariaDB). The view
+    this process (when there is one) and returns a :class:`~lightnote.overlap.Prepared`
+    (or None), which is prepared while the query is with the database (MariaDB). The view
     must check the guess against the authenticated user before using what it built.
     """
 
