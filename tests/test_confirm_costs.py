@@ -589,8 +589,7 @@ def test_the_claim_is_built_ahead_for_the_user_the_key_named_before(
     key = Token.objects.get(user=user).key
     assert authentication._hints == {authentication._hint_key(key): user.pk}
     seen = _claims_built(monkeypatch)
-    settled_ok = flow.confirm().json()["outcome"]["ok"]
-    assert settled_ok is True
+    assert flow.confirm().json()["outcome"]["ok"] is True
     assert seen == [{"built for": user.pk}, {"sent for": owner_hash(user.pk)}]
     assert Todo.objects.count() == 1
 
