@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from bench.interference import noticeable
+
 
 def ratio(a: float, b: float) -> float:
     return round(a / b, 3) if b else float("inf")
@@ -112,6 +114,25 @@ def print_report(results: dict[str, Any]) -> None:
     )
     ratios = results["ratios"]
     print("  ratios to direct create p50: " + ", ".join(f"{k} {v:.2f}x" for k, v in ratios.items()))
+    seen = results.get("interference")
+    if seen:
+        print(
+            f"  CPU while these were timed ({seen['seconds']} s, in cores): the bench's own "
+            f"processes {seen['own_cores']:.2f}, other processes "
+            f"{seen['other_processes_cores']:.2f}, kernel threads "
+            f"{seen['kernel_threads_cores']:.2f}, stolen by the hypervisor "
+            f"{seen['steal_cores']:.2f}"
+        )
+        if noticeable(seen):
+            busiest = ", ".join(
+                f"{other['name']} ({other['pid']}) {other['cores']:.2f}"
+                for other in seen["busiest_others"]
+            )
+            print(
+                "  note: other work took CPU while the paths were timed"
+                + (f" ({busiest})" if busiest else "")
+                + "; the ratios read higher under such load (docs/performance.md, Interference)"
+            )
     table("Lists, first page", results["lists"])
     b = results["burst"]
     print(

@@ -17,9 +17,11 @@ What it does, in order:
 3. From this separate client process, over keep-alive HTTP, interleaves four paths in a
    shuffled order per round (noise hits all of them alike): direct create
    (``POST /api/v1/todos/``), card issue (a message turn, rules planner), confirm, and repeat
-   confirm of a settled card. Then list latency at two sizes, interleaved; then one card
-   confirmed by ``N`` concurrent connections; then, for comparison, the same paths on the
-   previous worker model (``sync`` workers, a new database connection per request, a ping).
+   confirm of a settled card, noting the CPU other processes used meanwhile
+   (``interference``: their load moves the ratios). Then list latency at two sizes,
+   interleaved; then one card confirmed by ``N`` concurrent connections; then, for
+   comparison, the same paths on the previous worker model (``sync`` workers, a new database
+   connection per request, a ping).
 4. Prints p50/p95/p99 per path, the ratios, the counts, the targets (PASS/FAIL), writes
    ``bench/results/latest.json``, stops its server and drops its database.
 
@@ -44,6 +46,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bench.config import RESULTS, ROOT, Refused, bench_config
+from bench.interference import CpuWatch
 from bench.measure import PATHS, measure_burst, measure_lists, measure_paths
 from bench.report import check_targets, print_report, ratio
 from bench.resources import own_database, own_redis_db
@@ -101,7 +104,10 @@ def run(config: dict[str, Any]) -> dict[str, Any]:
             **settings,
         }
         with server(env, settings, token) as port:
-            results["paths"] = measure_paths(port, token, config["n"], rng)
+            # What else ran while the ratios were timed (bench/interference.py).
+            with CpuWatch() as watch:
+                results["paths"] = measure_paths(port, token, config["n"], rng)
+            results["interference"] = watch.result()
             results["lists"] = measure_lists(port, list_tokens, config["n"], rng)
             results["burst"] = measure_burst(port, token, config["concurrent"])
 
