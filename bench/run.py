@@ -2,7 +2,8 @@
 
 This module runs the steps in order; each job has its module: ``config`` (sizes, knobs),
 ``resources`` (the database and Redis database it owns), ``seed`` (migrate, users, rows),
-``server`` (gunicorn), ``measure`` (paths, lists, burst), ``report`` (targets, tables).
+``server`` (gunicorn), ``measure`` (paths, lists, burst), ``interference`` (what else used
+the CPU meanwhile), ``report`` (targets, tables).
 
 What it does, in order:
 
