@@ -101,8 +101,8 @@ class CpuWatch:
     kernel threads, and stolen by the hypervisor (:meth:`result`, in cores: CPU seconds per
     second of the phase). ``available`` is False where there is no ``/proc`` to read."""
 
-    def __init__(self, root: int | None = None) -> None:
-        self.root = os.getpid() if root is None else root
+    def __init__(self) -> None:
+        self.root = os.getpid()  # the bench: what it started descends from it
         self.available = os.path.exists("/proc/stat")
         self._result: dict[str, Any] | None = None
 

@@ -27,6 +27,14 @@ def test_a_stat_line_is_read_whatever_the_process_calls_itself() -> None:
     assert kernel.kernel_thread is True
 
 
+def test_the_report_speaks_of_interference_only_past_a_twentieth_of_a_core() -> None:
+    quiet = {"other_processes_cores": 0.01, "steal_cores": 0.02}
+    assert not noticeable(quiet)
+    assert noticeable({**quiet, "steal_cores": 0.05})  # the hypervisor counts too
+    assert noticeable({**quiet, "other_processes_cores": 0.2})
+    assert not noticeable(None)  # no /proc: nothing to say
+
+
 def _process(pid: int, parent: int, name: str) -> Process:
     return Process(pid=pid, parent=parent, name=name, cpu_s=0.0, kernel_thread=False)
 
