@@ -240,6 +240,8 @@ CACHES = {
         "OPTIONS": {
             "SOCKET_CONNECT_TIMEOUT": REDIS_SOCKET_TIMEOUT,
             "SOCKET_TIMEOUT": REDIS_SOCKET_TIMEOUT,
+            # Lends a confirm one connection for all its commands (lightnote/redis.py).
+            "CONNECTION_POOL_CLASS": "lightnote.redis.ConnectionPool",
         },
     }
 }

@@ -29,6 +29,7 @@ from redis.cluster import RedisCluster
 from redis.commands.core import Script
 from redis.exceptions import NoScriptError, ResponseError
 
+from lightnote import redis as redis_connections
 from lightnote.redis import STORE_ERRORS, get_redis
 from lightnote.redis_scripts import script_text
 
@@ -119,55 +120,25 @@ def ride(name: str, *, key: str, args: list[str]) -> None:
         waiting.append((name, key, args))
 
 
-# Pooled connections held by ``one_connection`` (per pool), for this context only.
-_held: ContextVar[dict[int, tuple[Any, Any]] | None] = ContextVar("store_held", default=None)
-
-
-@contextmanager
-def one_connection() -> Iterator[None]:
-    """Inside, script calls on a plain redis-py client (:func:`_evalsha`, :func:`_evalsha_many`)
-    share one connection from its pool, taken at the first call and given back at the end:
-    one checkout for a confirm's claim and settle instead of one each (redis-py's checkout
-    and return, with their lock, pid check, readiness poll and metrics, are a fair part of a
-    call). A call that fails on it closes it (the next one connects again), so no reply is
-    ever left unread for the next call. Other commands keep taking their own."""
-    holder: dict[int, tuple[Any, Any]] = {}
-    reset = _held.set(holder)
-    try:
-        yield
-    finally:
-        _held.reset(reset)
-        for pool, connection in holder.values():
-            pool.release(connection)
-
-
+# Inside, a confirm's store calls share one pooled connection (``lightnote.redis``).
+one_connection = redis_connections.one_connection
 on_one_connection = _run_inside(one_connection)  # run a function inside :func:`one_connection`
-
-
-def _checkout(client: redis.Redis) -> tuple[Any, bool]:
-    """A connection for one call, and whether the call gives it back itself."""
-    pool = client.connection_pool
-    holder = _held.get()
-    if holder is None:
-        return pool.get_connection(), True
-    held = holder.get(id(pool))
-    if held is None:
-        held = holder[id(pool)] = (pool, pool.get_connection())
-    return held[1], False
 
 
 @contextmanager
 def _connection_for(client: redis.Redis) -> Iterator[Any]:
-    connection, own = _checkout(client)
+    """A connection of ``client``'s pool for one call (the context's own inside
+    :func:`one_connection`). A call that fails on it closes it: the next starts on a clean
+    connection, never on a reply this one left unread."""
+    pool = client.connection_pool
+    connection = pool.get_connection()
     try:
         yield connection
     except BaseException:
-        if not own:
-            connection.disconnect()  # held: the next call starts on a clean connection
+        connection.disconnect()
         raise
     finally:
-        if own:
-            client.connection_pool.release(connection)
+        pool.release(connection)
 
 
 @dataclass(frozen=True)

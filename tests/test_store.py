@@ -17,6 +17,7 @@ from django.test import override_settings
 
 from agent import card_transitions, cards, continuation_store, control
 from agent.checks import check_control_store, server_warnings
+from lightnote import redis as redis_connections
 from lightnote import store, store_counters, store_scripts
 from lightnote.errors import LightNoteError
 from lightnote.i18n import translate
@@ -393,6 +394,21 @@ def test_a_script_call_on_real_redis_packs_in_one_call_and_survives_dropped_conn
     assert claim(key, "attempt-1").status is store.TransitionStatus.ALREADY
 
 
+def count_checkouts(monkeypatch: Any) -> list[Any]:
+    """Every connection redis-py's pool hands out from here on (a lent one is not handed out
+    again: ``lightnote.redis.ConnectionPool``)."""
+    checkouts: list[Any] = []
+    real_checkout = redis.ConnectionPool.get_connection
+
+    def counted(pool: Any, *args: Any, **kwargs: Any) -> Any:
+        connection = real_checkout(pool, *args, **kwargs)
+        checkouts.append(connection)
+        return connection
+
+    monkeypatch.setattr(redis.ConnectionPool, "get_connection", counted)
+    return checkouts
+
+
 @pytest.mark.services
 def test_script_calls_inside_one_connection_share_one_checkout_and_give_it_back(
     monkeypatch: Any,
@@ -403,17 +419,9 @@ def test_script_calls_inside_one_connection_share_one_checkout_and_give_it_back(
     make_owned_record(warm)
     claim(warm, "warm-up")  # the script is loaded
     pool = get_redis().connection_pool
-    checkouts: list[Any] = []
-    real_checkout = pool.get_connection
-
-    def counted() -> Any:
-        connection = real_checkout()
-        checkouts.append(connection)
-        return connection
-
     key = new_key()
     make_owned_record(key)
-    monkeypatch.setattr(pool, "get_connection", counted)
+    checkouts = count_checkouts(monkeypatch)
     with store_scripts.one_connection():
         assert claim(key, "attempt-1").status is store.TransitionStatus.TRANSITIONED
         assert claim(key, "attempt-1").status is store.TransitionStatus.ALREADY
@@ -450,13 +458,41 @@ def test_a_held_connection_that_fails_is_closed_and_the_next_call_starts_clean(
         monkeypatch.setattr(client, "parse_response", parse)
         with pytest.raises(KeyboardInterrupt):
             claim(key, "attempt-1")  # sent, its reply left unread
-        held = store_scripts._held.get()
+        held = redis_connections._held.get()
         assert held is not None
         ((_, connection),) = held.values()
         assert connection._sock is None  # closed: its unread reply is gone with it
         again = claim(key, "attempt-1")  # a new socket; the script recognises the attempt
     assert again.status is store.TransitionStatus.ALREADY
     assert raw_fields(key)["attempt"] == "attempt-1"
+
+
+@pytest.mark.services
+def test_every_command_inside_one_connection_uses_the_one_connection(monkeypatch: Any) -> None:
+    """A confirm that finds its card settled claims (a script), then tallies the repeat (a
+    plain command): both on the one connection, so a request never holds two of a pool
+    (a hundred racers on one card once ran redis-py's pool of 100 dry that way: 503).
+    A pipeline inside uses it too; afterwards it is back in the pool."""
+    warm = new_key()
+    make_owned_record(warm)
+    claim(warm, "warm-up")
+    key = new_key()
+    make_owned_record(key)
+    client = get_redis()
+    assert isinstance(client.connection_pool, redis_connections.ConnectionPool)
+    checkouts = count_checkouts(monkeypatch)
+    tallies = f"ln:test:tallies:{new_key()}"
+    with store_scripts.one_connection():
+        assert claim(key, "attempt-1").status is store.TransitionStatus.TRANSITIONED
+        store_counters.counter_add(tallies, "repeat")
+        assert client.hget(tallies, "repeat") == b"1"
+        pipe = client.pipeline(transaction=False)
+        pipe.hincrby(tallies, "repeat", 1)
+        assert pipe.execute() == [2]
+        assert len(checkouts) == 1
+        assert checkouts[0] in client.connection_pool._in_use_connections
+    assert checkouts[0] in client.connection_pool._available_connections
+    client.delete(tallies)
 
 
 def test_the_transition_script_refuses_an_odd_number_of_expected_values() -> None:
