@@ -139,6 +139,7 @@ def print_report(results: dict[str, Any]) -> None:
         f"\n{b['concurrent']} concurrent confirms of one card: {b['executions']} execution(s), "
         f"statuses {b['statuses']}, all answered in {b['all_answered_ms']:.0f} ms "
         f"(connections opened beforehand in {b['connect_ms']:.0f} ms), errors {b['error_count']}"
+        + (f"; server: {b['server']}" if b.get("server") else "")
     )
     if "comparison" in results:
         table(
