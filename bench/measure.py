@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import random
 import statistics
+import uuid
 from typing import Any
 
 from bench.client import Burst, Client, Reply, burst
@@ -173,14 +174,20 @@ def measure_lists(
     return result
 
 
-def measure_burst(port: int, token: str, concurrent: int) -> dict[str, Any]:
-    """Confirm one card from ``concurrent`` connections at once; count its executions."""
+def measure_burst(port: int, token: str, concurrent: int, *, warm_up: int = 0) -> dict[str, Any]:
+    """Confirm one card from ``concurrent`` connections at once; count its executions.
+
+    ``warm_up``: first the same on another card from that many connections, untimed, so a
+    server started for the burst has its connections and caches as a running one has.
+    """
     from agent.models import ActionReceipt
     from todos.models import Todo
 
+    if warm_up:
+        measure_burst(port, token, warm_up)
     client = Client(HOST, port, token)
     session_id = open_session(client)
-    title = f"并发确认{os.getpid()}"
+    title = f"并发确认{os.getpid()}-{uuid.uuid4().hex[:8]}"
     issued = _expect(
         client.call(
             "POST",
