@@ -32,7 +32,16 @@ workers = _int("LIGHTNOTE_WORKERS", os.cpu_count() or 2)
 threads = _int("LIGHTNOTE_THREADS", 4)
 keepalive = _int("LIGHTNOTE_KEEPALIVE", 5)
 timeout = _int("LIGHTNOTE_WORKER_TIMEOUT", 60)
-# Idle keep-alive connections wait in the worker's poller, not on a thread; this caps them.
-worker_connections = _int("LIGHTNOTE_WORKER_CONNECTIONS", 1000)
+# Idle keep-alive connections wait in the worker's poller, not on a thread. A worker holds at
+# most this many connections (``threads`` of them in service, the rest kept alive idle); more
+# wait in the listen backlog until one closes, and the other workers take them meanwhile.
+# A cap near the work a worker can soon serve splits a burst of new connections by who is
+# free, not by who woke first (docs/performance.md, "Serving: the worker model").
+worker_connections = _int("LIGHTNOTE_WORKER_CONNECTIONS", 100)
+if worker_class == "gthread" and worker_connections <= threads:
+    raise SystemExit(
+        f"LIGHTNOTE_WORKER_CONNECTIONS ({worker_connections}) must exceed LIGHTNOTE_THREADS "
+        f"({threads}): a gthread worker keeps alive only the connections beyond its threads"
+    )
 backlog = _int("LIGHTNOTE_BACKLOG", 2048)
 accesslog = os.environ.get("LIGHTNOTE_ACCESS_LOG", "-") or None
