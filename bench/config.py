@@ -44,5 +44,6 @@ def bench_config() -> dict[str, Any]:
     config["redis_host"] = os.environ.get("LIGHTNOTE_BENCH_REDIS_HOST", "127.0.0.1")
     config["workers"] = _env_int("LIGHTNOTE_WORKERS", 2)
     config["threads"] = _env_int("LIGHTNOTE_THREADS", 4)
+    config["worker_connections"] = _env_int("LIGHTNOTE_WORKER_CONNECTIONS", 100)
     config["seed"] = _env_int("LIGHTNOTE_BENCH_SEED", 20261203)
     return config

@@ -100,10 +100,12 @@ def run(config: dict[str, Any]) -> dict[str, Any]:
         settings = {
             "LIGHTNOTE_WORKERS": str(config["workers"]),
             "LIGHTNOTE_THREADS": str(config["threads"]),
+            "LIGHTNOTE_WORKER_CONNECTIONS": str(config["worker_connections"]),
         }
         results["server"] = {
             "model": f"gunicorn gthread, {config['workers']} workers x {config['threads']} "
-            "threads, keep-alive, persistent DB connections (CONN_MAX_AGE=60, no ping)",
+            f"threads, at most {config['worker_connections']} connections per worker, "
+            "keep-alive, persistent DB connections (CONN_MAX_AGE=60, no ping)",
             **settings,
         }
         with server(env, settings, token) as port:
