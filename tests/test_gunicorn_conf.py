@@ -44,19 +44,22 @@ def test_the_defaults_are_gthread_with_keep_alive_and_a_small_connection_cap(
     assert conf["worker_connections"] - conf["threads"] > 0
 
 
-def test_each_knob_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_each_knob_is_read_and_a_sync_server_needs_no_keep_alive_room(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Under ``sync`` a cap at the thread count is fine: nothing is kept alive there.
     conf = _load(
         monkeypatch,
         LIGHTNOTE_WORKERS="3",
         LIGHTNOTE_THREADS="2",
-        LIGHTNOTE_WORKER_CONNECTIONS="40",
+        LIGHTNOTE_WORKER_CONNECTIONS="2",
         LIGHTNOTE_BACKLOG="512",
         LIGHTNOTE_WORKER_CLASS="sync",
     )
     assert (conf["workers"], conf["threads"], conf["worker_connections"], conf["backlog"]) == (
         3,
         2,
-        40,
+        2,
         512,
     )
     assert conf["worker_class"] == "sync"
@@ -79,13 +82,3 @@ def test_a_setting_it_cannot_use_stops_it_with_a_reason(
     with pytest.raises(SystemExit) as stopped:
         _load(monkeypatch, **env)
     assert message in str(stopped.value)
-
-
-def test_a_sync_server_needs_no_keep_alive_room(monkeypatch: pytest.MonkeyPatch) -> None:
-    conf = _load(
-        monkeypatch,
-        LIGHTNOTE_WORKER_CLASS="sync",
-        LIGHTNOTE_THREADS="1",
-        LIGHTNOTE_WORKER_CONNECTIONS="1",
-    )
-    assert conf["worker_connections"] == 1

@@ -378,11 +378,7 @@ def test_a_script_call_on_real_redis_packs_in_one_call_and_survives_dropped_conn
         packed.append(command)
         return real_pack(command)
 
-    warm = new_key()
-    make_owned_record(warm)
-    claim(warm, "warm-up")  # the script is loaded; a pooled connection to drop
-    key = new_key()
-    make_owned_record(key)
+    key = warmed_and_new_record()  # and a pooled connection to drop
     monkeypatch.setattr(store_scripts, "_pack_command", spy)
     dropped = drop_pooled_redis_connections()
     assert dropped
@@ -392,6 +388,17 @@ def test_a_script_call_on_real_redis_packs_in_one_call_and_survives_dropped_conn
     assert [command[0] for command in packed] == ["EVALSHA"]
     assert packed[0][3] == key  # EVALSHA sha numkeys key ...
     assert claim(key, "attempt-1").status is store.TransitionStatus.ALREADY
+
+
+def warmed_and_new_record() -> str:
+    """Claim a throwaway record first (the script is loaded, a pooled connection exists),
+    then return the key of a fresh owned record."""
+    warm = new_key()
+    make_owned_record(warm)
+    claim(warm, "warm-up")
+    key = new_key()
+    make_owned_record(key)
+    return key
 
 
 def count_checkouts(monkeypatch: Any) -> list[Any]:
@@ -415,12 +422,8 @@ def test_script_calls_inside_one_connection_share_one_checkout_and_give_it_back(
 ) -> None:
     """``one_connection``: a claim and its settle take one connection from the pool, which
     is back in the pool afterwards; outside, each call takes its own."""
-    warm = new_key()
-    make_owned_record(warm)
-    claim(warm, "warm-up")  # the script is loaded
+    key = warmed_and_new_record()
     pool = get_redis().connection_pool
-    key = new_key()
-    make_owned_record(key)
     checkouts = count_checkouts(monkeypatch)
     with store_scripts.one_connection():
         assert claim(key, "attempt-1").status is store.TransitionStatus.TRANSITIONED
@@ -440,11 +443,7 @@ def test_a_held_connection_that_fails_is_closed_and_the_next_call_starts_clean(
 ) -> None:
     """A call that fails on the held connection (here: the reply is lost mid-read) closes
     it, so the next call reconnects instead of reading a stale reply; the claim made once."""
-    warm = new_key()
-    make_owned_record(warm)
-    claim(warm, "warm-up")
-    key = new_key()
-    make_owned_record(key)
+    key = warmed_and_new_record()
     client = get_redis()
     real_parse = client.parse_response
     failures = [KeyboardInterrupt("interrupted before the reply was read")]
@@ -473,11 +472,7 @@ def test_every_command_inside_one_connection_uses_the_one_connection(monkeypatch
     plain command): both on the one connection, so a request never holds two of a pool
     (a hundred racers on one card once ran redis-py's pool of 100 dry that way: 503).
     A pipeline inside uses it too; afterwards it is back in the pool."""
-    warm = new_key()
-    make_owned_record(warm)
-    claim(warm, "warm-up")
-    key = new_key()
-    make_owned_record(key)
+    key = warmed_and_new_record()
     client = get_redis()
     assert isinstance(client.connection_pool, redis_connections.ConnectionPool)
     checkouts = count_checkouts(monkeypatch)
