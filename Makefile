@@ -68,15 +68,26 @@ run: install
 	echo "" && echo "  LightNote is serving on http://$(HOST):$(PORT)/   (log in as demo / demo-pass-2026)" && echo "" && \
 	exec $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
-# Both passes always run (-k); the target fails if either fails. They share nothing (SQLite
-# in memory + fakeredis; MariaDB + Redis db 15), so on two or more cores they run side by
-# side, each pass's output printed whole when it ends; TEST_JOBS=1 runs them one by one.
+# Both passes always run; the target fails if either fails. They share nothing (SQLite in
+# memory + fakeredis; MariaDB + Redis db 15), so on two or more cores they run side by side:
+# the embedded pass (the longer one) prints as it goes, the services pass's output is kept
+# and printed whole when both have ended. TEST_JOBS=1 runs them one after the other.
 TEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ "$$n" -ge 2 ] && echo 2 || echo 1)
 test: install browser-deps
-	@if [ "$(TEST_JOBS)" -ge 2 ]; then \
-	  echo "== running both test passes side by side (TEST_JOBS=$(TEST_JOBS)); each pass's output follows when it ends"; \
-	fi
-	@$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=target test-embedded test-services
+	@if [ "$(TEST_JOBS)" = 1 ]; then \
+	  status=0; \
+	  $(MAKE) --no-print-directory test-embedded || status=1; \
+	  $(MAKE) --no-print-directory test-services || status=1; \
+	  exit $$status; \
+	fi; \
+	log=$$(mktemp -t lightnote-test-services.XXXXXX) || exit 1; \
+	echo "== both test passes side by side (TEST_JOBS=1 runs them one after the other); the services pass's output follows the embedded pass's"; \
+	$(MAKE) --no-print-directory test-services > "$$log" 2>&1 & services=$$!; \
+	status=0; \
+	$(MAKE) --no-print-directory test-embedded || status=1; \
+	wait $$services || status=1; \
+	cat "$$log"; rm -f "$$log"; \
+	exit $$status
 
 test-embedded: install
 	@echo "== test pass 1/2: embedded (SQLite + in-process fakeredis)"
