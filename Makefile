@@ -71,7 +71,8 @@ run: install
 # Both passes always run; the target fails if either fails. They share nothing (SQLite in
 # memory + fakeredis; MariaDB + Redis db 15), so on two or more cores they run side by side:
 # the embedded pass (the longer one) prints as it goes, the services pass's output is kept
-# and printed whole when both have ended. TEST_JOBS=1 runs them one after the other.
+# and printed whole when both have ended (it runs in a session of its own, which an
+# interrupted `make test` stops). TEST_JOBS=1 runs them one after the other.
 TEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ "$$n" -ge 2 ] && echo 2 || echo 1)
 test: install browser-deps
 	@if [ "$(TEST_JOBS)" = 1 ]; then \
@@ -82,7 +83,8 @@ test: install browser-deps
 	fi; \
 	log=$$(mktemp -t lightnote-test-services.XXXXXX) || exit 1; \
 	echo "== both test passes side by side (TEST_JOBS=1 runs them one after the other); the services pass's output follows the embedded pass's"; \
-	$(MAKE) --no-print-directory test-services > "$$log" 2>&1 & services=$$!; \
+	setsid $(MAKE) --no-print-directory test-services > "$$log" 2>&1 & services=$$!; \
+	trap 'kill -TERM -- -'"$$services"' 2>/dev/null; rm -f "$$log"; exit 130' INT TERM; \
 	status=0; \
 	$(MAKE) --no-print-directory test-embedded || status=1; \
 	wait $$services || status=1; \
