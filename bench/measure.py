@@ -136,13 +136,45 @@ def open_session(client: Client) -> str:
     return str(reply.body["id"])
 
 
+def ratio_interval(
+    times: list[float], base: list[float], rng: random.Random, *, draws: int = 1000
+) -> tuple[float, float]:
+    """The 95 % interval of ``median(times) / median(base)``: a paired bootstrap.
+
+    ``times[i]`` and ``base[i]`` were timed in the same round, so a draw resamples whole
+    rounds (both values of each): the machine's drift, which the interleaving lets hit
+    both alike, stays paired. Percentile interval over ``draws`` resamples, with ``rng``
+    (the bench's seeded one: the same samples give the same interval).
+    """
+    if len(times) != len(base) or not times:
+        raise ValueError("ratio_interval takes one value of each per round")
+    every = range(len(times))
+    ratios = []
+    for _ in range(draws):
+        picked = rng.choices(every, k=len(times))
+        denominator = statistics.median(base[i] for i in picked)
+        ratios.append(statistics.median(times[i] for i in picked) / denominator)
+    ratios.sort()
+    low, high = ratios[int(0.025 * draws)], ratios[min(draws - 1, int(0.975 * draws))]
+    return round(low, 3), round(high, 3)
+
+
 def measure_paths(port: int, token: str, rounds: int, rng: random.Random) -> dict[str, Any]:
+    """Time the four paths, ``rounds`` interleaved rounds after a warm-up; each path's
+    summary, and for each but direct create the 95 % interval of its p50's ratio to direct
+    create's (``ratio_95``, :func:`ratio_interval`): the sampling noise of that ratio."""
     client = Client(HOST, port, token)
     paths = Paths(client, open_session(client), rng)
     paths.run(max(10, rounds // 10))  # warm every worker thread's connections and caches
     samples = paths.run(rounds)
     client.close()
-    return {name: summarize(replies) for name, replies in samples.items()}
+    summaries = {name: summarize(replies) for name, replies in samples.items()}
+    base = [reply.ms for reply in samples[PATHS[0]]]
+    resampling = random.Random(rng.getrandbits(64))  # its own stream: the rest draws as before
+    for name in PATHS[1:]:
+        times = [reply.ms for reply in samples[name]]
+        summaries[name]["ratio_95"] = list(ratio_interval(times, base, resampling))
+    return summaries
 
 
 def measure_lists(

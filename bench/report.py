@@ -32,6 +32,8 @@ def check_targets(results: dict[str, Any], timed: bool) -> list[dict[str, Any]]:
     for path, limit in (("confirm", 1.3), ("repeat confirm", 1.0), ("card issue", 1.6)):
         value = ratio(paths[path]["p50_ms"], create)
         check(f"{path} p50 / direct create p50", value, limit, value <= limit, True)
+        if paths[path].get("ratio_95"):
+            checks[-1]["interval_95"] = paths[path]["ratio_95"]
     confirm_counts = paths["confirm"]
     sql = confirm_counts.get("sql_per_request", {}).get("max")
     redis_trips = confirm_counts.get("redis_per_request", {}).get("max")
@@ -113,7 +115,13 @@ def print_report(results: dict[str, Any]) -> None:
         results["paths"],
     )
     ratios = results["ratios"]
-    print("  ratios to direct create p50: " + ", ".join(f"{k} {v:.2f}x" for k, v in ratios.items()))
+    print(
+        "  ratios to direct create p50 (95 % interval, paired bootstrap): "
+        + ", ".join(
+            f"{k} {v:.2f}x" + _interval(results["paths"][k].get("ratio_95"))
+            for k, v in ratios.items()
+        )
+    )
     seen = results.get("interference")
     if seen:
         print(
@@ -150,4 +158,10 @@ def print_report(results: dict[str, Any]) -> None:
     print(f"\nTargets{enforced}")
     for item in results["targets"]:
         verdict = "PASS" if item["ok"] else ("FAIL" if item["enforced"] else "miss")
-        print(f"  {verdict:<5} {item['target']}: {item['value']} (limit {item['limit']})")
+        interval = item.get("interval_95")
+        noise = f"; 95 % interval {interval[0]}-{interval[1]}" if interval else ""
+        print(f"  {verdict:<5} {item['target']}: {item['value']} (limit {item['limit']}{noise})")
+
+
+def _interval(interval: list[float] | None) -> str:
+    return f" ({interval[0]:.2f}-{interval[1]:.2f})" if interval else ""
