@@ -599,3 +599,80 @@ def test_a_title_that_opens_with_its_gei_is_found_with_it(api, user) -> None:
     todo = todo_services.todo_create(owner=user, title="给妈妈打电话")
     [card] = say(api, session_of(api), "给妈妈打电话这件事提高一下优先级")["cards"]
     assert (card["args"]["todo_id"], card["args"]["priority"]) == (str(todo.id), 2)
+
+
+# The question about a vague time suggests an exact one; answering with that very example
+# must give a card (a suggestion the due-time parser refuses, such as 下午10点 or
+# "this afternoon 10am", would send the user round in circles).
+_EXAMPLE = r"[“\"]([^”\"]+)[”\"][。.]?$"
+
+
+@pytest.mark.parametrize(
+    ("first", "example"),
+    [
+        ("今晚记得吃药", "今晚8点"),
+        ("下午提醒我交房租", "下午3点"),
+        ("明天中午提醒我吃饭", "明天中午12点"),
+        ("凌晨提醒我看球", "凌晨5点"),
+        ("明早提醒我跑步", "明早9点"),
+        ("傍晚提醒我遛狗", "傍晚8点"),
+        ("提醒我下周一上午开会", "下周一上午9点"),
+        ("以后提醒我交房租", "明天下午3点"),
+        ("remind me to call mom tonight", "tonight 8pm"),
+        ("remind me to pay rent this afternoon", "this afternoon 3pm"),
+        ("remind me to pay rent tomorrow morning", "tomorrow morning 9am"),
+        ("remind me to run next monday evening", "next monday evening 8pm"),
+        ("remind me to pay rent later", "tomorrow 3pm"),
+    ],
+)
+def test_the_example_time_a_vague_time_question_offers_is_accepted(api, first, example) -> None:
+    import re
+
+    session_id = session_of(api)
+    notice = clarify_notice(say(api, session_id, first))
+    assert notice["code"] == "TODO_DUE_AT_INVALID"
+    offered = re.search(_EXAMPLE, notice["message"])
+    assert offered is not None, notice["message"]
+    assert offered.group(1) == example
+    body = say(api, session_id, example)
+    [card] = body["cards"]
+    assert card["tool"] == "create_todo"
+    assert card["args"]["due_at"]
+    assert Todo.objects.count() == 0  # a card, never a write
+
+
+def test_every_part_of_the_day_gets_an_example_inside_its_hours() -> None:
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    from agent.planners.questions import due_example
+    from agent.timeparse import parse_time
+    from agent.timeparse.words import DAY_AND_PART, PARTS_OF_DAY, PARTS_ZH
+
+    zone = ZoneInfo("Asia/Shanghai")
+    now = datetime(2026, 12, 2, 14, 0, tzinfo=zone)
+    said = [*PARTS_ZH, *DAY_AND_PART, *(f"明天{part}" for part in PARTS_ZH if len(part) > 1)]
+    english = [
+        "tonight",
+        "this morning",
+        "this afternoon",
+        "this evening",
+        "tomorrow morning",
+        "tomorrow afternoon",
+        "tomorrow evening",
+        "tomorrow night",
+        "friday morning",
+    ]
+    for vague, chinese in [*((text, True) for text in said), *((text, False) for text in english)]:
+        example = due_example(vague, chinese=chinese)
+        value = parse_time(example, now=now, zone=zone)  # raises if the parser refused it
+        if example.startswith(vague):  # the user's own day and part, with a clock inside it
+            part = next(iter(_parts_of(vague)))
+            assert value.hour in PARTS_OF_DAY[part], (vague, example)
+
+
+def _parts_of(text: str) -> set[str]:
+    from agent.timeparse.grammar import scan
+    from agent.timeparse.normalise import normalise
+
+    return set(scan(normalise(text)).parts)

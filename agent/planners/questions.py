@@ -7,7 +7,9 @@ gets the same question whichever planner runs.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from agent.planners.base import Clarification
 from agent.planners.lexicon import (
@@ -19,6 +21,9 @@ from agent.planners.lexicon import (
     SLOT_TARGET,
     SLOT_TITLE,
 )
+from agent.timeparse import TimeParseError, parse_time
+from agent.timeparse.grammar import scan
+from agent.timeparse.normalise import normalise
 from lightnote.i18n import define_messages, translate
 
 MAX_CANDIDATES_SHOWN = 5
@@ -51,6 +56,11 @@ define_messages(
             "要创建待办「{title}」，但“{due}”还不够具体：具体几点？例如“{example}”。",
             'To create the todo "{title}" I need an exact time, "{due}" is too vague: '
             'what time? For example "{example}".',
+        ),
+        "PLANNER_ASK_DUE_TODO": (
+            "要创建待办「{title}」：什么时候提醒你？请说一个具体时间，例如“{example}”。",
+            'To create the todo "{title}": when should it be due? Give an exact time, for '
+            'example "{example}".',
         ),
         "PLANNER_ASK_DUE_UPDATE": (
             "要把待办「{title}」的截止时间改到什么时候？请说一个具体时间，例如“明天下午3点”。",
@@ -198,12 +208,13 @@ def question(
             "PLANNER_ASK_INTENT", locale, title=args.get("title", ""), due=args.get("due_at", "")
         )
     if slot == SLOT_DUE and tool == "create_todo":
-        due = str(args.get("due_at") or "")
-        example = f"{due}10点" if chinese else f"{due} 10am"
-        if not due:
-            example = "明天下午3点" if chinese else "tomorrow 3pm"
+        due = str(args.get("due_at") or "").strip()
         return translate(
-            "PLANNER_ASK_DUE_VAGUE", locale, title=args.get("title", ""), due=due, example=example
+            "PLANNER_ASK_DUE_VAGUE" if due else "PLANNER_ASK_DUE_TODO",
+            locale,
+            title=args.get("title", ""),
+            due=due,
+            example=due_example(due, chinese=chinese),
         )
     if slot == SLOT_DUE:
         return translate("PLANNER_ASK_DUE_UPDATE", locale, title=_named(args))
@@ -228,6 +239,42 @@ def question(
             "PLANNER_ASK_TARGET_CHOICES", locale, action=action, kind=kind, choices=choices
         )
     return translate("PLANNER_ASK_TARGET", locale, action=action, kind=kind)
+
+
+# An example clock time for each part of the day (``agent.timeparse.words.PARTS_OF_DAY``),
+# inside its hours: 下午 + 10点 would be refused (10 pm is not an afternoon hour).
+_EXAMPLE_CLOCKS = {
+    "early": ("5点", "5am"),
+    "morning": ("9点", "9am"),
+    "noon": ("12点", "12pm"),
+    "afternoon": ("3点", "3pm"),
+    "evening": ("8点", "8pm"),
+}
+_FALLBACK_EXAMPLE = ("明天下午3点", "tomorrow 3pm")
+
+
+def due_example(due: str, *, chinese: bool) -> str:
+    """An exact time to suggest for the vague ``due`` the user said: that day and part of
+    the day with a clock time inside the part ("今晚" -> "今晚8点", "this afternoon" ->
+    "this afternoon 3pm"), which the due-time parser itself accepts; else a generic one
+    ("以后", "later", a period such as "周末": "明天下午3点" / "tomorrow 3pm")."""
+    language = 0 if chinese else 1
+    fallback = _FALLBACK_EXAMPLE[language]
+    if not due.strip():
+        return fallback
+    parts = set(scan(normalise(due)).parts)
+    if len(parts) != 1:  # no part of the day, or two that disagree
+        return fallback
+    clock = _EXAMPLE_CLOCKS.get(parts.pop())
+    if clock is None:
+        return fallback
+    example = f"{due}{clock[0]}" if chinese else f"{due} {clock[1]}"
+    now = datetime.now(UTC)
+    try:
+        parse_time(example, now=now, zone=ZoneInfo("UTC"))
+    except TimeParseError:
+        return fallback  # the vague words do not take a clock time after all
+    return example
 
 
 __all__ = [
