@@ -39,6 +39,7 @@ import pytest
 import time_machine
 
 from agent.sessions import session_create
+from lightnote.i18n import translate
 from notes import services as note_services
 from notes.models import Note
 from todos import services as todo_services
@@ -172,9 +173,15 @@ def _outcome(case: Case, bodies: list[dict[str, Any]], titles: dict[str, str]) -
     cards = last["cards"]
     clarified = any(notice["status"] == "clarify" for notice in last["notices"])
     kind = case.expect.split(";")[0].split(":")[0].strip()
-    if kind in {"read", "clarify", "rejected", "planned", "forbidden", "help", "none"}:
+    if kind in {"read", "clarify", "rejected", "planned", "forbidden", "help", "none", "recurring"}:
         if cards:
             return "wrong_write"
+        if kind == "recurring":  # the planner says todos do not repeat, and asks nothing
+            said = translate(
+                "PLANNER_RECURRING_UNSUPPORTED", "zh-CN" if case.language == "zh" else "en"
+            )
+            quiet = not clarified and not last["facts"]
+            return "correct" if quiet and last["reply"] == said else "missed"
         if kind == "clarify":
             return "correct" if clarified else "missed"
         if kind == "read":

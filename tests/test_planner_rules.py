@@ -2222,3 +2222,54 @@ def test_a_meeting_with_two_people_at_one_time_stays_one_todo() -> None:
     intent = interpret("add meeting with Tom and Jerry at 5pm")
     assert (intent.tool, intent.args.get("due_at"), intent.more) == ("create_todo", "5pm", ())
     assert "Tom and Jerry" in intent.args["title"]
+
+
+@pytest.mark.parametrize(
+    ("text", "locale"),
+    [
+        ("每周一早上开周会", "zh-CN"),
+        ("每天早上8点跑步", "zh-CN"),
+        ("每个月1号交房租", "zh-CN"),
+        ("每天提醒我喝水", "zh-CN"),
+        ("提醒我每天喝水", "zh-CN"),
+        ("工作日早上9点打卡", "zh-CN"),
+        ("每周末大扫除", "zh-CN"),
+        ("every monday at 9am standup meeting", "en"),
+        ("remind me to water the plants every day", "en"),
+        ("remind me to take medicine every night at 10pm", "en"),
+        ("submit the weekly report every friday", "en"),
+    ],
+)
+def test_a_repeating_todo_is_explained_not_cut_into_a_title(text: str, locale: str) -> None:
+    # Cutting the time out of 每周一早上开周会 used to leave a todo titled 每开周会.
+    result = plan(text, locale=locale)
+    assert result.proposals == []
+    assert result.clarify is None
+    assert result.text == translate("PLANNER_RECURRING_UNSUPPORTED", locale)
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        ("整理每周例会纪要，明天下午3点前", "整理每周例会纪要"),
+        ("写每天的日报，明天下午3点前", "写每天的日报"),
+        ("创建待办「每日站会纪要」明天下午3点", "每日站会纪要"),
+        (
+            "add a todo: review the daily standup notes tomorrow 9am",
+            "Review the daily standup notes",
+        ),
+        ("write the weekly report by friday 5pm", "Write the weekly report"),
+    ],
+)
+def test_a_repetition_word_inside_a_title_is_no_repetition(text: str, title: str) -> None:
+    intent = interpret(text)
+    assert (intent.tool, intent.args["title"]) == ("create_todo", title)
+
+
+def test_the_example_the_repetition_answer_offers_is_understood() -> None:
+    for text in ("明天早上8点提醒我跑步", "remind me to run tomorrow at 8am"):
+        [proposal] = plan(text).proposals
+        assert proposal.tool == "create_todo"
+        assert proposal.args["due_at"]
+    assert "明天早上8点提醒我跑步" in translate("PLANNER_RECURRING_UNSUPPORTED", "zh-CN")
+    assert "remind me to run tomorrow at 8am" in translate("PLANNER_RECURRING_UNSUPPORTED", "en")

@@ -34,6 +34,12 @@ define_messages(
             "Please say the whole request again, e.g. “add a todo to hand in the report on "
             "Friday”.",
         ),
+        "PLANNER_RECURRING_UNSUPPORTED": (
+            "待办暂不支持按周期重复（每天、每周之类）。我可以只为最近的一次创建待办，"
+            "例如“明天早上8点提醒我跑步”。",
+            "Todos do not repeat yet (every day, every week and so on). I can create one for "
+            'the next time only, for example "remind me to run tomorrow at 8am".',
+        ),
         "PLANNER_NOTHING_TO_UNDO": (
             "这个对话里还没有执行过任何操作，没有可以撤销的。"
             "在别处删除的待办和笔记可以到回收站找回。",

@@ -70,12 +70,68 @@ def interpret(text: str) -> Intent:
         # 不对，是周五 with no card shown (a shown card is corrected before any planner
         # runs: agent.card_corrections): nothing to act on, and no todo titled 不对，是
         return Intent(None, message="PLANNER_NOTHING_TO_CORRECT")
+    if (
+        intent.tool in _TIMED_WRITES
+        and not intent.more  # one request: a repetition word is not another write's text
+        and repeats(read, due=str(intent.args.get("due_at") or ""))
+    ):
+        # 每周一早上开周会 / "water the plants every day": a todo has one due time, and
+        # cutting the time out would leave 「每开周会」 or "every" in the title
+        return Intent(None, message="PLANNER_RECURRING_UNSUPPORTED")
     if grammar_for(read).undo_request(read) == "":
         # 撤销 / "undo that" with nothing run in the conversation (a change that ran is taken
         # back before any planner runs: agent.card_undo): nothing to take back, and no todo
         # titled "last change" to reopen
         return Intent(None, message="PLANNER_NOTHING_TO_UNDO")
     return intent if read == written else _written_back(intent, read, written)
+
+
+# The writes whose item has a due time, which a repetition would be about.
+_TIMED_WRITES = frozenset({"create_todo", "update_todo"})
+_WEEKDAY_ZH = "[一二三四五六日天]"
+_REPEAT_ZH = (
+    rf"每(?:个|一)?(?:天|日|晚|早上?|夜|周(?:{_WEEKDAY_ZH}|末)?|星期{_WEEKDAY_ZH}?|礼拜{_WEEKDAY_ZH}?"
+    r"|月|年|小时|工作日)"
+    r"|每隔[^，,。；;\s]{1,4}?(?:天|日|周|星期|礼拜|个?月|年|小时)"
+    r"|每(?:[两二三四五六七八九十几]|\d+)个?(?:天|日|周|星期|礼拜|月|年|小时)"
+    r"|天天|(?:每个)?工作日"
+)
+_UNIT_EN = (
+    r"day|night|morning|afternoon|evening|week|weekday|weekend|month|year|hour"
+    r"|mon|monday|tue|tues|tuesday|wed|wednesday|thu|thur|thurs|thursday|fri|friday"
+    r"|sat|saturday|sun|sunday"
+)
+_REPEAT_EN = (
+    rf"\b(?:every|each)\s+(?:other\s+|single\s+|\d+\s+)?(?:{_UNIT_EN})s?\b"
+    r"|\bon\s+weekdays\b|\b(?:daily|nightly)\b"
+)
+_REPEAT = re.compile(rf"{_REPEAT_ZH}|{_REPEAT_EN}", re.IGNORECASE)
+# What may stand between a repetition and the time it repeats (每天 晚上10点, every night at 10pm).
+_TIME_GLUE = re.compile(r"[\s的在于,，]*(?:(?:at|on|in|by)\b[\s]*)?", re.IGNORECASE)
+# What may come before a repetition that opens the request (提醒我每天…, "remind me every…").
+_OPENING = re.compile(
+    r"[\s,，]*(?:请|麻烦|帮我|记得|提醒我|叫我|please|pls|remind me(?: to)?)?[\s,，]*$",
+    re.IGNORECASE,
+)
+_QUOTED = re.compile(r"「[^」]*」|“[^”]*”|\"[^\"]*\"|『[^』]*』|《[^》]*》")
+
+
+def repeats(read: str, *, due: str) -> bool:
+    """Whether a todo request asks for a repetition (每天, 每周一早上, "every friday"), not one
+    due time: a repetition word right before the time said (``due``), opening the request,
+    or ending it. One inside a title (整理每周例会纪要, 写每天的日报, a quoted title) is not."""
+    text = _QUOTED.sub(lambda quoted: " " * len(quoted.group()), read)
+    due_at = text.find(due) if due else -1
+    for match in _REPEAT.finditer(text):
+        if due_at >= 0 and match.start() < due_at + len(due) and due_at < match.end():
+            return True  # the time said is (part of) the repetition: 每周五, every friday
+        if due_at >= match.end() and _TIME_GLUE.fullmatch(text[match.end() : due_at]):
+            return True
+        if _OPENING.fullmatch(text[: match.start()]):
+            return True
+        if not text[match.end() :].strip(" \t,.!?;:，。！？；：~～"):
+            return True
+    return False
 
 
 def _one(read: str) -> Intent:
