@@ -23,7 +23,7 @@ from agent.planners.base import (
     run_read,
 )
 from agent.planners.en import several as en_several
-from agent.planners.lexicon import SLOT_INTENT, Grammar, Intent, normalise
+from agent.planners.lexicon import SLOT_INTENT, Grammar, Intent, normalise, unquote
 from agent.planners.questions import question
 from agent.planners.replies import describe_facts, template_reply
 from agent.planners.several import READ_TOOLS, several
@@ -140,7 +140,44 @@ def _one(read: str) -> Intent:
     if intent.tool is None and grammar_for(read) is zh and re.search(r"[A-Za-z]{3,}", read):
         # Mixed Chinese and English ("remind me to 交房租 tomorrow 9am"): the English form.
         intent = en.interpret(read)
-    return intent
+    return _unlabelled(intent)
+
+
+# The argument naming an existing item, and the labels said before its name: "the todo
+# called X", 名为X的待办, 标题是X的那条, 叫X的待办 (叫 only with its 的: 叫外卖 is a name).
+_ITEM_KEYS = ("todo_title", "note_title")
+_KIND_AFTER_NAME = re.compile(r"(?<=..)的\s*(?:待办|任务|事项|笔记|那条|这条|那个|这个|那篇|这篇)$")
+_NAME_LABEL = re.compile(
+    r"^(?:(?:called|named|titled|entitled)\s+(?=\S)"
+    r"|(?:名为|名叫|(?:标题|题目|名字|名称)\s*(?:是|为|叫做?))\s*(?=\S)"
+    r"|叫做?(?=\S.*的$)|叫作(?=\S.*的$))",
+    re.IGNORECASE,
+)
+
+
+def _unlabelled(intent: Intent) -> Intent:
+    """``intent`` with the items it names without their label ("called Buy milk" -> "Buy
+    milk", 叫写周报的 -> 写周报) or the kind said after them (交房租的待办 -> 交房租); the name as
+    read stays the next reading (``otherwise``), for an item whose title does hold such words."""
+    more = tuple(_unlabelled(one) for one in intent.more)
+    args = dict(intent.args)
+    for key in _ITEM_KEYS:
+        value = args.get(key)
+        if not isinstance(value, str):
+            continue
+        label = _NAME_LABEL.match(value)
+        name = value[label.end() :].strip() if label else value
+        # 给交房租的待办提高优先级: the kind said after the name, with its 的
+        name = _KIND_AFTER_NAME.sub("", name)
+        if label and re.search(r"[\u4e00-\u9fff]", label.group()):
+            name = re.sub(r"(?<=.)的$", "", name)  # 名为交房租的(待办)
+        if unquote(name) and name != value:
+            args[key] = unquote(name)
+    if args == intent.args or intent.tool is None:
+        return replace(intent, more=more) if more != intent.more else intent
+    return replace(
+        intent, args=args, otherwise=((intent.tool, intent.args), *intent.otherwise), more=more
+    )
 
 
 def _as_written(args: dict[str, Any], read: str, written: str) -> dict[str, Any]:
