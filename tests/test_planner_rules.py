@@ -2273,3 +2273,21 @@ def test_the_example_the_repetition_answer_offers_is_understood() -> None:
         assert proposal.args["due_at"]
     assert "明天早上8点提醒我跑步" in translate("PLANNER_RECURRING_UNSUPPORTED", "zh-CN")
     assert "remind me to run tomorrow at 8am" in translate("PLANNER_RECURRING_UNSUPPORTED", "en")
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "due"),
+    [
+        ("下个月底交报告", "交报告", "下个月底"),
+        ("下个月初交报告", "交报告", "下个月初"),
+        ("下周末去爬山", "去爬山", "下周末"),
+        ("这周末打扫卫生", "打扫卫生", "这周末"),
+        ("本月中旬体检", "体检", "本月中旬"),
+        ("月初交房租", "交房租", "月初"),
+        ("月底前交报告", "交报告", "月底"),
+    ],
+)
+def test_the_part_of_a_month_or_week_stays_with_its_time(text: str, title: str, due: str) -> None:
+    # 下个月底交报告 was asked about as a todo titled 底交报告, due 下个月.
+    intent = interpret(text)
+    assert (intent.tool, intent.args["title"], intent.args["due_at"]) == ("create_todo", title, due)
