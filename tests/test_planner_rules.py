@@ -2291,3 +2291,27 @@ def test_the_part_of_a_month_or_week_stays_with_its_time(text: str, title: str, 
     # 下个月底交报告 was asked about as a todo titled 底交报告, due 下个月.
     intent = interpret(text)
     assert (intent.tool, intent.args["title"], intent.args["due_at"]) == ("create_todo", title, due)
+
+
+@pytest.mark.parametrize(
+    ("text", "args"),
+    [
+        # 什么 is no question particle: 今天要做什么 searched for the keyword 什
+        ("今天要做什么", {"due_before": "今天"}),
+        ("我明天要做什么？", {"due_before": "明天"}),
+        ("下周要做什么", {"due_before": "下周日"}),
+        ("下周有什么安排", {"due_before": "下周日"}),
+        ("下个星期的待办", {"due_before": "下周日"}),
+        ("what is due next week", {"due_before": "sunday next week"}),
+    ],
+)
+def test_what_is_due_on_a_day_or_next_week_is_read_by_that_time(
+    text: str, args: dict[str, str]
+) -> None:
+    intent = interpret(text)
+    assert (intent.tool, intent.args) == ("query_todos", args)
+
+
+@pytest.mark.parametrize("text", ["你能做什么？", "你会做什么", "你可以帮我做什么", "你都能干啥"])
+def test_what_the_assistant_can_do_gets_help_not_a_search(text: str) -> None:
+    assert interpret(text).tool is None

@@ -108,6 +108,8 @@ def read_intent(text: str) -> Intent:
         keyword = ""  # what the fillers leave ("'") is no keyword
     if due and re.fullmatch(r"this\s+week", due, re.IGNORECASE) and args.get("status") != "done":
         args["due_before"] = "sunday this week"  # this week: by its Sunday
+    elif due and re.fullmatch(r"next\s+week", due, re.IGNORECASE) and args.get("status") != "done":
+        args["due_before"] = "sunday next week"  # next week: by its Sunday
     elif due and (
         re.fullmatch(r"today|tomorrow|tonight|tmrw|tmr", due, re.IGNORECASE)
         or (

@@ -249,6 +249,11 @@ _ADVICE = re.compile(
     r"|(?:怎么|如何|怎样)(?:给|把|在|设置|设定|设|添加|删除|修改|新建|创建|标记)(?=.*[吗？?]|.*(?:呢|啊)$)"
     r"|有什么(?:办法|技巧|建议)"
 )
+# 你能做什么 / 你会干啥: what the assistant can do, not a lookup of the user's items
+_ABOUT_YOU = re.compile(
+    r"^(?:请问)?你(?:都|还)?(?:能|会|可以)(?:帮我)?(?:做|干|帮)(?:些|点)?(?:什么|啥)(?:事|事情)?"
+    r"[吗呢呀啊]?[？?。!！]*$"
+)
 # 能告诉我怎么给待办设置优先级吗？: how to do it, asked
 _HOW_TO = re.compile(
     r"(?:怎么|如何|怎样)(?:给|把|在|设置|设定|设|添加|删除|修改|新建|创建|标记).*(?:吗|[？?])\s*$"
@@ -331,6 +336,7 @@ def _interpret(text: str) -> Intent:
         or _MISHAP.match(body)
         or _ADVICE.search(body)
         or _HOW_TO.search(text)
+        or _ABOUT_YOU.match(text.strip())
     ):
         return HELP  # "不要删除买菜", "不用提醒我开会": a request NOT to write is no write
     if READ_HEAD.match(body) or READ_TAIL.search(body) or READ_IN.match(body):

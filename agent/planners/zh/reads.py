@@ -64,6 +64,8 @@ _SOON = re.compile(
 )
 # 这周/本周要做的: due by the end of this week (its Sunday)
 _THIS_WEEK = re.compile(r"^(?:本周|这周|这个星期|本星期|这礼拜|这个礼拜)$")
+# 下周有什么安排: due by the end of next week (its Sunday), not every item whatever its time
+_NEXT_WEEK = re.compile(r"^(?:下周|下个?星期|下个?礼拜)$")
 _READ_FILLER = re.compile(
     rf"我的|我|所有的?|全部的?|一下|一眼|最近的?|现在的?|目前的?|当前的?|还|都|吧|呢|有哪些|有什么|"
     rf"有没有|有啥|哪些|什么|多少|几个|几条|是|的|里面?|中|列表|清单|(?:{OPEN})|(?:{DONE})|"
@@ -183,6 +185,8 @@ def read_intent(text: str) -> Intent:
         todo_args.setdefault("status", "open")
     if due and _THIS_WEEK.match(due) and status != "done":
         todo_args["due_before"] = "本周日"  # this week: by its Sunday
+    elif due and _NEXT_WEEK.match(due) and status != "done":
+        todo_args["due_before"] = "下周日"
     elif due and (
         re.fullmatch(r"今天|今日|明天|后天|今晚|明晚", due)
         or (is_day(due) and re.search(r"到期|截止|之前|以前|前|要做|要交|要完成|要办", text))

@@ -151,7 +151,8 @@ _POLITE_HEAD = re.compile(
     r"帮忙|帮个忙|帮我|帮|给我|替我|为我|我想要?|我要|我得|我需要|俺想要?|俺要|俺得|想|要)\s*)+"
 )
 _POLITE_TAIL = re.compile(
-    r"(?:[，,\s]*(?:好吗|好不好|可以吗|行吗|行不行|可以不|吗|么|吧|呗|呢|啊|呀|哈|嘛|哦|喔|一下子?|谢谢你?|谢谢啦|"
+    # (么 closes a question, 能帮我记一下么, but not 什么 / 怎么: 今天要做什么 kept its 什 alone)
+    r"(?:[，,\s]*(?:好吗|好不好|可以吗|行吗|行不行|可以不|吗|(?<![什怎那这多要])么|吧|呗|呢|啊|呀|哈|嘛|哦|喔|一下子?|谢谢你?|谢谢啦|"
     r"谢啦|多谢|麻烦了|辛苦了|please|thanks|thx)|[。.!！~～?？…]|\s)+$"
 )
 
@@ -180,7 +181,8 @@ def strip_polite(text: str) -> str:
     # "创建个待办吧：整理桌面": a particle before a colon or comma closes a phrase only.
     body = re.sub(r"(?:吧|呢|啊|呀|哈)\s*(?=[：:，,])", "", body)
     # "能帮我新建一个待办吗，明天交房租": the question particle closes the polite part only.
-    body = re.sub(r"(?:好吗|好不好|可以吗|行吗|吗|么)\s*[，,？?：:]\s*(?=\S)", "：", body, count=1)
+    question_mark = r"(?:好吗|好不好|可以吗|行吗|吗|(?<![什怎那这多要])么)\s*[，,？?：:]\s*(?=\S)"
+    body = re.sub(question_mark, "：", body, count=1)
     stripped = _POLITE_HEAD.sub("", body)
     # "要" / "想" alone only open a request: keep them when nothing else remains.
     return stripped.strip() or body.strip()
