@@ -2315,3 +2315,25 @@ def test_what_is_due_on_a_day_or_next_week_is_read_by_that_time(
 @pytest.mark.parametrize("text", ["你能做什么？", "你会做什么", "你可以帮我做什么", "你都能干啥"])
 def test_what_the_assistant_can_do_gets_help_not_a_search(text: str) -> None:
     assert interpret(text).tool is None
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "due"),
+    [
+        ("remind me to pay rent end of next month", "Pay rent", "end of next month"),
+        ("submit the report by the end of next week", "Submit the report", "the end of next week"),
+        ("plan the trip early next month", "Plan the trip", "early next month"),
+        ("finish the slides by mid next week", "Finish the slides", "mid next week"),
+        ("remind me to file taxes in april", "File taxes", "in april"),
+        ("remind me to renew the lease next year", "Renew the lease", "next year"),
+        (
+            "remind me to call the bank at the start of next week",
+            "Call the bank",
+            "the start of next week",
+        ),
+    ],
+)
+def test_the_part_of_an_english_period_stays_with_its_time(text: str, title: str, due: str) -> None:
+    # "end of next month" left "Pay rent end of" as the title, due "next month".
+    intent = interpret(text)
+    assert (intent.args["title"], intent.args["due_at"]) == (title, due)

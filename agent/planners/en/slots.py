@@ -37,12 +37,19 @@ _DAY_PIECES = [
     r"in\s+half\s+an\s+hour\b",
     r"the\s+day\s+after\s+tomorrow\b",
     r"(?:tomorrow|tmrw|tmr|today|tonight|yesterday)(?:\s+(?:morning|afternoon|evening|night))?\b",
-    r"this\s+(?:morning|afternoon|evening|weekend|week)\b",
+    r"this\s+(?:morning|afternoon|evening|weekend|week|month|year)\b",
     # "monday after next", "the week after next": the time parser refuses, the tool asks
     rf"(?:the\s+)?(?:{_WEEKDAY}|week)\s+after\s+next\b",
     rf"(?:(?:next|this|coming|last)\s+)?{_WEEKDAY}\b(?:\s+(?:morning|afternoon|evening|night))?",
-    r"next\s+(?:week|month|weekend)\b",
-    r"(?:the\s+)?end\s+of\s+(?:the\s+)?(?:day|week|month)\b|eod\b|eow\b",
+    r"next\s+(?:week|month|weekend|year)\b",
+    # the part of a week, month or year, with it ("end of next month", "early next week", "in
+    # april"): one time (a period, which the tool asks about), never "Pay rent end of" left
+    # as the title
+    r"(?:the\s+)?(?:end|beginning|start|middle)\s+of\s+(?:the\s+)?(?:(?:next|this|coming)\s+)?"
+    r"(?:day|week|month|year|quarter)\b|eod\b|eow\b",
+    r"(?:early|mid|late)[\s-]+(?:(?:next|this)\s+)?(?:week|month|year)\b",
+    rf"(?:in\s+)?(?:early|mid|late)[\s-]+{_MONTH}\b(?!\.?\s*\d)",
+    rf"in\s+{_MONTH}\b(?!\.?\s*\d)",
     rf"{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b(?:,?\s*\d{{4}}\b)?",
     # 12/24 (the time parser decides what a numeric date means, or refuses it)
     r"(?<![\d/])\d{1,2}/\d{1,2}(?:/\d{2,4})?(?![\d/])",
