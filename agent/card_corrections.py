@@ -98,7 +98,10 @@ def correction_for(*, session: AgentSession, text: str, now: datetime) -> Correc
 def _edits(said: dict[str, str], args: dict[str, Any], grammar: Any) -> dict[str, Any]:
     edits: dict[str, Any] = dict(said)
     if "due_at" in said:
-        edits["due_at"] = grammar.merge_time(str(args.get("due_at_said") or ""), said["due_at"])
+        prior = str(args.get("due_at_said") or "")
+        # 改成4点 keeps the day; 不对，是后天 keeps the clock time (明天下午3点 -> 后天下午3点)
+        merged = grammar.merge_time(prior, said["due_at"])
+        edits["due_at"] = grammar.keep_clock(prior, merged)
     return edits
 
 

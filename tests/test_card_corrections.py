@@ -43,6 +43,9 @@ from .agent_helpers import (
     ("text", "expected"),
     [
         ("不对，是周五", {"due_at": "周五"}),
+        ("其实是周五上午10点", {"due_at": "周五上午10点"}),
+        ("实际上是后天", {"due_at": "后天"}),
+        ("其实我明天要交报告", None),  # a request of its own, not a correction
         ("改成下午5点吧", {"due_at": "下午5点"}),
         ("时间改成后天", {"due_at": "后天"}),
         ("截止时间改到下周一上午10点", {"due_at": "下周一上午10点"}),
@@ -236,5 +239,29 @@ def test_a_correction_in_traditional_characters(user: Any) -> None:
     client, session = chat_in(user)
     send_message(client, session, "幫我加個待辦：明天上午10點開會")
     (new,) = send_message(client, session, "不對，是週五")["cards"]
-    assert new["args"]["due_at"] == "2026-12-04T23:59:00+08:00"
+    assert new["args"]["due_at"] == "2026-12-04T10:00:00+08:00"  # the day, at the card's 10:00
     assert new["args"]["title"] == "開會"
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("wednesday")
+@pytest.mark.parametrize(
+    ("first", "said", "due"),
+    [
+        ("帮我加个待办：明天下午3点开会", "不对，是后天", "2026-12-04T15:00:00+08:00"),
+        ("今晚8点提醒我吃药", "不对，是明天", "2026-12-03T20:00:00+08:00"),
+        ("帮我加个待办：下周一上午10点体检", "改到周五", "2026-12-04T10:00:00+08:00"),
+        ("提醒我明天交房租", "还是周五吧", "2026-12-04T23:59:00+08:00"),  # no clock to keep
+        ("remind me to call mom tomorrow 5pm", "no wait, friday", "2026-12-04T17:00:00+08:00"),
+        ("remind me to call mom tonight at 8", "actually tomorrow", "2026-12-03T20:00:00+08:00"),
+        ("remind me to call mom tomorrow at noon", "make it friday", "2026-12-04T12:00:00+08:00"),
+    ],
+)
+def test_a_day_said_alone_keeps_the_cards_clock_time(
+    user: Any, first: str, said: str, due: str
+) -> None:
+    # 不对，是后天 after 明天下午3点 made the todo due 后天 23:59: the time the user gave was lost.
+    client, session = chat_in(user)
+    send_message(client, session, first)
+    (new,) = send_message(client, session, said)["cards"]
+    assert new["args"]["due_at"] == due

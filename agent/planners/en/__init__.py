@@ -38,6 +38,7 @@ from agent.planners.en.reads import (
 from agent.planners.en.slots import (
     clean_title,
     is_time,
+    keep_clock,
     merge_time,
     strip_polite,
     take_en_time,
@@ -430,6 +431,7 @@ __all__ = [
     "is_no",
     "is_time",
     "is_yes",
+    "keep_clock",
     "kind_answer",
     "merge_time",
     "note_fields",

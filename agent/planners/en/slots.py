@@ -127,6 +127,25 @@ def merge_time(prior: str, answer: str) -> str:
 
 # --- priorities, titles ------------------------------------------------------------------
 
+
+def keep_clock(prior: str, answer: str) -> str:
+    """A correction that names only a day keeps the card's clock time: "tomorrow 5pm"
+    corrected to "friday" -> "friday 5pm" ("tonight at 8" -> "friday at 8pm" needs the
+    part: "tonight" keeps "evening"). An answer with a clock time of its own, or a prior
+    without one, stays as it is."""
+    if not prior or not _DAY.search(answer) or _DAY.sub("", answer).strip(STRIP):
+        return answer
+    clock = _DAY.sub("", prior).strip(STRIP + " ")
+    clock = re.sub(r"^(?:,\s*)?(?:at|on|by)\s+(?=\S)", "", clock, flags=re.IGNORECASE)
+    if not re.search(r"\d|\b(?:noon|midday)\b", clock, re.IGNORECASE):
+        return answer
+    evening = re.search(r"\b(?:tonight|tonite)\b", prior, re.IGNORECASE)
+    if evening and not re.search(r"\b(?:am|pm|a\.m\.|p\.m\.|evening|night)\b", clock, re.I):
+        bare = re.fullmatch(r"\d{1,2}(?::\d{2})?", clock)
+        clock = f"{clock}pm" if bare else f"{clock} in the evening"
+    return f"{answer} {clock}"
+
+
 # P0 / P1 are the top of a three-level scale, P2 the middle, P3 and below the bottom
 _P_HIGH, _P_NORMAL, _P_LOW = r"p[01](?![\w.])", r"p2(?![\w.])", r"p[3-9](?![\w.])"
 _PRIORITIES = (

@@ -45,6 +45,7 @@ from agent.planners.zh.reads import (
 from agent.planners.zh.slots import (
     clean_title,
     is_time,
+    keep_clock,
     merge_time,
     strip_polite,
     take_priority,
@@ -395,6 +396,7 @@ __all__ = [
     "is_no",
     "is_time",
     "is_yes",
+    "keep_clock",
     "kind_answer",
     "merge_time",
     "note_fields",

@@ -14,7 +14,9 @@ import re
 from agent.planners.lexicon import STRIP, priority_of, unquote
 from agent.planners.zh.slots import is_time, strip_polite, take_priority
 
-_OOPS = r"(?:不对|不是|错了|说错了|搞错了|哦不|噢不|呃不|等等|等一下|不好意思|抱歉|sorry)"
+_OOPS = (
+    r"(?:不对|不是|错了|说错了|搞错了|哦不|噢不|呃不|等等|等一下|不好意思|抱歉|sorry|其实|实际上)"
+)
 _CHANGE = (
     r"(?:改成|改为|改到|换成|换到|调到|调成|调整为|设成|设为|推迟到|延后到|提前到|挪到|定在|放在)"
 )

@@ -97,6 +97,27 @@ def merge_time(prior: str, answer: str) -> str:
     return day + answer
 
 
+# A day word that also says the part of the day (今晚 = today + 晚上): a clock time kept from
+# it stays in that part.
+_DAY_WITH_PART = {"今晚": "晚上", "明晚": "晚上", "昨晚": "晚上", "今夜": "晚上", "明夜": "晚上"}
+_DAY_WITH_PART |= {"今早": "早上", "明早": "早上"}
+
+
+def keep_clock(prior: str, answer: str) -> str:
+    """A correction that names only a day keeps the card's clock time: "明天下午3点" corrected
+    to "后天" -> "后天下午3点" (and "今晚8点" to "明天" -> "明天晚上8点"). An answer with a
+    clock time of its own, or a prior without one, stays as it is."""
+    if not prior or not _DAY.search(answer) or _DAY.sub("", answer).strip(STRIP):
+        return answer
+    clock = _DAY.sub("", prior).strip(STRIP)
+    if not re.search(r"\d|[零〇一二两三四五六七八九十][点點]", clock):
+        return answer
+    if not _PART_OF_DAY.search(clock):
+        part = next((_DAY_WITH_PART[d] for d in _DAY.findall(prior) if d in _DAY_WITH_PART), "")
+        clock = part + clock
+    return answer + clock
+
+
 # --- priorities, titles ------------------------------------------------------------------
 
 _PRIORITIES = (
