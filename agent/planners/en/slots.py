@@ -125,13 +125,10 @@ def merge_time(prior: str, answer: str) -> str:
     return f"{day} {answer}".strip() if day else answer
 
 
-# --- priorities, titles ------------------------------------------------------------------
-
-
 def keep_clock(prior: str, answer: str) -> str:
     """A correction that names only a day keeps the card's clock time: "tomorrow 5pm"
-    corrected to "friday" -> "friday 5pm" ("tonight at 8" -> "friday at 8pm" needs the
-    part: "tonight" keeps "evening"). An answer with a clock time of its own, or a prior
+    corrected to "friday" -> "friday 5pm" ("tonight at 8" corrected to "friday" -> "friday
+    8pm": tonight's evening is kept). An answer with a clock time of its own, or a prior
     without one, stays as it is."""
     if not prior or not _DAY.search(answer) or _DAY.sub("", answer).strip(STRIP):
         return answer
@@ -145,6 +142,8 @@ def keep_clock(prior: str, answer: str) -> str:
         clock = f"{clock}pm" if bare else f"{clock} in the evening"
     return f"{answer} {clock}"
 
+
+# --- priorities, titles ------------------------------------------------------------------
 
 # P0 / P1 are the top of a three-level scale, P2 the middle, P3 and below the bottom
 _P_HIGH, _P_NORMAL, _P_LOW = r"p[01](?![\w.])", r"p2(?![\w.])", r"p[3-9](?![\w.])"

@@ -99,8 +99,10 @@ def merge_time(prior: str, answer: str) -> str:
 
 # A day word that also says the part of the day (今晚 = today + 晚上): a clock time kept from
 # it stays in that part.
-_DAY_WITH_PART = {"今晚": "晚上", "明晚": "晚上", "昨晚": "晚上", "今夜": "晚上", "明夜": "晚上"}
-_DAY_WITH_PART |= {"今早": "早上", "明早": "早上"}
+_DAY_WITH_PART = {
+    **dict.fromkeys(("今晚", "明晚", "昨晚", "今夜", "明夜"), "晚上"),
+    **dict.fromkeys(("今早", "明早"), "早上"),
+}
 
 
 def keep_clock(prior: str, answer: str) -> str:
