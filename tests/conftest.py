@@ -12,9 +12,11 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+import time_machine
 from django.conf import settings
 from django.core.servers.basehttp import ThreadedWSGIServer
 from django.test.testcases import LiveServerThread
@@ -206,3 +208,14 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         terminalreporter.write_sep("=", "truthfulness guard corpus (tests/data/guard_corpus)")
         for line in FIGURES:
             terminalreporter.write_line(line)
+
+
+@pytest.fixture
+def steady_window() -> Iterator[None]:
+    """The clock moved to the middle of the current minute, and ticking: a test that fills a
+    fixed-window rate limit ("2/m", windows aligned to the minute) never sees its window end
+    between its requests (a run that straddled a minute boundary took the third unit in a
+    new window)."""
+    now = datetime.now(UTC)
+    with time_machine.travel(now.replace(second=30, microsecond=0), tick=True):
+        yield

@@ -566,6 +566,7 @@ def test_running_status_and_reject_on_a_running_card(user) -> None:
     assert refused.json()["state"] == "running"
 
 
+@pytest.mark.usefixtures("steady_window")  # "1/m" below
 def test_the_check_order_of_confirm(user, other_user, staff, client_for, settings) -> None:
     """400 -> 401 -> 403 ADMIN_READONLY -> 503 -> 410 -> 403 FORBIDDEN -> 409 -> state -> 429."""
     anonymous = APIClient()

@@ -437,6 +437,7 @@ def test_audit_events_mark_the_mcp_channel_client_and_session(server: Any, user:
         assert str(event.session_id) == str(session.agent_session_id)
 
 
+@pytest.mark.usefixtures("steady_window")
 def test_the_card_rate_limit_applies_to_mcp_proposals(server: Any, settings: Any) -> None:
     settings.LIGHTNOTE_RATE_LIMIT_CARDS = "2/m"
     propose(server)
