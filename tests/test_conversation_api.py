@@ -263,6 +263,7 @@ def test_a_turn_that_fails_on_the_store_leaves_no_half_turn(alice_api) -> None:
     assert card_keys() == []
 
 
+@pytest.mark.usefixtures("steady_window")  # "1/m" below
 def test_over_the_card_rate_limit_the_turn_is_429_and_leaves_no_half_turn(
     alice_api, settings
 ) -> None:
