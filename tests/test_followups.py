@@ -666,9 +666,10 @@ def test_every_part_of_the_day_gets_an_example_inside_its_hours() -> None:
     for vague, chinese in [*((text, True) for text in said), *((text, False) for text in english)]:
         example = due_example(vague, chinese=chinese)
         value = parse_time(example, now=now, zone=zone)  # raises if the parser refused it
-        if example.startswith(vague):  # the user's own day and part, with a clock inside it
-            part = next(iter(_parts_of(vague)))
-            assert value.hour in PARTS_OF_DAY[part], (vague, example)
+        # the user's own day and part, with a clock time inside that part
+        assert example.startswith(vague), (vague, example)
+        [part] = _parts_of(vague)
+        assert value.hour in PARTS_OF_DAY[part], (vague, example)
 
 
 def _parts_of(text: str) -> set[str]:

@@ -23,7 +23,14 @@ from agent.planners.base import (
     run_read,
 )
 from agent.planners.en import several as en_several
-from agent.planners.lexicon import SLOT_INTENT, Grammar, Intent, normalise, unquote
+from agent.planners.lexicon import (
+    SLOT_INTENT,
+    Grammar,
+    Intent,
+    normalise,
+    outside_quotes,
+    unquote,
+)
 from agent.planners.questions import question
 from agent.planners.replies import describe_facts, template_reply
 from agent.planners.several import READ_TOOLS, several
@@ -113,14 +120,13 @@ _OPENING = re.compile(
     r"[\s,，]*(?:请|麻烦|帮我|记得|提醒我|叫我|please|pls|remind me(?: to)?)?[\s,，]*$",
     re.IGNORECASE,
 )
-_QUOTED = re.compile(r"「[^」]*」|“[^”]*”|\"[^\"]*\"|『[^』]*』|《[^》]*》")
 
 
 def repeats(read: str, *, due: str) -> bool:
     """Whether a todo request asks for a repetition (每天, 每周一早上, "every friday"), not one
     due time: a repetition word right before the time said (``due``), opening the request,
     or ending it. One inside a title (整理每周例会纪要, 写每天的日报, a quoted title) is not."""
-    text = _QUOTED.sub(lambda quoted: " " * len(quoted.group()), read)
+    text = outside_quotes(read)
     due_at = text.find(due) if due else -1
     for match in _REPEAT.finditer(text):
         if due_at >= 0 and match.start() < due_at + len(due) and due_at < match.end():
