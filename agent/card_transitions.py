@@ -248,12 +248,32 @@ class CardSettle:
     @confirmation_store()
     def __call__(self, outcome_kind: str, outcome: Mapping[str, Any]) -> bool:
         """Send the settle for ``outcome``: True when it applied (see :func:`card_settle`)."""
+        return store.run_transition(self._call_for(outcome_kind, outcome)).applied
+
+    def send_later(self, outcome_kind: str, outcome: Mapping[str, Any]) -> bool:
+        """Send the settle for ``outcome`` now and learn whether it applied at the end of the
+        request (``store_scripts.replies_at_end``, where one that did not is logged): True
+        when sent so. False, with nothing sent, where that cannot be done; the caller then
+        calls the instance. Only for an answer that does not depend on whether it applied
+        (``agent.execution.confirm``: a success)."""
+        try:
+            call = self._call_for(outcome_kind, outcome)
+            key = call.key
+
+            def checked(result: store.TransitionResult) -> None:
+                if not result.applied:  # see ``agent.execution.confirm``: the receipt stands
+                    logger.warning("card %s executed but its executor could not settle it", key)
+
+            return store.send_transition_later(call, checked)
+        except Exception:  # never after a COMMIT: the caller's own call raises it instead
+            logger.exception("the settle could not be sent ahead; sent as usual")
+            return False
+
+    def _call_for(self, outcome_kind: str, outcome: Mapping[str, Any]) -> store.TransitionCall:
         prepared = self._prepared
         if prepared is not None and prepared[0] == outcome_kind and prepared[1] is outcome:
-            call = prepared[2]
-        else:
-            call = self._call(outcome_kind, outcome)
-        return store.run_transition(call).applied
+            return prepared[2]
+        return self._call(outcome_kind, outcome)
 
     def _call(self, outcome_kind: str, outcome: Mapping[str, Any]) -> store.TransitionCall:
         digest = store.token_digest(self.token)

@@ -178,6 +178,13 @@ def confirm(
     kind, outcome = execute_claimed(
         card, actor=actor, locale=locale, while_committing=settle.prepare
     )
+    if kind == cards.OutcomeKind.SUCCEEDED and settle.send_later(kind, outcome):
+        # A success answers its receipt, whoever settles the card: a reconciler that did it
+        # first (this attempt's lease passed mid-run) read the same receipt, so the stored
+        # outcome is these very bytes. So within a request the settle is sent now and its
+        # reply read at the request's end, while the answer is built (Redis runs the settle
+        # as it arrives; only the reply waits): ``store_scripts.replies_at_end``.
+        return settled_answer(outcome)
     try:
         settled = settle(kind, outcome)
     except LightNoteError:

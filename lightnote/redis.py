@@ -90,6 +90,18 @@ def one_connection() -> Iterator[None]:
             pool.release(connection)
 
 
+def take_connection(pool: Any) -> Any:
+    """A connection of ``pool`` that the caller gives back itself (``pool.release``), later
+    than the context it was taken in may end: inside :func:`one_connection`, the one lent to
+    the context, which the context then neither gives back nor lends again (its next command
+    takes another); elsewhere an ordinary checkout."""
+    connection = pool.get_connection()
+    held = _held.get()
+    if held is not None and held.get(id(pool), (None, None))[1] is connection:
+        del held[id(pool)]
+    return connection
+
+
 class ConnectionFactory(DjangoRedisConnectionFactory):
     """django-redis connection factory that also speaks fakeredis and Redis Cluster."""
 

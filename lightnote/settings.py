@@ -170,7 +170,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # First: an oversized body is refused unread; a lost database answers 503 (security.md).
+    # Outermost: store replies a request left for its end are read before its response
+    # leaves (a confirm's settle; lightnote/store_replies.py).
+    "lightnote.store_replies.StoreRepliesMiddleware",
+    # Then: an oversized body is refused unread; a lost database answers 503 (security.md).
     "lightnote.http_guards.HostileInputMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",

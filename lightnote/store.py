@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -41,8 +42,11 @@ from lightnote.store_scripts import (
     index_in_script,
     ride,
     run_script,
+    send_now_read_later,
     store_call,
 )
+
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "CreateResult",
@@ -69,6 +73,7 @@ __all__ = [
     "record_transition",
     "records_delete",
     "run_transition",
+    "send_transition_later",
     "token_digest",
     "transition_call",
     "value_get",
@@ -369,6 +374,11 @@ def run_transition(call: TransitionCall) -> TransitionResult:
         applied=_transition_applied,
         counter_key=take.key if take is not None else None,
     )
+    return _transition_result(call, reply)
+
+
+def _transition_result(call: TransitionCall, reply: Any) -> TransitionResult:
+    take = call.take
     status = _TRANSITION_CODES[int(reply[0])]
     retry_after_ms, first_field = 0, 1
     if status is TransitionStatus.LIMITED and take is not None:  # 3 comes only with a limit
@@ -378,6 +388,28 @@ def run_transition(call: TransitionCall) -> TransitionResult:
         return TransitionResult(status=status, fields=None, retry_after_ms=retry_after_ms)
     return TransitionResult(
         status=status, fields=decode_fields(reply[first_field:]), retry_after_ms=retry_after_ms
+    )
+
+
+def send_transition_later(
+    call: TransitionCall, on_result: Callable[[TransitionResult], None]
+) -> bool:
+    """Send a :func:`transition_call` now and read its reply at the end of the request
+    (:func:`~lightnote.store_scripts.send_now_read_later`), where ``on_result`` gets the
+    result (not called when the reply could not be had: that is logged). False, nothing
+    sent, where that cannot be done (the caller then sends it with :func:`run_transition`).
+    For a call with an index and no counter, whose caller's answer does not depend on it."""
+    if call.index is None or call.take is not None:
+        return False
+
+    def on_reply(reply: Any) -> None:
+        if isinstance(reply, Exception):
+            logger.warning("transition on %s not confirmed: %s", call.key, reply)
+            return
+        on_result(_transition_result(call, reply))
+
+    return send_now_read_later(
+        "record_transition", key=call.key, args=call.args, index=call.index, on_reply=on_reply
     )
 
 

@@ -333,6 +333,158 @@ def run_script(
         return reply
 
 
+# --- Replies read at the end of a request -------------------------------------------------
+
+# The script calls sent in this context whose replies wait for its end (:func:`replies_at_end`).
+_late: ContextVar[list[_LateReplies] | None] = ContextVar("store_late_replies", default=None)
+
+
+@contextmanager
+def replies_at_end() -> Iterator[None]:
+    """Inside, :func:`send_now_read_later` may send a script and leave its reply to be read
+    when the block ends (a request's: ``lightnote.store_replies.StoreRepliesMiddleware``), so
+    the round trip overlaps whatever the block does meanwhile (building the response). Every
+    such reply is read, and its connection given back, before the block ends, also when it
+    raises; what goes wrong there is logged, never raised (a caller sends this way only what
+    its answer does not depend on)."""
+    late: list[_LateReplies] = []
+    reset = _late.set(late)
+    try:
+        yield
+    finally:
+        _late.reset(reset)
+        for position, each in enumerate(late):
+            try:
+                each.finish()
+            except BaseException:  # interrupted: what is left is closed unread, never lent
+                for rest in late[position + 1 :]:
+                    rest.abandon()
+                raise
+
+
+def send_now_read_later(
+    name: str,
+    *,
+    key: str,
+    args: list[str],
+    index: IndexUpdate,
+    on_reply: Callable[[Any], None],
+    alias: str = "default",
+) -> bool:
+    """Send the script ``name`` on ``key`` with its ``index`` (as :func:`run_script` sends it
+    on a single Redis) and the best-effort scripts waiting to ride, in one write, and read
+    their replies when :func:`replies_at_end` ends; ``on_reply`` then gets the script's
+    reply (an error reply as its exception). True when sent so.
+
+    False, with nothing sent and the riders left waiting, outside :func:`replies_at_end`, on
+    a client that is not a plain redis-py one packed by hiredis (fakeredis, Cluster), or
+    when the send itself failed (its connection is closed): the caller then makes its call
+    as usual, under the client's retry policy.
+
+    Needs: a script that may be sent twice (a reply lost at the end sends it again, as the
+    client's retry would: ``record_transition`` answers a repeat by the same attempt with
+    ALREADY), and a caller whose answer does not depend on the reply. Redis runs the scripts
+    as soon as they arrive; only their replies wait.
+    """
+    late = _late.get()
+    if late is None or _pack_command is None:
+        return False
+    client = get_redis(alias)
+    if type(client) is not redis.Redis:
+        return False
+    riders = _riders.get() or []
+    calls = [
+        (name, [key, index.index_key], list(args)),
+        *((rider, [rider_key], list(rider_args)) for rider, rider_key, rider_args in riders),
+    ]
+    pack = _pack_command
+    packed = [
+        pack(("EVALSHA", _script(each, client).sha, len(keys), *keys, *each_args))
+        for each, keys, each_args in calls
+    ]
+    pool = client.connection_pool
+    try:
+        connection = redis_connections.take_connection(pool)
+    except UNAVAILABLE_ERRORS:
+        return False
+    try:
+        connection.send_packed_command(packed)
+    except BaseException as error:  # closed, so nothing half-sent reaches its next user
+        connection.disconnect()
+        pool.release(connection)
+        if not isinstance(error, UNAVAILABLE_ERRORS):
+            raise
+        logger.warning("%s not sent ahead (%s): sent as usual", name, error)
+        return False
+    riders.clear()
+    late.append(_LateReplies(client, connection, calls, on_reply))
+    return True
+
+
+@dataclass
+class _LateReplies:
+    """Script calls sent on ``connection``, whose replies :func:`replies_at_end` reads."""
+
+    client: redis.Redis
+    connection: Any
+    calls: list[tuple[str, list[str], list[str]]]  # the caller's first, then the riders
+    on_reply: Callable[[Any], None]
+
+    def finish(self) -> None:
+        """Read every reply (a lost one: its call sent again), give the connection back,
+        hand the first to ``on_reply``; log, never raise."""
+        replies = self._read()
+        first, *riders = self.calls
+        for (rider, rider_key, _), reply in zip(riders, replies[1:], strict=True):
+            if isinstance(reply, Exception):
+                logger.warning("best-effort script %s on %s: %s", rider, rider_key, reply)
+        try:
+            self.on_reply(replies[0])
+        except Exception:
+            logger.exception("reading the reply of %s on %s failed", first[0], first[1][0])
+
+    def abandon(self) -> None:
+        """Close the connection with its replies unread and give it back."""
+        self.connection.disconnect()
+        self.client.connection_pool.release(self.connection)
+
+    def _read(self) -> list[Any]:
+        pool = self.client.connection_pool
+        replies: list[Any] = []
+        try:
+            for _ in self.calls:
+                try:
+                    replies.append(self.client.parse_response(self.connection, "EVALSHA"))
+                except ResponseError as error:  # read whole: the next reply is the next call's
+                    replies.append(error)
+        except Exception as error:
+            # The connection lost the replies: close it, so nothing unread is left for its
+            # next user, and send what was not answered again.
+            self.connection.disconnect()
+            logger.warning("replies of %s lost (%s): sent again", self.calls[0][0], error)
+        except BaseException:
+            self.connection.disconnect()
+            raise
+        finally:
+            pool.release(self.connection)
+        return self._again(replies)
+
+    def _again(self, replies: list[Any]) -> list[Any]:
+        """The replies read, with each call that got none (or NOSCRIPT) sent again alone."""
+        answered: list[Any] = []
+        for position, (name, keys, args) in enumerate(self.calls):
+            reply = replies[position] if position < len(replies) else None
+            if position < len(replies) and not isinstance(reply, NoScriptError):
+                answered.append(reply)
+                continue
+            try:
+                with store_call():
+                    answered.append(_call(_script(name, self.client), keys, args, self.client))
+            except Exception as error:  # StoreUnavailable, an error reply
+                answered.append(error)
+        return answered
+
+
 @dataclass(frozen=True)
 class ScriptCall:
     """One script on one key, to be sent with others in one round trip (:func:`scripts_run`)."""

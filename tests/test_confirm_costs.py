@@ -443,8 +443,17 @@ def _settle_spies(monkeypatch: pytest.MonkeyPatch, events: list[Any]) -> None:
             events.append(("sent", json.loads(call.args[8])))
         return sent(call)
 
+    sent_later = store.send_transition_later
+
+    def send_later(call: Any, on_result: Any) -> bool:
+        went = sent_later(call, on_result)
+        if went and call.args[1] == "settled":
+            events.append(("sent", json.loads(call.args[8])))
+        return went
+
     monkeypatch.setattr(card_transitions.CardSettle, "_call", build)
     monkeypatch.setattr(store, "run_transition", send)
+    monkeypatch.setattr(store, "send_transition_later", send_later)
     if connections["default"].vendor == "mysql":
         from MySQLdb import _mysql
 
@@ -491,6 +500,53 @@ def test_a_confirm_builds_its_settle_while_the_commit_is_with_the_database_and_s
         assert events == ["claim built", "bookkeeping built", ("built", "succeeded"), answered]
     assert counts.redis <= CONFIRM_REDIS_MAX
     assert cards.card_get(flow.token).outcome == body["outcome"]
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_a_confirm_s_settle_goes_out_before_its_answer_is_rendered_and_is_read_after(
+    user: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A success's settle is sent as soon as the COMMIT is known and its reply read once the
+    response is built (``StoreRepliesMiddleware``), so the round trip overlaps the rendering;
+    the card is settled with the very outcome answered, and the round trips are as many."""
+    from rest_framework.renderers import JSONRenderer
+
+    from lightnote import store_scripts
+
+    _warm(user)
+    events: list[Any] = []
+    _settle_spies(monkeypatch, events)
+    real_render = JSONRenderer.render
+
+    def render(self: Any, *args: Any, **kwargs: Any) -> Any:
+        events.append("rendered")
+        return real_render(self, *args, **kwargs)
+
+    real_finish = store_scripts._LateReplies.finish
+
+    def finish(self: Any) -> None:
+        events.append("settle's reply read")
+        real_finish(self)
+
+    monkeypatch.setattr(JSONRenderer, "render", render)
+    monkeypatch.setattr(store_scripts._LateReplies, "finish", finish)
+    flow = flow_with_card(user)
+    events.clear()
+    with count_requests() as counts:
+        response = flow.confirm()
+    body = response.json()
+    assert body["outcome"]["ok"] is True
+    settle = [("sent", body["outcome"]), "rendered", "settle's reply read"]
+    assert settle[0] in events, events
+    after = events[events.index(settle[0]) :]  # (the test client renders the request too)
+    assert [event for event in after if event in settle] == settle, events
+    assert counts.redis == CONFIRM_REDIS_MAX
+    assert cards.card_get(flow.token).outcome == body["outcome"]
+    assert (
+        get_redis().zscore(card_transitions.RUNNING_INDEX_KEY, cards.card_get(flow.token).digest)
+        is None
+    )
 
 
 @pytest.mark.django_db(transaction=True)
@@ -632,3 +688,27 @@ def test_only_a_key_that_authenticated_is_remembered_and_the_hints_are_bounded(
     for number in range(5):
         authentication._remember_hint(f"key-{number}", number)
     assert authentication._hints == {"key-2": 2, "key-3": 3, "key-4": 4}  # the oldest go first
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_settle_that_cannot_be_sent_ahead_is_sent_as_before_and_the_answer_is_the_same(
+    user: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sending the settle ahead fails in an unexpected way after the COMMIT: never an error
+    answer for an action that ran; the settle is sent and read as before."""
+    from lightnote import store
+
+    def broken(call: Any, on_result: Any) -> bool:
+        raise TypeError("a bug in sending ahead")
+
+    monkeypatch.setattr(store, "send_transition_later", broken)
+    flow = flow_with_card(user)
+    response = flow.confirm()
+    assert response.status_code == 200
+    body = response.json()
+    assert body["outcome"]["ok"] is True
+    stored = cards.card_get(flow.token)
+    assert stored is not None
+    assert stored.state == cards.CardState.SETTLED
+    assert stored.outcome == body["outcome"]
+    assert Todo.objects.filter(owner=user).count() == 1
