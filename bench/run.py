@@ -103,7 +103,8 @@ def run(config: dict[str, Any]) -> dict[str, Any]:
             "LIGHTNOTE_WORKER_CONNECTIONS": str(config["worker_connections"]),
         }
         results["server"] = {
-            "model": f"gunicorn gthread, {config['workers']} workers x {config['threads']} "
+            "model": "gunicorn gthread (lightnote.serving: the most recently idle thread "
+            f"first), {config['workers']} workers x {config['threads']} "
             f"threads, at most {config['worker_connections']} connections per worker, "
             "keep-alive, persistent DB connections (CONN_MAX_AGE=60, no ping)",
             **settings,
