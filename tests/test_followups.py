@@ -158,6 +158,35 @@ def test_a_bare_event_is_asked_about_and_a_yes_then_the_time_completes_it(
 
 
 @pytest.mark.parametrize(
+    ("first", "asked", "title"),
+    [
+        (
+            "帮我记一下买菜",
+            "要为你创建待办「买菜」吗？回复“好”确认，也可以告诉我截止时间。",
+            "买菜",
+        ),
+        (
+            "jot down buy milk",
+            'Shall I create the todo "Buy milk"? Say "yes", or tell me when it is due.',
+            "Buy milk",
+        ),
+    ],
+)
+def test_a_todo_without_a_time_is_asked_about_without_an_empty_time(api, first, asked, title):
+    """The question names no time when none was said (it once read 「买菜」（）), and a yes
+    gives a card without one."""
+    session_id = session_of(api)
+    notice = clarify_notice(say(api, session_id, first))
+    assert (notice["slot"], notice["message"]) == ("intent", asked)
+    [card] = say(api, session_id, "好" if first.startswith("帮") else "yes")["cards"]
+    assert (card["tool"], card["args"]["title"], card["args"]["due_at"]) == (
+        "create_todo",
+        title,
+        None,
+    )
+
+
+@pytest.mark.parametrize(
     ("first", "answer", "title"),
     [
         ("明天上午十点牙医复诊", "待办", "牙医复诊"),

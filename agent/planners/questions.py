@@ -71,6 +71,10 @@ define_messages(
             "要为你创建待办「{title}」（{due}）吗？回复“好”确认，或告诉我具体时间。",
             'Shall I create the todo "{title}" ({due})? Say "yes", or give the exact time.',
         ),
+        "PLANNER_ASK_INTENT_UNTIMED": (
+            "要为你创建待办「{title}」吗？回复“好”确认，也可以告诉我截止时间。",
+            'Shall I create the todo "{title}"? Say "yes", or tell me when it is due.',
+        ),
         "PLANNER_ASK_PRIORITY": (
             "要把待办「{title}」的优先级改成什么？高、普通还是低？",
             'Which priority should the todo "{title}" get: high, normal or low?',
@@ -204,8 +208,12 @@ def question(
     if slot == SLOT_KEYWORD:
         return translate("PLANNER_ASK_KEYWORD", locale)
     if slot == SLOT_INTENT:
+        due = str(args.get("due_at") or "").strip()
         return translate(
-            "PLANNER_ASK_INTENT", locale, title=args.get("title", ""), due=args.get("due_at", "")
+            "PLANNER_ASK_INTENT" if due else "PLANNER_ASK_INTENT_UNTIMED",
+            locale,
+            title=args.get("title", ""),
+            due=due,
         )
     if slot == SLOT_DUE and tool == "create_todo":
         due = str(args.get("due_at") or "").strip()

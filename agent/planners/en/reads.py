@@ -36,6 +36,7 @@ READ_HEAD = re.compile(
 )
 _OPEN = (
     r"\b(?:open|pending|unfinished|incomplete|outstanding|remaining|not\s+done|undone|active"
+    r"|to\s+(?:get|be)\s+(?:done|finished)|need\s+doing"
     r"|left|(?:haven'?t|have\s+not|hasn'?t|not\s+yet|never|didn'?t)\s+(?:yet\s+)?"
     r"(?:finished|finish|done|completed?))\b"
 )
@@ -59,7 +60,7 @@ _FILLER = re.compile(
     rf"needs|gotta|should|must|anything|something|due|overdue|doing|this|week|from|by|like|looks?|send|already|single|every"
     rf"|high(?:est)?|low(?:est)?|top|normal|medium|regular|priority|urgent|important|critical|late|past|behind"
     rf"|missed|deadlines?|before|until|related|to|plate|next|busy|schedule|plans?|am|we|you"
-    rf"|soon|coming|expiring|expire|and|yet|or|but|not)\b|"
+    rf"|soon|coming|expiring|expire|and|yet|or|but|not|going\s+on|going(?=\s*[?.!]?\s*$))\b|"
     rf"{_OPEN}|{_DONE}|{TODO_WORD}|{NOTE_WORD}|['’](?:s|ve|re|ll|d)\b|[?.!,:;]",
     re.IGNORECASE,
 )
@@ -138,7 +139,13 @@ TOPIC = re.compile(
     rf"{TODO_WORD}|{NOTE_WORD}|{_OPEN}|{_DONE}|\b(?:due|overdue|late\s+on|behind\s+on|past\s+due"
     r"|in\s+(?:the|their|its)\s+titles?"
     r"|deadline|priority|to\s+do|plans?|my\s+list|"
-    r"schedule|need\s+to|have\s+to|on\s+my\s+plate|up\s+next|busy)\b|[\"“‘「]",
+    r"schedule|need\s+to|have\s+to|on\s+my\s+plate|up\s+next|busy)\b|[\"“‘「]"
+    # "what do I have next week", "what have I got on tomorrow", "do I have anything today",
+    # "what's on for friday": what the user has on, by its time
+    r"|\bwhat\s+(?:do|did)\s+i\s+have\b|\bwhat\s+have\s+i\s+got\b"
+    r"|\b(?:do\s+i\s+have|have\s+i\s+got)\s+anything\b|^anything\s+(?:on|planned|scheduled|due)\b"
+    r"|\bwhat(?:'s|’s|\s+is)\s+on\s+(?:for\s+)?(?:today|tonight|tomorrow|this|next|mon|tue|wed|thu"
+    r"|fri|sat|sun)",
     re.IGNORECASE,
 )
 QUESTION = re.compile(
