@@ -142,7 +142,7 @@ TOPIC = re.compile(
     r"schedule|need\s+to|have\s+to|on\s+my\s+plate|up\s+next|busy)\b|[\"“‘「]"
     # "what do I have next week", "what have I got on tomorrow", "do I have anything today",
     # "what's on for friday": what the user has on, by its time
-    r"|\bwhat\s+(?:do|did)\s+i\s+have\b|\bwhat\s+have\s+i\s+got\b"
+    r"|\bwhat\s+do\s+i\s+have\b|\bwhat\s+have\s+i\s+got\b"
     r"|\b(?:do\s+i\s+have|have\s+i\s+got)\s+anything\b|^anything\s+(?:on|planned|scheduled|due)\b"
     r"|\bwhat(?:'s|’s|\s+is)\s+on\s+(?:for\s+)?(?:today|tonight|tomorrow|this|next|mon|tue|wed|thu"
     r"|fri|sat|sun)",
