@@ -234,20 +234,33 @@ def _evalsha_many(
     does. A connection error is retried by the client's policy, the whole batch re-sent, as
     the pipeline's own retry does (the scripts are written to be re-sent).
     """
-    packed = [pack(("EVALSHA", each.sha, len(keys), *keys, *args)) for each, keys, args in calls]
+    packed = _packed(calls, pack)
     with _connection_for(client) as connection:
 
         def attempt() -> list[Any]:
             connection.send_packed_command(packed)
             replies: list[Any] = []
-            for _ in calls:
-                try:
-                    replies.append(client.parse_response(connection, "EVALSHA"))
-                except ResponseError as error:  # read whole: the next reply is the next call's
-                    replies.append(error)
+            _read_replies(client, connection, len(calls), into=replies)
             return replies
 
         return connection.retry.call_with_retry(attempt, lambda error: connection.disconnect())
+
+
+def _packed(
+    calls: list[tuple[Script, list[str], list[str]]], pack: Callable[[tuple[Any, ...]], bytes]
+) -> list[bytes]:
+    """Each call's ``EVALSHA``, packed by hiredis in one call each."""
+    return [pack(("EVALSHA", each.sha, len(keys), *keys, *args)) for each, keys, args in calls]
+
+
+def _read_replies(client: redis.Redis, connection: Any, count: int, *, into: list[Any]) -> None:
+    """Read ``count`` replies in order into ``into``, an error reply as its exception (read
+    whole: the next reply is the next call's); what was read stays there if reading fails."""
+    for _ in range(count):
+        try:
+            into.append(client.parse_response(connection, "EVALSHA"))
+        except ResponseError as error:
+            into.append(error)
 
 
 def _pipelined(calls: list[tuple[Script, list[str], list[str]]], client: Any) -> list[Any]:
@@ -397,11 +410,10 @@ def send_now_read_later(
         (name, [key, index.index_key], list(args)),
         *((rider, [rider_key], list(rider_args)) for rider, rider_key, rider_args in riders),
     ]
-    pack = _pack_command
-    packed = [
-        pack(("EVALSHA", _script(each, client).sha, len(keys), *keys, *each_args))
-        for each, keys, each_args in calls
-    ]
+    packed = _packed(
+        [(_script(each, client), keys, each_args) for each, keys, each_args in calls],
+        _pack_command,
+    )
     pool = client.connection_pool
     try:
         connection = redis_connections.take_connection(pool)
@@ -452,11 +464,7 @@ class _LateReplies:
         pool = self.client.connection_pool
         replies: list[Any] = []
         try:
-            for _ in self.calls:
-                try:
-                    replies.append(self.client.parse_response(self.connection, "EVALSHA"))
-                except ResponseError as error:  # read whole: the next reply is the next call's
-                    replies.append(error)
+            _read_replies(self.client, self.connection, len(self.calls), into=replies)
         except Exception as error:
             # The connection lost the replies: close it, so nothing unread is left for its
             # next user, and send what was not answered again.
