@@ -1,12 +1,12 @@
-"""gunicorn settings for ``make serve`` and ``make bench`` (docs/performance.md explains them).
+"""gunicorn settings for ``make serve`` and ``make bench`` (docs/architecture.md, "Serving").
 
-The worker model: ``gthread`` — a few processes, each with a small pool of threads, and HTTP
-keep-alive; the pool reuses its most recently idle thread (``lightnote.serving``). A request
-here is mostly Python (one core at a time per process) with short waits on MariaDB and
-Redis; threads fill those waits, processes use the cores, and
-keep-alive spares mobile clients and the proxy a TCP handshake per call (``sync`` workers
-close every connection). Each thread keeps its own persistent database connection
-(``CONN_MAX_AGE``), so ``workers x threads`` connections are open per host.
+The worker model: gunicorn's own ``gthread`` — a few processes, each with a small pool of
+threads, and HTTP keep-alive. A request here is mostly Python (one core at a time per
+process) with short waits on MariaDB, Redis and, with a model configured, the LLM; threads
+fill those waits, processes use the cores, and keep-alive spares mobile clients and the
+proxy a TCP handshake per call. Each thread keeps its own persistent database connection
+(``CONN_MAX_AGE``), so ``workers x threads`` connections are open per host. A streamed
+reply holds its thread until it ends (docs/operations.md sizes it).
 """
 
 from __future__ import annotations
@@ -28,22 +28,20 @@ def _int(name: str, default: int, minimum: int = 1) -> int:
 
 
 bind = os.environ.get("LIGHTNOTE_BIND", "127.0.0.1:8000")
-# gunicorn's gthread worker with a thread pool that hands each request to the thread that
-# went idle last, so a keep-alive client's requests stay on one warm thread (lightnote/serving.py).
-# "gthread" is gunicorn's own pool, "sync" one request per process at a time.
-THREAD_WORKERS = ("lightnote.serving.ThreadWorker", "gthread")
-worker_class = os.environ.get("LIGHTNOTE_WORKER_CLASS", THREAD_WORKERS[0])
+# Stock workers only: "gthread" (the default) or "sync" (one request per process at a time).
+STOCK_WORKERS = ("gthread", "sync")
+worker_class = os.environ.get("LIGHTNOTE_WORKER_CLASS", "gthread")
+if worker_class not in STOCK_WORKERS:
+    raise SystemExit(f"LIGHTNOTE_WORKER_CLASS must be one of {STOCK_WORKERS}, got {worker_class!r}")
 workers = _int("LIGHTNOTE_WORKERS", os.cpu_count() or 2)
 threads = _int("LIGHTNOTE_THREADS", 4)
 keepalive = _int("LIGHTNOTE_KEEPALIVE", 5)
 timeout = _int("LIGHTNOTE_WORKER_TIMEOUT", 60)
 # Idle keep-alive connections wait in the worker's poller, not on a thread. A worker holds at
-# most this many connections (``threads`` of them in service, the rest kept alive idle); more
-# wait in the listen backlog until one closes, and the other workers take them meanwhile.
-# A cap near the work a worker can soon serve splits a burst of new connections by who is
-# free, not by who woke first (docs/performance.md, "Serving: the worker model").
+# most this many connections; more wait in the listen backlog until one closes, and the
+# other workers take them meanwhile.
 worker_connections = _int("LIGHTNOTE_WORKER_CONNECTIONS", 100)
-if worker_class in THREAD_WORKERS and worker_connections <= threads:
+if worker_class == "gthread" and worker_connections <= threads:
     raise SystemExit(
         f"LIGHTNOTE_WORKER_CONNECTIONS ({worker_connections}) must exceed LIGHTNOTE_THREADS "
         f"({threads}): a gthread worker keeps alive only the connections beyond its threads"

@@ -29,10 +29,9 @@ from agent.planners.base import Fact
 from agent.policy import PolicyResult
 from agent.tools import ToolContext
 from lightnote import store, store_scripts
-from lightnote.audit import audit_entry, audit_statement
+from lightnote.audit import audit_entry, audit_events
 from lightnote.context import ActorContext
 from lightnote.models import AuditEvent
-from lightnote.write_statements import Statement, run_statements
 
 logger = logging.getLogger(__name__)
 
@@ -129,18 +128,10 @@ class CardIssuer:
         return card
 
     def flush_audit(self) -> None:
-        """Write the queued audit rows (one INSERT). Needs: the caller's transaction."""
-        statement = self.audit_statement()
-        if statement is not None:
-            run_statements([statement])
-
-    def audit_statement(self) -> Statement | None:
-        """The INSERT of the queued audit rows (None when there are none), taken off the
-        queue, for the turn's batch of writes. Needs: the caller's transaction."""
-        if not self.audit_rows:
-            return None
+        """Write the queued audit rows (one INSERT), taking them off the queue. Needs: the
+        caller's transaction."""
         rows, self.audit_rows = self.audit_rows, []
-        return audit_statement(rows)
+        audit_events(rows)
 
     def issue_prepared(
         self,

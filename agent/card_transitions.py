@@ -33,7 +33,7 @@ from typing import Any
 
 from django.conf import settings
 
-from agent.cards import Card, CardState, OutcomeKind, card_from_fields
+from agent.cards import Card, CardState, OutcomeKind, card_from_fields, card_get
 from agent.control import card_key, confirmation_store
 from lightnote import store, store_counters, store_scripts
 from lightnote.binding import canonical_json, owner_hash
@@ -49,12 +49,15 @@ class ClaimStatus(StrEnum):
     SETTLED = "settled"
     REJECTED = "rejected"
     GONE = "gone"  # unknown or expired
-    # Still ready, nothing claimed: the record does not name the owner and session the claim
-    # expected (``card_claim(..., owner_id=, session_id=)``), or cannot be read.
+    # Still ready, nothing claimed: the record does not name the owner, session and args
+    # binding the claim expected (the copy the caller checked), or cannot be read.
     READY = "ready"
     # Still ready, nothing claimed and nothing counted: the claim would have won, but the
     # rate limit it was to count against (``card_claim(..., take=)``) is reached.
     LIMITED = "limited"
+    # Still ready, nothing claimed: the claim reached the store after its deadline (its
+    # request may have given up on a stalled store already).
+    LATE = "late"
 
 
 class RejectStatus(StrEnum):
@@ -89,17 +92,25 @@ def _index_remove_best_effort(digest: str) -> None:
         logger.warning("running-cards index not updated (remove %s)", digest[:12])
 
 
+def claim_deadline_ms(card: Card) -> int:
+    """The latest moment (the store's clock, ms) a claim of ``card`` read at
+    ``card.read_at_ms`` may still apply: ``LIGHTNOTE_CLAIM_DEADLINE_MS`` after the read,
+    well inside the Redis socket timeout, so a claim that applies has its answer back before
+    its request can give up on it (and a re-sent one is recognised as ALREADY)."""
+    return card.read_at_ms + settings.LIGHTNOTE_CLAIM_DEADLINE_MS
+
+
 @confirmation_store()
 def card_claim(
     token: str,
     *,
     attempt_id: str,
+    card: Card | None = None,
     owner_id: int | str | None = None,
     session_id: uuid.UUID | str | None = None,
     take: store_counters.CounterUnit | None = None,
-    prepared: ClaimCall | None = None,
 ) -> ClaimResult:
-    """Claim a ready card for ``attempt_id``: ready -> running, with a lease. One winner.
+    """Claim the ready ``card`` for ``attempt_id``: ready -> running, with a lease. One winner.
 
     Only a CLAIMED result lets the caller execute. The claim is one Lua compare-and-set, so
     of any number of concurrent claims exactly one wins; a claim re-sent with the same
@@ -107,84 +118,34 @@ def card_claim(
     again without a second claimer. The lease is ``LIGHTNOTE_EXECUTION_LEASE``; the key's
     TTL becomes ``LIGHTNOTE_SETTLED_TTL``.
 
-    With ``owner_id`` and ``session_id`` the same script first checks that the record names
-    that owner (its owner hash) and that session, so a confirm reads and claims its card in
-    one round trip: READY (and nothing claimed) when they do not match. Every result except
-    GONE carries the card as stored after the call, for the caller's own checks (the owner
-    and session in constant time, the binding) in the API's order.
+    The script re-checks what the caller checked on the copy it read (``card``): the record
+    still carries the same ``args_hmac`` and, when given (both or neither), names
+    ``owner_id`` (its owner hash) and ``session_id``; otherwise READY, nothing claimed. It
+    refuses a claim that reaches Redis after :func:`claim_deadline_ms` (LATE, nothing
+    written: the card stays confirmable), so a request that gave up on a stalled store
+    leaves no claim behind. Without ``card`` the card is read first (one more round trip).
 
     With ``take`` (a single Redis whose limiter shares the cards' connection:
     ``store_counters.counter_in_script``) the same script counts one unit of the claims
     limit, only when the claim wins: LIMITED (the card untouched, no index entry, nothing
-    counted, with ``retry_after_ms``) when the limit is reached. A repeat, a loser or a
-    refused owner is neither counted nor refused.
-
-    ``prepared``: this very claim, built ahead by :func:`claim_call` with the same arguments
-    (the confirm builds it while its token query runs), sent as it is.
+    counted, with ``retry_after_ms``) when the limit is reached.
     """
-    claim = prepared or claim_call(
-        token, attempt_id=attempt_id, owner_id=owner_id, session_id=session_id, take=take
-    )
-    digest, now = claim.digest, claim.now_ms
-    result = store.run_transition(claim.call)
-    if result.fields is None:
-        return ClaimResult(status=ClaimStatus.GONE, card=None)
-    card = card_from_fields(digest, result.fields)
-    if result.status is store.TransitionStatus.LIMITED:
-        return ClaimResult(
-            status=ClaimStatus.LIMITED, card=card, retry_after_ms=result.retry_after_ms
-        )
-    if result.applied:
-        return ClaimResult(status=ClaimStatus.CLAIMED, card=card)
-    if card.state == CardState.RUNNING:
-        lease_until = int(result.fields.get("lease_until") or 0)
-        return ClaimResult(
-            status=ClaimStatus.RUNNING, card=card, lease_expired=0 < lease_until <= now
-        )
-    if card.state == CardState.SETTLED:
-        return ClaimResult(status=ClaimStatus.SETTLED, card=card)
-    if card.state == CardState.REJECTED:
-        return ClaimResult(status=ClaimStatus.REJECTED, card=card)
-    if card.state == CardState.VOIDED:
-        return ClaimResult(status=ClaimStatus.GONE, card=None)
-    if card.state == CardState.READY and claim.expected:
-        return ClaimResult(status=ClaimStatus.READY, card=card)
-    logger.error("card %s is in an unknown state %r", digest[:12], card.state)
-    return ClaimResult(status=ClaimStatus.GONE, card=None)
-
-
-@dataclass(frozen=True)
-class ClaimCall:
-    """A claim (:func:`card_claim`) built but not sent."""
-
-    digest: str
-    now_ms: int
-    expected: bool  # the script checks the record's owner and session
-    call: store.TransitionCall
-
-
-def claim_call(
-    token: str,
-    *,
-    attempt_id: str,
-    owner_id: int | str | None = None,
-    session_id: uuid.UUID | str | None = None,
-    take: store_counters.CounterUnit | None = None,
-) -> ClaimCall:
-    """:func:`card_claim`'s script call for these arguments, built (``ValueError`` for a bad
-    one) but not sent: nothing touches the store."""
+    if (owner_id is None) != (session_id is None):
+        raise ValueError("name both the expected owner and the expected session, or neither")
+    if card is None:
+        card = card_get(token)
+        if card is None:
+            return ClaimResult(status=ClaimStatus.GONE, card=None)
+    expected = {"args_hmac": card.args_hmac}
+    if owner_id is not None:
+        expected |= {"owner_hash": owner_hash(owner_id), "session_id": str(session_id)}
     digest = store.token_digest(token)
     now = store.now_ms()
     lease_ms = settings.LIGHTNOTE_EXECUTION_LEASE * 1000
-    expected: dict[str, str] | None = None
-    if owner_id is not None or session_id is not None:
-        if owner_id is None or session_id is None:
-            raise ValueError("name both the expected owner and the expected session, or neither")
-        expected = {"owner_hash": owner_hash(owner_id), "session_id": str(session_id)}
     # The running-cards index entry is added by the claim itself, only when it wins (one
     # round trip on a single Redis; on Cluster the entry follows the won claim as its own
     # command): a loser, a repeat or a refused owner leaves no entry behind.
-    call = store.transition_call(
+    result = store.record_transition(
         card_key(digest),
         from_states=(CardState.READY,),
         to_state=CardState.RUNNING,
@@ -195,8 +156,34 @@ def claim_call(
         index=store_scripts.IndexUpdate(RUNNING_INDEX_KEY, digest, score_ms=now + lease_ms),
         expect_record=expected,
         take=take,
+        deadline_ms=claim_deadline_ms(card),
     )
-    return ClaimCall(digest=digest, now_ms=now, expected=expected is not None, call=call)
+    if result.fields is None:
+        return ClaimResult(status=ClaimStatus.GONE, card=None)
+    stored = card_from_fields(digest, result.fields)
+    if result.status is store.TransitionStatus.LIMITED:
+        return ClaimResult(
+            status=ClaimStatus.LIMITED, card=stored, retry_after_ms=result.retry_after_ms
+        )
+    if result.status is store.TransitionStatus.LATE:
+        return ClaimResult(status=ClaimStatus.LATE, card=stored)
+    if result.applied:
+        return ClaimResult(status=ClaimStatus.CLAIMED, card=stored)
+    if stored.state == CardState.RUNNING:
+        lease_until = int(result.fields.get("lease_until") or 0)
+        return ClaimResult(
+            status=ClaimStatus.RUNNING, card=stored, lease_expired=0 < lease_until <= now
+        )
+    if stored.state == CardState.SETTLED:
+        return ClaimResult(status=ClaimStatus.SETTLED, card=stored)
+    if stored.state == CardState.REJECTED:
+        return ClaimResult(status=ClaimStatus.REJECTED, card=stored)
+    if stored.state == CardState.VOIDED:
+        return ClaimResult(status=ClaimStatus.GONE, card=None)
+    if stored.state == CardState.READY:
+        return ClaimResult(status=ClaimStatus.READY, card=stored)
+    logger.error("card %s is in an unknown state %r", digest[:12], stored.state)
+    return ClaimResult(status=ClaimStatus.GONE, card=None)
 
 
 def _outcome_json(outcome_kind: str, outcome: Mapping[str, Any], allowed: tuple[str, ...]) -> str:
@@ -205,6 +192,7 @@ def _outcome_json(outcome_kind: str, outcome: Mapping[str, Any], allowed: tuple[
     return canonical_json(dict(outcome))
 
 
+@confirmation_store()
 def card_settle(
     token: str, *, attempt_id: str, outcome_kind: str, outcome: Mapping[str, Any]
 ) -> bool:
@@ -213,86 +201,27 @@ def card_settle(
     Compare-and-set on the attempt: False when another attempt holds the card or it was
     already settled or resolved (the stored outcome then stands). A repeat by the same
     attempt with the same outcome answers True. The settled record is kept
-    ``LIGHTNOTE_SETTLED_TTL`` from now. (:class:`CardSettle` builds the call ahead.)
+    ``LIGHTNOTE_SETTLED_TTL`` from now. Best-effort scripts waiting to ride
+    (``store_scripts.riding_context``) travel in the same round trip.
     """
-    return CardSettle(token, attempt_id=attempt_id)(outcome_kind, outcome)
-
-
-class CardSettle:
-    """The settle (:func:`card_settle`) of the card ``attempt_id`` holds, whose script call
-    can be built ahead and sent later.
-
-    The confirm builds it (:meth:`prepare`) while its execution's COMMIT is with the database
-    (``agent.executor``), and sends it (calling the instance) once the COMMIT is known:
-    nothing reaches the store before then. A call prepared for another outcome (the
-    execution ended otherwise), or whose building failed, is built again when sent, where
-    its error is raised as :func:`card_settle`'s would be. The record's ``settled_at`` is
-    then the time the call was built, not the time it was sent.
-    """
-
-    __slots__ = ("_prepared", "attempt_id", "token")
-
-    def __init__(self, token: str, *, attempt_id: str) -> None:
-        self.token = token
-        self.attempt_id = attempt_id
-        self._prepared: tuple[str, Mapping[str, Any], store.TransitionCall] | None = None
-
-    def prepare(self, outcome_kind: str, outcome: Mapping[str, Any]) -> None:
-        """Build the call for ``outcome`` (this very object, unchanged until sent); never
-        raises, sends nothing."""
-        try:
-            self._prepared = (outcome_kind, outcome, self._call(outcome_kind, outcome))
-        except Exception:  # built again when sent, which raises it where a settle would
-            self._prepared = None
-
-    @confirmation_store()
-    def __call__(self, outcome_kind: str, outcome: Mapping[str, Any]) -> bool:
-        """Send the settle for ``outcome``: True when it applied (see :func:`card_settle`)."""
-        return store.run_transition(self._call_for(outcome_kind, outcome)).applied
-
-    def send_later(self, outcome_kind: str, outcome: Mapping[str, Any]) -> bool:
-        """Send the settle for ``outcome`` now and learn whether it applied at the end of the
-        request (``store_scripts.replies_at_end``, where one that did not is logged): True
-        when sent so. False, with nothing sent, where that cannot be done; the caller then
-        calls the instance. Only for an answer that does not depend on whether it applied
-        (``agent.execution.confirm``: a success)."""
-        try:
-            call = self._call_for(outcome_kind, outcome)
-            key = call.key
-
-            def checked(result: store.TransitionResult) -> None:
-                if not result.applied:  # see ``agent.execution.confirm``: the receipt stands
-                    logger.warning("card %s executed but its executor could not settle it", key)
-
-            return store.send_transition_later(call, checked)
-        except Exception:  # never after a COMMIT: the caller's own call raises it instead
-            logger.exception("the settle could not be sent ahead; sent as usual")
-            return False
-
-    def _call_for(self, outcome_kind: str, outcome: Mapping[str, Any]) -> store.TransitionCall:
-        prepared = self._prepared
-        if prepared is not None and prepared[0] == outcome_kind and prepared[1] is outcome:
-            return prepared[2]
-        return self._call(outcome_kind, outcome)
-
-    def _call(self, outcome_kind: str, outcome: Mapping[str, Any]) -> store.TransitionCall:
-        digest = store.token_digest(self.token)
-        return store.transition_call(
-            card_key(digest),
-            from_states=(CardState.RUNNING,),
-            to_state=CardState.SETTLED,
-            attempt=self.attempt_id,
-            require_attempt=True,
-            outcome=_outcome_json(outcome_kind, outcome, tuple(OutcomeKind)),
-            outcome_kind=outcome_kind,
-            ttl_ms=settings.LIGHTNOTE_SETTLED_TTL * 1000,
-            now_ms=store.now_ms(),
-            # Leaves the running-cards index in the same round trip. Should this attempt
-            # not hold the card any more, its holder's own settle or reconciliation settles
-            # it (and removes the entry).
-            index=store_scripts.IndexUpdate(RUNNING_INDEX_KEY, digest),
-            with_fields=False,  # only whether it applied is read
-        )
+    digest = store.token_digest(token)
+    result = store.record_transition(
+        card_key(digest),
+        from_states=(CardState.RUNNING,),
+        to_state=CardState.SETTLED,
+        attempt=attempt_id,
+        require_attempt=True,
+        outcome=_outcome_json(outcome_kind, outcome, tuple(OutcomeKind)),
+        outcome_kind=outcome_kind,
+        ttl_ms=settings.LIGHTNOTE_SETTLED_TTL * 1000,
+        now_ms=store.now_ms(),
+        # Leaves the running-cards index in the same round trip. Should this attempt not
+        # hold the card any more, its holder's own settle or reconciliation settles it
+        # (and removes the entry).
+        index=store_scripts.IndexUpdate(RUNNING_INDEX_KEY, digest),
+        with_fields=False,  # only whether it applied is read
+    )
+    return result.applied
 
 
 @confirmation_store()

@@ -16,7 +16,7 @@ import json
 import logging
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
@@ -28,7 +28,7 @@ from agent.control import (
     SealedCreate,
     card_key,
     confirmation_store,
-    live_record_get,
+    live_record_read,
     sealed_record_prepare,
     token_new,
 )
@@ -108,6 +108,9 @@ class Card:
     # Where the card was proposed: "chat" (the page and the API) or "mcp". Sealed by the
     # HMAC like every record field; records written before the field existed are "chat".
     channel: str = "chat"
+    # The store's own clock (ms since the epoch) when this copy was read; 0 when not known.
+    # A claim's deadline is counted from it (``card_transitions.claim_deadline_ms``).
+    read_at_ms: int = field(default=0, compare=False)
 
     def lease_passed(self, *, now: datetime | None = None) -> bool:
         """Return True when the card carries a lease and it has run out."""
@@ -301,8 +304,10 @@ def card_get(token: str) -> Card | None:
 @confirmation_store()
 def card_get_by_digest(digest: str) -> Card | None:
     """Return the card whose token has this digest (reconciliation knows only digests)."""
-    fields = live_record_get(card_key(digest), voided=CardState.VOIDED)
-    return None if fields is None else card_from_fields(digest, fields)
+    read = live_record_read(card_key(digest), voided=CardState.VOIDED)
+    if read is None or read.fields is None:
+        return None
+    return replace(card_from_fields(digest, read.fields), read_at_ms=read.server_ms)
 
 
 def card_binding_valid(card: Card) -> bool:

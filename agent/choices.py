@@ -23,11 +23,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from agent import card_transitions, choice_store, pending
-from agent.confirm_checks import session_access_for
 from agent.derived_cards import DerivedCard, derived_context, history_row, issue_derived_card
 from agent.models import AgentSession, Choice
 from agent.ratelimit import limit_new_card, limit_token_miss
-from agent.sessions import SessionAccess
+from agent.sessions import SessionAccess, session_access
 from lightnote.audit import audit_event
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
@@ -55,7 +54,7 @@ def choose(
         # LIGHTNOTE_RATE_LIMIT_TOKEN_MISSES (checked_choice answers the 410 below).
         limit_token_miss(actor=actor, kind="choice", action="choose")
     else:
-        access = session_access_for(request, session_id=session_id, owner=actor.subject)
+        access = session_access(session_id=session_id, owner=actor.subject)
         if access is SessionAccess.DELETED:
             raise LightNoteError("SESSION_NOT_FOUND", status=404)
         if access is not SessionAccess.OWN:

@@ -111,6 +111,14 @@ def live_record_get(key: str, *, voided: str) -> dict[str, str] | None:
     return fields
 
 
+def live_record_read(key: str, *, voided: str) -> store.RecordRead | None:
+    """:func:`live_record_get` with the server's clock at the read (one round trip)."""
+    read = store.record_read(key)
+    if read.fields is None or read.fields.get("state") == voided:
+        return None
+    return read
+
+
 def store_unavailable() -> LightNoteError:
     """Return the agent's 503: the confirmation machinery cannot answer right now."""
     return LightNoteError("CONFIRMATION_STORE_UNAVAILABLE", status=503)

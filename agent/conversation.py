@@ -45,7 +45,6 @@ from agent.turns import Turn
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages, translate
-from lightnote.write_statements import CommitUnknown, insert_statement, run_statements
 
 logger = logging.getLogger(__name__)
 
@@ -369,41 +368,27 @@ def _handle_message(
         },
     )
     # The turn's writes, one transaction: the session's touch, the messages, the cards'
-    # rows and their ``card.issued`` audit rows (lightnote.write_statements: one round trip
-    # on MariaDB, BEGIN and COMMIT included). Choice rows and a guard's audit row are the
-    # ORM's: a turn with them writes statement by statement in one transaction.
+    # rows, the choices, and their audit rows.
     # The touch comes first: it takes the session row's write lock before the inserts'
     # foreign-key checks take their shared one, so two turns of one conversation at once
     # (two tabs) wait for each other instead of deadlocking (each holding the shared lock,
     # each then asking for the write lock: MariaDB would refuse one with a 503).
-    first = [
-        sessions.touch_statement(session=session, first_text=text, pending_until=pending_until),
-        insert_statement([user_message, message]),
-    ]
-    if turn.card_rows:
-        first.append(lifecycle.issued_statement(turn.card_rows, message=message))
-    audit = turn.audit_statement()
-    rest = [audit] if audit is not None else []
     commits = not connection.in_atomic_block
     committing = False
     try:
-        offered = undoing is not None and undoing.card is not None
-        if turn.choice_rows or turn.chosen or verdict.replaced or corrected is not None or offered:
-            with transaction.atomic():
-                run_statements(first)
-                record_choices(turn, message=message)
-                if corrected is not None:
-                    card_corrections.record(turn, corrected)
-                if undoing is not None:
-                    card_undo.record_offer(turn, undoing)
-                run_statements(rest)
-                if verdict.replaced:
-                    audit_guard(verdict, actor=actor, session_id=session.id, original=original)
-                committing = commits  # what fails from here on is the COMMIT
-        else:
-            run_statements([*first, *rest], in_transaction=True)
-    except CommitUnknown as unknown:
-        _saved_after_all(unknown.__cause__ or unknown, session=session, message=message)
+        with transaction.atomic():
+            sessions.session_touch(session=session, first_text=text, pending_until=pending_until)
+            Message.objects.bulk_create([user_message, message])
+            lifecycle.record_issued(turn.card_rows, message=message)
+            record_choices(turn, message=message)
+            if corrected is not None:
+                card_corrections.record(turn, corrected)
+            if undoing is not None:
+                card_undo.record_offer(turn, undoing)
+            turn.flush_audit()
+            if verdict.replaced:
+                audit_guard(verdict, actor=actor, session_id=session.id, original=original)
+            committing = commits  # what fails from here on is the COMMIT
     except DatabaseError as error:
         if not committing:
             raise

@@ -34,12 +34,6 @@ from django.utils import timezone
 from agent import card_transitions, cards
 from agent.models import ActionCard, ActionReceipt, AgentSession, Message
 from lightnote.i18n import DEFAULT_LOCALE, message_template, translate
-from lightnote.write_statements import (
-    ConditionalUpdate,
-    Statement,
-    insert_statement,
-    run_statements,
-)
 
 logger = logging.getLogger(__name__)
 
@@ -91,54 +85,29 @@ def record_issued(rows: list[ActionCard], *, message: Message | None) -> None:
 
     ``message`` is None for cards proposed without a chat turn (the MCP server's).
     """
-    if rows:
-        run_statements([issued_statement(rows, message=message)])
-
-
-def issued_statement(rows: list[ActionCard], *, message: Message | None) -> Statement:
-    """The INSERT of the turn's card rows (built once per number of rows), for the turn's
-    batch of writes (``lightnote.write_statements``)."""
     for row in rows:
         row.message = message
-    return insert_statement(rows)
+    if rows:
+        ActionCard.objects.bulk_create(rows)
 
 
 def _not_final() -> Q:
     return ~Q(state=ActionCard.State.SETTLED, outcome_kind__in=FINAL_KINDS)
 
 
-# ``succeeded_statement``'s UPDATE, built once (it is on every confirm's path): the row,
-# unless it already holds a final outcome (the same guard as ``_not_final``), linked to the
-# receipt with the card's id, which the same batch inserted just before (the database reads
-# the receipt's key, so both travel in one round trip).
-_SETTLE_SUCCEEDED = ConditionalUpdate(
-    ActionCard,
-    fields=("state", "outcome_kind", "error", "settled_at"),
-    where="NOT (state = %s AND outcome_kind IN (%s, %s))",
-    also_set=(
-        f"{ActionCard._meta.get_field('receipt').column} = (SELECT {ActionReceipt._meta.pk.column} "  # noqa: S608
-        f"FROM {ActionReceipt._meta.db_table} WHERE action_id = %s)"
-    ),
-    set_params_as=ActionReceipt._meta.get_field("action_id"),
-)
+def record_succeeded(card_id: str, *, receipt: ActionReceipt) -> None:
+    """Settle the row as succeeded, linked to ``receipt``: one UPDATE, unless the row already
+    holds a final outcome.
 
-
-def succeeded_statement(card_id: str, *, receipt: ActionReceipt) -> Statement:
-    """The UPDATE settling the row as succeeded, linked to ``receipt`` (inserted before it).
-
-    Needs: the durable execution transaction that inserts ``receipt``, so both commit
+    Needs: the durable execution transaction that inserted ``receipt``, so both commit
     together (a lost COMMIT loses both; the receipt lookup then finds neither).
     """
-    return _SETTLE_SUCCEEDED.statement(
-        card_id,
-        {
-            "state": ActionCard.State.SETTLED,
-            "outcome_kind": ActionCard.OutcomeKind.SUCCEEDED,
-            "error": None,
-            "settled_at": receipt.settled_at,
-        },
-        set_params=(receipt.action_id,),
-        where_params=(ActionCard.State.SETTLED, *FINAL_KINDS),
+    ActionCard.objects.filter(_not_final(), id=card_id).update(
+        state=ActionCard.State.SETTLED,
+        outcome_kind=ActionCard.OutcomeKind.SUCCEEDED,
+        receipt=receipt,
+        error=None,
+        settled_at=receipt.settled_at,
     )
 
 

@@ -10,7 +10,6 @@ a fresh one.
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 from django.db import connection
@@ -23,34 +22,6 @@ def drop_connection() -> None:
     """Close this thread's connection after a lost one, so the next query opens a fresh one."""
     if not connection.in_atomic_block:
         connection.close()
-
-
-# Action ids this process has seen backed by a succeeded receipt. Such a row is never
-# changed or removed while its owner exists (a voided receipt takes only an empty slot), so
-# "backed" stays true: a repeated confirm of a success asks the database once per process
-# and card, not every time. Only positive answers are kept; bounded, cleared when full.
-_SUCCEEDED_SEEN: set[str] = set()
-_SUCCEEDED_SEEN_MAX = 4096
-_succeeded_lock = threading.Lock()
-
-
-def remember_succeeded(action_id: str) -> None:
-    """Note that a succeeded receipt holds ``action_id``'s slot (committed: seen or written)."""
-    with _succeeded_lock:
-        if len(_SUCCEEDED_SEEN) >= _SUCCEEDED_SEEN_MAX:
-            _SUCCEEDED_SEEN.clear()
-        _SUCCEEDED_SEEN.add(str(action_id))
-
-
-def forget_succeeded() -> None:
-    """Forget every remembered slot (as a fresh process would; for tests)."""
-    with _succeeded_lock:
-        _SUCCEEDED_SEEN.clear()
-
-
-def succeeded_seen(action_id: str) -> bool:
-    """Whether this process has seen a succeeded receipt hold ``action_id``'s slot."""
-    return str(action_id) in _SUCCEEDED_SEEN
 
 
 def find_receipt(action_id: str) -> ActionReceipt | None:

@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import logging
 import uuid
-from typing import Any
 
-from django.db import DatabaseError, router
+from django.db import DatabaseError
 
 from agent import card_transitions, cards, lifecycle
 from agent.card_audit import audit_card
@@ -27,9 +26,8 @@ from agent.cards import CardState, OutcomeKind
 from agent.confirm_answers import Answer, outcome_from_receipt, running_answer, settled_answer
 from agent.confirm_checks import record_invalid
 from agent.models import ActionReceipt
-from agent.receipts import drop_connection, find_receipt, remember_succeeded, succeeded_seen
+from agent.receipts import drop_connection, find_receipt
 from lightnote.audit import audit_event
-from lightnote.compiled_queries import STAND_IN_UUIDS, compiled_select
 from lightnote.errors import LightNoteError
 
 logger = logging.getLogger(__name__)
@@ -111,40 +109,15 @@ def answer_for_state(card: cards.Card, *, locale: str) -> Answer | None:
     return None
 
 
-def _succeeded_receipt_query(action_id: uuid.UUID) -> Any:
-    return ActionReceipt.objects.filter(
-        action_id=action_id, status=ActionReceipt.Status.SUCCEEDED
-    ).values_list("id")[:1]
-
-
 def _has_succeeded_receipt(action_id: str) -> bool:
-    """Whether a succeeded receipt holds the slot of ``action_id``: every repeated confirm
-    of a success asks. A slot this process has seen held by one is not asked again (such a
-    row never goes away, ``receipts.remember_succeeded``); otherwise the query is compiled
-    once (``lightnote.compiled_queries``)."""
+    """Whether a succeeded receipt holds the slot of ``action_id`` (one query)."""
     try:
         key = uuid.UUID(action_id)
     except ValueError:
         return False
-    if succeeded_seen(action_id):
-        return True
-    if _succeeded_receipt_in_database(key):
-        remember_succeeded(action_id)
-        return True
-    return False
-
-
-def _succeeded_receipt_in_database(key: uuid.UUID) -> bool:
-    compiled = compiled_select(
-        "agent.succeeded_receipt",
-        _succeeded_receipt_query,
-        alias=router.db_for_read(ActionReceipt),
-        stand_ins=STAND_IN_UUIDS[:1],
-        other_stand_ins=STAND_IN_UUIDS[1:],
-    )
-    if compiled is None:  # a shape that cannot be compiled: the ORM each time
-        return _succeeded_receipt_query(key).exists()
-    return bool(compiled.rows(key))
+    return ActionReceipt.objects.filter(
+        action_id=key, status=ActionReceipt.Status.SUCCEEDED
+    ).exists()
 
 
 def _check_success_has_receipt(card: cards.Card) -> None:

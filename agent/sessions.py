@@ -6,27 +6,21 @@ through here, so a deleted session is 404 everywhere and another user's is never
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Callable
-from datetime import datetime, tzinfo
+from datetime import datetime
 from enum import StrEnum
 from typing import Any, NamedTuple
 
 from django.core.exceptions import ValidationError
-from django.db import connections, router, transaction
-from django.db.models import QuerySet, TextField
-from django.db.models.functions import Cast
+from django.db import transaction
+from django.db.models import Case, F, QuerySet, Value, When
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
 
 from agent import choice_store, lifecycle
 from agent.models import TITLE_MAX, ActionCard, AgentSession, Message
 from lightnote.audit import audit_event
-from lightnote.compiled_queries import STAND_IN_INTS, STAND_IN_UUIDS, compiled_select
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
-from lightnote.write_statements import ConditionalUpdate, Result, Statement
 
 define_messages(
     {
@@ -107,105 +101,16 @@ def recent_messages(*, session: AgentSession, limit: int) -> list[RecentMessage]
     return [RecentMessage(*row) for row in rows[:limit]]
 
 
-# What the history query reads of the session: the columns its filter does not fix (the
-# owner is the caller; a live, ordinary session has no ``deleted_at`` nor admin context).
-# Its times come as text (``Cast``): they repeat on every row, and the driver would parse
-# each one (mysqlclient parses a DATETIME in Python, about 3.5 µs: two times on 20 rows;
-# about 65 µs of a card turn's CPU, measured); the first row's are parsed here
-# (``_stored_time``).
-_RECENT_SESSION_TIMES = ("created_at", "updated_at", "pending_until")
-_RECENT_SESSION_COLUMNS: tuple[Any, ...] = (
-    "session_id",
-    "session__title",
-    *(Cast(f"session__{name}", output_field=TextField()) for name in _RECENT_SESSION_TIMES),
-)
-
-
-_RECENT_SESSION_POSITIONS = frozenset(
-    range(len(RECENT_MESSAGE_COLUMNS), len(RECENT_MESSAGE_COLUMNS) + len(_RECENT_SESSION_COLUMNS))
-)
-
-
-def _recent_query(limit: int) -> Callable[[uuid.UUID, int], Any]:
-    def build(session_id: uuid.UUID, owner_id: int) -> Any:
-        return (
-            Message.objects.filter(
-                session_id=session_id,
-                session__owner_id=owner_id,
-                session__deleted_at__isnull=True,
-                session__admin_context__isnull=True,  # an ordinary conversation (session_get)
-            )
-            .order_by("-created_at", "-id")
-            .values_list(*RECENT_MESSAGE_COLUMNS, *_RECENT_SESSION_COLUMNS)[:limit]
-        )
-
-    return build
-
-
-def _recent_rows(session_id: uuid.UUID, owner_id: int, limit: int) -> list[Any]:
-    """The history query's rows: compiled once per thread and ``limit`` (every message turn
-    runs it; building it with the ORM cost about as much as running it)."""
-    build = _recent_query(limit)
-    compiled = compiled_select(
-        ("agent.session_recent", limit),
-        build,
-        alias=router.db_for_read(Message),
-        stand_ins=(STAND_IN_UUIDS[0], STAND_IN_INTS[0]),
-        other_stand_ins=(STAND_IN_UUIDS[1], STAND_IN_INTS[1]),
-    )
-    if compiled is None:  # a shape that cannot be compiled: the ORM each time
-        return list(build(session_id, owner_id))
-    # The session's columns are read from the first row only (the same on every row).
-    return compiled.rows(session_id, owner_id, first_row_only=_RECENT_SESSION_POSITIONS)
-
-
-def _stored_time(text: str | None, zone: tzinfo | None) -> datetime | None:
-    """A session time as the history query reads it (a ``DateTimeField`` cast to text,
-    ``YYYY-MM-DD HH:MM:SS[.ffffff]`` in the connection's zone ``zone`` on MariaDB and
-    SQLite), as the ORM would return it: aware, in that zone."""
-    if text is None:
-        return None
-    parsed = parse_datetime(text)
-    if parsed is None:
-        raise ValueError(f"not a stored time: {text!r}")
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=zone)
-
-
 def session_get_with_recent(
     *, session_id: Any, owner: Any, limit: int
 ) -> tuple[AgentSession, list[RecentMessage]]:
     """Return ``owner``'s live session and its ``limit`` latest messages, newest first.
 
-    One query (the messages' role, text and payload ``reads``, joined to the session's
-    columns that its filter does not fix) when the session has messages; a session without
-    any costs a second one (:func:`session_get`). Unknown, deleted or another user's: 404,
-    as for :func:`session_get`.
+    Two queries: the session (:func:`session_get`: unknown, deleted or another user's is a
+    404) and its messages' role, text and ``reads`` (:func:`recent_messages`).
     """
-    width = len(RECENT_MESSAGE_COLUMNS)
-    owner_id = getattr(owner, "pk", owner)
-    try:
-        rows = _recent_rows(uuid.UUID(str(session_id)), int(owner_id), limit)
-    except (ValidationError, ValueError):
-        rows = []
-    if not rows:
-        return session_get(session_id=session_id, owner=owner), []
-    found_id, title, *times = rows[0][width:]
-    zone = connections[router.db_for_read(Message)].timezone
-    created_at, updated_at, pending_until = (_stored_time(text, zone) for text in times)
-    values = {
-        "id": found_id,
-        "owner_id": owner_id,
-        "title": title,
-        "created_at": created_at,
-        "updated_at": updated_at,
-        "pending_until": pending_until,
-        "deleted_at": None,
-        "admin_context_id": None,
-    }
-    # Every concrete field, or a KeyError: a field added to the model must be read here.
-    names = [field.attname for field in AgentSession._meta.concrete_fields]
-    session = AgentSession.from_db(Message.objects.db, names, [values[name] for name in names])
-    return session, [RecentMessage(*row[:width]) for row in rows]
+    session = session_get(session_id=session_id, owner=owner)
+    return session, recent_messages(session=session, limit=limit)
 
 
 def context_session_get(*, session_id: Any, actor: ActorContext) -> AgentSession:
@@ -300,45 +205,29 @@ def session_open_for(*, actor: ActorContext) -> AgentSession:
     return session
 
 
-# ``touch_statement``'s UPDATEs, built once: every message turn makes one. The titling one
-# titles only an untitled row (a rename meanwhile wins) and moves the times either way.
-_TOUCH = ConditionalUpdate(AgentSession, fields=("updated_at", "pending_until"))
-_TOUCH_TITLED = ConditionalUpdate(
-    AgentSession,
-    fields=("updated_at", "pending_until"),
-    also_set="title = CASE WHEN title = '' THEN %s ELSE title END",
-)
-
-
-def touch_statement(
+def session_touch(
     *,
     session: AgentSession,
     first_text: str | None = None,
     pending_until: datetime | None = None,
-) -> Statement:
-    """The UPDATE moving the session's ``updated_at`` and setting its ``pending_until``,
-    titling it from ``first_text`` if untitled; ``session`` shows the change once it ran.
+) -> None:
+    """Move the session's ``updated_at``, set its ``pending_until`` and title it from
+    ``first_text`` if untitled (one UPDATE); ``session`` shows the change.
 
     ``pending_until``: when the pending question this turn stored expires (None: the turn
-    left none). Needs: the message turn's transaction.
+    left none). A rename meanwhile wins: only an untitled row takes the title. Needs: the
+    message turn's transaction.
     """
     now = timezone.now()
-    changes = {"updated_at": now, "pending_until": pending_until}
-    title = None
-    if first_text is not None and not session.title:
-        title = title_from_text(first_text)
-
-    def done(result: Result) -> None:
-        if title is not None:
-            session.title = title
-        session.updated_at = now
-        session.pending_until = pending_until
-
+    changes: dict[str, Any] = {"updated_at": now, "pending_until": pending_until}
+    title = title_from_text(first_text) if first_text is not None and not session.title else None
     if title is not None:
-        # A rename meanwhile wins: only an untitled row takes the title; the times (and
-        # with them the pending question's hint) are written either way.
-        return _TOUCH_TITLED.statement(session.id, changes, set_params=(title,), done=done)
-    return _TOUCH.statement(session.id, changes, done=done)
+        changes["title"] = Case(When(title="", then=Value(title)), default=F("title"))
+    AgentSession.objects.filter(id=session.id).update(**changes)
+    if title is not None:
+        session.title = title
+    session.updated_at = now
+    session.pending_until = pending_until
 
 
 def may_have_pending(session: AgentSession) -> bool:

@@ -10,7 +10,6 @@ from contextvars import ContextVar
 from typing import Any
 
 from lightnote.models import AuditEvent
-from lightnote.write_statements import Result, Statement, insert_statement, run_statements
 
 logger = logging.getLogger(__name__)
 
@@ -57,20 +56,11 @@ def audit_entry(
 
 def audit_events(events: list[AuditEvent]) -> None:
     """Record several events in one INSERT; ``details`` JSON-safe, never a raw token."""
-    if events:
-        run_statements([audit_statement(events)])
-
-
-def audit_statement(events: list[AuditEvent]) -> Statement:
-    """The INSERT recording ``events`` (built once per number of rows,
-    ``lightnote.write_statements``), for a caller that sends it with other writes: the
-    confirm and the card-issuing turn. Each event is logged once it is written."""
-
-    def written(result: Result) -> None:
-        for event in events:
-            logger.info("audit %s code=%s action=%s", event.event_type, event.code, event.action_id)
-
-    return insert_statement(events, then=written)
+    if not events:
+        return
+    AuditEvent.objects.bulk_create(events)
+    for event in events:
+        logger.info("audit %s code=%s action=%s", event.event_type, event.code, event.action_id)
 
 
 def audit_event(

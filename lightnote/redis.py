@@ -8,9 +8,6 @@ embedded default, with Lua through lupa), ``redis://`` / ``rediss://`` a real on
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from typing import Any
 
 import fakeredis
@@ -38,68 +35,6 @@ def _retry() -> Retry:
     """One quick retry, no backoff: redis-py's default retries with exponential backoff would
     turn an outage into a 5+ second wait before the fail-closed 503."""
     return Retry(NoBackoff(), 1)
-
-
-# The pooled connection each pool lends the current context (:func:`one_connection`):
-# ``id(pool) -> (pool, connection)``; None outside such a context.
-_held: ContextVar[dict[int, tuple[Any, Any]] | None] = ContextVar(
-    "lightnote_redis_held", default=None
-)
-
-
-class ConnectionPool(redis.ConnectionPool):
-    """redis-py's pool (``CONNECTION_POOL_CLASS``), which inside :func:`one_connection` lends
-    the context one connection for every command sent through it (script calls, plain
-    commands, pipelines): taken at the first checkout, its returns ignored until the context
-    ends. Outside, it is redis-py's pool unchanged."""
-
-    def get_connection(self, *args: Any, **kwargs: Any) -> Any:
-        held = _held.get()
-        if held is None:
-            return super().get_connection(*args, **kwargs)
-        lent = held.get(id(self))
-        if lent is None:
-            lent = held[id(self)] = (self, super().get_connection(*args, **kwargs))
-        return lent[1]
-
-    def release(self, connection: Any) -> None:
-        held = _held.get()
-        if held is not None and held.get(id(self), (None, None))[1] is connection:
-            return  # lent to this context until it ends
-        super().release(connection)
-
-
-@contextmanager
-def one_connection() -> Iterator[None]:
-    """Inside, every command on a pool of :class:`ConnectionPool` (the store's, for a
-    ``redis://`` URL) uses one connection of it, taken at the first and given back at the
-    end: a confirm's claim, its settle and whatever else it sends (a repeat's tally) cost
-    one checkout, and a request never holds two connections of one pool at once (redis-py
-    caps a pool at 100: a request holding a second while others held their first could
-    find it empty). A script call that fails on it closes it
-    (``store_scripts``), and redis-py closes it on a connection error, so no reply is left
-    unread for the next command. fakeredis and Cluster clients have no such pool: each
-    command there takes its own, as outside."""
-    holder: dict[int, tuple[Any, Any]] = {}
-    reset = _held.set(holder)
-    try:
-        yield
-    finally:
-        _held.reset(reset)
-        for pool, connection in holder.values():
-            pool.release(connection)
-
-
-def take_connection(pool: Any) -> Any:
-    """A connection of ``pool`` that the caller gives back itself (``pool.release``), later
-    than the context it was taken in may end: inside :func:`one_connection`, the one lent to
-    the context, which the context then neither gives back nor lends again (its next command
-    takes another); elsewhere an ordinary checkout."""
-    connection = pool.get_connection()
-    held = _held.get()
-    if held is not None and held.get(id(pool), (None, None))[1] is connection:
-        del held[id(pool)]
-    return connection
 
 
 class ConnectionFactory(DjangoRedisConnectionFactory):

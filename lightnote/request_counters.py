@@ -3,28 +3,21 @@
 ``make bench`` turns this on in its own server with ``LIGHTNOTE_REQUEST_COUNTERS=1``; every
 response then carries ``X-LightNote-SQL`` (statements, as Django's ``CaptureQueriesContext``
 counts them: SAVEPOINTs included), ``X-LightNote-SQL-Writes`` (INSERT / UPDATE / DELETE /
-REPLACE among them), ``X-LightNote-SQL-Round-Trips`` (what went to the database: a batch of
-statements sent together, ``lightnote.write_statements.run_statements``, is one round trip
-but each of its statements counts in ``X-LightNote-SQL``; on MariaDB the ``SET
-autocommit=1`` after each Django transaction, which Django does not log, is one more) and
-``X-LightNote-Redis`` (round trips: one command, one script call or one whole pipeline
-each). The numbers are counted where the bytes leave the process, never estimated. Tests
-use :func:`count_requests` around a block for the same figures.
+REPLACE among them) and ``X-LightNote-Redis`` (round trips: one command, one script call or
+one whole pipeline each). Tests use :func:`count_requests` around a block for the same
+figures.
 
-Off by default: the first counted block patches redis-py's connection class and Django's
-MySQL backend (which ``lightnote.db_backends.mysql`` extends; the patch counts turning
-autocommit back on) once per process, which a production server does not need.
+Off by default: the first counted block wraps redis-py's ``send_packed_command`` once per
+process (one send is one round trip), which a production server never does.
 """
 
 from __future__ import annotations
 
 import contextlib
-import itertools
-import re
 import threading
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import connections
@@ -39,18 +32,8 @@ class Counts:
     sql: int = 0
     sql_writes: int = 0
     redis: int = 0
-    sql_round_trips: int = 0
     statements: list[str] | None = None
-    batches: dict[str, list[str]] = field(default_factory=dict)
     parent: Counts | None = None
-
-    def record_sent(self, sql: str) -> None:
-        """Count one round trip to the database: one statement, or a noted batch's each."""
-        self.sql_round_trips += 1
-        tagged = _BATCH_TAG.match(sql)
-        parts = self.batches.get(tagged.group(1)) if tagged else None
-        for part in parts if parts is not None else [sql]:
-            self.record_sql(part)
 
     def record_sql(self, sql: str) -> None:
         self.sql += 1
@@ -61,23 +44,6 @@ class Counts:
 
 
 _current: ContextVar[Counts | None] = ContextVar("lightnote_request_counts", default=None)
-_BATCH_TAG = re.compile(r"/\* lightnote batch (#\d+) \*/")
-_batch_numbers = itertools.count(1)
-
-
-def note_batch(parts: list[str]) -> str:
-    """Tell the counted blocks around this call that the next statement is a batch of
-    ``parts``; return its tag, which the batch's SQL carries (empty when nothing counts)."""
-    counts = _current.get()
-    if counts is None:
-        return ""
-    tag = f"#{next(_batch_numbers)}"
-    while counts is not None:
-        counts.batches[tag] = parts
-        counts = counts.parent
-    return tag
-
-
 _patch_lock = threading.Lock()
 _patched = False
 
@@ -102,48 +68,16 @@ def _patch_redis() -> None:
         _patched = True
 
 
-_autocommit_patched = False
-
-
-def _patch_mysql_autocommit() -> None:
-    """Count turning autocommit back on after a transaction on MariaDB: mysqlclient sends
-    ``SET autocommit=1`` (a round trip) but Django logs no statement for it."""
-    global _autocommit_patched
-    with _patch_lock:
-        if _autocommit_patched:
-            return
-        try:
-            from django.db.backends.mysql.base import DatabaseWrapper
-        except ImportError:  # pragma: no cover - mysqlclient is a dependency
-            return
-        original = DatabaseWrapper._set_autocommit  # type: ignore[attr-defined]
-
-        def _set_autocommit(self: Any, autocommit: bool) -> Any:
-            counts = _current.get()
-            if counts is not None and autocommit and not self.connection.get_autocommit():
-                while counts is not None:
-                    counts.sql_round_trips += 1
-                    counts = counts.parent
-            return original(self, autocommit)
-
-        DatabaseWrapper._set_autocommit = _set_autocommit  # type: ignore[attr-defined]
-        _autocommit_patched = True
-
-
 @contextlib.contextmanager
 def count_requests(*, keep_statements: bool = False) -> Iterator[Counts]:
     """Count SQL statements (every database alias) and Redis round trips inside the block.
 
     SQL is counted as ``CaptureQueriesContext`` counts it (it is used here): every
-    statement, SAVEPOINT and RELEASE, and the BEGIN and COMMIT of each transaction; a batch
-    sent as one round trip counts each of its statements (``sql``) and one round trip
-    (``sql_round_trips``, which also counts what Django sends without logging a statement:
-    on MariaDB, autocommit turned back on after each transaction).
+    statement, SAVEPOINT and RELEASE included.
     """
     from django.test.utils import CaptureQueriesContext  # only where something is counted
 
     _patch_redis()
-    _patch_mysql_autocommit()
     counts = Counts(statements=[] if keep_statements else None, parent=_current.get())
     token = _current.set(counts)
     captures = [CaptureQueriesContext(connections[alias]) for alias in connections]
@@ -155,7 +89,7 @@ def count_requests(*, keep_statements: bool = False) -> Iterator[Counts]:
         for capture in captures:
             capture.__exit__(None, None, None)
             for query in capture.captured_queries:
-                counts.record_sent(query["sql"])
+                counts.record_sql(query["sql"])
         _current.reset(token)
 
 
@@ -172,5 +106,4 @@ class RequestCountersMiddleware:
         response["X-LightNote-SQL"] = str(counts.sql)
         response["X-LightNote-SQL-Writes"] = str(counts.sql_writes)
         response["X-LightNote-Redis"] = str(counts.redis)
-        response["X-LightNote-SQL-Round-Trips"] = str(counts.sql_round_trips)
         return response

@@ -94,8 +94,7 @@ def database_from_url(url: str) -> dict[str, object]:
             )
         query = {key: values[-1] for key, values in parse_qs(parts.query).items()}
         return {
-            # Django's MySQL backend, minus a COMMIT with nothing open (lightnote.db_backends).
-            "ENGINE": "lightnote.db_backends.mysql",
+            "ENGINE": "django.db.backends.mysql",
             "NAME": unquote(parts.path.strip("/")),
             "USER": unquote(parts.username or ""),
             "PASSWORD": unquote(parts.password or ""),
@@ -170,10 +169,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # Outermost: store replies a request left for its end are read before its response
-    # leaves (a confirm's settle; lightnote/store_replies.py).
-    "lightnote.store_replies.StoreRepliesMiddleware",
-    # Then: an oversized body is refused unread; a lost database answers 503 (security.md).
+    # Outermost: an oversized body is refused unread; a lost database answers 503 (security.md).
     "lightnote.http_guards.HostileInputMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
@@ -243,8 +239,6 @@ CACHES = {
         "OPTIONS": {
             "SOCKET_CONNECT_TIMEOUT": REDIS_SOCKET_TIMEOUT,
             "SOCKET_TIMEOUT": REDIS_SOCKET_TIMEOUT,
-            # Lends a confirm one connection for all its commands (lightnote/redis.py).
-            "CONNECTION_POOL_CLASS": "lightnote.redis.ConnectionPool",
         },
     }
 }
@@ -372,6 +366,17 @@ SPECTACULAR_SETTINGS = {
 
 LIGHTNOTE_CONFIRMATION_TTL = env_int("LIGHTNOTE_CONFIRMATION_TTL", 300, minimum=1)
 LIGHTNOTE_EXECUTION_LEASE = env_int("LIGHTNOTE_EXECUTION_LEASE", 30, minimum=1)
+# How long after a confirm read its card a claim may still apply, in the store's clock
+# (record_transition.lua's deadline): at most half the Redis socket timeout, so a claim that
+# applies has its answer back before the request gives up; a later one is refused, nothing
+# written, and the card stays confirmable after the 503.
+LIGHTNOTE_CLAIM_DEADLINE_MS = env_int(
+    "LIGHTNOTE_CLAIM_DEADLINE_MS", max(25, int(REDIS_SOCKET_TIMEOUT * 500)), minimum=10
+)
+if LIGHTNOTE_CLAIM_DEADLINE_MS >= REDIS_SOCKET_TIMEOUT * 1000:
+    raise ImproperlyConfigured(
+        "LIGHTNOTE_CLAIM_DEADLINE_MS must be shorter than LIGHTNOTE_REDIS_TIMEOUT_MS"
+    )
 LIGHTNOTE_SETTLED_TTL = env_int("LIGHTNOTE_SETTLED_TTL", 86_400, minimum=60)
 LIGHTNOTE_IDEMPOTENCY_TTL = env_int("LIGHTNOTE_IDEMPOTENCY_TTL", 86_400, minimum=60)
 # How long a clarifying question waits for its answer (the session's pending request).

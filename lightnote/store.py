@@ -42,7 +42,6 @@ from lightnote.store_scripts import (
     index_in_script,
     ride,
     run_script,
-    send_now_read_later,
     store_call,
 )
 
@@ -70,10 +69,10 @@ __all__ = [
     "record_delete",
     "record_get",
     "record_key",
+    "record_read",
     "record_transition",
     "records_delete",
     "run_transition",
-    "send_transition_later",
     "token_digest",
     "transition_call",
     "value_get",
@@ -148,6 +147,7 @@ class TransitionStatus(StrEnum):
     REFUSED = "refused"
     MISSING = "missing"
     LIMITED = "limited"  # every condition held, but the counter's limit is reached
+    LATE = "late"  # every condition held, but the call's deadline had passed when it arrived
 
 
 _TRANSITION_CODES = {
@@ -156,6 +156,7 @@ _TRANSITION_CODES = {
     0: TransitionStatus.REFUSED,
     -1: TransitionStatus.MISSING,
     3: TransitionStatus.LIMITED,
+    4: TransitionStatus.LATE,
 }
 
 
@@ -253,6 +254,23 @@ def record_create(
     return create.result(run_script("record_create", key=key, args=list(create.call.args)))
 
 
+@dataclass(frozen=True)
+class RecordRead:
+    """A record's fields (None when unknown or expired) and the server's clock when it was
+    read, in milliseconds since the epoch."""
+
+    fields: dict[str, str] | None
+    server_ms: int
+
+
+def record_read(key: str) -> RecordRead:
+    """Read the record at ``key`` and the server's clock in one round trip (a script)."""
+    reply = run_script("record_read", key=key, args=[])
+    seconds, microseconds, *flat = reply
+    fields = decode_fields(flat) if flat else None
+    return RecordRead(fields=fields, server_ms=int(seconds) * 1000 + int(microseconds) // 1000)
+
+
 def record_get(key: str) -> dict[str, str] | None:
     """Return the record's fields, or None when it is unknown or expired."""
     with store_call():
@@ -296,6 +314,7 @@ def transition_call(
     expect_record: Mapping[str, str] | None = None,
     take: CounterUnit | None = None,
     with_fields: bool = True,
+    deadline_ms: int | None = None,
 ) -> TransitionCall:
     """Build the one compare-and-set that moves the record from one of ``from_states`` to
     ``to_state``, checked (``ValueError``) but not sent (:func:`run_transition` sends it;
@@ -327,6 +346,12 @@ def transition_call(
 
     ``with_fields=False``: the reply carries no fields (``fields`` is None whatever the
     status), for a caller that reads only whether the transition applied.
+
+    ``deadline_ms`` (milliseconds of the *server's* clock, e.g. :func:`record_read`'s
+    ``server_ms`` plus a budget): a transition that would apply but reaches Redis after it is
+    refused with LATE and writes nothing, so a call queued behind a stalled server, or
+    re-sent after its request gave up, never moves the record. A repeat by the same
+    attempt still answers ALREADY.
     """
     states = list(from_states)
     if not states:
@@ -339,6 +364,8 @@ def transition_call(
         raise ValueError("outcome and outcome_kind go together")
     if ttl_ms < 0 or now_ms < 0 or (lease_ms is not None and lease_ms < 0):
         raise ValueError("ttl_ms, lease_ms and now_ms must not be negative")
+    if deadline_ms is not None and deadline_ms < 0:
+        raise ValueError("deadline_ms must not be negative")
     args = [
         " ".join(states),
         to_state,
@@ -355,6 +382,7 @@ def transition_call(
         *(index.script_args() if index is not None and index_in_script() else _NO_INDEX_ARGS),
         *(take.script_args() if take is not None else _NO_LIMIT_ARGS),
         "1" if with_fields else "0",
+        "" if deadline_ms is None else str(deadline_ms),
     ]
     for name, value in (expect_record or {}).items():
         if not isinstance(name, str) or not name or not isinstance(value, str):
@@ -388,28 +416,6 @@ def _transition_result(call: TransitionCall, reply: Any) -> TransitionResult:
         return TransitionResult(status=status, fields=None, retry_after_ms=retry_after_ms)
     return TransitionResult(
         status=status, fields=decode_fields(reply[first_field:]), retry_after_ms=retry_after_ms
-    )
-
-
-def send_transition_later(
-    call: TransitionCall, on_result: Callable[[TransitionResult], None]
-) -> bool:
-    """Send a :func:`transition_call` now and read its reply at the end of the request
-    (:func:`~lightnote.store_scripts.send_now_read_later`), where ``on_result`` gets the
-    result (not called when the reply could not be had: that is logged). False, nothing
-    sent, where that cannot be done (the caller then sends it with :func:`run_transition`).
-    For a call with an index and no counter, whose caller's answer does not depend on it."""
-    if call.index is None or call.take is not None:
-        return False
-
-    def on_reply(reply: Any) -> None:
-        if isinstance(reply, Exception):
-            logger.warning("transition on %s not confirmed: %s", call.key, reply)
-            return
-        on_result(_transition_result(call, reply))
-
-    return send_now_read_later(
-        "record_transition", key=call.key, args=call.args, index=call.index, on_reply=on_reply
     )
 
 

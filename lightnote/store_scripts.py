@@ -2,13 +2,14 @@
 
 :mod:`lightnote.store` (records, indexes, values, generations) and
 :mod:`lightnote.store_counters` (counters, tallies) are built on what this module sends: one
-script on one key (loaded once, re-sent by SHA: :func:`run_script`), which on a single Redis
-also makes a sorted-set index change (:class:`IndexUpdate`) or takes a counter unit in the
-same call, and on Cluster, where the index lives in another slot, is followed by the index
-change; independent one-key scripts in one round trip (:func:`scripts_run`; one after
-another on Cluster, whose pipelines take no script); best-effort scripts that ride with the
-next pipeline (:func:`riding_context`, :func:`ride`). Every key passes through ``KEYS``; a
-script names keys of one hash tag only (Cluster keeps working).
+script on one key (registered once with redis-py's ``register_script``, sent by SHA:
+:func:`run_script`), which on a single Redis also makes a sorted-set index change
+(:class:`IndexUpdate`) or takes a counter unit in the same call, and on Cluster, where the
+index lives in another slot, is followed by the index change; independent one-key scripts in
+one redis-py pipeline (:func:`scripts_run`; one after another on Cluster, whose pipelines
+take no script); best-effort scripts that ride with the next pipeline
+(:func:`riding_context`, :func:`ride`). Every key passes through ``KEYS``; a script names
+keys of one hash tag only (Cluster keeps working).
 
 Fail closed: every error that means "the store could not answer" becomes
 :class:`StoreUnavailable` (:func:`store_call`); it is never read as "no record".
@@ -24,22 +25,12 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-import redis
 from redis.cluster import RedisCluster
 from redis.commands.core import Script
-from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import NoScriptError
 
-from lightnote import redis as redis_connections
 from lightnote.redis import STORE_ERRORS, get_redis
 from lightnote.redis_scripts import script_text
-
-_pack_command: Callable[[tuple[Any, ...]], bytes] | None
-try:
-    import hiredis
-
-    _pack_command = hiredis.pack_command  # type: ignore[assignment]  # its stub says a 1-tuple
-except ImportError:  # redis-py then packs in Python; ``_call`` uses its own path
-    _pack_command = None
 
 logger = logging.getLogger(__name__)
 
@@ -120,27 +111,6 @@ def ride(name: str, *, key: str, args: list[str]) -> None:
         waiting.append((name, key, args))
 
 
-# Inside, a confirm's store calls share one pooled connection (``lightnote.redis``).
-one_connection = redis_connections.one_connection
-on_one_connection = _run_inside(one_connection)  # run a function inside :func:`one_connection`
-
-
-@contextmanager
-def _connection_for(client: redis.Redis) -> Iterator[Any]:
-    """A connection of ``client``'s pool for one call (the context's own inside
-    :func:`one_connection`). A call that fails on it closes it: the next starts on a clean
-    connection, never on a reply this one left unread."""
-    pool = client.connection_pool
-    connection = pool.get_connection()
-    try:
-        yield connection
-    except BaseException:
-        connection.disconnect()
-        raise
-    finally:
-        pool.release(connection)
-
-
 @dataclass(frozen=True)
 class IndexUpdate:
     """A change to a sorted-set index that a record's transition makes when it applies.
@@ -173,103 +143,18 @@ def _script(name: str, client: Any) -> Script:
 
 
 def _call(script: Script, keys: list[str], args: list[str], client: Any) -> Any:
-    """Run ``script`` once on ``client``: :func:`_evalsha` on a plain redis-py client, else
-    the client's own ``Script`` call (fakeredis, a pipeline, a cluster)."""
-    if _pack_command is not None and type(client) is redis.Redis:
-        return _evalsha(script, keys, args, client, pack=_pack_command)
+    """Run ``script`` once on ``client`` (redis-py's ``Script``: EVALSHA, loading it on
+    NOSCRIPT)."""
     return script(keys=keys, args=args, client=client)
 
 
-def _evalsha(
-    script: Script,
-    keys: list[str],
-    args: list[str],
-    client: redis.Redis,
-    *,
-    pack: Callable[[tuple[Any, ...]], bytes],
-) -> Any:
-    """``EVALSHA``, sent as redis-py sends a command, but packed by hiredis in one call.
-
-    redis-py encodes each argument in Python before hiredis packs them, and a transition
-    takes 25: that loop cost about as much Python as the rest of the call (measured in
-    docs/performance.md). Everything else is redis-py's own: a connection from the client's
-    pool and back (or the one :func:`one_connection` holds), the client's retry policy around
-    the send and the read (an attempt that fails closes the connection; the scripts are
-    written to be re-sent), its reply parsing
-    (an error reply raises). A server that lacks the script (NOSCRIPT: after a restart or
-    ``SCRIPT FLUSH``) gets it loaded, then the call runs once more, as ``Script`` does.
-    Arguments are strings (the scripts' interface).
-    """
-    with _connection_for(client) as connection:
-
-        def run() -> Any:
-            packed = [pack(("EVALSHA", script.sha, len(keys), *keys, *args))]
-
-            def attempt() -> Any:
-                connection.send_packed_command(packed)
-                return client.parse_response(connection, "EVALSHA")
-
-            return connection.retry.call_with_retry(attempt, lambda error: connection.disconnect())
-
-        try:
-            return run()
-        except NoScriptError:
-            script.sha = client.script_load(script.script)
-            return run()
-
-
-def _evalsha_many(
-    calls: list[tuple[Script, list[str], list[str]]],
-    client: redis.Redis,
-    *,
-    pack: Callable[[tuple[Any, ...]], bytes],
-) -> list[Any]:
-    """Several ``EVALSHA`` in one round trip, as a redis-py pipeline without a transaction
-    sends them, but packed by hiredis (:func:`_evalsha`): a pipeline packs every argument in
-    Python (a card turn's three scripts: 136 µs of CPU through a pipeline, 65-73 µs packed,
-    the send and the replies included; measured on real Redis).
-
-    Returns each reply in order, an error reply as its exception (``NoScriptError`` for a
-    script the server lacks, which it did not run), as ``execute(raise_on_error=False)``
-    does. A connection error is retried by the client's policy, the whole batch re-sent, as
-    the pipeline's own retry does (the scripts are written to be re-sent).
-    """
-    packed = _packed(calls, pack)
-    with _connection_for(client) as connection:
-
-        def attempt() -> list[Any]:
-            connection.send_packed_command(packed)
-            replies: list[Any] = []
-            _read_replies(client, connection, len(calls), into=replies)
-            return replies
-
-        return connection.retry.call_with_retry(attempt, lambda error: connection.disconnect())
-
-
-def _packed(
-    calls: list[tuple[Script, list[str], list[str]]], pack: Callable[[tuple[Any, ...]], bytes]
-) -> list[bytes]:
-    """Each call's ``EVALSHA``, packed by hiredis in one call each."""
-    return [pack(("EVALSHA", each.sha, len(keys), *keys, *args)) for each, keys, args in calls]
-
-
-def _read_replies(client: redis.Redis, connection: Any, count: int, *, into: list[Any]) -> None:
-    """Read ``count`` replies in order into ``into``, an error reply as its exception (read
-    whole: the next reply is the next call's); what was read stays there if reading fails."""
-    for _ in range(count):
-        try:
-            into.append(client.parse_response(connection, "EVALSHA"))
-        except ResponseError as error:
-            into.append(error)
-
-
 def _pipelined(calls: list[tuple[Script, list[str], list[str]]], client: Any) -> list[Any]:
-    """Run ``calls`` (script, keys, args) in one round trip; see :func:`_evalsha_many`.
+    """Run ``calls`` (script, keys, args) in one redis-py pipeline without a transaction;
+    return each reply in order, an error reply as its exception (``NoScriptError`` for a
+    script the server lacks, which it did not run).
 
-    ``EVALSHA`` by hand on every client: a redis-py ``Script`` in a pipeline costs a
-    ``SCRIPT EXISTS`` round trip on every execute."""
-    if _pack_command is not None and type(client) is redis.Redis:
-        return _evalsha_many(calls, client, pack=_pack_command)
+    ``EVALSHA`` by name: a redis-py ``Script`` queued in a pipeline asks ``SCRIPT EXISTS``
+    in a round trip of its own on every execute."""
     pipe = client.pipeline(transaction=False)
     for script, keys, args in calls:
         pipe.evalsha(script.sha, len(keys), *keys, *args)
@@ -344,153 +229,6 @@ def run_script(
         if isinstance(reply, Exception):
             raise reply
         return reply
-
-
-# --- Replies read at the end of a request -------------------------------------------------
-
-# The script calls sent in this context whose replies wait for its end (:func:`replies_at_end`).
-_late: ContextVar[list[_LateReplies] | None] = ContextVar("store_late_replies", default=None)
-
-
-@contextmanager
-def replies_at_end() -> Iterator[None]:
-    """Inside, :func:`send_now_read_later` may send a script and leave its reply to be read
-    when the block ends (a request's: ``lightnote.store_replies.StoreRepliesMiddleware``), so
-    the round trip overlaps whatever the block does meanwhile (building the response). Every
-    such reply is read, and its connection given back, before the block ends, also when it
-    raises; what goes wrong there is logged, never raised (a caller sends this way only what
-    its answer does not depend on)."""
-    late: list[_LateReplies] = []
-    reset = _late.set(late)
-    try:
-        yield
-    finally:
-        _late.reset(reset)
-        for position, each in enumerate(late):
-            try:
-                each.finish()
-            except BaseException:  # interrupted: what is left is closed unread, never lent
-                for rest in late[position + 1 :]:
-                    rest.abandon()
-                raise
-
-
-def send_now_read_later(
-    name: str,
-    *,
-    key: str,
-    args: list[str],
-    index: IndexUpdate,
-    on_reply: Callable[[Any], None],
-    alias: str = "default",
-) -> bool:
-    """Send the script ``name`` on ``key`` with its ``index`` (as :func:`run_script` sends it
-    on a single Redis) and the best-effort scripts waiting to ride, in one write, and read
-    their replies when :func:`replies_at_end` ends; ``on_reply`` then gets the script's
-    reply (an error reply as its exception). True when sent so.
-
-    False, with nothing sent and the riders left waiting, outside :func:`replies_at_end`, on
-    a client that is not a plain redis-py one packed by hiredis (fakeredis, Cluster), or
-    when the send itself failed (its connection is closed): the caller then makes its call
-    as usual, under the client's retry policy.
-
-    Needs: a script that may be sent twice (a reply lost at the end sends it again, as the
-    client's retry would: ``record_transition`` answers a repeat by the same attempt with
-    ALREADY), and a caller whose answer does not depend on the reply. Redis runs the scripts
-    as soon as they arrive; only their replies wait.
-    """
-    late = _late.get()
-    if late is None or _pack_command is None:
-        return False
-    client = get_redis(alias)
-    if type(client) is not redis.Redis:
-        return False
-    riders = _riders.get() or []
-    calls = [
-        (name, [key, index.index_key], list(args)),
-        *((rider, [rider_key], list(rider_args)) for rider, rider_key, rider_args in riders),
-    ]
-    packed = _packed(
-        [(_script(each, client), keys, each_args) for each, keys, each_args in calls],
-        _pack_command,
-    )
-    pool = client.connection_pool
-    try:
-        connection = redis_connections.take_connection(pool)
-    except UNAVAILABLE_ERRORS:
-        return False
-    try:
-        connection.send_packed_command(packed)
-    except BaseException as error:  # closed, so nothing half-sent reaches its next user
-        connection.disconnect()
-        pool.release(connection)
-        if not isinstance(error, UNAVAILABLE_ERRORS):
-            raise
-        logger.warning("%s not sent ahead (%s): sent as usual", name, error)
-        return False
-    riders.clear()
-    late.append(_LateReplies(client, connection, calls, on_reply))
-    return True
-
-
-@dataclass
-class _LateReplies:
-    """Script calls sent on ``connection``, whose replies :func:`replies_at_end` reads."""
-
-    client: redis.Redis
-    connection: Any
-    calls: list[tuple[str, list[str], list[str]]]  # the caller's first, then the riders
-    on_reply: Callable[[Any], None]
-
-    def finish(self) -> None:
-        """Read every reply (a lost one: its call sent again), give the connection back,
-        hand the first to ``on_reply``; log, never raise."""
-        replies = self._read()
-        first, *riders = self.calls
-        for (rider, rider_key, _), reply in zip(riders, replies[1:], strict=True):
-            if isinstance(reply, Exception):
-                logger.warning("best-effort script %s on %s: %s", rider, rider_key, reply)
-        try:
-            self.on_reply(replies[0])
-        except Exception:
-            logger.exception("reading the reply of %s on %s failed", first[0], first[1][0])
-
-    def abandon(self) -> None:
-        """Close the connection with its replies unread and give it back."""
-        self.connection.disconnect()
-        self.client.connection_pool.release(self.connection)
-
-    def _read(self) -> list[Any]:
-        pool = self.client.connection_pool
-        replies: list[Any] = []
-        try:
-            _read_replies(self.client, self.connection, len(self.calls), into=replies)
-        except Exception as error:
-            # The connection lost the replies: close it, so nothing unread is left for its
-            # next user, and send what was not answered again.
-            self.connection.disconnect()
-            logger.warning("replies of %s lost (%s): sent again", self.calls[0][0], error)
-        except BaseException:
-            self.connection.disconnect()
-            raise
-        finally:
-            pool.release(self.connection)
-        return self._again(replies)
-
-    def _again(self, replies: list[Any]) -> list[Any]:
-        """The replies read, with each call that got none (or NOSCRIPT) sent again alone."""
-        answered: list[Any] = []
-        for position, (name, keys, args) in enumerate(self.calls):
-            reply = replies[position] if position < len(replies) else None
-            if position < len(replies) and not isinstance(reply, NoScriptError):
-                answered.append(reply)
-                continue
-            try:
-                with store_call():
-                    answered.append(_call(_script(name, self.client), keys, args, self.client))
-            except Exception as error:  # StoreUnavailable, an error reply
-                answered.append(error)
-        return answered
 
 
 @dataclass(frozen=True)

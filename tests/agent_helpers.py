@@ -28,7 +28,7 @@ from agent import cards, control
 from agent.models import ActionReceipt, AgentSession
 from agent.policy import enforce_tool_policy
 from agent.tools import ToolContext
-from lightnote import store, write_statements
+from lightnote import store
 from lightnote.context import ActorContext
 from lightnote.models import AuditEvent
 from lightnote.redis import get_redis
@@ -329,14 +329,11 @@ def commit_reply_lost(*, committed: bool, alias: str = "default") -> Iterator[li
     the error (the reply was lost). ``committed=False``: the error comes before the server
     got it (the transaction is then rolled back). The error is raised by the DB-API module
     of the backend (MySQLdb or sqlite3) inside Django's error wrapper, exactly as a real
-    failure surfaces: ``django.db.OperationalError``. Only the first COMMIT is affected,
-    whether Django sends it or a write batch carries it (on MariaDB the confirm's
-    bookkeeping batch and a card turn's batch of its own transaction,
-    ``lightnote.write_statements``); the yielded list records what happened.
+    failure surfaces: ``django.db.OperationalError``. Only the first COMMIT is affected;
+    the yielded list records what happened.
     """
     wrapper_class = type(connections[alias])
     original = wrapper_class._commit
-    original_batch = write_statements._send_batch
     events: list[str] = []
 
     def lose(connection: Any) -> Any:
@@ -353,25 +350,7 @@ def commit_reply_lost(*, committed: bool, alias: str = "default") -> Iterator[li
             events.append("lost before the server")
         lose(self)
 
-    def _send_batch(connection: Any, statements: Any, **flags: Any) -> Any:
-        carries_commit = flags.get("ending") or flags.get("own_transaction")
-        if events or connection.alias != alias or not carries_commit:
-            return original_batch(connection, statements, **flags)
-        if committed:
-            original_batch(connection, statements, **flags)
-            events.append("committed, reply lost")
-        elif flags.get("ending"):
-            # The statements ran; the round trip broke before the COMMIT reached the server.
-            original_batch(connection, statements, own_transaction=False)
-            events.append("lost before the server")
-        else:  # a batch of its own transaction: the server never saw it
-            events.append("lost before the server")
-        lose(connection)
-
-    with (
-        mock.patch.object(wrapper_class, "_commit", _commit),
-        mock.patch.object(write_statements, "_send_batch", _send_batch),
-    ):
+    with mock.patch.object(wrapper_class, "_commit", _commit):
         yield events
 
 

@@ -930,7 +930,7 @@ def test_configuration_variables_are_all_read() -> None:
             "LIGHTNOTE_LLM_MODEL": "m-1",
         }
     )
-    assert values["db"] == "lightnote.db_backends.mysql"
+    assert values["db"] == "django.db.backends.mysql"
     assert values["redis"] == "redis://127.0.0.1:6379/3"
     assert values["debug"] is True
     assert values["hosts"] == ["a.example", "b.example"]

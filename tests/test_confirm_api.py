@@ -22,7 +22,7 @@ import pytest
 import time_machine
 from django.conf import settings as django_settings
 
-from agent import card_transitions, cards
+from agent import card_transitions
 from agent.execution import flush_repeat_tallies
 from agent.models import ActionReceipt
 from lightnote.models import AuditEvent
@@ -529,13 +529,12 @@ def test_ownership_is_checked_before_the_binding_and_leaves_a_tampered_card_alon
     assert (flow.confirm().status_code, Todo.objects.count()) == (409, 0)
 
 
-def test_a_card_the_claiming_script_took_but_the_owner_check_refuses_is_given_back(
+def test_a_card_whose_record_the_owner_check_refuses_is_never_claimed(
     user: Any, monkeypatch: Any
 ) -> None:
-    """The script compares only the owner hash and session; Python's owner check also needs
-    a readable record. A record with the right owner but args that are not an object is
-    claimed by the script, refused 403 in Python, and given back before anything runs,
-    with the claims-limit unit its script counted."""
+    """Python's owner check also needs a readable record. A record with the right owner but
+    args that are not an object is refused 403 before any claim: nothing is claimed,
+    counted or run, and the card stays as it was."""
     flow = flow_with_card(user)
     rewrite_record(flow.token, lambda record: record.update(args=["not", "an", "object"]))
     service_calls = spy_on(monkeypatch, todo_services, "todo_create")
@@ -545,49 +544,17 @@ def test_a_card_the_claiming_script_took_but_the_owner_check_refuses_is_given_ba
 
     assert (response.status_code, error_code(response)) == (403, "CONFIRMATION_FORBIDDEN")
     assert service_calls == []
-    assert len(claims) == 1  # claimed by the one script, not claimed again
+    assert claims == []  # the checks come before the claim
     fields = raw_fields(flow.token)
-    assert (fields["state"], fields["lease_until"]) == ("ready", "0")  # given back
+    assert (fields["state"], fields["lease_until"]) == ("ready", "0")
     ttl_ms = get_redis().pttl(card_key_of(flow.token))
     assert 0 < ttl_ms <= django_settings.LIGHTNOTE_CONFIRMATION_TTL * 1000
     assert get_redis().zscore(card_transitions.RUNNING_INDEX_KEY, token_digest(flow.token)) is None
     counters = get_redis().keys(f"ln:rate:agent.claims:{user.pk}:*", target_nodes="primaries")
-    assert sum(int(get_redis().get(key) or 0) for key in counters) == 0  # the unit given back
+    assert sum(int(get_redis().get(key) or 0) for key in counters) == 0  # nothing counted
     assert Todo.objects.count() == 0
 
 
-def test_a_ready_card_the_claiming_script_left_alone_but_python_accepts_is_claimed_as_before(
-    user: Any, monkeypatch: Any
-) -> None:
-    """Should the script and Python ever read a record differently (the script finds no
-    owner match, Python's checks pass), the confirm claims it the way it did before the
-    read and the claim were one script: one execution, one claim."""
-    flow = flow_with_card(user)
-    original = card_transitions.card_claim
-    claims: list[dict[str, Any]] = []
-
-    def script_sees_no_match(token: str, **kwargs: Any) -> card_transitions.ClaimResult:
-        claims.append(kwargs)
-        if "owner_id" in kwargs:
-            return card_transitions.ClaimResult(
-                status=card_transitions.ClaimStatus.READY, card=cards.card_get(token)
-            )
-        return original(token, **kwargs)
-
-    monkeypatch.setattr(card_transitions, "card_claim", script_sees_no_match)
-    service_calls = spy_on(monkeypatch, todo_services, "todo_create")
-
-    settled_ok(flow.confirm())
-
-    assert [sorted(kwargs) for kwargs in claims] == [
-        ["attempt_id", "owner_id", "prepared", "session_id", "take"],
-        ["attempt_id", "take"],  # never the call built for the one-script claim
-    ]
-    assert claims[0]["prepared"] is not None  # built while the token query ran
-    assert claims[0]["attempt_id"] == claims[1]["attempt_id"]
-    assert claims[0]["take"] == claims[1]["take"] is not None  # the claims limit, in the script
-    assert len(service_calls) == 1
-    assert flow.status().json()["state"] == "settled"
 
 
 def test_the_binding_is_checked_before_the_state_even_for_a_settled_card(user: Any) -> None:

@@ -16,7 +16,7 @@ import time_machine
 from django.conf import settings as django_settings
 from django.test import override_settings
 
-from agent import card_transitions, cards
+from agent import card_transitions
 from agent.ratelimit import new_claim_unit
 from lightnote.models import AuditEvent
 from lightnote.redis import get_redis
@@ -131,36 +131,9 @@ def test_a_tampered_card_fails_its_binding_before_the_limit_and_gives_its_unit_b
     assert not AuditEvent.objects.filter(event_type="rate.limited").exists()
 
 
-def test_a_card_read_before_its_claim_is_refused_by_the_claims_script_too(
-    user: Any, settings: Any, monkeypatch: Any
-) -> None:
-    """The read-then-claim path (the chat page, MCP: no session answer in the token query)
-    counts in the claim's script as well: over the limit, 429 and the card untouched."""
-    settings.LIGHTNOTE_RATE_LIMIT_CONFIRMS = "1/h"
-    client = token_client(user)
-    session_id, (first, second) = cards_for(user, 2)
-    original = card_transitions.card_claim
-
-    def read_first(token: str, **kwargs: Any) -> card_transitions.ClaimResult:
-        if "owner_id" in kwargs:  # as if the token query had not answered for the session
-            return card_transitions.ClaimResult(
-                status=card_transitions.ClaimStatus.READY, card=cards.card_get(token)
-            )
-        return original(token, **kwargs)
-
-    monkeypatch.setattr(card_transitions, "card_claim", read_first)
-    assert confirm(client, first, session_id).status_code == 200
-    before = get_redis().hgetall(card_key_of(second))
-
-    limited(confirm(client, second, session_id))
-
-    assert get_redis().hgetall(card_key_of(second)) == before
-    assert get_redis().zscore(card_transitions.RUNNING_INDEX_KEY, token_digest(second)) is None
-    assert claims_counted(user) == 1
-    assert AuditEvent.objects.filter(event_type="rate.limited").count() == 1
 
 
-def test_a_limiter_on_its_own_connection_counts_after_the_claim_and_gives_it_back(
+def test_a_limiter_on_its_own_connection_counts_before_the_claim_and_claims_nothing_over_it(
     user: Any, settings: Any, monkeypatch: Any
 ) -> None:
     settings.LIGHTNOTE_RATE_LIMIT_CONFIRMS = "1/h"
@@ -175,8 +148,8 @@ def test_a_limiter_on_its_own_connection_counts_after_the_claim_and_gives_it_bac
         assert confirm(client, first, session_id).status_code == 200
         limited(confirm(client, second, session_id))
 
-    assert [call["take"] for call in claims] == [None, None]  # not in the claim's script
-    assert len(given_back) == 1  # the refused claim, given back: running -> ready
+    assert [call["take"] for call in claims] == [None]  # not in the claim's script
+    assert given_back == []  # the refused confirm never claimed
     assert status(client, second, session_id).json() == {"state": "ready"}
     assert get_redis().zscore(card_transitions.RUNNING_INDEX_KEY, token_digest(second)) is None
     assert claims_counted(user) == 1

@@ -30,11 +30,11 @@ def _load(monkeypatch: pytest.MonkeyPatch, **env: str) -> dict[str, Any]:
     return runpy.run_path(str(CONF))
 
 
-def test_the_defaults_are_gthread_with_keep_alive_and_a_small_connection_cap(
+def test_the_defaults_are_stock_gthread_with_keep_alive_and_a_small_connection_cap(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     conf = _load(monkeypatch)
-    assert conf["worker_class"] == "lightnote.serving.ThreadWorker"  # gthread, recent-first pool
+    assert conf["worker_class"] == "gthread"  # gunicorn's own worker and thread pool
     assert conf["threads"] == 4
     assert conf["keepalive"] == 5
     # A worker takes at most 100 connections: 4 in service, 96 kept alive idle; the rest
@@ -81,6 +81,10 @@ def test_each_knob_is_read_and_a_sync_server_needs_no_keep_alive_room(
                 "LIGHTNOTE_WORKER_CLASS": "gthread",
             },
             "LIGHTNOTE_WORKER_CONNECTIONS (2) must exceed LIGHTNOTE_THREADS (4)",
+        ),
+        (
+            {"LIGHTNOTE_WORKER_CLASS": "lightnote.serving.ThreadWorker"},
+            "LIGHTNOTE_WORKER_CLASS must be one of ('gthread', 'sync')",
         ),
     ],
 )

@@ -24,7 +24,6 @@ from agent.models import ActionCard, ActionReceipt, AgentSession
 from lightnote.models import AuditEvent
 from lightnote.redis import get_redis
 from lightnote.request_counters import count_requests
-from lightnote.write_statements import Statement, run_statements
 from tests.agent_helpers import (
     CREATE_TODO_TEXT,
     SESSIONS_URL,
@@ -347,16 +346,14 @@ def test_a_rename_that_wins_the_race_keeps_its_title_and_the_turn_still_moves_th
     AgentSession.objects.filter(id=session_id).update(title="改过的名字")
     later = timezone.now() + timedelta(minutes=5)
 
-    run_statements(
-        [sessions.touch_statement(session=stale, first_text="第一句话", pending_until=later)]
-    )
+    sessions.session_touch(session=stale, first_text="第一句话", pending_until=later)
 
     stored = AgentSession.objects.get(id=session_id)
     assert stored.title == "改过的名字"
     assert stored.pending_until == later
     assert stored.updated_at == stale.updated_at
     untitled = AgentSession.objects.get(id=open_session(alice_api))
-    run_statements([sessions.touch_statement(session=untitled, first_text="第一句话")])
+    sessions.session_touch(session=untitled, first_text="第一句话")
     assert AgentSession.objects.get(id=untitled.id).title == "第一句话"
 
 
@@ -484,8 +481,6 @@ def test_confirm_adds_exactly_one_update_inside_the_execution_transaction(alice_
     session_id = open_session(alice_api)
     card = one_card(alice_api, session_id)
 
-    # Counted statement by statement: on MariaDB the receipt, this UPDATE and the audit rows
-    # travel as one round trip (lightnote.write_statements), still three statements.
     with count_requests(keep_statements=True) as counts:
         assert confirm(alice_api, card["token"], session_id).json()["outcome"]["ok"] is True
 
@@ -495,9 +490,9 @@ def test_confirm_adds_exactly_one_update_inside_the_execution_transaction(alice_
     assert len(card_writes) == 1
     assert statements[card_writes[0]].startswith("UPDATE")
     assert card_writes[0] == receipt_insert + 1  # beside the receipt, in its transaction
-    # The confirm path without the card lifecycle is 6 statements here (test_confirm_costs.py:
-    # token + session, the durable block, the todo, the receipt, the audit rows).
-    assert len(statements) == 6 + 1
+    # token + session, the todo, the receipt, this UPDATE, the audit rows (the test's own
+    # transaction adds a SAVEPOINT pair around the durable block).
+    assert len([sql for sql in statements if "SAVEPOINT" not in sql]) == 6
 
 
 def test_a_message_turn_records_its_cards_in_one_insert(alice_api) -> None:
@@ -517,16 +512,16 @@ def test_the_card_row_and_the_receipt_roll_back_together(alice_api, monkeypatch)
     session_id = open_session(alice_api)
     card = one_card(alice_api, session_id)
 
-    def refused_update(card_id: str, *, receipt: Any) -> Statement:
+    def refused_update(card_id: str, *, receipt: Any) -> None:
         # The database itself refuses the row's UPDATE (state is NOT NULL), after the
-        # receipt's INSERT in the same batch (one round trip on MariaDB).
-        return Statement(
-            "UPDATE agent_actioncard SET state = NULL WHERE id = %s",
-            [ActionCard._meta.pk.get_db_prep_value(card_id, connection)],
-            "default",
-        )
+        # receipt's INSERT in the same transaction.
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "UPDATE agent_actioncard SET state = NULL WHERE id = %s",
+                [ActionCard._meta.pk.get_db_prep_value(card_id, connection)],
+            )
 
-    monkeypatch.setattr(lifecycle, "succeeded_statement", refused_update)
+    monkeypatch.setattr(lifecycle, "record_succeeded", refused_update)
     outcome = confirm(alice_api, card["token"], session_id).json()["outcome"]
 
     # Whatever stops the row stops the change and its receipt: nothing is half-written.

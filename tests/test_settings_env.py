@@ -28,7 +28,7 @@ def test_bad_environment_values_stop_start_up_with_the_variable_named(
 
 def test_database_urls_select_the_backend() -> None:
     mysql = app_settings.database_from_url("mysql://root:pw@db.example:3307/lightnote")
-    assert mysql["ENGINE"] == "lightnote.db_backends.mysql"
+    assert mysql["ENGINE"] == "django.db.backends.mysql"
     assert (mysql["NAME"], mysql["USER"], mysql["PASSWORD"], mysql["PORT"]) == (
         "lightnote",
         "root",

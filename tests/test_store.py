@@ -17,7 +17,6 @@ from django.test import override_settings
 
 from agent import card_transitions, cards, continuation_store, control
 from agent.checks import check_control_store, server_warnings
-from lightnote import redis as redis_connections
 from lightnote import store, store_counters, store_scripts
 from lightnote.errors import LightNoteError
 from lightnote.i18n import translate
@@ -320,12 +319,13 @@ BASE_ARGS = ["ready", "running", "attempt-1", "0", "", "30000", "0", "0", "", ""
 BASE_ARGS += ["", "", ""]
 BASE_ARGS += ["", ""]
 BASE_ARGS += ["1"]
+BASE_ARGS += [""]  # ARGV[19]: no deadline
 
 
 def test_the_transition_script_refuses_a_reply_flag_other_than_0_or_1() -> None:
     key = new_key()
     make_owned_record(key)
-    args = [*BASE_ARGS[:-1], "yes"]
+    args = [*BASE_ARGS[:-2], "yes", ""]
     with pytest.raises(redis.exceptions.ResponseError, match="ARGV"):
         get_redis().eval(script_text("record_transition"), 1, key, *args)
     assert raw_fields(key)["state"] == "ready"
@@ -364,29 +364,15 @@ def test_a_script_the_server_lost_is_loaded_again_and_runs_once() -> None:
 
 
 @pytest.mark.services
-def test_a_script_call_on_real_redis_packs_in_one_call_and_survives_dropped_connections(
-    monkeypatch: Any,
-) -> None:
-    """On a plain redis-py client the scripts go through ``store_scripts._evalsha`` (hiredis
-    packs the whole command); connections the server dropped are replaced, and the reply
-    is the script's."""
-    packed: list[tuple[Any, ...]] = []
-    real_pack = store_scripts._pack_command
-    assert real_pack is not None  # redis[hiredis] is a requirement
-
-    def spy(command: tuple[Any, ...]) -> bytes:
-        packed.append(command)
-        return real_pack(command)
-
+def test_a_script_call_on_real_redis_survives_dropped_connections() -> None:
+    """Connections the server dropped are replaced by redis-py's retry, and the reply is the
+    script's; a re-sent claim by the same attempt is recognised."""
     key = warmed_and_new_record()  # and a pooled connection to drop
-    monkeypatch.setattr(store_scripts, "_pack_command", spy)
     dropped = drop_pooled_redis_connections()
     assert dropped
     assert all(count == 1 for count in dropped)  # each named connection was closed
     won = claim(key, "attempt-1")
     assert won.status is store.TransitionStatus.TRANSITIONED
-    assert [command[0] for command in packed] == ["EVALSHA"]
-    assert packed[0][3] == key  # EVALSHA sha numkeys key ...
     assert claim(key, "attempt-1").status is store.TransitionStatus.ALREADY
 
 
@@ -401,93 +387,12 @@ def warmed_and_new_record() -> str:
     return key
 
 
-def count_checkouts(monkeypatch: Any) -> list[Any]:
-    """Every connection redis-py's pool hands out from here on (a lent one is not handed out
-    again: ``lightnote.redis.ConnectionPool``)."""
-    checkouts: list[Any] = []
-    real_checkout = redis.ConnectionPool.get_connection
-
-    def counted(pool: Any, *args: Any, **kwargs: Any) -> Any:
-        connection = real_checkout(pool, *args, **kwargs)
-        checkouts.append(connection)
-        return connection
-
-    monkeypatch.setattr(redis.ConnectionPool, "get_connection", counted)
-    return checkouts
 
 
-@pytest.mark.services
-def test_script_calls_inside_one_connection_share_one_checkout_and_give_it_back(
-    monkeypatch: Any,
-) -> None:
-    """``one_connection``: a claim and its settle take one connection from the pool, which
-    is back in the pool afterwards; outside, each call takes its own."""
-    key = warmed_and_new_record()
-    pool = get_redis().connection_pool
-    checkouts = count_checkouts(monkeypatch)
-    with store_scripts.one_connection():
-        assert claim(key, "attempt-1").status is store.TransitionStatus.TRANSITIONED
-        assert claim(key, "attempt-1").status is store.TransitionStatus.ALREADY
-        assert len(checkouts) == 1
-        assert checkouts[0] in pool._in_use_connections
-    assert checkouts[0] not in pool._in_use_connections  # given back at the end
-    assert checkouts[0] in pool._available_connections
-    claim(key, "attempt-1")
-    claim(key, "attempt-1")
-    assert len(checkouts) == 3  # outside: one each
 
 
-@pytest.mark.services
-def test_a_held_connection_that_fails_is_closed_and_the_next_call_starts_clean(
-    monkeypatch: Any,
-) -> None:
-    """A call that fails on the held connection (here: the reply is lost mid-read) closes
-    it, so the next call reconnects instead of reading a stale reply; the claim made once."""
-    key = warmed_and_new_record()
-    client = get_redis()
-    real_parse = client.parse_response
-    failures = [KeyboardInterrupt("interrupted before the reply was read")]
-
-    def parse(connection: Any, command: str, **options: Any) -> Any:
-        if failures:
-            raise failures.pop()
-        return real_parse(connection, command, **options)
-
-    with store_scripts.one_connection():
-        monkeypatch.setattr(client, "parse_response", parse)
-        with pytest.raises(KeyboardInterrupt):
-            claim(key, "attempt-1")  # sent, its reply left unread
-        held = redis_connections._held.get()
-        assert held is not None
-        ((_, connection),) = held.values()
-        assert connection._sock is None  # closed: its unread reply is gone with it
-        again = claim(key, "attempt-1")  # a new socket; the script recognises the attempt
-    assert again.status is store.TransitionStatus.ALREADY
-    assert raw_fields(key)["attempt"] == "attempt-1"
 
 
-@pytest.mark.services
-def test_every_command_inside_one_connection_uses_the_one_connection(monkeypatch: Any) -> None:
-    """A confirm that finds its card settled claims (a script), then tallies the repeat (a
-    plain command): both on the one connection, so a request never holds two of a pool
-    (a hundred racers on one card once ran redis-py's pool of 100 dry that way: 503).
-    A pipeline inside uses it too; afterwards it is back in the pool."""
-    key = warmed_and_new_record()
-    client = get_redis()
-    assert isinstance(client.connection_pool, redis_connections.ConnectionPool)
-    checkouts = count_checkouts(monkeypatch)
-    tallies = f"ln:test:tallies:{new_key()}"
-    with store_scripts.one_connection():
-        assert claim(key, "attempt-1").status is store.TransitionStatus.TRANSITIONED
-        store_counters.counter_add(tallies, "repeat")
-        assert client.hget(tallies, "repeat") == b"1"
-        pipe = client.pipeline(transaction=False)
-        pipe.hincrby(tallies, "repeat", 1)
-        assert pipe.execute() == [2]
-        assert len(checkouts) == 1
-        assert checkouts[0] in client.connection_pool._in_use_connections
-    assert checkouts[0] in client.connection_pool._available_connections
-    client.delete(tallies)
 
 
 def test_the_transition_script_refuses_an_odd_number_of_expected_values() -> None:
@@ -866,200 +771,24 @@ def test_the_check_warns_about_an_old_server_and_an_evicting_policy() -> None:
     assert server_warnings(suitable, server="cache:6379") == []
 
 
-# --- Replies read at the end of a block (store_scripts.replies_at_end) ----------------------
 
 
-def settle_call(key: str, attempt: str) -> store.TransitionCall:
-    """The settle a confirm sends after a success, on a record ``attempt`` holds."""
-    return store.transition_call(
-        key,
-        from_states=("running",),
-        to_state="settled",
-        attempt=attempt,
-        require_attempt=True,
-        outcome='{"ok":true}',
-        outcome_kind="succeeded",
-        ttl_ms=HOUR_MS,
-        now_ms=NOW,
-        index=store_scripts.IndexUpdate(RUNNING_INDEX, key),
-        with_fields=False,
-    )
 
 
 RUNNING_INDEX = "ln:test:running"
 
 
-def claimed_record() -> str:
-    key = warmed_and_new_record()
-    assert claim(key, "attempt-1").status is store.TransitionStatus.TRANSITIONED
-    return key
 
 
-@pytest.mark.services
-def test_a_transition_sent_for_later_runs_at_once_and_its_reply_is_read_at_the_block_s_end(
-    monkeypatch: Any,
-) -> None:
-    """Inside ``replies_at_end`` the settle goes out at once (Redis has run it before the
-    block ends: another client already reads it settled), its reply is read when the block
-    ends (``on_result`` once, applied), and the connection is back in the pool with nothing
-    unread: the next call on it gets its own reply."""
-    key = claimed_record()
-    client = get_redis()
-    checkouts = count_checkouts(monkeypatch)
-    results: list[store.TransitionResult] = []
-    observer = redis.Redis.from_url(settings.REDIS_URL)
-    try:
-        with store_scripts.replies_at_end():
-            assert store.send_transition_later(settle_call(key, "attempt-1"), results.append)
-            assert results == []
-            for _ in range(100):  # Redis runs it as it arrives; its reply waits for the end
-                if observer.hget(key, "state") == b"settled":
-                    break
-            assert observer.hget(key, "state") == b"settled"
-            assert checkouts[0] in client.connection_pool._in_use_connections
-        assert [result.status for result in results] == [store.TransitionStatus.TRANSITIONED]
-    finally:
-        observer.close()
-    pool = client.connection_pool
-    ours = [each for each in checkouts if each in pool._available_connections]
-    assert len(ours) == 1  # the observer's own checkouts aside
-    assert checkouts[0] in client.connection_pool._available_connections
-    assert client.zscore(RUNNING_INDEX, key) is None
-    assert claim(key, "attempt-2").status is store.TransitionStatus.REFUSED  # in step
 
 
-def test_outside_the_block_or_on_fakeredis_nothing_is_sent_for_later() -> None:
-    """Outside ``replies_at_end`` the caller is told to send it itself (False, nothing
-    sent); so it is inside on a client that is not a plain redis-py one (fakeredis)."""
-    key = new_key()
-    make_record(key)
-    assert claim(key, "attempt-1").status is store.TransitionStatus.TRANSITIONED
-    results: list[Any] = []
-    assert not store.send_transition_later(settle_call(key, "attempt-1"), results.append)
-    if type(get_redis()) is not redis.Redis:
-        with store_scripts.replies_at_end():
-            assert not store.send_transition_later(settle_call(key, "attempt-1"), results.append)
-    assert raw_fields(key)["state"] == "running"
-    assert results == []
 
 
-@pytest.mark.services
-def test_a_reply_lost_before_the_block_s_end_is_sent_again_and_applies_once(
-    monkeypatch: Any,
-) -> None:
-    """The connection dies with the reply unread: it is closed (never given back with a
-    reply in it), the settle sent again (the script answers the same attempt's repeat with
-    ALREADY), and ``on_result`` learns it applied."""
-    key = claimed_record()
-    client = get_redis()
-    results: list[store.TransitionResult] = []
-    real_parse = client.parse_response
-    failures = [redis.exceptions.ConnectionError("connection lost before the reply")]
-
-    def parse(connection: Any, command: str, **options: Any) -> Any:
-        if failures:
-            connection.disconnect()
-            raise failures.pop()
-        return real_parse(connection, command, **options)
-
-    with store_scripts.replies_at_end():
-        assert store.send_transition_later(settle_call(key, "attempt-1"), results.append)
-        monkeypatch.setattr(client, "parse_response", parse)
-    assert not failures
-    assert [result.status for result in results] == [store.TransitionStatus.ALREADY]
-    assert raw_fields(key)["state"] == "settled"
-    assert claim(key, "attempt-2").status is store.TransitionStatus.REFUSED  # in step
 
 
-@pytest.mark.services
-def test_a_script_the_server_lost_before_a_later_reply_is_loaded_and_sent_again() -> None:
-    """NOSCRIPT (a restart or ``SCRIPT FLUSH`` between loads) arrives as the late reply:
-    the script is loaded and run once more."""
-    key = claimed_record()
-    results: list[store.TransitionResult] = []
-    get_redis().script_flush()
-    with store_scripts.replies_at_end():
-        assert store.send_transition_later(settle_call(key, "attempt-1"), results.append)
-    assert [result.status for result in results] == [store.TransitionStatus.TRANSITIONED]
-    assert raw_fields(key)["state"] == "settled"
 
 
-@pytest.mark.services
-def test_riders_travel_with_a_later_transition_and_the_reply_is_read_when_the_block_raises(
-    monkeypatch: Any,
-) -> None:
-    """Best-effort scripts waiting to ride go in the same write (none is left waiting, each
-    runs once); a block that raises still reads the replies and gives the connection back."""
-    key = claimed_record()
-    client = get_redis()
-    checkouts = count_checkouts(monkeypatch)
-    generation = f"ln:test:generation:{uuid.uuid4().hex}"
-    store.generation_bump(f"{generation}:warm", ttl_ms=HOUR_MS)  # its script loaded
-    checkouts.clear()
-    results: list[store.TransitionResult] = []
-
-    def the_view() -> None:
-        with store_scripts.riding_context(), store_scripts.replies_at_end():
-            store.generation_bump(generation, ttl_ms=HOUR_MS)
-            assert store.send_transition_later(settle_call(key, "attempt-1"), results.append)
-            raise RuntimeError("the view failed")
-
-    with pytest.raises(RuntimeError, match="the view failed"):
-        the_view()
-    assert [result.status for result in results] == [store.TransitionStatus.TRANSITIONED]
-    assert len(checkouts) == 1  # the riders did not go on a connection of their own
-    assert checkouts[0] in client.connection_pool._available_connections
-    assert client.hget(generation, "gen") == b"1"
-    client.delete(generation, f"{generation}:warm")
 
 
-@pytest.mark.services
-def test_a_connection_lent_to_one_connection_is_taken_over_by_a_later_reply(
-    monkeypatch: Any,
-) -> None:
-    """Inside ``one_connection`` the settle goes on the lent connection, which the context
-    then neither gives back (its reply is still unread) nor lends again; the block's end
-    gives it back once read."""
-    key = claimed_record()
-    client = get_redis()
-    checkouts = count_checkouts(monkeypatch)
-    results: list[store.TransitionResult] = []
-    with store_scripts.replies_at_end():
-        with store_scripts.one_connection():
-            assert claim(key, "attempt-1").status is store.TransitionStatus.ALREADY
-            assert store.send_transition_later(settle_call(key, "attempt-1"), results.append)
-            other = new_key()
-            make_record(other)  # a command after it: another connection
-        assert len(checkouts) == 2
-        assert checkouts[0] in client.connection_pool._in_use_connections  # not given back
-        assert checkouts[1] in client.connection_pool._available_connections
-    assert [result.status for result in results] == [store.TransitionStatus.TRANSITIONED]
-    assert checkouts[0] in client.connection_pool._available_connections
 
 
-@pytest.mark.services
-def test_a_later_send_that_fails_leaves_nothing_sent_nor_lent_and_the_riders_waiting(
-    monkeypatch: Any,
-) -> None:
-    """The write itself fails: False (the caller then sends as usual), the connection closed
-    and back in the pool, the riders still waiting for the caller's own call."""
-    key = claimed_record()
-    client = get_redis()
-    checkouts = count_checkouts(monkeypatch)
-    generation = f"ln:test:generation:{uuid.uuid4().hex}"
-
-    def refuse(self: Any, *args: Any, **kwargs: Any) -> None:
-        raise redis.exceptions.ConnectionError("the write failed")
-
-    with store_scripts.riding_context(), store_scripts.replies_at_end():
-        store.generation_bump(generation, ttl_ms=HOUR_MS)
-        with monkeypatch.context() as patched:
-            patched.setattr(redis.connection.AbstractConnection, "send_packed_command", refuse)
-            assert not store.send_transition_later(settle_call(key, "attempt-1"), print)
-        assert checkouts[0] in client.connection_pool._available_connections
-        assert checkouts[0]._sock is None  # closed
-        assert raw_fields(key)["state"] == "running"
-        assert store_scripts._riders.get() == [("generation_bump", generation, [str(HOUR_MS)])]
-        assert store.run_transition(settle_call(key, "attempt-1")).applied  # as usual
-    assert client.hget(generation, "gen") == b"1"  # rode with it, once
-    client.delete(generation)

@@ -4,16 +4,14 @@ docs/api.md fixes the order of the checks of a token endpoint: body shape (400) 
 authentication (401) -> admin read-only (403, the gate in authentication) -> the
 operation's own checks. :class:`BodyFirstView` validates the body in ``initial``, before
 DRF authenticates (``self.payload`` holds it); a 400 still answers in the caller's language
-(:func:`identify_for_locale`). :class:`TokenBodyView` adds the token query's session check
-(one query for both), :class:`TokenEndpoint` the confirm / reject / status / reply shape
-(an ``execution.Answer``), :func:`post_schema` the one way their POST is documented.
+(:func:`identify_for_locale`). :class:`TokenBodyView` names a token and its session,
+:class:`TokenEndpoint` the confirm / reject / status / reply shape (an ``execution.Answer``),
+:func:`post_schema` the one way their POST is documented.
 """
 
 from __future__ import annotations
 
 import contextlib
-import re
-import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -27,7 +25,6 @@ from rest_framework.views import APIView
 
 from agent import execution, sessions
 from agent.models import AgentSession
-from lightnote.authentication import TokenQueryExtension
 from lightnote.context import actor_context
 from lightnote.errors import LightNoteError
 from lightnote.i18n import request_locale
@@ -51,66 +48,13 @@ MISSES_429 = (
 )
 
 
-# A body that is certainly what ``TokenRequestSerializer`` accepts, and unchanged by it: a
-# token of URL-safe characters (nothing for the field to trim or refuse) and a session id in
-# the canonical 36-character form.
-_PLAIN_TOKEN = re.compile(r"[A-Za-z0-9_\-]{1,512}")
-_CANONICAL_UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
-
-
-def plain_token_body(data: Any) -> dict[str, Any] | None:
-    """``TokenRequestSerializer``'s answer for a plain, valid token body; else None.
-
-    The confirm / reject / status path sees this body on every call, and building the
-    serializer (DRF deep-copies its fields per instance) costs more than the check itself.
-    Only bodies the serializer would accept unchanged pass here; everything else, every
-    invalid body included, is the serializer's to judge and word.
-    """
-    if type(data) is not dict or data.keys() != {"token", "session_id"}:
-        return None
-    token, session_id = data["token"], data["session_id"]
-    if type(token) is not str or not _PLAIN_TOKEN.fullmatch(token):
-        return None
-    if type(session_id) is not str or not _CANONICAL_UUID.fullmatch(session_id):
-        return None
-    return {"token": token, "session_id": uuid.UUID(session_id)}
-
-
 class TokenRequestSerializer(StrictSerializer):
     token = serializers.CharField(max_length=512)
     session_id = serializers.UUIDField()
 
-    plain_body = staticmethod(plain_token_body)
-
-
-# What a text field refuses or changes (DRF's CharField): surrounding white space is trimmed,
-# a NUL or a lone surrogate is refused.
-_SURROGATE_OR_NUL = re.compile("[\x00\ud800-\udfff]")
-
-
-def plain_text(value: Any, *, max_length: int) -> bool:
-    """Whether a trimmed, non-blank ``CharField(max_length=...)`` takes ``value`` as it is."""
-    return (
-        type(value) is str
-        and 0 < len(value) <= max_length
-        and value.strip() == value
-        and not _SURROGATE_OR_NUL.search(value)
-    )
-
 
 def validated(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:
-    """Return the request body validated by ``serializer_class`` (400 when it is not).
-
-    A serializer with a ``plain_body`` check takes the bodies that check vouches for as they
-    are (building a DRF serializer costs more than the check); everything else, every
-    invalid body included, is the serializer's to judge and word. The check is the class's
-    own, never inherited: a subclass with more fields would pass bodies that lack them.
-    """
-    plain_body = vars(serializer_class).get("plain_body")
-    if plain_body is not None:
-        plain = plain_body(request.data)
-        if plain is not None:
-            return dict(plain)
+    """Return the request body validated by ``serializer_class`` (400 when it is not)."""
     serializer = serializer_class(data=request.data, context={"request": request})
     serializer.is_valid(raise_exception=True)
     return dict(serializer.validated_data)
@@ -183,16 +127,6 @@ class TokenBodyView(BodyFirstView):
     """A body-first endpoint whose body names a token and its ``session_id``."""
 
     request_serializer: type[serializers.Serializer] = TokenRequestSerializer
-
-    def token_query_annotations(self) -> TokenQueryExtension | None:
-        """Ask the token query whether the body's session is the token user's (one query
-        for both; ``confirm_checks.session_access_for`` reads the answer)."""
-        payload = getattr(self, "payload", None) or {}
-        if "session_id" not in payload:
-            return None
-        return TokenQueryExtension(
-            build=execution.session_check_annotation, value=payload["session_id"]
-        )
 
 
 class TokenEndpoint(TokenBodyView):

@@ -8,8 +8,6 @@ card; the others learn what happened (202 ``running``, then 200 ``settled``).
 
 from __future__ import annotations
 
-from typing import Any
-
 from agent import execution
 from agent.api.base import (
     CARD_ERRORS,
@@ -19,7 +17,6 @@ from agent.api.base import (
 )
 from agent.api_examples import confirm_200, state_202
 from agent.api_schemas import TAG_CONFIRM, ConfirmationStateSerializer
-from lightnote.overlap import Prepared
 
 _RUNNING = (
     "202 `running`: another request holds the card and is executing it. Do not confirm "
@@ -48,23 +45,6 @@ class ConfirmView(TokenEndpoint):
     """Confirm a card: exactly one request executes it; the others learn what happened."""
 
     operation = staticmethod(execution.confirm)
-    ahead: Prepared[execution.ClaimAhead | None] | None = None
-
-    def token_query_work(self, user_id: Any) -> Prepared[execution.ClaimAhead | None] | None:
-        """While the token query runs, build the claim for the user the key named before
-        (``execution.guessed_claim``); ``execution.confirm`` uses it only for that user.
-        Nothing when the body was refused (the query then only picks the error's locale)."""
-        payload = getattr(self, "payload", None)
-        if not payload:
-            return None
-        token, session_id = payload["token"], payload["session_id"]
-        self.ahead = Prepared(
-            lambda: execution.guessed_claim(token=token, session_id=session_id, user_id=user_id)
-        )
-        return self.ahead
-
-    def operation_extras(self) -> dict[str, Any]:
-        return {"ahead": self.ahead.value() if self.ahead is not None else None}
 
 
 @post_schema(

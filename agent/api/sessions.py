@@ -21,7 +21,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agent import choice_store, conversation, lifecycle, sessions
-from agent.api.base import SESSION_404, owned_session, plain_text, validated
+from agent.api.base import SESSION_404, owned_session, validated
 from agent.api_examples import MESSAGE_200
 from agent.api_schemas import (
     TAG_HISTORY,
@@ -60,21 +60,8 @@ class SessionRenameSerializer(StrictSerializer):
     title = serializers.CharField(max_length=TITLE_MAX, trim_whitespace=True)
 
 
-def plain_message_body(data: Any) -> dict[str, Any] | None:
-    """``MessageRequestSerializer``'s answer for a body it takes unchanged (``{"text"}``,
-    nothing to trim or refuse); else None, and the serializer judges (``validated``)."""
-    plain = (
-        type(data) is dict
-        and data.keys() == {"text"}
-        and plain_text(data["text"], max_length=MESSAGE_MAX)
-    )
-    return {"text": data["text"]} if plain else None
-
-
 class MessageRequestSerializer(StrictSerializer):
     text = serializers.CharField(max_length=MESSAGE_MAX, trim_whitespace=True)
-
-    plain_body = staticmethod(plain_message_body)
 
 
 def _readable_session(request: Request, session_id: Any) -> AgentSession:

@@ -54,7 +54,7 @@ def list_context(
 def conversation_item(actor: ActorContext, current: AgentSession, *, locale: str) -> dict[str, Any]:
     """Return the list entry of ``current`` (sent out of band after a message: its title).
 
-    Needs: ``current`` as the turn left it (``sessions.touch_statement`` sets its title and time).
+    Needs: ``current`` as the turn left it (``sessions.session_touch`` sets its title and time).
     """
     return _entry(current, current=current, zone=zone_of(actor), locale=locale)
 

@@ -32,7 +32,11 @@
 --           (integer > 0; '' without a limit)
 -- ARGV[18]  '1': the reply carries the record's fields after the call; '0': only the code
 --           (and the pttl of code 3), for a caller that reads nothing else
--- ARGV[19..] optional pairs (name, value): the record JSON (field ``record``) must hold each
+-- ARGV[19]  the attempt's deadline in milliseconds of the server's clock (Redis TIME), '' for
+--           none: a transition that would apply once the deadline has passed is refused as
+--           late (code 4), so a call that reaches Redis after its request gave up (a stalled
+--           server, a queued retry) writes nothing
+-- ARGV[20..] optional pairs (name, value): the record JSON (field ``record``) must hold each
 --           name at its top level with exactly that string value, or nothing is written
 --           (refused). The JSON is only decoded to read it; its stored bytes stay as they are.
 --
@@ -48,6 +52,7 @@
 --    3  limited: every condition held but the limit of KEYS[3] is reached. Nothing is written
 --       (no state, no index entry, no unit). Returns {3, pttl, field, value, ...}: pttl is the
 --       window's remaining milliseconds (as counter_take.lua's), then the fields.
+--    4  late: every condition held but the deadline ARGV[19] has passed. Nothing is written.
 -- Errors "ERR ..." on bad arguments, raised before any write (Redis never rolls back a script).
 
 local from_states = ARGV[1]
@@ -67,8 +72,15 @@ local function is_count(value)
   return value ~= nil and value >= 0 and value == math.floor(value)
 end
 
-if #ARGV < 18 or (#ARGV - 18) % 2 ~= 0 then
-  return redis.error_reply('ERR record_transition: expected 18 arguments and name/value pairs')
+if #ARGV < 19 or (#ARGV - 19) % 2 ~= 0 then
+  return redis.error_reply('ERR record_transition: expected 19 arguments and name/value pairs')
+end
+local deadline_ms = nil
+if ARGV[19] ~= '' then
+  deadline_ms = tonumber(ARGV[19])
+  if not is_count(deadline_ms) then
+    return redis.error_reply('ERR record_transition: a deadline must be an integer >= 0')
+  end
 end
 local with_fields = ARGV[18] == '1'
 if not with_fields and ARGV[18] ~= '0' then
@@ -177,15 +189,22 @@ end
 if takeover and lease_until > now_ms then
   return reply_with(0)
 end
-if #ARGV > 18 then
+if #ARGV > 19 then
   local decoded_ok, record = pcall(cjson.decode, redis.call('HGET', KEYS[1], 'record') or '')
   if not decoded_ok or type(record) ~= 'table' then
     return reply_with(0)
   end
-  for i = 19, #ARGV, 2 do
+  for i = 20, #ARGV, 2 do
     if record[ARGV[i]] ~= ARGV[i + 1] then
       return reply_with(0)
     end
+  end
+end
+if deadline_ms ~= nil then
+  local server_time = redis.call('TIME')
+  local server_ms = tonumber(server_time[1]) * 1000 + math.floor(tonumber(server_time[2]) / 1000)
+  if server_ms > deadline_ms then
+    return reply_with(4)
   end
 end
 if limit ~= nil then

@@ -1,1 +1,0 @@
-"""Database backends: Django's own, with the few changes LightNote's hot paths need."""
