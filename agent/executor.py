@@ -95,9 +95,7 @@ def _commit_change(card: cards.Card, *, actor: ActorContext, policy: Any, contex
     return receipt
 
 
-def _execute(
-    card: cards.Card, *, actor: ActorContext, locale: str
-) -> tuple[str, dict[str, Any]]:
+def _execute(card: cards.Card, *, actor: ActorContext, locale: str) -> tuple[str, dict[str, Any]]:
     from agent.policy import enforce_tool_policy
 
     context = _tool_context(card, actor, locale)

@@ -555,8 +555,6 @@ def test_a_card_whose_record_the_owner_check_refuses_is_never_claimed(
     assert Todo.objects.count() == 0
 
 
-
-
 def test_the_binding_is_checked_before_the_state_even_for_a_settled_card(user: Any) -> None:
     flow = flow_with_card(user)
     settled_ok(flow.confirm())

@@ -232,7 +232,6 @@ def _racers(count: int, target: Any) -> list[tuple[int, bytes]]:
     return answers
 
 
-
 @pytest.mark.services
 @pytest.mark.django_db(transaction=True)
 def test_losers_of_a_race_for_one_card_are_never_counted_against_the_limit(

@@ -131,8 +131,6 @@ def test_a_tampered_card_fails_its_binding_before_the_limit_and_gives_its_unit_b
     assert not AuditEvent.objects.filter(event_type="rate.limited").exists()
 
 
-
-
 def test_a_limiter_on_its_own_connection_counts_before_the_claim_and_claims_nothing_over_it(
     user: Any, settings: Any, monkeypatch: Any
 ) -> None:

@@ -110,9 +110,7 @@ def stalling_store(own_redis: tuple[subprocess.Popen[bytes], str]) -> Iterator[A
         monkeypatch.setattr(confirm_checks, "session_access", stop_then_check)
         return resumed
 
-    with override_settings(
-        CACHES=caches, REDIS_URL=url, LIGHTNOTE_CLAIM_DEADLINE_MS=DEADLINE_MS
-    ):
+    with override_settings(CACHES=caches, REDIS_URL=url, LIGHTNOTE_CLAIM_DEADLINE_MS=DEADLINE_MS):
         get_redis().flushdb()
         yield stall_after_read
     resumed.wait(timeout=STALL_S * 4)

@@ -387,14 +387,6 @@ def warmed_and_new_record() -> str:
     return key
 
 
-
-
-
-
-
-
-
-
 def test_the_transition_script_refuses_an_odd_number_of_expected_values() -> None:
     key = new_key()
     make_owned_record(key)
@@ -771,24 +763,4 @@ def test_the_check_warns_about_an_old_server_and_an_evicting_policy() -> None:
     assert server_warnings(suitable, server="cache:6379") == []
 
 
-
-
-
-
 RUNNING_INDEX = "ln:test:running"
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
