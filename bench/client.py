@@ -26,7 +26,6 @@ class Reply:
     ms: float
     sql: int | None = None
     sql_writes: int | None = None
-    sql_round_trips: int | None = None
     redis: int | None = None
     headers: dict[str, str] = field(default_factory=dict)
 
@@ -69,7 +68,6 @@ class Client:
             ms=ms,
             sql=_int_header(headers, "X-LightNote-SQL"),
             sql_writes=_int_header(headers, "X-LightNote-SQL-Writes"),
-            sql_round_trips=_int_header(headers, "X-LightNote-SQL-Round-Trips"),
             redis=_int_header(headers, "X-LightNote-Redis"),
             headers=headers,
         )

@@ -13,7 +13,8 @@ from typing import Any
 from bench.client import Burst, Client, Reply, burst
 from bench.config import HOST
 
-PATHS = ("direct create", "card issue", "confirm", "repeat confirm")
+# The first is the baseline the others are reported against: an authenticated no-op.
+PATHS = ("me", "direct create", "card issue", "confirm", "repeat confirm")
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -31,7 +32,7 @@ def summarize(replies: list[Reply]) -> dict[str, Any]:
         "p95_ms": round(percentile(times, 0.95), 2),
         "p99_ms": round(percentile(times, 0.99), 2),
     }
-    for counter in ("sql", "sql_writes", "sql_round_trips", "redis"):
+    for counter in ("sql", "sql_writes", "redis"):
         values = [getattr(reply, counter) for reply in replies]
         if values and all(value is not None for value in values):
             summary[f"{counter}_per_request"] = {
@@ -53,7 +54,7 @@ def _expect(reply: Reply, status: int, what: str) -> Reply:
 
 
 class Paths:
-    """The four interleaved paths for one user, one keep-alive connection."""
+    """The interleaved paths for one user, one keep-alive connection."""
 
     def __init__(self, client: Client, session_id: str, rng: random.Random) -> None:
         self.client = client
@@ -66,6 +67,9 @@ class Paths:
     def _next(self) -> int:
         self.counter += 1
         return self.counter
+
+    def me(self) -> Reply:
+        return _expect(self.client.call("GET", "/api/v1/me/"), 200, "me")
 
     def direct_create(self) -> Reply:
         reply = self.client.call("POST", "/api/v1/todos/", {"title": f"直接创建 {self._next()}"})
@@ -117,6 +121,7 @@ class Paths:
     def run(self, rounds: int, names: tuple[str, ...] = PATHS) -> dict[str, list[Reply]]:
         """Run ``rounds`` rounds; each runs every path once, in a freshly shuffled order."""
         calls = {
+            "me": self.me,
             "direct create": self.direct_create,
             "card issue": self.card_issue,
             "confirm": self.confirm,
@@ -160,9 +165,10 @@ def ratio_interval(
 
 
 def measure_paths(port: int, token: str, rounds: int, rng: random.Random) -> dict[str, Any]:
-    """Time the four paths, ``rounds`` interleaved rounds after a warm-up; each path's
-    summary, and for each but direct create the 95 % interval of its p50's ratio to direct
-    create's (``ratio_95``, :func:`ratio_interval`): the sampling noise of that ratio."""
+    """Time the paths, ``rounds`` interleaved rounds after a warm-up; each path's summary,
+    and for each but the baseline (``GET /api/v1/me/``) the 95 % interval of its p50's ratio
+    to the baseline's (``ratio_95``, :func:`ratio_interval`): the sampling noise of that
+    ratio. Reported, never a target."""
     client = Client(HOST, port, token)
     paths = Paths(client, open_session(client), rng)
     paths.run(max(10, rounds // 10))  # warm every worker thread's connections and caches

@@ -1,5 +1,7 @@
-"""The bench's verdict and report: the targets (PASS/FAIL, timed ones enforced only at full
-size) and the printed tables."""
+"""The bench's verdict and report: the targets (PASS/FAIL; the one timed target, the burst's
+ceiling, enforced only at full size) and the printed tables. Each path's p50 against the
+authenticated no-op (``GET /api/v1/me/``) is reported, never enforced: the design is not bent
+to a ratio (docs/performance.md)."""
 
 from __future__ import annotations
 
@@ -12,14 +14,18 @@ def ratio(a: float, b: float) -> float:
     return round(a / b, 3) if b else float("inf")
 
 
+# The counts an API confirm may cost (tests/test_confirm_costs.py pins them too).
+CONFIRM_SQL_MAX = 8
+CONFIRM_REDIS_MAX = 3
+BURST_CEILING_MS = 4000
+LIST_FLATNESS = 1.2
+
+
 def check_targets(results: dict[str, Any], timed: bool) -> list[dict[str, Any]]:
     paths = results["paths"]
-    create = paths["direct create"]["p50_ms"]
     checks: list[dict[str, Any]] = []
 
-    def check(
-        name: str, value: Any, limit: Any, ok: bool, is_timed: bool, interval: Any = None
-    ) -> None:
+    def check(name: str, value: Any, limit: Any, ok: bool, is_timed: bool) -> None:
         checks.append(
             {
                 "target": name,
@@ -28,29 +34,24 @@ def check_targets(results: dict[str, Any], timed: bool) -> list[dict[str, Any]]:
                 "ok": ok,
                 "timed": is_timed,
                 "enforced": timed or not is_timed,
-                **({"interval_95": interval} if interval else {}),
             }
         )
 
-    for path, limit in (("confirm", 1.3), ("repeat confirm", 1.0), ("card issue", 1.6)):
-        value = ratio(paths[path]["p50_ms"], create)
-        check(
-            f"{path} p50 / direct create p50",
-            value,
-            limit,
-            value <= limit,
-            True,
-            interval=paths[path].get("ratio_95"),
-        )
     confirm_counts = paths["confirm"]
     sql = confirm_counts.get("sql_per_request", {}).get("max")
     redis_trips = confirm_counts.get("redis_per_request", {}).get("max")
-    check("SQL statements per confirm (max)", sql, 8, sql is not None and sql <= 8, False)
+    check(
+        "SQL statements per confirm (max)",
+        sql,
+        CONFIRM_SQL_MAX,
+        sql is not None and sql <= CONFIRM_SQL_MAX,
+        False,
+    )
     check(
         "Redis round trips per confirm (max)",
         redis_trips,
-        4,
-        redis_trips is not None and redis_trips <= 4,
+        CONFIRM_REDIS_MAX,
+        redis_trips is not None and redis_trips <= CONFIRM_REDIS_MAX,
         False,
     )
     writes = paths["repeat confirm"].get("sql_writes_per_request", {}).get("max")
@@ -66,8 +67,8 @@ def check_targets(results: dict[str, Any], timed: bool) -> list[dict[str, Any]]:
     check(
         f"all {burst_result['concurrent']} concurrent confirms answered (ms)",
         burst_result["all_answered_ms"],
-        4000,
-        burst_result["all_answered_ms"] <= 4000,
+        BURST_CEILING_MS,
+        burst_result["all_answered_ms"] <= BURST_CEILING_MS,
         True,
     )
     lists = results["lists"]
@@ -76,18 +77,24 @@ def check_targets(results: dict[str, Any], timed: bool) -> list[dict[str, Any]]:
         value = ratio(
             lists[f"{kind} @ {large} rows"]["p50_ms"], lists[f"{kind} @ {small} rows"]["p50_ms"]
         )
-        check(f"{kind} list p50 at {large} / at {small} rows", value, 1.2, value <= 1.2, True)
+        check(
+            f"{kind} list p50 at {large} / at {small} rows",
+            value,
+            LIST_FLATNESS,
+            value <= LIST_FLATNESS,
+            True,
+        )
     return checks
 
 
 def print_report(results: dict[str, Any]) -> None:
     def table(title: str, rows: dict[str, Any]) -> None:
         print(f"\n{title}")
-        header = ("path", "n", "p50", "p95", "p99", "SQL", "writes", "SQL RT", "Redis")
-        print("  {:<28}{:>5}{:>9}{:>9}{:>9}{:>9}{:>8}{:>8}{:>7}".format(*header))
+        header = ("path", "n", "p50", "p95", "p99", "SQL", "writes", "Redis")
+        print("  {:<28}{:>5}{:>9}{:>9}{:>9}{:>9}{:>8}{:>7}".format(*header))
         for name, row in rows.items():
             counts = []
-            for counter in ("sql", "sql_writes", "sql_round_trips", "redis"):
+            for counter in ("sql", "sql_writes", "redis"):
                 stats = row.get(f"{counter}_per_request")
                 counts.append(
                     "-"
@@ -100,7 +107,7 @@ def print_report(results: dict[str, Any]) -> None:
                 )
             print(
                 f"  {name:<28}{row['n']:>5}{row['p50_ms']:>9.2f}{row['p95_ms']:>9.2f}"
-                f"{row['p99_ms']:>9.2f}{counts[0]:>9}{counts[1]:>8}{counts[2]:>8}{counts[3]:>7}"
+                f"{row['p99_ms']:>9.2f}{counts[0]:>9}{counts[1]:>8}{counts[2]:>7}"
             )
 
     config = results["config"]
@@ -118,13 +125,14 @@ def print_report(results: dict[str, Any]) -> None:
             + ")"
         )
     table(
-        "Paths (ms; SQL statements / writes / SQL round trips / Redis round trips per request,"
-        " counted in the server)",
+        "Paths (ms; SQL statements / writes / Redis round trips per request, counted in the"
+        " server)",
         results["paths"],
     )
     ratios = results["ratios"]
     print(
-        "  ratios to direct create p50 (95 % interval, paired bootstrap): "
+        "  p50 against GET /api/v1/me/ (reported, not a target; 95 % interval, paired "
+        "bootstrap): "
         + ", ".join(
             f"{k} {v:.2f}x" + _interval(results["paths"][k].get("ratio_95"))
             for k, v in ratios.items()
@@ -147,7 +155,7 @@ def print_report(results: dict[str, Any]) -> None:
             print(
                 "  note: other work took CPU while the paths were timed"
                 + (f" ({busiest})" if busiest else "")
-                + "; the ratios read higher under such load (docs/performance.md, Interference)"
+                + "; the timings read higher under such load (docs/performance.md)"
             )
     table("Lists, first page", results["lists"])
     b = results["burst"]
@@ -166,9 +174,7 @@ def print_report(results: dict[str, Any]) -> None:
     print(f"\nTargets{enforced}")
     for item in results["targets"]:
         verdict = "PASS" if item["ok"] else ("FAIL" if item["enforced"] else "miss")
-        interval = item.get("interval_95")
-        noise = f"; 95 % interval {interval[0]}-{interval[1]}" if interval else ""
-        print(f"  {verdict:<5} {item['target']}: {item['value']} (limit {item['limit']}{noise})")
+        print(f"  {verdict:<5} {item['target']}: {item['value']} (limit {item['limit']})")
 
 
 def _interval(interval: list[float] | None) -> str:
