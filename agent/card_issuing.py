@@ -32,6 +32,7 @@ from lightnote import store, store_scripts
 from lightnote.audit import audit_entry, audit_statement
 from lightnote.context import ActorContext
 from lightnote.models import AuditEvent
+from lightnote.ops import metrics, tracing
 from lightnote.write_statements import Statement, run_statements
 
 logger = logging.getLogger(__name__)
@@ -142,6 +143,7 @@ class CardIssuer:
         rows, self.audit_rows = self.audit_rows, []
         return audit_statement(rows)
 
+    @tracing.span("card.issue")
     def issue_prepared(
         self,
         *,
@@ -247,6 +249,8 @@ class CardIssuer:
             "provenance": provenance(merge([self.reads(), self.earlier_reads]), self.locale),
         }
         self.cards.append(card)
+        metrics.card_issued(capability=capability)
+        tracing.annotate(capability=capability, card_id=issued.card.id)
         return card
 
     @staticmethod

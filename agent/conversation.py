@@ -45,6 +45,7 @@ from agent.turns import Turn
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages, translate
+from lightnote.ops import metrics
 from lightnote.write_statements import CommitUnknown, insert_statement, run_statements
 
 logger = logging.getLogger(__name__)
@@ -319,6 +320,7 @@ def _handle_message(
     )
     if verdict.replaced:
         turn.notices.append(guarded_notice(verdict))
+        metrics.guard_removed(situation="turn_reply")
     reply = verdict.text
     if corrected is not None and not reply.strip():
         reply = card_corrections.corrected_reply(turn.reply_locale)
