@@ -239,7 +239,7 @@ def void_live_records(digests: list[str]) -> None:
 
 # The reconciler's settlement outcomes (``lightnote_reconciler_settlements_total``): a
 # receipt proves the action ran; a voided one, or a failure, that it did not.
-SETTLEMENT_OUTCOMES = {ActionCard.OutcomeKind.SUCCEEDED: "succeeded"}
+SETTLEMENT_OUTCOMES: dict[str, str] = {ActionCard.OutcomeKind.SUCCEEDED: "succeeded"}
 
 
 def settlement_outcome(kind: str) -> str:

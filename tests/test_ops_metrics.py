@@ -5,13 +5,16 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.conf import settings as django_settings
 from django.test import Client
+from django.utils import timezone
 
+from agent import lifecycle
 from agent.models import ActionCard
 from lightnote.ops import gunicorn_hooks, metrics
 from tests.agent_helpers import (
@@ -120,6 +123,31 @@ def test_a_deleted_conversation_counts_its_ready_cards_as_voided(user: Any) -> N
     assert ActionCard.objects.get().state == ActionCard.State.VOIDED
     after = value(scrape(), "lightnote_cards_voided_total", reason="session_deleted")
     assert after == before + 1
+
+
+def test_the_reconciler_counts_an_unknown_outcome_settled_as_not_executed(
+    user: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    flow = flow_with_card(user)
+    long_ago = timezone.now() - timedelta(seconds=django_settings.LIGHTNOTE_EXECUTION_LEASE + 60)
+    ActionCard.objects.update(  # a confirm whose COMMIT reply was lost, its lease long over
+        state=ActionCard.State.SETTLED,
+        outcome_kind=ActionCard.OutcomeKind.UNKNOWN,
+        settled_at=long_ago,
+    )
+    before = scrape()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert lifecycle.reconcile_unknown_rows() == 1
+
+    after = scrape()
+    settled = "lightnote_reconciler_settlements_total"
+    assert value(after, settled, outcome="not_executed") == (
+        value(before, settled, outcome="not_executed") + 1
+    )
+    voided = {"capability": flow.card["capability"], "status": "voided"}
+    receipts = "lightnote_receipts_total"
+    assert value(after, receipts, **voided) == value(before, receipts, **voided) + 1
 
 
 def test_a_clarifying_question_is_counted_by_the_slot_it_asks_for(user: Any) -> None:

@@ -4,9 +4,9 @@ Each probe in :data:`PROBES` runs in a small thread pool of its own and answers 
 checks it names; whatever has not answered by ``LIGHTNOTE_READINESS_TIMEOUT_MS`` is a
 ``timeout``, so a hung dependency (a Redis stopped with SIGSTOP) still gets an answer in
 time. Redis is probed with a client of its own with a socket timeout just past that deadline
-and no retry (the store's client would wait ``LIGHTNOTE_REDIS_TIMEOUT_MS`` and retry). The database probe
-opens its own connection in its thread and closes it after; one ``SELECT 1``, one read of
-``django_migrations`` and one of the worker's heartbeat.
+and no retry (the store's client would wait ``LIGHTNOTE_REDIS_TIMEOUT_MS`` and retry). The
+database probe opens its own connection in its thread and closes it after: one ``SELECT 1``,
+one read of ``django_migrations`` and one of the worker's heartbeat.
 
 A check is ``ok`` or names what is wrong (``error``, ``timeout``, ``pending``, ``missing``,
 ``stale``, ``unknown``); never a version, an address or an exception text.

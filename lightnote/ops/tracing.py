@@ -15,6 +15,7 @@ call): it nests under the current span, and costs next to nothing while tracing 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -28,6 +29,9 @@ from opentelemetry.trace import Span, SpanKind
 _tracer = trace.get_tracer("lightnote")
 
 Attribute = str | bool | int | float
+
+# A batch of statements sent as one may open with a comment naming it.
+_LEADING_COMMENTS = re.compile(r"^\s*(?:/\*.*?\*/\s*)+", re.DOTALL)
 
 # Probes and scrapes are not worth a trace each.
 EXCLUDED_URLS = "healthz,readyz,metrics"
@@ -113,7 +117,8 @@ def _statement_span(
     execute: Callable[..., Any], sql: str, params: Any, many: bool, context: dict[str, Any]
 ) -> Any:
     """One CLIENT span per statement: the backend and the operation (SELECT, INSERT...)."""
-    operation = (sql.split(None, 1) or ["SQL"])[0].upper()[:16]
+    words = _LEADING_COMMENTS.sub("", sql).split(None, 1)
+    operation = (words[0] if words else "SQL").upper()[:16]
     connection = context["connection"]
     attributes = {
         "db.system.name": connection.vendor,
