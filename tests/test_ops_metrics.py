@@ -20,6 +20,7 @@ from lightnote.ops import gunicorn_hooks, metrics
 from tests.agent_helpers import (
     CREATE_TODO_TEXT,
     chat_in,
+    confirm,
     flow_with_card,
     send_message,
     store_down,
@@ -148,6 +149,17 @@ def test_the_reconciler_counts_an_unknown_outcome_settled_as_not_executed(
     voided = {"capability": flow.card["capability"], "status": "voided"}
     receipts = "lightnote_receipts_total"
     assert value(after, receipts, **voided) == value(before, receipts, **voided) + 1
+
+
+def test_a_confirm_of_an_unknown_or_expired_card_counts_an_expired_card(user: Any) -> None:
+    flow = flow_with_card(user)
+    route = {"route": "/api/v1/agent/confirmations/confirm/"}
+    before = value(scrape(), "lightnote_cards_expired_total", **route)
+
+    response = confirm(flow.client, "not-a-token-" + "x" * 31, flow.session_id)
+
+    assert response.status_code == 410, response.content
+    assert value(scrape(), "lightnote_cards_expired_total", **route) == before + 1
 
 
 def test_a_clarifying_question_is_counted_by_the_slot_it_asks_for(user: Any) -> None:

@@ -100,8 +100,9 @@ METRICS: tuple[MetricSpec, ...] = (
     MetricSpec(
         "counter",
         "lightnote_cards_expired_total",
-        "Confirms or rejects that found their card past its expiry (410).",
-        ("capability",),
+        "Answers 410 CONFIRMATION_EXPIRED (the card expired, was used up or is unknown), by "
+        "route; an expired card's record is gone, so its capability is not known.",
+        ("route",),
     ),
     MetricSpec(
         "counter",
@@ -191,7 +192,8 @@ def _inc(name: str, **labels: str) -> None:
 
 
 def http_response(*, route: str, method: str, status: int, seconds: float, code: str) -> None:
-    """Count one response and its latency; a 429 or a 503 also by its error code."""
+    """Count one response and its latency; a 429, a 503 and an expired card's 410 also
+    on their own (``code``: the body's error code, read only for those statuses)."""
     _metrics["lightnote_http_request_duration_seconds"].labels(route=route, method=method).observe(
         seconds
     )
@@ -200,6 +202,8 @@ def http_response(*, route: str, method: str, status: int, seconds: float, code:
         _inc("lightnote_http_rate_limited_total", route=route)
     elif status == 503:
         _inc("lightnote_http_unavailable_total", route=route, code=code or "unknown")
+    elif status == 410 and code == "CONFIRMATION_EXPIRED":
+        _inc("lightnote_cards_expired_total", route=route)
 
 
 def card_issued(*, capability: str) -> None:
@@ -215,11 +219,6 @@ def card_confirmed(*, capability: str) -> None:
 def card_rejected(*, capability: str) -> None:
     """The user rejected a ready card."""
     _inc("lightnote_cards_rejected_total", capability=capability)
-
-
-def card_expired(*, capability: str) -> None:
-    """A confirm or reject found the card past its expiry."""
-    _inc("lightnote_cards_expired_total", capability=capability)
 
 
 def cards_voided(*, reason: str, count: int = 1) -> None:

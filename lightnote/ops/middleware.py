@@ -29,6 +29,8 @@ from lightnote.ops.logs import log_context
 logger = logging.getLogger("lightnote.request")
 
 REQUEST_ID_HEADER = "X-Request-ID"
+# The statuses whose error code the metrics count (lightnote.ops.metrics.http_response).
+CODED_STATUSES = frozenset({410, 429, 503})
 _WELL_FORMED = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
 
 
@@ -51,7 +53,7 @@ def route_of(request: HttpRequest) -> str:
 
 
 def error_code_of(response: HttpResponseBase) -> str:
-    """The ``error.code`` of a 429/503 body (read from DRF's data, or the small JSON body)."""
+    """The ``error.code`` of an error body (DRF's data, or the small JSON body parsed)."""
     data = getattr(response, "data", None)
     json_body = response.get("Content-Type", "").startswith("application/json")
     if data is None and json_body and not response.streaming:
@@ -81,7 +83,7 @@ class RequestObservabilityMiddleware:
             context["route"] = route
             response[REQUEST_ID_HEADER] = request_id
             status = response.status_code
-            code = error_code_of(response) if status in (429, 503) else ""
+            code = error_code_of(response) if status in CODED_STATUSES else ""
             metrics.http_response(
                 route=route, method=request.method or "", status=status, seconds=seconds, code=code
             )
