@@ -14,6 +14,7 @@ A check is ``ok`` or names what is wrong (``error``, ``timeout``, ``pending``, `
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import logging
 from collections.abc import Callable
@@ -149,7 +150,9 @@ def _failing(check: str, status: str) -> bool:
 def readiness() -> tuple[bool, dict[str, str]]:
     """Run every probe (in parallel, within the deadline); return (ready, status per check)."""
     futures: dict[Future[dict[str, str]], Probe] = {
-        _pool().submit(probe.run): probe for probe in PROBES
+        # Each in a copy of this context: its log lines carry the probe request's id.
+        _pool().submit(contextvars.copy_context().run, probe.run): probe
+        for probe in PROBES
     }
     done, _ = wait(futures, timeout=readiness_timeout())
     statuses: dict[str, str] = {}
