@@ -13,6 +13,10 @@ from __future__ import annotations
 
 import os
 
+# Prometheus' multiprocess directory, made before the workers start; a dead worker's files
+# are marked so its live gauges stop counting (lightnote/ops/gunicorn_hooks.py).
+from lightnote.ops.gunicorn_hooks import child_exit, on_starting  # noqa: F401
+
 
 def _int(name: str, default: int, minimum: int = 1) -> int:
     raw = os.environ.get(name, "").strip()

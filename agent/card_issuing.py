@@ -32,6 +32,7 @@ from lightnote import store, store_scripts
 from lightnote.audit import audit_entry, audit_events
 from lightnote.context import ActorContext
 from lightnote.models import AuditEvent
+from lightnote.ops import metrics, tracing
 
 logger = logging.getLogger(__name__)
 
@@ -133,6 +134,7 @@ class CardIssuer:
         rows, self.audit_rows = self.audit_rows, []
         audit_events(rows)
 
+    @tracing.span("card.issue")
     def issue_prepared(
         self,
         *,
@@ -238,6 +240,8 @@ class CardIssuer:
             "provenance": provenance(merge([self.reads(), self.earlier_reads]), self.locale),
         }
         self.cards.append(card)
+        metrics.card_issued(capability=capability)
+        tracing.annotate(capability=capability, card_id=issued.card.id)
         return card
 
     @staticmethod

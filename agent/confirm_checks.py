@@ -26,6 +26,7 @@ from lightnote import store, store_counters
 from lightnote.audit import audit_event
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
+from lightnote.ops import metrics
 
 logger = logging.getLogger(__name__)
 
@@ -67,6 +68,8 @@ def check_claimed_record(card: cards.Card, *, token: str, actor: ActorContext) -
 def _unknown_token(actor: ActorContext, *, action: str) -> LightNoteError:
     """Return the 410 of an unknown or expired token, after the miss throttle (which raises
     its 429 over the limit) and the audit row."""
+    if action == "confirm":
+        metrics.claim_refused(reason="expired")
     # The miss path only: a known token pays no round trip for the miss throttle.
     limit_token_miss(actor=actor, kind="card", action=action)  # 429 over the limit
     audit_event(
@@ -92,12 +95,16 @@ def _check_owner_and_binding(
     409 (the card destroyed, its history row voided) for a record that fails its binding."""
     if access is SessionAccess.DELETED:
         # The caller's own conversation, deleted: 404 everywhere, as for its messages.
+        if action == "confirm":
+            metrics.claim_refused(reason="forbidden")
         raise LightNoteError("SESSION_NOT_FOUND", status=404)
     if (
         not cards.card_owned_by(card, actor.subject.pk)
         or not cards.card_in_session(card, session_id)
         or access is not SessionAccess.OWN
     ):
+        if action == "confirm":
+            metrics.claim_refused(reason="forbidden")
         audit_event(
             "confirm.forbidden",
             actor=actor.actor,
@@ -108,6 +115,8 @@ def _check_owner_and_binding(
         )
         raise LightNoteError("CONFIRMATION_FORBIDDEN", status=403)
     if not cards.card_binding_valid(card):
+        if action == "confirm":
+            metrics.claim_refused(reason="invalid")
         card_transitions.card_destroy(token)
         record_invalid(card)
         audit_card("confirm.invalid", card, actor, code="CONFIRMATION_INVALID")

@@ -32,6 +32,7 @@ from lightnote.audit import audit_event
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages
+from lightnote.ops import metrics
 
 logger = logging.getLogger(__name__)
 
@@ -244,6 +245,8 @@ def _generate(
         current = continuation_store.continuation_get(token)
         return (_answer(current) if current else None) or running_answer()
     notices = [guarded_notice(verdict)] if verdict.replaced else []
+    if verdict.replaced:
+        metrics.guard_removed(situation="final_reply")
     with transaction.atomic():
         Message.objects.create(
             session_id=session_id,

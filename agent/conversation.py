@@ -45,6 +45,7 @@ from agent.turns import Turn
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages, translate
+from lightnote.ops import metrics
 
 logger = logging.getLogger(__name__)
 
@@ -318,6 +319,7 @@ def _handle_message(
     )
     if verdict.replaced:
         turn.notices.append(guarded_notice(verdict))
+        metrics.guard_removed(situation="turn_reply")
     reply = verdict.text
     if corrected is not None and not reply.strip():
         reply = card_corrections.corrected_reply(turn.reply_locale)

@@ -53,6 +53,8 @@ from lightnote.audit import audit_entry, audit_events
 from lightnote.audit_tallies import tallies_flush, tally
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
+from lightnote.ops import metrics, tracing
+from lightnote.ops.logs import bind_log_context
 
 logger = logging.getLogger(__name__)
 
@@ -75,8 +77,10 @@ def confirm(
     card = load_card_for(
         request=request, actor=actor, token=token, session_id=session_id, action="confirm"
     )
+    bind_log_context(card_id=card.id, action_id=card.id)
     answer = answer_for_state(card, locale=locale)
     if answer is not None:
+        metrics.claim_refused(reason="not_ready")
         _tally_repeat(card, actor)
         return answer
     return _claim_and_execute(card, actor=actor, token=token, session_id=session_id, locale=locale)
@@ -90,24 +94,33 @@ def _claim_and_execute(
     unit = new_claim_unit(user_id=actor.actor.pk)
     in_claim = store_counters.counter_in_script(unit.alias)
     if not in_claim:  # the limiter lives elsewhere (Cluster): counted before the claim
-        take_now(unit)
-    claim = card_transitions.card_claim(
-        token,
-        attempt_id=attempt_id,
-        card=card,
-        owner_id=actor.subject.pk,
-        session_id=session_id,
-        take=unit.counter if in_claim else None,
-    )
+        try:
+            take_now(unit)
+        except LightNoteError:
+            metrics.claim_refused(reason="rate_limited")
+            raise
+    with tracing.span("confirm.claim", capability=card.capability, card_id=card.id):
+        claim = card_transitions.card_claim(
+            token,
+            attempt_id=attempt_id,
+            card=card,
+            owner_id=actor.subject.pk,
+            session_id=session_id,
+            take=unit.counter if in_claim else None,
+        )
     if claim.status is not card_transitions.ClaimStatus.CLAIMED:
         if not in_claim:
             give_back_unit(unit)
+        metrics.claim_refused(reason=_REFUSALS.get(claim.status, "not_ready"))
         return _claim_lost(claim, unit=unit, actor=actor, token=token, locale=locale)
-    kind, outcome = execute_claimed(card, actor=actor, locale=locale)
+    metrics.card_confirmed(capability=card.capability)
+    with tracing.span("confirm.execute", capability=card.capability, card_id=card.id):
+        kind, outcome = execute_claimed(card, actor=actor, locale=locale)
     try:
-        settled = card_transitions.card_settle(
-            token, attempt_id=attempt_id, outcome_kind=kind, outcome=outcome
-        )
+        with tracing.span("confirm.settle", capability=card.capability, card_id=card.id):
+            settled = card_transitions.card_settle(
+                token, attempt_id=attempt_id, outcome_kind=kind, outcome=outcome
+            )
     except LightNoteError:
         settled = False  # store down after the fact: the receipt stays the truth
     if not settled:
@@ -119,6 +132,15 @@ def _claim_and_execute(
         if stored is not None:
             return settled_answer(stored)
     return settled_answer(outcome)
+
+
+# Why a claim did not win, as the claims-refused metric names it.
+_REFUSALS = {
+    card_transitions.ClaimStatus.LIMITED: "rate_limited",
+    card_transitions.ClaimStatus.LATE: "late",
+    card_transitions.ClaimStatus.GONE: "expired",
+    card_transitions.ClaimStatus.READY: "invalid",
+}
 
 
 def _claim_lost(
@@ -173,6 +195,7 @@ def reject(
     result = card_transitions.card_reject(token)
     if result.status == card_transitions.RejectStatus.REJECTED:
         lifecycle.record_rejected(card.id)
+        metrics.card_rejected(capability=card.capability)
         audit_card("confirm.rejected", card, actor)
         return Answer(200, {"state": "rejected"})
     if result.status == card_transitions.RejectStatus.GONE:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from django.db import DatabaseError, IntegrityError
+from django.db import DatabaseError, IntegrityError, transaction
 
 from agent import cards, lifecycle
 from agent.card_audit import audit_card, audit_claim_and, card_entry
@@ -33,6 +33,7 @@ from agent.receipts import drop_connection, find_receipt, receipt_row
 from lightnote.audit import audit_events
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
+from lightnote.ops import metrics, tracing
 from lightnote.transactions import durable_atomic
 
 logger = logging.getLogger(__name__)
@@ -74,6 +75,7 @@ def _commit_change(card: cards.Card, *, actor: ActorContext, policy: Any, contex
     """Run the service and write its receipt, the card's history row and the audit rows of
     the claim and the execution. Needs: the caller's durable transaction."""
     result = policy.tool.execute(policy.args, context)
+    metrics.execution_done(capability=card.capability)
     receipt = receipt_row(
         card,
         status=ActionReceipt.Status.SUCCEEDED,
@@ -84,13 +86,17 @@ def _commit_change(card: cards.Card, *, actor: ActorContext, policy: Any, contex
         resource_id=str(result.resource_id),
         result=result.data or {},
     )
-    receipt.save(force_insert=True)  # the unique action_id fences a second execution
-    lifecycle.record_succeeded(card.id, receipt=receipt)
-    audit_events(
-        [
-            card_entry("confirm.claimed", card, actor),
-            card_entry("action.executed", card, actor, details={"summary": result.summary}),
-        ]
+    with tracing.span("confirm.receipt", capability=card.capability, card_id=card.id):
+        receipt.save(force_insert=True)  # the unique action_id fences a second execution
+        lifecycle.record_succeeded(card.id, receipt=receipt)
+        audit_events(
+            [
+                card_entry("confirm.claimed", card, actor),
+                card_entry("action.executed", card, actor, details={"summary": result.summary}),
+            ]
+        )
+    transaction.on_commit(
+        lambda: metrics.receipt_committed(capability=card.capability, status="succeeded")
     )
     return receipt
 
@@ -182,6 +188,7 @@ def _after_unknown_commit(
         logger.exception("receipt lookup for %s failed", card.id)
         existing = None
     if existing is not None:
+        metrics.receipt_committed(capability=card.capability, status=existing.status)
         audit_card("action.executed", card, actor, code="COMMIT_CONFIRMED_BY_RECEIPT")
         return outcome_from_receipt(existing, locale)
     audit_claim_and("action.outcome_unknown", card, actor, code="ACTION_OUTCOME_UNKNOWN")

@@ -34,6 +34,7 @@ from django.utils import timezone
 from agent import card_transitions, cards
 from agent.models import ActionCard, ActionReceipt, AgentSession, Message
 from lightnote.i18n import DEFAULT_LOCALE, message_template, translate
+from lightnote.ops import metrics
 
 logger = logging.getLogger(__name__)
 
@@ -165,9 +166,11 @@ def record_voided(card_ids: list[str], *, reason: str) -> int:
     """Mark ready rows voided (withdrawn before any execution); return how many."""
     if not card_ids:
         return 0
-    return ActionCard.objects.filter(id__in=card_ids, state=ActionCard.State.READY).update(
+    voided = ActionCard.objects.filter(id__in=card_ids, state=ActionCard.State.READY).update(
         state=ActionCard.State.VOIDED, void_reason=reason, voided_at=timezone.now()
     )
+    metrics.cards_voided(reason=reason, count=voided)
+    return voided
 
 
 def void_session_cards(session: AgentSession) -> list[str]:
@@ -203,6 +206,16 @@ def void_live_records(digests: list[str]) -> None:
 # --- Reconciliation from the receipt table --------------------------------------------------
 
 
+# The reconciler's settlement outcomes (``lightnote_reconciler_settlements_total``): a
+# receipt proves the action ran; a voided one, or a failure, that it did not.
+SETTLEMENT_OUTCOMES: dict[str, str] = {ActionCard.OutcomeKind.SUCCEEDED: "succeeded"}
+
+
+def settlement_outcome(kind: str) -> str:
+    """The metrics word for a reconciled outcome kind (``succeeded`` | ``not_executed``)."""
+    return SETTLEMENT_OUTCOMES.get(kind, "not_executed")
+
+
 def reconcile_unknown_rows(*, limit: int = 500) -> int:
     """Settle rows whose outcome is unknown from the receipt table, without Redis.
 
@@ -226,6 +239,7 @@ def reconcile_unknown_rows(*, limit: int = 500) -> int:
             receipt = void_action(row)
         kind, outcome = outcome_of_receipt(receipt)
         record_outcome(str(row.id), kind=kind, outcome=outcome, receipt=receipt)
+        metrics.reconciler_settled(outcome=settlement_outcome(kind))
         settled += 1
     return settled
 
@@ -279,6 +293,9 @@ def receipt_slot_void(
             kind, outcome = outcome_of_receipt(voided)
             record_outcome(
                 str(action_id), kind=kind, outcome=outcome, receipt=voided, best_effort=False
+            )
+            transaction.on_commit(
+                lambda: metrics.receipt_committed(capability=capability, status="voided")
             )
             return voided
     except IntegrityError:

@@ -29,6 +29,7 @@ from agent.models import ActionReceipt
 from agent.receipts import drop_connection, find_receipt
 from lightnote.audit import audit_event
 from lightnote.errors import LightNoteError
+from lightnote.ops import metrics
 
 logger = logging.getLogger(__name__)
 
@@ -81,6 +82,7 @@ def resolve(card: cards.Card, *, locale: str) -> Answer | None:
             and current.outcome_kind != OutcomeKind.UNKNOWN
         ):
             return settled_answer(current.outcome or {})
+    metrics.reconciler_settled(outcome=lifecycle.settlement_outcome(kind))
     audit_card(
         "confirm.reconciled",
         card,
@@ -132,6 +134,7 @@ def _check_success_has_receipt(card: cards.Card) -> None:
     if not backed:
         card_transitions.card_destroy(digest=card.digest)
         record_invalid(card)
+        metrics.reconciler_settled(outcome="invalid")
         audit_card(
             "confirm.invalid",
             card,
@@ -151,6 +154,7 @@ def reconcile_expired(*, locale: str = "zh-CN") -> int:
     resolved = 0
     for card in card_transitions.cards_running_with_expired_lease():
         if not cards.card_binding_valid(card):
+            metrics.reconciler_settled(outcome="invalid")
             card_transitions.card_destroy(digest=card.digest)
             audit_event(
                 "confirm.invalid",

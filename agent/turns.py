@@ -30,6 +30,7 @@ from agent.tools import registry
 from lightnote.audit import audit_event
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages, translate
+from lightnote.ops import metrics
 
 define_messages(
     {
@@ -236,6 +237,7 @@ class Turn(CardIssuer):
         if code:
             notice["code"] = code
         self.notices.append(notice)
+        metrics.clarification_asked(reason=clarification.slot)
         self.asked = pending.PendingRequest(
             tool=clarification.tool,
             args=dict(clarification.args),

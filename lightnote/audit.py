@@ -60,7 +60,7 @@ def audit_events(events: list[AuditEvent]) -> None:
         return
     AuditEvent.objects.bulk_create(events)
     for event in events:
-        logger.info("audit %s code=%s action=%s", event.event_type, event.code, event.action_id)
+        _log(event.event_type, event.code, event.action_id, event.capability)
 
 
 def audit_event(
@@ -88,5 +88,19 @@ def audit_event(
         details=details,
     )
     event.save(force_insert=True)
-    logger.info("audit %s code=%s action=%s", event_type, code, action_id)
+    _log(event_type, code, action_id, capability)
     return event
+
+
+def _log(event_type: str, code: str, action_id: Any, capability: str) -> None:
+    """One log line per written event, its ids as fields (``lightnote.ops.logs``)."""
+    fields = {"event": event_type, "code": code, "capability": capability}
+    if action_id:
+        fields["action_id"] = str(action_id)
+    logger.info(
+        "audit %s code=%s action=%s",
+        event_type,
+        code,
+        action_id,
+        extra={key: value for key, value in fields.items() if value},
+    )

@@ -15,6 +15,8 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
+from lightnote.ops.logs import logging_config
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -166,10 +168,14 @@ INSTALLED_APPS = [
     "agent.apps.AgentConfig",
     "mcpserver.apps.McpServerConfig",
     "axes",  # failed-login lockouts (lightnote.login_throttle)
+    "lightnote.ops.apps.OpsConfig",  # health, metrics, logs, traces (docs/operations.md)
 ]
 
 MIDDLEWARE = [
-    # Outermost: an oversized body is refused unread; a lost database answers 503 (security.md).
+    # Outermost: the request id on every response, the request's log line and metrics
+    # (lightnote/ops/middleware.py; no SQL, no Redis).
+    "lightnote.ops.middleware.RequestObservabilityMiddleware",
+    # Then: an oversized body is refused unread; a lost database answers 503 (security.md).
     "lightnote.http_guards.HostileInputMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
@@ -457,10 +463,27 @@ LIGHTNOTE_MCP_ALLOWED_ORIGINS = [
 
 # --- Serving and logging ----------------------------------------------------------------
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": env_str("LIGHTNOTE_LOG_LEVEL", "INFO")},
-}
+# --- Operations: health, metrics, logs, traces (docs/operations.md) ----------------------
+
+# /metrics answers only with "Authorization: Bearer <this>"; unset: /metrics is a 404.
+LIGHTNOTE_METRICS_TOKEN = env_str("LIGHTNOTE_METRICS_TOKEN")
+# /readyz: each probe's deadline, and how old the worker's last heartbeat may be.
+LIGHTNOTE_READINESS_TIMEOUT_MS = env_int("LIGHTNOTE_READINESS_TIMEOUT_MS", 1000, minimum=50)
+if LIGHTNOTE_READINESS_TIMEOUT_MS > 1800:
+    raise ImproperlyConfigured("LIGHTNOTE_READINESS_TIMEOUT_MS must be at most 1800")
+LIGHTNOTE_WORKER_HEARTBEAT_MAX_AGE = env_int("LIGHTNOTE_WORKER_HEARTBEAT_MAX_AGE", 120, minimum=5)
+# A missing or stale worker fails readiness only when required (off for DEBUG and embedded).
+LIGHTNOTE_REQUIRE_WORKER = env_bool(
+    "LIGHTNOTE_REQUIRE_WORKER", not DEBUG and not REDIS_URL.startswith("fakeredis://")
+)
+LIGHTNOTE_LOG_FORMAT = env_str("LIGHTNOTE_LOG_FORMAT", "text" if DEBUG else "json")
+if LIGHTNOTE_LOG_FORMAT not in {"json", "text"}:
+    raise ImproperlyConfigured(
+        f"LIGHTNOTE_LOG_FORMAT must be 'json' or 'text', got {LIGHTNOTE_LOG_FORMAT!r}"
+    )
+# The load balancer's probes may come over plain HTTP (HTTPS on redirects everything else).
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+
+LOGGING = logging_config(
+    log_format=LIGHTNOTE_LOG_FORMAT, level=env_str("LIGHTNOTE_LOG_LEVEL", "INFO")
+)

@@ -12,6 +12,7 @@ from drf_spectacular.views import (
 )
 
 from lightnote import impersonation, preferences, views
+from lightnote.ops import views as ops_views
 
 api_v1: list[URLPattern | URLResolver] = [
     path("auth/token/", views.TokenView.as_view(), name="auth-token"),
@@ -27,6 +28,10 @@ api_v1: list[URLPattern | URLResolver] = [
 ]
 
 urlpatterns = [
+    # Probes and the scrape (docs/operations.md); no session, no user.
+    path("healthz", ops_views.healthz, name="healthz"),
+    path("readyz", ops_views.readyz, name="readyz"),
+    path("metrics", ops_views.metrics_view, name="metrics"),
     path("admin/", admin.site.urls),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),

@@ -30,6 +30,7 @@ from agent.tools import ToolContext, registry, user_roles
 from lightnote.audit import audit_event
 from lightnote.errors import LightNoteError
 from lightnote.i18n import translate
+from lightnote.ops import metrics
 from mcpserver import sealing
 from mcpserver.callers import CHANNEL, Caller
 from mcpserver.card_states import card_state, stored_card
@@ -243,6 +244,7 @@ def _issue(caller: Caller, policy: Any, context: ToolContext) -> dict[str, Any]:
         request_id=context.request_id,
         channel=CHANNEL,
     )
+    metrics.card_issued(capability=policy.capability.id)
     expires_at = issued.card.expires_at
     if expires_at is None:  # pragma: no cover - a card just issued always has one
         raise RuntimeError("an issued card has no expiry")

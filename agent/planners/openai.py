@@ -33,6 +33,7 @@ from agent.planners.base import (
 from agent.planners.prompts import as_data, final_reply_prompt, system_prompt
 from agent.planners.replies import REPLY_CODE_KEY, template_reply
 from lightnote.i18n import translate
+from lightnote.ops import metrics, tracing
 from lightnote.parsers import json_problem
 
 logger = logging.getLogger(__name__)
@@ -111,14 +112,25 @@ class OpenAIPlanner:
             options["tools"] = tools
             if last_round:  # the round budget is spent: ask for an answer, not more calls
                 options["tool_choice"] = "none"
-        try:
-            response = self.client.chat.completions.create(**options)
-        except openai.APITimeoutError as error:
-            logger.warning("planner model call timed out: %s", error)
-            raise PlannerError(PLANNER_TIMEOUT, str(error)) from error
-        except openai.OpenAIError as error:
-            logger.warning("planner model call failed: %r", error)
-            raise PlannerError(PLANNER_UNAVAILABLE, str(error)) from error
+        purpose = "plan" if tools else "final_reply"
+        # The span and the metrics carry the model and the purpose, never the prompt.
+        with (
+            metrics.llm_call(model=self.model, purpose=purpose) as call,
+            tracing.span(
+                "llm.chat_completion",
+                **{"gen_ai.request.model": self.model, "lightnote.llm.purpose": purpose},
+            ),
+        ):
+            try:
+                response = self.client.chat.completions.create(**options)
+            except openai.APITimeoutError as error:
+                logger.warning("planner model call timed out: %s", error)
+                call.failed("timeout")
+                raise PlannerError(PLANNER_TIMEOUT, str(error)) from error
+            except openai.OpenAIError as error:
+                logger.warning("planner model call failed: %r", error)
+                call.failed("unavailable")
+                raise PlannerError(PLANNER_UNAVAILABLE, str(error)) from error
         choices = getattr(response, "choices", None)
         message = (
             getattr(choices[0], "message", None) if isinstance(choices, list) and choices else None
