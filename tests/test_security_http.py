@@ -586,18 +586,18 @@ def test_a_database_lost_inside_a_middleware_is_a_503_not_a_500(settings, path, 
 def test_the_database_lost_after_authentication_but_before_the_claim_keeps_the_card_ready(
     user, monkeypatch
 ) -> None:
-    # A browser session (no token query to answer the session check with): the check's own
-    # query is the first to meet the lost database, after authentication, before the claim.
+    # The session check's query is the first to meet the lost database, after
+    # authentication, before the claim.
     flow = flow_with_card(user)
     browser = APIClient()
     browser.force_login(user)
-    original = confirm_checks.session_access_for
+    original = confirm_checks.session_access
 
     def session_check_with_the_database_gone(*args: Any, **kwargs: Any) -> Any:
         with database_down():
             return original(*args, **kwargs)
 
-    monkeypatch.setattr(confirm_checks, "session_access_for", session_check_with_the_database_gone)
+    monkeypatch.setattr(confirm_checks, "session_access", session_check_with_the_database_gone)
     body = {"token": flow.token, "session_id": flow.session_id}
     response = browser.post("/api/v1/agent/confirmations/confirm/", body, format="json")
     assert_error_body(response, 503, "DATABASE_UNAVAILABLE")
