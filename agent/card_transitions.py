@@ -123,7 +123,8 @@ def card_claim(
     ``owner_id`` (its owner hash) and ``session_id``; otherwise READY, nothing claimed. It
     refuses a claim that reaches Redis after :func:`claim_deadline_ms` (LATE, nothing
     written: the card stays confirmable), so a request that gave up on a stalled store
-    leaves no claim behind. Without ``card`` the card is read first (one more round trip).
+    leaves no claim behind. Without ``card`` (or with one not read from the store, such as a
+    card just issued) the card is read first (one more round trip).
 
     With ``take`` (a single Redis whose limiter shares the cards' connection:
     ``store_counters.counter_in_script``) the same script counts one unit of the claims
@@ -132,7 +133,7 @@ def card_claim(
     """
     if (owner_id is None) != (session_id is None):
         raise ValueError("name both the expected owner and the expected session, or neither")
-    if card is None:
+    if card is None or not card.read_at_ms:  # its deadline counts from a read of the store
         card = card_get(token)
         if card is None:
             return ClaimResult(status=ClaimStatus.GONE, card=None)
