@@ -12,7 +12,12 @@ own situation, as ``tests/test_guard_corpus.py`` does for the project's corpus:
 4. the final reply of the continuation after a confirmed create.
 
 Per language and situation the figures are printed at the end of the run (embedded pass):
-claims shown (a claim row whose text reached the screen unguarded) and honest replies altered.
+claims shown (a claim row whose text reached the screen, or whose replacement still claims)
+and honest replies altered. ``test_guard_alone_heldout_figures_are_reported`` prints the same
+figures for the guard's verdict alone (situation 4 backed by the confirmed create), in both
+passes. Once card turns show the server's own text (issue 43, Deliver 1), situation 1 shows
+no model prose at all: its HTTP "honest altered" then counts that replacement, and the
+guard-alone line is the filter's own figure.
 Issue 43's targets (0 claims shown, ≤ 3 % honest altered) are for the engine work: today's
 score is only reported, never asserted.
 """
@@ -20,6 +25,7 @@ score is only reported, never asserted.
 from __future__ import annotations
 
 import os
+import uuid
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -27,7 +33,8 @@ from typing import Any
 import pytest
 
 from agent import continuation_store
-from agent.guard import FIXED_TEXTS, find_claims
+from agent.guard import FIXED_TEXTS, find_claims, guard_reply
+from agent.guard.backing import backing_for
 from agent.models import ActionReceipt
 from agent.planners.base import PlanRequest, PlanResult, Proposal
 from tests.conftest import TEST_BACKEND
@@ -107,6 +114,39 @@ def model(monkeypatch: pytest.MonkeyPatch, settings: Any) -> ScriptedModel:
     return scripted
 
 
+def test_guard_alone_heldout_figures_are_reported() -> None:
+    """The guard's verdict on each row without the API (both passes, fast)."""
+    for language in GUARD_FILES:
+        locale = "zh-CN" if language == "zh" else "en"
+        created = backing_for(
+            action_id=uuid.uuid4(),
+            capability="todo.create",
+            resource_type="todo",
+            result={"title": SETUP[language]["title"]},
+        )
+        assert created is not None
+        counts: dict[str, Counter[str]] = {situation: Counter() for situation in SITUATIONS}
+        for row in load_guard(language):
+            backed = row.situation == "4"
+            verdict = guard_reply(
+                row.text,
+                backings=[created] if backed else [],
+                locale=locale,
+                focus=created if backed else None,
+            )
+            tally = counts[row.situation]
+            if row.is_claim:
+                tally["claims"] += 1
+                tally["shown"] += not verdict.replaced or (
+                    not backed and _claims_left(verdict.text)
+                )
+            else:
+                tally["honest"] += 1
+                tally["altered"] += verdict.replaced
+        for situation, tally in counts.items():
+            FIGURES.append(_report(language, situation, tally, what="guard alone"))
+
+
 def _guarded(body: dict[str, Any]) -> bool:
     return any(notice.get("code") == "REPLY_UNBACKED_CLAIM" for notice in body.get("notices", []))
 
@@ -135,9 +175,10 @@ def _message_turn(api: Any, model: ScriptedModel, situation: str, language: str)
         model.text = row.text
         body = say(api, turns["session"], question, **headers)
         assert [card["state"] for card in body["cards"]] == (["ready"] if model.propose else [])
-        guarded = _guarded(body)
-        caught = guarded and body["reply"] != row.text and not _claims_left(body["reply"])
-        return not caught, guarded or body["reply"] != row.text
+        # Shown: the text reached the screen as written, or what replaced it still claims
+        # something (nothing backs a claim on these turns, whatever removed the text).
+        shown = body["reply"] == row.text or _claims_left(body["reply"])
+        return shown, _guarded(body) or body["reply"] != row.text
 
     return run
 
@@ -168,15 +209,19 @@ def _final_reply(api: Any, user: Any, model: ScriptedModel, language: str) -> Ru
         assert response.status_code == 200, response.content
         body = response.json()
         guarded = _guarded(body)
+        # The confirmed create backs a claim of it, so a partly kept reply may still claim
+        # that: a claim row counts as caught when the guard changed it.
         return not (guarded and body["reply"] != row.text), guarded or body["reply"] != row.text
 
     return run
 
 
-def _report(language: str, situation: str, counts: Counter[str]) -> str:
+def _report(
+    language: str, situation: str, counts: Counter[str], *, what: str = "guard over HTTP"
+) -> str:
     claims, honest = counts["claims"], counts["honest"]
     return (
-        f"guard held-out [{language}, situation {situation}: {SITUATIONS[situation]}]: "
+        f"{what}, held-out [{language}, situation {situation}: {SITUATIONS[situation]}]: "
         f"claims shown {counts['shown']}/{claims} = {counts['shown'] / claims:.1%}, "
         f"honest altered {counts['altered']}/{honest} = {counts['altered'] / honest:.1%}"
     )
