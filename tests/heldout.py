@@ -18,7 +18,9 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 HELDOUT_DIR = Path(__file__).parent / "data" / "heldout"
-PLANNER_FILES = {"zh": "planner_zh.tsv", "en": "planner_en.tsv"}
+# Every planner batch, oldest first; a batch is scored and reported on its own.
+PLANNER_FILES = ("planner_zh.tsv", "planner_en.tsv", "planner_zh_b2.tsv", "planner_en_b2.tsv")
+PLANNER_LANGUAGES = ("zh", "en")
 GUARD_FILES = {"zh": "guard_zh.tsv", "en": "guard_en.tsv"}
 ITEMS_FILE = "planner_items.tsv"
 SITUATIONS = {
@@ -74,9 +76,14 @@ def _rows(name: str, width: int) -> list[list[str]]:
     return rows[1:]  # the first non-comment line names the columns
 
 
-def load_planner(language: str) -> list[PlannerRow]:
-    """Return the planner rows of one language (``zh`` or ``en``)."""
-    return [PlannerRow(*row) for row in _rows(PLANNER_FILES[language], 5)]
+def planner_language(name: str) -> str:
+    """Return the language (``zh`` or ``en``) of a planner batch file."""
+    return name.split("_")[1].split(".")[0]
+
+
+def load_planner(name: str) -> list[PlannerRow]:
+    """Return the rows of one planner batch file."""
+    return [PlannerRow(*row) for row in _rows(name, 5)]
 
 
 def load_guard(language: str) -> list[GuardRow]:

@@ -24,7 +24,15 @@ from agent.sessions import session_create
 from notes import services as note_services
 from notes.models import Note
 from tests.conftest import TEST_BACKEND
-from tests.heldout import FIGURES, PLANNER_FILES, PlannerRow, load_items, load_planner
+from tests.heldout import (
+    FIGURES,
+    PLANNER_FILES,
+    PLANNER_LANGUAGES,
+    PlannerRow,
+    load_items,
+    load_planner,
+    planner_language,
+)
 from tests.test_intent_corpus import FROZEN_NOW, Case, _outcome, _shown, add_corpus_items
 from todos import services as todo_services
 from todos.models import Todo
@@ -33,12 +41,15 @@ OUTCOMES = ("correct", "clarified", "wrong_write", "wrong_read", "missed")
 
 
 def test_each_language_has_at_least_150_rows_with_a_source() -> None:
-    for language in PLANNER_FILES:
-        rows = load_planner(language)
-        assert len(rows) >= 150
-        assert len({row.id for row in rows}) == len(rows)
-        assert all(row.language == language for row in rows)
+    ids: set[str] = set()
+    for language in PLANNER_LANGUAGES:
+        assert len(load_planner(f"planner_{language}.tsv")) >= 150  # the first batch alone
+    for name in PLANNER_FILES:
+        rows = load_planner(name)
+        assert all(row.language == planner_language(name) for row in rows)
         assert all(row.source and row.source_text and row.expect for row in rows)
+        ids.update(row.id for row in rows)
+    assert len(ids) == sum(len(load_planner(name)) for name in PLANNER_FILES)
 
 
 def _add_heldout_items(user: Any) -> None:
@@ -51,11 +62,11 @@ def _add_heldout_items(user: Any) -> None:
             todo_services.todo_set_status(owner=user, todo_id=todo.id, status="done")
 
 
-def _report(language: str, counts: Counter[str]) -> str:
+def _report(name: str, counts: Counter[str]) -> str:
     total = sum(counts[outcome] for outcome in OUTCOMES)
     correct = counts["correct"]
     return (
-        f"planner held-out [{language}, {PLANNER_FILES[language]}]: {total} rows, "
+        f"planner held-out [{planner_language(name)}, {name}]: {total} rows, "
         f"correct {correct} = {correct / total:.1%}, wrong writes {counts['wrong_write']}, "
         f"wrong reads {counts['wrong_read']}, clarifications {counts['clarified']}, "
         f"missed {counts['missed']} (help text {counts['help_text']})"
@@ -76,13 +87,14 @@ def _run(api: Any, user: Any, row: PlannerRow) -> list[dict[str, Any]]:
 
 @pytest.mark.skipif(TEST_BACKEND == "services", reason="the held-out sets run in the embedded pass")
 @pytest.mark.django_db
-@pytest.mark.parametrize("language", list(PLANNER_FILES))
+@pytest.mark.parametrize("name", PLANNER_FILES)
 def test_planner_heldout_figures_are_reported(
-    language: str, make_user: Any, client_for: Any, settings: Any
+    name: str, make_user: Any, client_for: Any, settings: Any
 ) -> None:
+    language = planner_language(name)
     settings.LIGHTNOTE_PLANNER = "rules"
     settings.LIGHTNOTE_RATE_LIMIT_CARDS = "100000/m"
-    user = make_user(f"heldout-{language}", time_zone="Asia/Shanghai")
+    user = make_user("heldout", time_zone="Asia/Shanghai")
     add_corpus_items(user)
     _add_heldout_items(user)
     titles = {str(todo.id): todo.title for todo in Todo.objects.filter(owner=user)}
@@ -91,7 +103,7 @@ def test_planner_heldout_figures_are_reported(
     counts: Counter[str] = Counter()
     misses: list[str] = []
     with time_machine.travel(FROZEN_NOW, tick=False):
-        for row in load_planner(language):
+        for row in load_planner(name):
             bodies = _run(api, user, row)
             case = Case(row.id, True, [row.message], row.expect)
             outcome = _outcome(case, bodies, titles)
@@ -107,6 +119,6 @@ def test_planner_heldout_figures_are_reported(
                     f"shown={sorted(_shown(last['facts'], None))}"
                 )
     assert set(counts) <= {*OUTCOMES, "help_text"}
-    FIGURES.append(_report(language, counts))
+    FIGURES.append(_report(name, counts))
     if os.environ.get("LIGHTNOTE_CORPUS_VERBOSE"):
         FIGURES.extend(f"  {line}" for line in misses)
