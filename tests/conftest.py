@@ -201,12 +201,19 @@ def sync_playwright() -> Any:
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """Print the truthfulness guard's corpus figures (issue 9) when the corpus test ran."""
+    """Print the guard corpus's and the held-out sets' figures when their tests ran."""
     from tests.guard_corpus import FIGURES
 
     if FIGURES:
         terminalreporter.write_sep("=", "truthfulness guard corpus (tests/data/guard_corpus)")
         for line in FIGURES:
+            terminalreporter.write_line(line)
+    # --- held-out sets (issues 43, 44): scored, printed, not tuned on ---
+    from tests.heldout import FIGURES as HELDOUT_FIGURES
+
+    if HELDOUT_FIGURES:
+        terminalreporter.write_sep("=", "held-out sets, first scores (tests/data/heldout)")
+        for line in HELDOUT_FIGURES:
             terminalreporter.write_line(line)
 
 
