@@ -21,7 +21,7 @@ class ActionReceiptAdmin(ReadOnlyModelAdmin):
 
 @admin.register(ActionCard)
 class ActionCardAdmin(ReadOnlyModelAdmin):
-    """Each card's lifecycle (what history shows); written only by ``agent.lifecycle``."""
+    """Each card's lifecycle (what history shows); written only by ``agent.cards.history``."""
 
     list_display = ("created_at", "tool", "state", "outcome_kind", "owner", "actor", "session")
     list_filter = ("tool", "state", "outcome_kind", "void_reason")

@@ -16,7 +16,8 @@ class AgentConfig(AppConfig):
         A tool that disagrees with the capability table, or an enabled capability without
         its tool, raises ``ImproperlyConfigured`` here: the app refuses to start.
         """
-        from agent import checks, policy, readonly_passes  # noqa: F401  (texts and checks)
+        from agent import checks, policy  # noqa: F401  (texts and checks)
+        from agent.conversation import readonly_passes
         from agent.tools import registry
 
         readonly_passes.register()

@@ -2,8 +2,9 @@
 when the store cannot (``CONFIRMATION_STORE_UNAVAILABLE``), and a turn-taking lease
 (:func:`one_at_a_time`).
 
-:mod:`lightnote.store` knows no record kind and raises the neutral
-:class:`~lightnote.store.StoreUnavailable`; every agent function that reaches the store maps
+:mod:`lightnote.controlstore.store` knows no record kind and raises the neutral
+:class:`~lightnote.controlstore.store.StoreUnavailable`; every agent function that reaches the
+store maps
 it here, so a card, a continuation or a rate-limit check all fail closed with one code.
 """
 
@@ -17,10 +18,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from lightnote import store, store_scripts
-from lightnote.binding import canonical_json, seal
+from lightnote.controlstore import scripts as store_scripts
+from lightnote.controlstore import store
+from lightnote.controlstore.binding import canonical_json, seal
 from lightnote.errors import LightNoteError
-from lightnote.i18n import define_messages
+from lightnote.texts.i18n import define_messages
 
 define_messages(
     {
@@ -55,7 +57,8 @@ def token_new() -> tuple[str, str]:
 class SealedCreate:
     """A sealed record ready to be stored new (:func:`sealed_record_prepare`), not sent yet:
     ``create.call`` is its script, to send alone or with others in one round trip
-    (:func:`lightnote.store_scripts.scripts_run`); :meth:`fields` reads the script's reply."""
+    (:func:`lightnote.controlstore.scripts.scripts_run`); :meth:`fields` reads the script's
+    reply."""
 
     create: store.RecordCreate
     kind: str

@@ -37,7 +37,8 @@ class AgentSession(models.Model):
     updated_at = models.DateTimeField(default=timezone.now)
     deleted_at = models.DateTimeField(null=True, blank=True)
     # Until when a pending question or choice of this conversation may wait in the store
-    # (``agent.pending``), written by the turn that asked it; null when the last turn asked
+    # (``agent.conversation.pending``), written by the turn that asked it; null when the last turn
+    # asked
     # nothing. A hint, read with the session: a turn reads the store only while it may hold
     # one (the store's record, with its own expiry, stays the truth).
     pending_until = models.DateTimeField(null=True, blank=True)
@@ -238,7 +239,7 @@ class Choice(models.Model):
 
     Issued when a proposal's target (a todo or note named by title or description) matches
     several of the owner's items. The live, sealed record (with each candidate's prepared
-    args) is in Redis (``agent.choices``); this row is what history shows:
+    args) is in Redis (``agent.choices.choose``); this row is what history shows:
 
     - ``ready``: waiting for a pick; it reads as *expired* once ``expires_at`` has passed;
     - ``chosen``: a candidate was picked (``chosen_id``) and ``card`` is the ordinary card

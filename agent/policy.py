@@ -23,7 +23,7 @@ from typing import Any
 from agent.capabilities import FORBIDDEN, Capability, capability_by_id, capability_for_unknown_tool
 from agent.tools import Tool, ToolContext, args_invalid, registry, schema_violations, user_roles
 from lightnote.errors import LightNoteError
-from lightnote.i18n import define_messages
+from lightnote.texts.i18n import define_messages
 
 PHASE_PREPARE = "prepare"
 PHASE_EXECUTE = "execute"

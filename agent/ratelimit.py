@@ -2,18 +2,18 @@
 
 Each limit is a fixed window per user (``LIGHTNOTE_RATE_LIMIT_CARDS`` / ``..._CONFIRMS``,
 e.g. ``60/m``) counted by one Lua script that checks and counts together
-(:func:`lightnote.store_counters.counter_take`), so concurrent requests can never count past
+(:func:`lightnote.controlstore.counters.counter_take`), so concurrent requests can never count past
 the limit.
 
 A message turn's card counts its unit in the round trip that stores the card
-(``agent.card_issuing``, :class:`LimitTake`) when the limiter shares the records' connection
+(``agent.cards.issue``, :class:`LimitTake`) when the limiter shares the records' connection
 (not on Redis Cluster): still one unit per card, checked before the card is shown.
 
 Callers place the check where docs/api.md's order puts it. A confirm counts only when it has won
-the claim (``agent.execution.confirm``): a repeat of a running or settled card, and every
+the claim (``agent.cards.confirm.confirm``): a repeat of a running or settled card, and every
 loser of a race for one card, are never counted and never refused. When the limiter shares
 the cards' connection on a single Redis, the claim's own script counts the unit
-(:attr:`LimitTake.counter`, ``agent.card_transitions.card_claim(..., take=)``) and a refused
+(:attr:`LimitTake.counter`, ``agent.cards.transitions.card_claim(..., take=)``) and a refused
 claim writes nothing; elsewhere the unit is counted after the claim, which is given back if
 refused.
 Both paths refuse through :meth:`LimitTake.refuse` (the same audit row, body and header).
@@ -38,11 +38,13 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 
 from agent.control import store_unavailable
-from lightnote import store, store_counters, store_scripts
 from lightnote.audit import audit_entry, audit_event
-from lightnote.audit_tallies import tallies_flush, tally
-from lightnote.context import ActorContext
+from lightnote.controlstore import counters as store_counters
+from lightnote.controlstore import scripts as store_scripts
+from lightnote.controlstore import store
+from lightnote.controlstore.tallies import tallies_flush, tally
 from lightnote.errors import LightNoteError
+from lightnote.impersonation.context import ActorContext
 
 logger = logging.getLogger(__name__)
 
@@ -63,7 +65,7 @@ def parse_rate(rate: str) -> tuple[int, int]:
 class LimitTake:
     """One unit of a limit, not counted yet: ``call`` is its ``counter_take`` script, which
     :func:`take_now` sends alone and a caller may send in its own round trip instead
-    (``agent.card_issuing``), then read the reply with :meth:`retry_after`."""
+    (``agent.cards.issue``), then read the reply with :meth:`retry_after`."""
 
     group: str
     rate: str
@@ -157,7 +159,7 @@ def take_now(unit: LimitTake) -> None:
 
 def new_card_unit(*, user_id: int) -> LimitTake:
     """Return one unit of the card limit for ``user_id``, not counted yet: counted by
-    :func:`take_now`, or in the round trip that stores the card (``agent.card_issuing``)."""
+    :func:`take_now`, or in the round trip that stores the card (``agent.cards.issue``)."""
     return _unit(group="agent.cards", rate=settings.LIGHTNOTE_RATE_LIMIT_CARDS, user_id=user_id)
 
 

@@ -10,7 +10,7 @@ browser session (``impersonation.browser_context_start``, audited) and shows the
 as the subject. The banner every page shows while it lasts ends it
 (``admin:lightnote_admincontext_end``) and comes back to the context's page here, which
 lists what was done under it. Every admin screen is shown in the staff member's own time
-zone (``lightnote.readonly.AdminReadOnlyMiddleware``).
+zone (``lightnote.impersonation.readonly.AdminReadOnlyMiddleware``).
 """
 
 from __future__ import annotations
@@ -34,7 +34,11 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 from django.views.decorators.http import require_POST
 
-from lightnote.impersonation import CONTEXT_LIFETIME, browser_context_end, browser_context_start
+from lightnote.impersonation.contexts import (
+    CONTEXT_LIFETIME,
+    browser_context_end,
+    browser_context_start,
+)
 from lightnote.models import AdminContext, AuditEvent, User
 
 

@@ -11,7 +11,8 @@ class LightNoteConfig(AppConfig):
     def ready(self) -> None:
         from django.contrib.auth.signals import user_logged_out
 
-        from lightnote import login_throttle, messages  # noqa: F401  (texts, signal receivers)
-        from lightnote.impersonation import end_context_on_logout
+        from lightnote.accounts import login_throttle  # noqa: F401  (texts, signal receivers)
+        from lightnote.impersonation.contexts import end_context_on_logout
+        from lightnote.texts import messages  # noqa: F401  (texts, signal receivers)
 
         user_logged_out.connect(end_context_on_logout, dispatch_uid="lightnote-end-context")

@@ -10,14 +10,39 @@ import logging
 from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
-from django.http import Http404
+from django.db import DatabaseError, InterfaceError, OperationalError
+from django.http import Http404, HttpRequest
 from rest_framework import exceptions as drf_exceptions
 from rest_framework.response import Response
 
-from lightnote.http_guards import is_database_lost, safe_locale
-from lightnote.i18n import define_messages, request_locale, translate
+from lightnote.texts.i18n import (
+    DEFAULT_LOCALE,
+    define_messages,
+    locale_from_accept_language,
+    request_locale,
+    translate,
+)
 
 logger = logging.getLogger(__name__)
+
+# The database is unreachable or the connection broke (not: a constraint, a bad query).
+DATABASE_LOST = (OperationalError, InterfaceError)
+
+
+def is_database_lost(exc: BaseException | None) -> bool:
+    """True for a lost or unusable database connection (Django's wrapped driver errors)."""
+    return isinstance(exc, DATABASE_LOST)
+
+
+def safe_locale(request: HttpRequest | None) -> str:
+    """``request_locale`` that never needs the database (it may be the thing that failed)."""
+    if request is None:
+        return DEFAULT_LOCALE
+    try:
+        return request_locale(request)
+    except DatabaseError:
+        header = request.META.get("HTTP_ACCEPT_LANGUAGE")
+        return locale_from_accept_language(header) or DEFAULT_LOCALE
 
 
 class LightNoteError(Exception):

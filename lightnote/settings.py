@@ -167,7 +167,7 @@ INSTALLED_APPS = [
     "notes.apps.NotesConfig",
     "agent.apps.AgentConfig",
     "mcpserver.apps.McpServerConfig",
-    "axes",  # failed-login lockouts (lightnote.login_throttle)
+    "axes",  # failed-login lockouts (lightnote.accounts.login_throttle)
     "lightnote.ops.apps.OpsConfig",  # health, metrics, logs, traces (docs/operations.md)
 ]
 
@@ -176,7 +176,7 @@ MIDDLEWARE = [
     # (lightnote/ops/middleware.py; no SQL, no Redis).
     "lightnote.ops.middleware.RequestObservabilityMiddleware",
     # Then: an oversized body is refused unread; a lost database answers 503 (security.md).
-    "lightnote.http_guards.HostileInputMiddleware",
+    "lightnote.rest.http_guards.HostileInputMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -186,7 +186,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # Admin read-only impersonation, enforced in one place (lightnote/readonly.py).
-    "lightnote.readonly.AdminReadOnlyMiddleware",
+    "lightnote.impersonation.readonly.AdminReadOnlyMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",  # last: turns a lockout into the 429 answer
@@ -194,7 +194,7 @@ MIDDLEWARE = [
 
 # A measuring instrument for `make bench`: per-response SQL and Redis counts in headers.
 if env_bool("LIGHTNOTE_REQUEST_COUNTERS", False):
-    MIDDLEWARE.insert(0, "lightnote.request_counters.RequestCountersMiddleware")
+    MIDDLEWARE.insert(0, "lightnote.ops.request_counters.RequestCountersMiddleware")
 
 ROOT_URLCONF = "lightnote.urls"
 WSGI_APPLICATION = "lightnote.wsgi.application"
@@ -214,7 +214,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "lightnote.context_processors.admin_context",
+                "lightnote.pages.context_processors.admin_context",
             ],
         },
     },
@@ -248,7 +248,7 @@ CACHES = {
         },
     }
 }
-DJANGO_REDIS_CONNECTION_FACTORY = "lightnote.redis.ConnectionFactory"
+DJANGO_REDIS_CONNECTION_FACTORY = "lightnote.controlstore.redis.ConnectionFactory"
 SESSION_ENGINE = "django.contrib.sessions.backends.db"
 
 # --- Internationalisation ---------------------------------------------------------------
@@ -267,7 +267,7 @@ LIGHTNOTE_TIME_ZONE = TIME_ZONE
 LIGHTNOTE_MAX_BODY_BYTES = env_int("LIGHTNOTE_MAX_BODY_BYTES", 1_048_576, minimum=1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = LIGHTNOTE_MAX_BODY_BYTES
 FILE_UPLOAD_MAX_MEMORY_SIZE = LIGHTNOTE_MAX_BODY_BYTES
-CSRF_FAILURE_VIEW = "lightnote.http_guards.csrf_failure"
+CSRF_FAILURE_VIEW = "lightnote.rest.http_guards.csrf_failure"
 
 # Content-Security-Policy on every response: scripts and styles from this origin only (no
 # CDN, no inline code); the few inline <style> blocks (admin banner, API docs pages) carry
@@ -312,16 +312,18 @@ REST_FRAMEWORK = {
         # First: an MCP token is recognised (and refused for writes) before DRF's token
         # class would call it merely invalid.
         "mcpserver.authentication.McpTokenAuthentication",
-        "lightnote.authentication.TokenAuthentication",
-        "lightnote.authentication.SessionAuthentication",
+        "lightnote.accounts.authentication.TokenAuthentication",
+        "lightnote.accounts.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["lightnote.permissions.IsAuthenticatedNoAdminWrites"],
-    "DEFAULT_PAGINATION_CLASS": "lightnote.pagination.Pagination",
+    "DEFAULT_PERMISSION_CLASSES": [
+        "lightnote.impersonation.permissions.IsAuthenticatedNoAdminWrites"
+    ],
+    "DEFAULT_PAGINATION_CLASS": "lightnote.rest.pagination.Pagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "lightnote.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["lightnote.parsers.LimitedJSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["lightnote.rest.parsers.LimitedJSONParser"],
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
 SPECTACULAR_SETTINGS = {
@@ -337,12 +339,13 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "lightnote.openapi.document_edge_errors",  # 413 / 503 / MALFORMED_REQUEST (security.md)
-        "lightnote.openapi.declare_retry_after",
+        # 413 / 503 / MALFORMED_REQUEST (security.md)
+        "lightnote.rest.openapi.document_edge_errors",
+        "lightnote.rest.openapi.declare_retry_after",
     ],
     "ENUM_NAME_OVERRIDES": {
         "TodoStatusEnum": "todos.models.Todo.Status",
-        "ChoiceHistoryStateEnum": "agent.choice_store.HISTORY_STATES",
+        "ChoiceHistoryStateEnum": "agent.choices.store.HISTORY_STATES",
         "CardStateEnum": ["ready"],
     },
     # The agent's operations in the order a client uses them.
@@ -424,15 +427,15 @@ if LIGHTNOTE_PLANNER == "openai" and not OPENAI_API_KEY:
 LIGHTNOTE_LOGIN_FAILURE_LIMIT = env_int("LIGHTNOTE_LOGIN_FAILURE_LIMIT", 5, minimum=1)
 LIGHTNOTE_LOGIN_COOLOFF = env_int("LIGHTNOTE_LOGIN_COOLOFF", 900, minimum=1)
 AUTHENTICATION_BACKENDS = [
-    "lightnote.login_throttle.LoginThrottleBackend",  # first: refuses a locked-out pair
+    "lightnote.accounts.login_throttle.LoginThrottleBackend",  # first: refuses a locked-out pair
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
 AXES_FAILURE_LIMIT = LIGHTNOTE_LOGIN_FAILURE_LIMIT
 AXES_COOLOFF_TIME = timedelta(seconds=LIGHTNOTE_LOGIN_COOLOFF)
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
-AXES_USERNAME_CALLABLE = "lightnote.login_throttle.lockout_username"
-AXES_LOCKOUT_CALLABLE = "lightnote.login_throttle.lockout_response"
+AXES_USERNAME_CALLABLE = "lightnote.accounts.login_throttle.lockout_username"
+AXES_LOCKOUT_CALLABLE = "lightnote.accounts.login_throttle.lockout_response"
 AXES_RESET_ON_SUCCESS = True
 AXES_DISABLE_ACCESS_LOG = True  # successful logins are not logged by axes (no unbounded table)
 AXES_VERBOSE = False

@@ -11,7 +11,8 @@ from drf_spectacular.views import (
     SpectacularSwaggerSplitView,
 )
 
-from lightnote import impersonation, preferences, views
+from lightnote.accounts import preferences, views
+from lightnote.impersonation import contexts as impersonation
 from lightnote.ops import views as ops_views
 
 api_v1: list[URLPattern | URLResolver] = [
@@ -56,7 +57,7 @@ urlpatterns = [
     path("", include("agent.web.urls")),
 ]
 
-handler400 = "lightnote.http_guards.bad_request"
-handler403 = "lightnote.http_guards.permission_denied"
-handler404 = "lightnote.views.not_found"
-handler500 = "lightnote.views.server_error"
+handler400 = "lightnote.rest.http_guards.bad_request"
+handler403 = "lightnote.rest.http_guards.permission_denied"
+handler404 = "lightnote.accounts.views.not_found"
+handler500 = "lightnote.accounts.views.server_error"

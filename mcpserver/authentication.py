@@ -13,8 +13,8 @@ from typing import Any
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.permissions import SAFE_METHODS
 
-from lightnote.context import resolve_actor_context
 from lightnote.errors import LightNoteError
+from lightnote.impersonation.context import resolve_actor_context
 from mcpserver.tokens import looks_like_mcp_key, mcp_token_authenticate
 
 _SCHEMES = {"bearer", "token"}

@@ -13,12 +13,17 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest
 
-from agent import cards, sessions
+from agent.cards import records as cards
+from agent.conversation import sessions
 from agent.models import TITLE_MAX
 from lightnote.audit import audit_event
-from lightnote.context import ADMIN_CONTEXT_HEADER, ActorContext, resolve_actor_context
 from lightnote.errors import LightNoteError
-from lightnote.i18n import DEFAULT_LOCALE, normalize_locale
+from lightnote.impersonation.context import (
+    ADMIN_CONTEXT_HEADER,
+    ActorContext,
+    resolve_actor_context,
+)
+from lightnote.texts.i18n import DEFAULT_LOCALE, normalize_locale
 from mcpserver.models import McpSession, McpToken
 from mcpserver.tokens import mcp_token_authenticate
 

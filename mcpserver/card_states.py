@@ -11,10 +11,11 @@ from typing import Any
 
 from django.utils import timezone
 
-from agent import cards, lifecycle
-from agent.lifecycle import receipt_body
+from agent.cards import history as lifecycle
+from agent.cards import records as cards
+from agent.cards.history import receipt_body
 from agent.models import ActionCard, ActionReceipt
-from lightnote.i18n import translate
+from lightnote.texts.i18n import translate
 from mcpserver import sealing
 from mcpserver.callers import CHANNEL
 from mcpserver.models import McpCard

@@ -22,15 +22,16 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from agent import cards, lifecycle
 from agent.capabilities import CAPABILITIES, ENABLED, capability_for_unknown_tool
+from agent.cards import history as lifecycle
+from agent.cards import records as cards
 from agent.policy import capability_refusal, enforce_tool_policy
 from agent.ratelimit import limit_new_card
 from agent.tools import ToolContext, registry, user_roles
 from lightnote.audit import audit_event
 from lightnote.errors import LightNoteError
-from lightnote.i18n import translate
 from lightnote.ops import metrics
+from lightnote.texts.i18n import translate
 from mcpserver import sealing
 from mcpserver.callers import CHANNEL, Caller
 from mcpserver.card_states import card_state, stored_card

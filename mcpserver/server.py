@@ -26,7 +26,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from lightnote.errors import LightNoteError
-from lightnote.i18n import translate
+from lightnote.texts.i18n import translate
 from mcpserver import callers, gateway
 from mcpserver.connections import refresh_connections
 from mcpserver.models import McpSession

@@ -16,16 +16,17 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from agent import cards, execution
 from agent.capabilities import RISKS
+from agent.cards import confirm as execution
+from agent.cards import records as cards
 from agent.models import ActionCard
 from agent.tools import format_local_time
 from agent.web import texts as chat_texts  # noqa: F401  (the card texts the chat page shows)
 from lightnote.audit import audit_channel
-from lightnote.context import actor_context
 from lightnote.errors import LightNoteError
-from lightnote.i18n import translate
-from lightnote.page_texts import page_locale, page_texts
+from lightnote.impersonation.context import actor_context
+from lightnote.texts.i18n import translate
+from lightnote.texts.page_texts import page_locale, page_texts
 from mcpserver import callers, card_states, sealing
 from mcpserver.models import McpCard, McpToken
 from mcpserver.tokens import mcp_token_create, mcp_token_revoke

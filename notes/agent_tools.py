@@ -39,9 +39,9 @@ from agent.tools.schema import (
     strip_text,
 )
 from agent.tools.tool_registry import registry
-from lightnote.binding import canonical_json, keyed_hash
+from lightnote.controlstore.binding import canonical_json, keyed_hash
 from lightnote.errors import LightNoteError
-from lightnote.i18n import define_messages
+from lightnote.texts.i18n import define_messages
 from notes import selectors as note_selectors
 from notes import services as note_services
 from notes.models import Note
@@ -103,7 +103,8 @@ CHANGE_FIELDS = ("title", "content", "tags")
 _EXCERPT = 200
 # A fixed namespace: the derived ids are uuid5(namespace, HMAC of the payload).
 NOTE_ID_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "lightnote:agent:create_note")
-_NOTE_ID_LABEL = b"lightnote.agent.note-id"  # the HMAC key's label (see lightnote.binding)
+# The HMAC key's label (see lightnote.controlstore.binding).
+_NOTE_ID_LABEL = b"lightnote.agent.note-id"
 
 _TAGS_SCHEMA = {"type": "array", "items": {"type": "string"}, "maxItems": 100}
 _CURRENT_NOTE = closed_object(

@@ -1,11 +1,11 @@
-"""The note REST API: the shared item views (``lightnote.item_api``) over ``notes.services``
+"""The note REST API: the shared item views (``lightnote.rest.item_api``) over ``notes.services``
 and ``notes.selectors``."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from lightnote.item_api import ItemApi
+from lightnote.rest.item_api import ItemApi
 from notes import selectors, services
 from notes.models import Note
 from notes.serializers import (

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from lightnote.i18n import define_messages
+from lightnote.texts.i18n import define_messages
 
 define_messages(
     {

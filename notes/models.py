@@ -7,7 +7,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from lightnote.versioning import LiveManager
+from lightnote.rest.versioning import LiveManager
 
 TITLE_MAX = 255
 CONTENT_MAX = 60_000

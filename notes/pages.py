@@ -10,9 +10,9 @@ from typing import Any
 from django.db.models import QuerySet
 
 from lightnote.errors import LightNoteError
-from lightnote.i18n import define_messages
-from lightnote.page_texts import define_page_texts
-from lightnote.web import ItemPages, PageViewer, form_text, form_version
+from lightnote.pages.items import ItemPages, PageViewer, form_text, form_version
+from lightnote.texts.i18n import define_messages
+from lightnote.texts.page_texts import define_page_texts
 from notes import selectors, services
 from notes.models import Note
 

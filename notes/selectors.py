@@ -7,7 +7,7 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
-from lightnote.versioning import owned_get, titled, trashed
+from lightnote.rest.versioning import owned_get, titled, trashed
 from notes.models import Note
 
 
@@ -30,7 +30,7 @@ def note_get(*, owner: Any, note_id: uuid.UUID | str) -> Note:
 
 def note_find_by_title(*, owner: Any, title: str) -> list[Note]:
     """Return the owner's notes titled ``title``, or differing from it in letter case only
-    (``lightnote.versioning.titled``)."""
+    (``lightnote.rest.versioning.titled``)."""
     return titled(Note, owner=owner, title=title)
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from lightnote.serializers import (
+from lightnote.rest.serializers import (
     JSONCharField,
     JSONIntegerField,
     NeverPartial,

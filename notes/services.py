@@ -10,13 +10,13 @@ from django.utils import timezone
 
 from lightnote.errors import LightNoteError
 from lightnote.field_checks import UNSET, checked_text, checked_title, checked_values
-from lightnote.transactions import service_atomic
-from lightnote.versioning import (
+from lightnote.rest.versioning import (
     release_idempotency_key,
     versioned_delete,
     versioned_restore,
     versioned_update,
 )
+from lightnote.transactions import service_atomic
 from notes.models import CONTENT_MAX, TAG_MAX, TAGS_MAX, TITLE_MAX, Note
 
 

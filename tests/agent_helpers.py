@@ -2,7 +2,7 @@
 
 Cards are made the way production makes them: through the messages endpoint (planner ->
 policy -> ``card_issue``) or, where a test needs a particular tool and args, through
-``agent.policy`` + ``agent.cards.card_issue`` directly. Confirming always goes through the
+``agent.policy`` + ``agent.cards.records.card_issue`` directly. Confirming always goes through the
 HTTP endpoints. The fault helpers (a lost COMMIT, an unreachable store, a moved clock) act on
 the real components, never on the code under test.
 """
@@ -24,14 +24,15 @@ from django.test import override_settings
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from agent import cards, control
+from agent import control
+from agent.cards import records as cards
 from agent.models import ActionReceipt, AgentSession
 from agent.policy import enforce_tool_policy
 from agent.tools import ToolContext
-from lightnote import store
-from lightnote.context import ActorContext
+from lightnote.controlstore import store
+from lightnote.controlstore.redis import get_redis
+from lightnote.impersonation.context import ActorContext
 from lightnote.models import AuditEvent
-from lightnote.redis import get_redis
 
 SESSIONS_URL = "/api/v1/agent/sessions/"
 CONFIRM_URL = "/api/v1/agent/confirmations/confirm/"
@@ -274,7 +275,8 @@ def ratelimit_store_down() -> Iterator[None]:
 
 
 class StoreClock:
-    """Move the control store's clock (``lightnote.store.now_ms``) forward, e.g. past a lease.
+    """Move the control store's clock (``lightnote.controlstore.store.now_ms``) forward, e.g. past
+    a lease.
 
     Leases are compared with the application's clock, never Redis's ``TIME``, so moving
     ``now_ms`` is exactly what a late request sees. Redis TTLs are not affected.

@@ -120,7 +120,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.fixture(autouse=True)
 def _clean_redis() -> Iterator[None]:
     """Give every test an empty control store (the test Redis database is the suite's own)."""
-    from lightnote.redis import get_redis
+    from lightnote.controlstore.redis import get_redis
 
     get_redis().flushdb()
     return

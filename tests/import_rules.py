@@ -29,6 +29,53 @@ PACKAGES = (BASE, AGENT, *sorted(DOMAIN_APPS), *sorted(INTERFACE_APPS))
 AGENT_ADAPTER = "agent_tools"
 _STRING_IMPORTERS = frozenset({"import_module", "find_spec", "__import__"})
 
+# Inside an app, its wings, bottom first: a module may import modules of its own wing and of
+# the wings below it, never above. A module in no wing is the app's root (the base for
+# every wing) unless it is a composition root, which wires everything and may import any.
+# (docs/architecture.md draws them.)
+WINGS: dict[str, tuple[tuple[str, ...], ...]] = {
+    BASE: (
+        ("lightnote.texts",),
+        (
+            "lightnote.times",
+            "lightnote.models",
+            "lightnote.errors",
+            "lightnote.field_checks",
+            "lightnote.transactions",
+            "lightnote.audit",
+        ),
+        ("lightnote.controlstore",),
+        ("lightnote.rest",),
+        ("lightnote.impersonation",),
+        ("lightnote.pages", "lightnote.templatetags"),
+        ("lightnote.accounts",),
+        ("lightnote.ops", "lightnote.management"),
+    ),
+    AGENT: (
+        ("agent.access",),
+        ("agent.continuations.store", "agent.conversation.pending"),
+        ("agent.cards",),
+        ("agent.choices",),
+        ("agent.continuations",),
+        ("agent.conversation",),
+        ("agent.api", "agent.web", "agent.templatetags", "agent.management"),
+    ),
+}
+COMPOSITION_ROOTS = frozenset(
+    {
+        "lightnote.settings",
+        "lightnote.test_settings",
+        "lightnote.urls",
+        "lightnote.admin",
+        "lightnote.apps",
+        "lightnote.wsgi",
+        "lightnote.asgi",
+        "agent.apps",
+        "agent.urls",
+        "agent.admin",
+    }
+)
+
 
 @dataclass(frozen=True)
 class Import:
@@ -146,12 +193,43 @@ def layer_rule_broken(imp: Import) -> str | None:
     return None
 
 
+def wing_of(module: str) -> int | None:
+    """The wing's level of ``module`` inside its app (0 the lowest); None: the app's root.
+
+    A package's own ``__init__`` belongs to the wing it names; the longest matching prefix
+    wins (``agent.continuations.store`` is below ``agent.continuations``)."""
+    best: tuple[int, int] | None = None
+    for level, prefixes in enumerate(WINGS.get(_app(module), ())):
+        for prefix in prefixes:
+            if module == prefix or module.startswith(prefix + "."):
+                if best is None or len(prefix) > best[1]:
+                    best = (level, len(prefix))
+    return None if best is None else best[0]
+
+
+def wing_rule_broken(imp: Import) -> str | None:
+    """Return the wing rule ``imp`` breaks, or None (imports inside one app only)."""
+    app = _app(imp.importer)
+    if app != _app(imp.target) or app not in WINGS:
+        return None
+    if imp.importer in COMPOSITION_ROOTS or ".migrations." in f".{imp.importer}.":
+        return None
+    source, target = wing_of(imp.importer), wing_of(imp.target)
+    if target is None:
+        return None  # every wing may use the app's root
+    if source is None:
+        return f"the {app} root imports no wing ({imp.target} is one)"
+    if target > source:
+        return "a wing imports only its own wing and the wings below it"
+    return None
+
+
 def layer_violations(imports: Iterable[Import]) -> list[str]:
     """One line per offending import statement and target (``from x import a, b`` is one)."""
     found = (
         f"{imp.importer}:{imp.line} imports {imp.target}: {rule}"
         for imp in imports
-        if (rule := layer_rule_broken(imp)) is not None
+        if (rule := layer_rule_broken(imp) or wing_rule_broken(imp)) is not None
     )
     return list(dict.fromkeys(found))
 

@@ -20,5 +20,5 @@ def future_page(request: HttpRequest) -> HttpResponse:
 
 
 urlpatterns = [path("future/", future_page), *project_urlpatterns]
-handler404 = "lightnote.views.not_found"
-handler500 = "lightnote.views.server_error"
+handler404 = "lightnote.accounts.views.not_found"
+handler500 = "lightnote.accounts.views.server_error"

@@ -20,8 +20,8 @@ from django.test import Client
 from django.utils import timezone
 
 from agent.models import AgentSession, Message
-from lightnote.context import ADMIN_CONTEXT_SESSION_KEY
-from lightnote.impersonation import CONTEXT_LIFETIME, admin_context_start
+from lightnote.impersonation.context import ADMIN_CONTEXT_SESSION_KEY
+from lightnote.impersonation.contexts import CONTEXT_LIFETIME, admin_context_start
 from lightnote.models import AdminContext, AuditEvent
 from mcpserver.models import McpToken
 from notes import services as note_services
@@ -463,7 +463,7 @@ def _older_link(page: str) -> str | None:
 
 
 def test_the_subjects_conversations_page_past_50_and_keep_the_one_viewed(staff, user) -> None:
-    from agent import sessions
+    from agent.conversation import sessions
 
     created = [str(sessions.session_create(owner=user).id) for _ in range(55)]
     browser, _ = browser_context(staff, user, HTTP_ACCEPT_LANGUAGE="en")

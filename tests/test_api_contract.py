@@ -20,11 +20,11 @@ from django.conf import settings as django_settings
 from django.test import Client
 from rest_framework.test import APIClient
 
-from agent import card_transitions
 from agent.capabilities import CAPABILITIES
+from agent.cards import transitions as card_transitions
 from agent.tools import registry
-from lightnote.i18n import translate
 from lightnote.models import AuditEvent
+from lightnote.texts.i18n import translate
 from tests.agent_helpers import (
     CONFIRM_URL,
     CREATE_TODO_TEXT,

@@ -12,8 +12,8 @@ import time_machine
 from django.test import Client
 from django.utils import timezone
 
-from lightnote.context import ADMIN_CONTEXT_SESSION_KEY
-from lightnote.impersonation import admin_context_end, admin_context_start
+from lightnote.impersonation.context import ADMIN_CONTEXT_SESSION_KEY
+from lightnote.impersonation.contexts import admin_context_end, admin_context_start
 from lightnote.models import AdminContext, AuditEvent
 from notes import services as note_services
 from notes.models import Note

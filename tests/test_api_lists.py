@@ -9,7 +9,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from lightnote import pagination
+from lightnote.rest import pagination
 from notes.models import Note
 from todos.models import Todo
 
@@ -283,7 +283,8 @@ def test_a_count_that_raced_a_shrink_is_not_remembered(
     user, django_capture_on_commit_callbacks
 ) -> None:
     """The mark is a compare-and-set on the generation read before counting."""
-    from lightnote import list_counts, store
+    from lightnote.controlstore import store
+    from lightnote.rest import list_counts
 
     key = list_counts._key(Todo, user.pk)
     generation, mark = store.generation_read(key, "status=*")
@@ -313,7 +314,7 @@ def test_a_count_that_raced_a_shrink_is_not_remembered(
 
 
 def test_without_redis_a_list_still_counts(alice_api, user, monkeypatch) -> None:
-    from lightnote import store
+    from lightnote.controlstore import store
 
     def down(*args: Any, **kwargs: Any) -> Any:
         raise store.StoreUnavailable("down")
@@ -328,7 +329,7 @@ def test_without_redis_a_list_still_counts(alice_api, user, monkeypatch) -> None
 @pytest.mark.parametrize("kind", ["sessions", "messages"])
 def test_the_session_and_message_lists_read_an_index_in_sort_order(user, other_user, kind) -> None:
     """Conversations and their messages: the page off an index, the count off the index."""
-    from agent import sessions
+    from agent.conversation import sessions
     from agent.models import AgentSession, Message
 
     start = datetime(2026, 1, 1, tzinfo=UTC)
@@ -363,7 +364,9 @@ def test_the_session_and_message_lists_read_an_index_in_sort_order(user, other_u
 def test_a_bump_inside_a_riding_context_waits_for_a_pipeline_or_for_the_end(user) -> None:
     """Inside a confirm the bump rides with the settle; with no pipeline it is sent at the
     end of the context, never dropped."""
-    from lightnote import list_counts, store, store_scripts
+    from lightnote.controlstore import scripts as store_scripts
+    from lightnote.controlstore import store
+    from lightnote.rest import list_counts
 
     key = list_counts._key(Todo, user.pk)
     with store_scripts.riding_context():

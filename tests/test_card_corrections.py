@@ -1,4 +1,4 @@
-"""A correction of the card just shown, said in the chat (agent.card_corrections).
+"""A correction of the card just shown, said in the chat (agent.conversation.corrections).
 
 不对，是周五 / "actually make it 5pm" right after a card: the card again with that value,
 prepared by the same policy, the old one voided as superseded — never two cards that
@@ -25,8 +25,8 @@ from agent.models import ActionCard
 from agent.planners.en import correction as en_correction
 from agent.planners.rules import interpret
 from agent.planners.zh import correction as zh_correction
+from lightnote.controlstore.redis import get_redis
 from lightnote.models import AuditEvent
-from lightnote.redis import get_redis
 from todos.models import Todo
 
 from .agent_helpers import (

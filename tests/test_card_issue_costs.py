@@ -2,7 +2,7 @@
 and the shape that keeps it small (its writes in one transaction: both messages in one
 INSERT, the card's history row, its ``card.issued`` audit row and the session's activity).
 
-Counts come from ``lightnote.request_counters.count_requests`` (SQL exactly as
+Counts come from ``lightnote.ops.request_counters.count_requests`` (SQL exactly as
 ``CaptureQueriesContext`` counts it; Redis as packets sent); timings are ``make bench``'s.
 The repeat confirm's costs are pinned in ``tests/test_confirm_costs.py``.
 """
@@ -15,7 +15,7 @@ import pytest
 from django.db import connection
 
 from lightnote.models import AuditEvent
-from lightnote.request_counters import count_requests
+from lightnote.ops.request_counters import count_requests
 from tests.agent_helpers import CREATE_TODO_TEXT, messages_url, open_session, token_client
 
 # token; the session; its history; BEGIN, the session's touch, both messages, the card row,
@@ -72,7 +72,7 @@ def test_a_turn_whose_first_write_fails_leaves_nothing_of_the_turn(user: Any) ->
     and the connection stays usable."""
     from unittest import mock
 
-    from agent import sessions
+    from agent.conversation import sessions
     from agent.models import ActionCard, AgentSession, Message
 
     client = token_client(user)

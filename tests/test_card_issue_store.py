@@ -1,5 +1,5 @@
 """A message turn's card in the control store: the card limit's count, the continuation
-and the card travel in one round trip (``agent.card_issuing.CardIssuer.issue_prepared``).
+and the card travel in one round trip (``agent.cards.issue.CardIssuer.issue_prepared``).
 
 Each is still its own one-key script (Redis Cluster: ``tests/test_cards_cluster.py``); the
 limit is checked before the card is shown, a refused card leaves nothing behind, and a
@@ -16,12 +16,15 @@ import pytest
 from django.conf import settings
 from django.test import override_settings
 
-from agent import cards, control
+from agent import control
+from agent.cards import records as cards
 from agent.models import ActionCard, Message
-from lightnote import store, store_counters, store_scripts
+from lightnote.controlstore import counters as store_counters
+from lightnote.controlstore import scripts as store_scripts
+from lightnote.controlstore import store
+from lightnote.controlstore.redis import get_redis
 from lightnote.errors import LightNoteError
 from lightnote.models import AuditEvent
-from lightnote.redis import get_redis
 from tests.agent_helpers import drop_pooled_redis_connections, error_code, ratelimit_store_down
 from tests.test_conversation_api import new_session, say, send
 
@@ -222,7 +225,7 @@ def test_a_card_too_large_to_store_over_the_limit_is_a_429_as_before(
 
 
 def test_the_history_query_reads_the_session_and_only_each_message_s_reads(user: Any) -> None:
-    from agent import sessions
+    from agent.conversation import sessions
     from agent.models import AgentSession
 
     session = sessions.session_create(owner=user)

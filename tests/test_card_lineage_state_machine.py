@@ -38,7 +38,7 @@ from hypothesis.stateful import (
 )
 
 from agent.models import ActionCard, ActionReceipt, AgentSession
-from lightnote.redis import get_redis
+from lightnote.controlstore.redis import get_redis
 from tests.agent_helpers import confirm, error_code, reject, send_message, token_client
 from tests.test_confirm_state_machine import MACHINE_SETTINGS
 from todos import services as todo_services

@@ -22,12 +22,14 @@ import pytest
 from django.conf import settings
 from django.test import override_settings
 
-from agent import card_transitions, cards, control
-from agent.card_transitions import ClaimStatus, RejectStatus
-from lightnote import store
-from lightnote.binding import args_hmac, canonical_json, owner_hash
+from agent import control
+from agent.cards import records as cards
+from agent.cards import transitions as card_transitions
+from agent.cards.transitions import ClaimStatus, RejectStatus
+from lightnote.controlstore import store
+from lightnote.controlstore.binding import args_hmac, canonical_json, owner_hash
+from lightnote.controlstore.redis import get_redis
 from lightnote.errors import LightNoteError
-from lightnote.redis import get_redis
 
 DAY_MS = 86_400_000
 SESSION = uuid.UUID("00000000-0000-4000-8000-000000000001")

@@ -18,11 +18,14 @@ import redis
 from django.conf import settings
 from django.test import override_settings
 
-from agent import card_transitions, cards, continuation_store, control
+from agent import control
+from agent.cards import records as cards
+from agent.cards import transitions as card_transitions
 from agent.checks import check_control_store
+from agent.continuations import store as continuation_store
+from lightnote.controlstore.redis import get_redis
 from lightnote.errors import LightNoteError
-from lightnote.redis import get_redis
-from lightnote.request_counters import count_requests
+from lightnote.ops.request_counters import count_requests
 from tests.redis_cluster import ClusterUnavailable, LocalCluster, local_cluster
 from tests.test_cards import SESSION, issue, race_claims_in_processes, race_claims_in_threads
 
@@ -202,7 +205,7 @@ def test_a_card_turn_on_the_cluster_counts_then_stores_each_record_on_its_own(
     """redis-py takes no script in a cluster pipeline: the limit is counted first, alone
     (a refusal stores nothing), then the continuation and the card, one round trip each."""
     from agent.models import Message
-    from lightnote import store_scripts
+    from lightnote.controlstore import scripts as store_scripts
     from tests.test_conversation_api import new_session, say, send
 
     batches: list[list[str]] = []

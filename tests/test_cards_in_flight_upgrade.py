@@ -16,14 +16,16 @@ from typing import Any
 import pytest
 from django.conf import settings
 
-from agent import card_transitions, cards, executor
+from agent.cards import execute as executor
+from agent.cards import records as cards
+from agent.cards import transitions as card_transitions
 from agent.control import card_key
 from agent.models import ActionReceipt
-from lightnote import store
-from lightnote.binding import owner_hash
-from lightnote.context import ActorContext
-from lightnote.redis import get_redis
-from lightnote.redis_scripts import script_text
+from lightnote.controlstore import store
+from lightnote.controlstore.binding import owner_hash
+from lightnote.controlstore.redis import get_redis
+from lightnote.controlstore.redis_scripts import script_text
+from lightnote.impersonation.context import ActorContext
 from tests.agent_helpers import StoreClock, flow_with_card, token_client
 from todos.models import Todo
 

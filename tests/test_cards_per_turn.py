@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from lightnote.i18n import translate
 from lightnote.models import AuditEvent
+from lightnote.texts.i18n import translate
 from tests.fake_openai import FakeOpenAI, tool_call
 from tests.test_conversation_api import card_keys, new_session, say, send
 

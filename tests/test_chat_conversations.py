@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from agent import sessions
+from agent.conversation import sessions
 from agent.models import ActionCard, AgentSession
 from agent.web.conversations import CONVERSATION_SESSION_KEY
 from agent.web.htmx import FRAGMENT_HEADER
@@ -208,8 +208,8 @@ def test_english_page_lists_in_english(page: Client, user: Any) -> None:
 def test_admin_read_only_context_lists_the_subjects_conversations_and_refuses_changes(
     make_user: Any, user: Any
 ) -> None:
-    from lightnote.context import ADMIN_CONTEXT_SESSION_KEY
-    from lightnote.impersonation import admin_context_start
+    from lightnote.impersonation.context import ADMIN_CONTEXT_SESSION_KEY
+    from lightnote.impersonation.contexts import admin_context_start
 
     theirs = sessions.session_create(owner=user)
     sessions.session_rename(session=theirs, title="Alice's plans")

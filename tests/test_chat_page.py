@@ -18,12 +18,12 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from agent import card_transitions
+from agent.cards import transitions as card_transitions
 from agent.models import MESSAGE_MAX, ActionReceipt, AgentSession, Message
 from agent.web.conversations import CONVERSATION_SESSION_KEY
 from agent.web.htmx import FRAGMENT_HEADER
-from lightnote.context import ADMIN_CONTEXT_SESSION_KEY
-from lightnote.impersonation import admin_context_start
+from lightnote.impersonation.context import ADMIN_CONTEXT_SESSION_KEY
+from lightnote.impersonation.contexts import admin_context_start
 from todos import services as todo_services
 from todos.models import Todo
 

@@ -1,4 +1,4 @@
-"""Taking back the last change, asked in the chat (agent.card_undo.undo_said / offer_undo).
+"""Taking back the last change, asked in the chat (agent.conversation.undo.undo_said / offer_undo).
 
 撤销刚才的操作 / "undo that" right after a confirmed card: a card for the compensating
 action, exactly as the undo endpoint issues it (same checks, same lease, one live undo card
@@ -22,8 +22,8 @@ from rest_framework.test import APIClient
 
 from agent.models import ActionCard
 from agent.planners import en, zh
+from lightnote.controlstore.redis import get_redis
 from lightnote.models import AuditEvent
-from lightnote.redis import get_redis
 from todos import services as todo_services
 from todos.models import Todo
 

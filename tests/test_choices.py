@@ -19,10 +19,11 @@ import pytest
 import time_machine
 from django.db import connection
 
-from agent import choice_store, pending
+from agent.choices import store as choice_store
+from agent.conversation import pending
 from agent.models import ActionCard, Choice
+from lightnote.controlstore.redis import get_redis
 from lightnote.models import AuditEvent
-from lightnote.redis import get_redis
 from notes import services as note_services
 from tests.agent_helpers import confirm, error_code, store_down
 from tests.fake_openai import FakeOpenAI, tool_call

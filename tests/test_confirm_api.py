@@ -22,12 +22,12 @@ import pytest
 import time_machine
 from django.conf import settings as django_settings
 
-from agent import card_transitions
-from agent.execution import flush_repeat_tallies
+from agent.cards import transitions as card_transitions
+from agent.cards.confirm import flush_repeat_tallies
 from agent.models import ActionReceipt
+from lightnote.controlstore.redis import get_redis
+from lightnote.controlstore.store import token_digest
 from lightnote.models import AuditEvent
-from lightnote.redis import get_redis
-from lightnote.store import token_digest
 from tests.agent_helpers import (
     CONFIRM_URL,
     REJECT_URL,

@@ -23,9 +23,9 @@ from django.db import connections
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from agent import cards
+from agent.cards import records as cards
 from agent.models import ActionReceipt
-from lightnote.redis import get_redis
+from lightnote.controlstore.redis import get_redis
 from tests.agent_helpers import (
     CONFIRM_URL,
     StoreClock,

@@ -20,8 +20,8 @@ from django.db import connections
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from agent.cards.reconcile import reconcile_expired
 from agent.models import ActionReceipt
-from agent.reconcile import reconcile_expired
 from tests.agent_helpers import CONFIRM_URL, StoreClock, flow_with_card, spy_on
 from todos import services as todo_services
 from todos.models import Todo

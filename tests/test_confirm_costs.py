@@ -3,7 +3,7 @@ token authentication included; 0 SQL writes on a repeat; the claim's audit row i
 one durable transaction, repeats tallied in Redis, the claims limiter consumed only by a
 winning claim.
 
-Counts come from ``lightnote.request_counters.count_requests`` (SQL exactly as
+Counts come from ``lightnote.ops.request_counters.count_requests`` (SQL exactly as
 ``CaptureQueriesContext`` counts it; Redis as packets sent); timings are ``make bench``'s.
 """
 
@@ -21,12 +21,12 @@ from django.test import override_settings
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from agent import card_transitions
-from agent.execution import REPEAT_TALLIES_KEY, flush_repeat_tallies
+from agent.cards import transitions as card_transitions
+from agent.cards.confirm import REPEAT_TALLIES_KEY, flush_repeat_tallies
 from agent.models import ActionReceipt, AgentSession
+from lightnote.controlstore.redis import get_redis
 from lightnote.models import AuditEvent
-from lightnote.redis import get_redis
-from lightnote.request_counters import count_requests
+from lightnote.ops.request_counters import count_requests
 from tests.agent_helpers import (
     CONFIRM_URL,
     confirm,
@@ -160,7 +160,7 @@ def test_repeats_are_tallied_and_flushed_into_one_audit_row_per_card_and_state(
 def test_tallies_the_database_refuses_are_kept_for_the_next_flush(
     user: Any, monkeypatch: Any
 ) -> None:
-    from agent import execution
+    from agent.cards import confirm as execution
 
     flow = flow_with_card(user)
     flow.confirm()
@@ -291,7 +291,7 @@ def test_a_confirm_that_trashes_a_todo_voids_the_list_counts_within_4_round_trip
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from lightnote import pagination
+    from lightnote.rest import pagination
 
     monkeypatch.setattr(pagination, "COUNT_CAP", 3)
     _warm(user)
@@ -318,8 +318,8 @@ def _settle_spies(monkeypatch: pytest.MonkeyPatch, events: list[Any]) -> None:
     """Record the execution's bookkeeping built ahead, each settle call built, each one sent,
     and (MariaDB) each reply read after work that rode on a query
     (``lightnote.db_backends.mysql.Connection``)."""
-    from agent import executor
-    from lightnote import store
+    from agent.cards import execute as executor
+    from lightnote.controlstore import store
 
     built = card_transitions.CardSettle._call
     sent = store.run_transition

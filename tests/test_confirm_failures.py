@@ -20,9 +20,11 @@ import pytest
 from django.core.management import call_command
 from django.db import IntegrityError, transaction
 
-from agent import card_transitions, cards, executor
+from agent.cards import execute as executor
+from agent.cards import records as cards
+from agent.cards import transitions as card_transitions
 from agent.models import ActionReceipt
-from lightnote.context import ActorContext
+from lightnote.impersonation.context import ActorContext
 from lightnote.models import AuditEvent
 from tests.agent_helpers import (
     StoreClock,

@@ -1,6 +1,6 @@
 """Every entry point confirms through one function, in one order (docs/api.md "Confirming").
 
-The steps of ``agent.execution.confirm`` are recorded as they run (each step function is
+The steps of ``agent.cards.confirm.confirm`` are recorded as they run (each step function is
 wrapped where the confirm looks it up), for a confirm through the REST API, the chat page
 and the MCP confirmation page; the three sequences are the same, and are the contract's.
 """
@@ -12,7 +12,12 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from agent import card_transitions, cards, confirm_checks, execution, lifecycle, policy
+from agent import policy
+from agent.cards import checks as confirm_checks
+from agent.cards import confirm as execution
+from agent.cards import history as lifecycle
+from agent.cards import records as cards
+from agent.cards import transitions as card_transitions
 from tests.agent_helpers import confirm, flow_with_card, token_client
 from tests.mcp_helpers import confirm_on_page, mcp_key, memory_server, page_client, propose
 from tests.test_chat_page import card_form, post_card, send

@@ -16,11 +16,11 @@ import time_machine
 from django.conf import settings as django_settings
 from django.test import override_settings
 
-from agent import card_transitions
+from agent.cards import transitions as card_transitions
 from agent.ratelimit import new_claim_unit
+from lightnote.controlstore.redis import get_redis
+from lightnote.controlstore.store import token_digest
 from lightnote.models import AuditEvent
-from lightnote.redis import get_redis
-from lightnote.store import token_digest
 from tests.agent_helpers import (
     CREATE_TODO_TEXT,
     card_key_of,

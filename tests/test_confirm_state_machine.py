@@ -42,10 +42,13 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from agent import card_transitions, cards, executor, reconcile
+from agent.cards import execute as executor
+from agent.cards import reconcile
+from agent.cards import records as cards
+from agent.cards import transitions as card_transitions
 from agent.models import ActionReceipt, AgentSession
-from lightnote.context import ActorContext
-from lightnote.redis import get_redis
+from lightnote.controlstore.redis import get_redis
+from lightnote.impersonation.context import ActorContext
 from tests.agent_helpers import (
     StoreClock,
     card_key_of,

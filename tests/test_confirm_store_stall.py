@@ -27,9 +27,9 @@ import redis
 from django.conf import settings as django_settings
 from django.test import Client, override_settings
 
-from agent import confirm_checks
+from agent.cards import checks as confirm_checks
 from agent.models import ActionReceipt
-from lightnote.redis import get_redis
+from lightnote.controlstore.redis import get_redis
 from tests.agent_helpers import confirm, error_code, flow_with_card, status, token_client
 from tests.test_chat_page import card_form, post_card, send
 from todos.models import Todo

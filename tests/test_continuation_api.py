@@ -24,12 +24,16 @@ from django.db import connection
 from django.test import override_settings
 from rest_framework.test import APIClient
 
-from agent import card_transitions, cards, continuation_store, control, executor
+from agent import control
+from agent.cards import execute as executor
+from agent.cards import records as cards
+from agent.cards import transitions as card_transitions
+from agent.continuations import store as continuation_store
 from agent.models import ActionReceipt, Message
-from lightnote import store
-from lightnote.context import ActorContext
+from lightnote.controlstore import store
+from lightnote.controlstore.redis import get_redis
+from lightnote.impersonation.context import ActorContext
 from lightnote.models import AuditEvent
-from lightnote.redis import get_redis
 from tests.fake_openai import FakeOpenAI, tool_call
 from tests.test_conversation_api import (
     FROZEN_NOW,

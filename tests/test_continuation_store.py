@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from agent import control
-from agent.continuation_store import (
+from agent.continuations.store import (
     ContinuationClaimStatus,
     continuation_activate,
     continuation_binding_valid,
@@ -24,10 +24,10 @@ from agent.continuation_store import (
     continuation_release,
     continuation_settle,
 )
-from lightnote import store
-from lightnote.binding import owner_hash
+from lightnote.controlstore import store
+from lightnote.controlstore.binding import owner_hash
+from lightnote.controlstore.redis import get_redis
 from lightnote.errors import LightNoteError
-from lightnote.redis import get_redis
 
 HOUR_MS = 3_600_000
 DAY_MS = 86_400_000

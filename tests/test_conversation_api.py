@@ -21,13 +21,13 @@ from django.core.management import call_command
 from django.test import override_settings
 from rest_framework.test import APIClient
 
-from agent import cards
+from agent.cards import records as cards
 from agent.models import ActionReceipt, AgentSession, Message
 from agent.planners import get_planner
 from agent.planners.rules import RulesPlanner
-from lightnote.i18n import translate
+from lightnote.controlstore.redis import get_redis
 from lightnote.models import AuditEvent
-from lightnote.redis import get_redis
+from lightnote.texts.i18n import translate
 from todos import services as todo_services
 from todos.models import Todo
 
@@ -559,7 +559,7 @@ def test_without_an_api_key_the_settings_choose_the_rules_planner(tmp_path: Path
 
 
 def test_each_card_binds_the_request_id_of_the_turn_that_issued_it(alice_api) -> None:
-    from agent import cards
+    from agent.cards import records as cards
 
     session_id = new_session(alice_api)
     response = alice_api.post(

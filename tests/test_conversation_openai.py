@@ -14,8 +14,8 @@ import pytest
 import time_machine
 
 from agent.models import ActionReceipt
-from lightnote.i18n import translate
 from lightnote.models import AuditEvent
+from lightnote.texts.i18n import translate
 from tests.fake_openai import FakeOpenAI, tool_call
 from tests.test_conversation_api import (
     FROZEN_NOW,

@@ -12,7 +12,7 @@ the card just shown"):
   response replaces it (a new request may make a card of its own);
 - ``pick; tool=…; nth=N`` — the first message is a read that lists items and the second
   names one by its position (N, or -1 for the last): one card of that tool, for exactly the
-  item the first response listed there (agent.list_references);
+  item the first response listed there (agent.conversation.list_references);
 - ``nopick`` — an ordinal-looking word that is no position ("第二天", "the first draft"): no
   card for a listed item it does not name by title.
 
@@ -32,8 +32,8 @@ from typing import Any
 import pytest
 import time_machine
 
+from agent.conversation.sessions import session_create
 from agent.models import ActionCard
-from agent.sessions import session_create
 from notes import services as note_services
 
 from .conftest import TEST_BACKEND

@@ -15,9 +15,9 @@ import pytest
 import time_machine
 from django.test import override_settings
 
-from agent import pending
+from agent.conversation import pending
+from lightnote.controlstore.redis import get_redis
 from lightnote.models import AuditEvent
-from lightnote.redis import get_redis
 from notes.models import Note
 from tests.fake_openai import FakeOpenAI, tool_call
 from todos import services as todo_services
@@ -382,7 +382,7 @@ def test_an_expired_question_is_not_answered(api) -> None:
 
 
 def test_an_unreachable_store_only_loses_the_follow_up(api, weekly_report, monkeypatch) -> None:
-    from lightnote import store
+    from lightnote.controlstore import store
 
     def down(*args: Any, **kwargs: Any) -> Any:
         raise store.StoreUnavailable("down")

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from agent import continuation_store
+from agent.continuations import store as continuation_store
 from agent.guard import FIXED_TEXTS, find_claims, guard_reply
 from agent.models import ActionReceipt
 from agent.planners.base import PlanRequest, PlanResult, Proposal
@@ -128,8 +128,8 @@ class ScriptedModel:
 @pytest.fixture
 def model(monkeypatch: pytest.MonkeyPatch, settings: Any) -> ScriptedModel:
     scripted = ScriptedModel()
-    monkeypatch.setattr("agent.conversation.get_planner", lambda: scripted)
-    monkeypatch.setattr("agent.continuations.get_planner", lambda: scripted)
+    monkeypatch.setattr("agent.conversation.turn.get_planner", lambda: scripted)
+    monkeypatch.setattr("agent.continuations.reply.get_planner", lambda: scripted)
     # Hundreds of turns in a few seconds: the per-user limits are not what is measured.
     settings.LIGHTNOTE_RATE_LIMIT_CARDS = "100000/m"
     settings.LIGHTNOTE_RATE_LIMIT_CONFIRMS = "100000/m"

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lightnote.hanzi import as_written, simplified
+from lightnote.texts.hanzi import as_written, simplified
 
 
 def test_the_table_reads_traditional_characters_as_simplified() -> None:

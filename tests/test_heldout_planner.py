@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import time_machine
 
-from agent.sessions import session_create
+from agent.conversation.sessions import session_create
 from notes import services as note_services
 from notes.models import Note
 from tests.conftest import TEST_BACKEND

@@ -19,11 +19,11 @@ from django.core.management import call_command
 from django.db import DatabaseError, connection
 from django.utils import timezone
 
-from agent import lifecycle
+from agent.cards import history as lifecycle
 from agent.models import ActionCard, ActionReceipt, AgentSession
+from lightnote.controlstore.redis import get_redis
 from lightnote.models import AuditEvent
-from lightnote.redis import get_redis
-from lightnote.request_counters import count_requests
+from lightnote.ops.request_counters import count_requests
 from tests.agent_helpers import (
     CREATE_TODO_TEXT,
     SESSIONS_URL,
@@ -338,7 +338,7 @@ def test_a_rename_that_wins_the_race_keeps_its_title_and_the_turn_still_moves_th
     """The turn read its session untitled; a rename commits before the turn's touch. The
     rename's title stays, and the turn's activity time and pending-question hint are
     written all the same (one UPDATE titles only an untitled row)."""
-    from agent import sessions
+    from agent.conversation import sessions
 
     session_id = open_session(alice_api)
     stale = AgentSession.objects.get(id=session_id)

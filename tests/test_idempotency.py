@@ -19,9 +19,10 @@ from drf_spectacular.generators import SchemaGenerator
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from lightnote import idempotency, idempotency_claims, store
-from lightnote.i18n import translate
-from lightnote.redis import get_redis
+from lightnote.controlstore import idempotency_claims, store
+from lightnote.controlstore.redis import get_redis
+from lightnote.rest import idempotency
+from lightnote.texts.i18n import translate
 from notes.models import Note
 from todos import services as todo_services
 from todos.models import Todo

@@ -57,11 +57,19 @@ def test_no_modules_import_one_another() -> None:
 def test_the_checker_sees_the_whole_project() -> None:
     modules = project_modules(ROOT)
     imports = imports_of(modules)
-    assert {"lightnote.store", "agent.cards", "todos.agent_tools", "notes.services"} <= set(modules)
+    assert {
+        "lightnote.controlstore.store",
+        "agent.cards.records",
+        "todos.agent_tools",
+        "notes.services",
+    } <= set(modules)
     # A known edge of each kind is found: top level, and inside a function.
     edges = {(imp.importer, imp.target) for imp in imports}
-    assert ("agent.cards", "lightnote.store") in edges
-    assert ("lightnote.readonly", "lightnote.audit") in edges  # imported inside a function
+    assert ("agent.cards.records", "lightnote.controlstore.store") in edges
+    assert (
+        "lightnote.impersonation.readonly",
+        "lightnote.audit",
+    ) in edges  # imported inside a function
 
 
 # --- the checker on synthetic trees --------------------------------------------------------
@@ -227,3 +235,41 @@ def test_the_checker_catches_a_longer_cycle_across_packages(tmp_path: Path) -> N
         },
     )
     assert check(tree)[1] == [["lightnote.a", "lightnote.b", "lightnote.c"]]
+
+
+def test_a_wing_that_imports_a_wing_above_it_is_caught(tmp_path: Path) -> None:
+    tree = make_tree(
+        tmp_path,
+        {
+            "lightnote/controlstore/store.py": "",
+            "lightnote/rest/pagination.py": "from lightnote.controlstore import store\n",
+            "lightnote/texts/i18n.py": "from lightnote.rest import pagination\n",
+            "agent/cards/confirm.py": "",
+            "agent/access.py": "from agent.cards import confirm\n",
+        },
+    )
+    violations, _ = check(tree)
+    assert sorted(violations) == [
+        "agent.access:1 imports agent.cards.confirm: a wing imports only its own wing and the "
+        "wings below it",
+        "lightnote.texts.i18n:1 imports lightnote.rest.pagination: a wing imports only its own "
+        "wing and the wings below it",
+    ]
+
+
+def test_the_app_root_imports_no_wing_but_a_composition_root_may(tmp_path: Path) -> None:
+    tree = make_tree(
+        tmp_path,
+        {
+            "agent/cards/confirm.py": "",
+            "agent/policy.py": "from agent.cards import confirm\n",
+            "agent/urls.py": "from agent.cards import confirm\n",
+            "agent/continuations/store.py": "",
+            "agent/cards/issue.py": "from agent.continuations import store\n",
+        },
+    )
+    violations, _ = check(tree)
+    assert violations == [
+        "agent.policy:1 imports agent.cards.confirm: the agent root imports no wing "
+        "(agent.cards.confirm is one)"
+    ]

@@ -38,8 +38,8 @@ from zoneinfo import ZoneInfo
 import pytest
 import time_machine
 
-from agent.sessions import session_create
-from lightnote.i18n import translate
+from agent.conversation.sessions import session_create
+from lightnote.texts.i18n import translate
 from notes import services as note_services
 from notes.models import Note
 from todos import services as todo_services

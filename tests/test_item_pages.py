@@ -14,8 +14,8 @@ from zoneinfo import ZoneInfo
 import pytest
 from django.test import Client
 
-from lightnote.context import ADMIN_CONTEXT_SESSION_KEY
-from lightnote.impersonation import admin_context_start
+from lightnote.impersonation.context import ADMIN_CONTEXT_SESSION_KEY
+from lightnote.impersonation.contexts import admin_context_start
 from notes import services as note_services
 from notes.models import Note
 from todos import services as todo_services

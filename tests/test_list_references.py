@@ -1,4 +1,5 @@
-"""The n-th item of the list just shown, named in the next message (agent.list_references).
+"""The n-th item of the list just shown, named in the next message
+(agent.conversation.list_references).
 
 "列出我的待办" then "把第二个标记完成" was a card for a todo titled 第二个 (refused: no such
 todo); "show my todos" then "delete the last one" likewise. Now the position names the item
@@ -131,7 +132,7 @@ def test_no_list_or_no_such_position_names_nothing(user: Any, first: str, then: 
 def test_the_position_is_replaced_by_the_items_title(
     listed: list[tuple[str, str]], text: str, resolved: str
 ) -> None:
-    from agent.list_references import resolve
+    from agent.conversation.list_references import resolve
 
     items = [{"type": kind, "id": str(n), "title": title} for n, (kind, title) in enumerate(listed)]
     assert resolve(text, items) == resolved

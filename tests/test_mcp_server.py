@@ -20,8 +20,9 @@ from django.utils import timezone
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from agent import card_transitions, cards
 from agent.capabilities import CAPABILITIES, capability_by_id
+from agent.cards import records as cards
+from agent.cards import transitions as card_transitions
 from agent.models import ActionCard, ActionReceipt, AgentSession
 from agent.tools import registry
 from lightnote.errors import LightNoteError
@@ -398,8 +399,8 @@ def test_an_mcp_card_has_a_lifecycle_row_settled_by_the_execution_path(
 def test_deleting_the_mcp_conversation_voids_its_cards_and_opens_a_fresh_one(
     server: Any, user: Any
 ) -> None:
-    from agent import sessions
-    from lightnote.context import ActorContext
+    from agent.conversation import sessions
+    from lightnote.impersonation.context import ActorContext
 
     card_id = propose(server)["card_id"]
     first = McpSession.objects.get().agent_session

@@ -58,7 +58,7 @@ def test_reads_move_to_their_column_and_back(user: Any) -> None:
 def test_a_turn_stores_its_reads_in_the_column_and_the_next_turn_sees_them(
     user: Any, client_for: Any
 ) -> None:
-    from agent import sessions
+    from agent.conversation import sessions
     from agent.models import Message
     from notes import services as note_services
     from tests.test_conversation_api import new_session, say

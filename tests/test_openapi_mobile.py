@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
-from agent.api_examples import MESSAGE_EXAMPLE
-from agent.api_schemas import (
+from agent.api.examples import MESSAGE_EXAMPLE
+from agent.api.schemas import (
     CardSerializer,
     FactItemSerializer,
     FactSerializer,
@@ -62,7 +62,8 @@ def test_202_running_declares_retry_after_and_says_to_poll(schema, path) -> None
 
 
 def test_every_429_and_202_declares_retry_after(schema) -> None:
-    """``lightnote.openapi.declare_retry_after``: the header on each such answer, none missed."""
+    """``lightnote.rest.openapi.declare_retry_after``: the header on each such answer, none
+    missed."""
     declared = [
         (path, method, status)
         for path, item in schema["paths"].items()

@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from lightnote.ops.heartbeat import last_beat, worker_beat
 from lightnote.ops.models import WorkerHeartbeat
-from lightnote.request_counters import count_requests
+from lightnote.ops.request_counters import count_requests
 from tests.conftest import REQUIRE_SERVICES
 
 ALL_OK = {"database": "ok", "redis": "ok", "migrations": "ok", "worker": "ok"}

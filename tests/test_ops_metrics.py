@@ -14,7 +14,7 @@ from django.conf import settings as django_settings
 from django.test import Client
 from django.utils import timezone
 
-from agent import lifecycle
+from agent.cards import history as lifecycle
 from agent.models import ActionCard
 from lightnote.ops import gunicorn_hooks, metrics
 from tests.agent_helpers import (

@@ -80,7 +80,7 @@ def test_a_card_turn_is_one_trace_with_the_issue_redis_and_sql_spans_under_it(
 
 
 def test_a_redis_command_is_a_span_under_the_current_one(spans: InMemorySpanExporter) -> None:
-    from lightnote.redis import get_redis
+    from lightnote.controlstore.redis import get_redis
 
     with tracing.span("outer"):
         get_redis().ping()

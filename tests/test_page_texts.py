@@ -14,7 +14,7 @@ from agent.web.conversations import CONVERSATION_SESSION_KEY
 from agent.web.htmx import problem
 from agent.web.presenters import notice_view, page_message
 from lightnote.errors import LightNoteError
-from lightnote.i18n import define_messages, known_codes, message_template, translate
+from lightnote.texts.i18n import define_messages, known_codes, message_template, translate
 from tests.test_chat_page import HTMX, SEED
 
 define_messages({"TEST_PLURAL": ("{count} 条待办", "{count} {count:todo|todos} left")})

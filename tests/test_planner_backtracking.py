@@ -9,7 +9,7 @@ cut into qualifiers every possible way; the undo reading's probes then found "pl
 repeated (the English polite tail let a space be taken two ways: 20 repeats took 4 s). All
 are fixed (one bounded class; a clause read only where a request may start; an atomic
 group; each polite word takes only the spaces before it). This test feeds the planner, the
-guard and the undo reading (``agent.card_undo``) those messages and generated ones — up to
+guard and the undo reading (``agent.cards.undo``) those messages and generated ones — up to
 the 4,000 characters a message may have —
 and fails if any of them takes longer than ``HANG_SECONDS``: a liveness bound, far above a
 normal reading (milliseconds), not a speed target. ``LIGHTNOTE_FUZZ_EXAMPLES`` sets how
@@ -32,7 +32,7 @@ from agent.guard import find_claims
 from agent.models import MESSAGE_MAX
 from agent.planners.lexicon import normalise
 from agent.planners.rules import grammar_for, interpret
-from lightnote.hanzi import simplified
+from lightnote.texts.hanzi import simplified
 
 HANG_SECONDS = 15
 EXAMPLES = int(os.environ.get("LIGHTNOTE_FUZZ_EXAMPLES", "40"))
@@ -53,7 +53,7 @@ FOUND = [
     "已将截止日" * 60,  # every way of cutting it into qualifiers of a bare collection, tried
     "已将截止日" * 800,
     "—" * MESSAGE_MAX,
-    # the undo reading (agent.card_undo): verbs, particles and openings repeated, then a
+    # the undo reading (agent.cards.undo): verbs, particles and openings repeated, then a
     # character that fails the match
     *(
         (unit * (MESSAGE_MAX // len(unit) - 1))[: MESSAGE_MAX - 1] + "x"

@@ -23,7 +23,7 @@ from agent.planners import (
 )
 from agent.planners.openai import OpenAIPlanner
 from agent.planners.prompts import DATA_NOTE
-from lightnote.i18n import translate
+from lightnote.texts.i18n import translate
 from tests.fake_openai import FakeOpenAI, tool_call
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")

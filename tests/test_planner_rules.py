@@ -19,7 +19,7 @@ from agent.planners.openai import OpenAIPlanner
 from agent.planners.rules import RulesPlanner, interpret
 from agent.tools import registry
 from lightnote.errors import LightNoteError
-from lightnote.i18n import translate
+from lightnote.texts.i18n import translate
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 NOW = datetime(2026, 12, 2, 14, 0, tzinfo=SHANGHAI)

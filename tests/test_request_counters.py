@@ -7,8 +7,8 @@ from django.conf import settings
 from django.db import connection
 from django.test.utils import CaptureQueriesContext, override_settings
 
-from lightnote.redis import get_redis
-from lightnote.request_counters import count_requests
+from lightnote.controlstore.redis import get_redis
+from lightnote.ops.request_counters import count_requests
 from todos import services
 
 pytestmark = pytest.mark.django_db
@@ -67,7 +67,7 @@ def test_nothing_is_counted_outside_a_counted_block(user) -> None:
 
 @pytest.mark.django_db(transaction=True)  # the request's own transaction, as in production
 def test_the_middleware_puts_the_counts_on_every_response(alice_api, user) -> None:
-    middleware = ["lightnote.request_counters.RequestCountersMiddleware", *settings.MIDDLEWARE]
+    middleware = ["lightnote.ops.request_counters.RequestCountersMiddleware", *settings.MIDDLEWARE]
     with override_settings(MIDDLEWARE=middleware):
         created = alice_api.post("/api/v1/todos/", {"title": "counted"}, format="json")
         listed = alice_api.get("/api/v1/todos/")

@@ -10,9 +10,12 @@ from typing import Any
 
 import pytest
 
-from agent import card_transitions, cards, continuation_store, control
+from agent import control
+from agent.cards import records as cards
+from agent.cards import transitions as card_transitions
+from agent.continuations import store as continuation_store
 from agent.models import ActionReceipt, Message
-from lightnote.redis import get_redis
+from lightnote.controlstore.redis import get_redis
 from tests.agent_helpers import (
     card_via_message,
     confirm,

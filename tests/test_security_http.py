@@ -25,8 +25,9 @@ from django.test import Client, override_settings
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from agent import cards, confirm_checks
-from agent import execution as agent_execution
+from agent.cards import checks as confirm_checks
+from agent.cards import confirm as agent_execution
+from agent.cards import records as cards
 from agent.models import ActionReceipt
 from notes.models import Note
 from tests.agent_helpers import flow_with_card, token_client
@@ -420,7 +421,7 @@ def test_me_keeps_accepting_real_zones_and_links(alice_api, zone) -> None:
 def test_the_settings_page_and_the_env_use_the_same_zone_rule(user, monkeypatch) -> None:
     from django.core.exceptions import ImproperlyConfigured
 
-    from lightnote.preferences import zone_choices
+    from lightnote.accounts.preferences import zone_choices
     from lightnote.settings import env_time_zone
 
     choices = set(zone_choices())
@@ -664,7 +665,7 @@ def test_a_huge_search_on_the_item_pages_is_bounded(user) -> None:
     todo_services.todo_create(owner=user, title="x" * 10)
     browser = Client()
     browser.force_login(user)
-    from lightnote.web import QUERY_MAX
+    from lightnote.pages.items import QUERY_MAX
 
     for path in ("/todos/", "/notes/"):
         response = browser.get(path, {"q": "x" * 100_000, "tag": "y" * 100_000})

@@ -19,11 +19,11 @@ from typing import Any
 import pytest
 import time_machine
 
-from agent import continuation_store
+from agent.continuations import store as continuation_store
 from agent.guard import NOT_EXECUTED_TEXT
 from agent.models import ActionReceipt, Message
-from lightnote.i18n import translate
 from lightnote.models import AuditEvent
+from lightnote.texts.i18n import translate
 from notes import services as note_services
 from notes.models import Note
 from tests.fake_openai import FakeOpenAI, tool_call

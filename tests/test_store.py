@@ -15,13 +15,18 @@ from django.conf import settings
 from django.core.checks import run_checks
 from django.test import override_settings
 
-from agent import card_transitions, cards, continuation_store, control
+from agent import control
+from agent.cards import records as cards
+from agent.cards import transitions as card_transitions
 from agent.checks import check_control_store, server_warnings
-from lightnote import store, store_counters, store_scripts
+from agent.continuations import store as continuation_store
+from lightnote.controlstore import counters as store_counters
+from lightnote.controlstore import scripts as store_scripts
+from lightnote.controlstore import store
+from lightnote.controlstore.redis import get_redis
+from lightnote.controlstore.redis_scripts import script_text
 from lightnote.errors import LightNoteError
-from lightnote.i18n import translate
-from lightnote.redis import get_redis
-from lightnote.redis_scripts import script_text
+from lightnote.texts.i18n import translate
 from tests.agent_helpers import drop_pooled_redis_connections
 
 NOW = 1_800_000_000_000  # ms; any fixed instant works, scripts never read a clock

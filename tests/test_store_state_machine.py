@@ -33,10 +33,12 @@ from hypothesis.stateful import (
     rule,
 )
 
-from agent import card_transitions, cards, control
-from agent.card_transitions import ClaimStatus, RejectStatus
-from lightnote import store
-from lightnote.redis import get_redis
+from agent import control
+from agent.cards import records as cards
+from agent.cards import transitions as card_transitions
+from agent.cards.transitions import ClaimStatus, RejectStatus
+from lightnote.controlstore import store
+from lightnote.controlstore.redis import get_redis
 
 LEASE_SECONDS = 5
 # Ready cards live 300 s in Redis by its own clock; the app clock moves at most this far, so

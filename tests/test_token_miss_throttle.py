@@ -20,9 +20,9 @@ import pytest
 from django.core.management import call_command
 
 from agent.ratelimit import MISS_TALLIES_KEY, flush_miss_tallies
+from lightnote.controlstore.redis import get_redis
 from lightnote.models import AuditEvent
-from lightnote.redis import get_redis
-from lightnote.request_counters import count_requests
+from lightnote.ops.request_counters import count_requests
 from tests.agent_helpers import (
     CONFIRM_URL,
     REJECT_URL,

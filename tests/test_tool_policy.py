@@ -12,10 +12,10 @@ from django.utils import timezone
 
 from agent.policy import enforce_tool_policy
 from agent.tools import ToolContext, registry
-from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
-from lightnote.i18n import translate
+from lightnote.impersonation.context import ActorContext
 from lightnote.models import AdminContext
+from lightnote.texts.i18n import translate
 from notes.models import Note
 from notes.services import note_create
 from todos.models import Todo

@@ -169,7 +169,7 @@ def test_due_time_is_prepared_in_the_users_zone(
 
 
 def test_context_from_actor_context_uses_the_subjects_zone(make_user: Any) -> None:
-    from lightnote.context import ActorContext
+    from lightnote.impersonation.context import ActorContext
 
     person = make_user("zoe", time_zone="America/New_York")
     context = ToolContext.from_actor_context(

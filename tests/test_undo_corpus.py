@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import time_machine
 
-from agent.sessions import session_create
+from agent.conversation.sessions import session_create
 
 from .conftest import TEST_BACKEND
 from .follow_on_corpus import check_figures, load_rows

@@ -1,11 +1,11 @@
-"""The todo REST API: the shared item views (``lightnote.item_api``) over ``todos.services``
+"""The todo REST API: the shared item views (``lightnote.rest.item_api``) over ``todos.services``
 and ``todos.selectors``."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from lightnote.item_api import ItemApi
+from lightnote.rest.item_api import ItemApi
 from todos import selectors, services
 from todos.models import Todo
 from todos.serializers import (

@@ -8,7 +8,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from lightnote.versioning import LiveManager
+from lightnote.rest.versioning import LiveManager
 
 TITLE_MAX = 200
 DESCRIPTION_MAX = 2000
@@ -44,7 +44,8 @@ class Todo(models.Model):
     # Set when deleted: the row is in the trash, restorable until ``purge_trash`` removes it.
     deleted_at = models.DateTimeField(null=True, blank=True, editable=False)
 
-    # The fields a cached list filters on: changing one may shrink a list (lightnote.list_counts).
+    # The fields a cached list filters on: changing one may shrink a list
+    # (lightnote.rest.list_counts).
     LIST_FILTER_FIELDS: ClassVar[tuple[str, ...]] = ("status",)
 
     all_objects = models.Manager()  # the trash included

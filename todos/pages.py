@@ -12,10 +12,16 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from lightnote.errors import LightNoteError
-from lightnote.i18n import define_messages
-from lightnote.page_texts import define_page_texts
+from lightnote.pages.items import (
+    ItemPages,
+    PageViewer,
+    form_local_datetime,
+    form_text,
+    form_version,
+)
+from lightnote.texts.i18n import define_messages
+from lightnote.texts.page_texts import define_page_texts
 from lightnote.times import is_plausible
-from lightnote.web import ItemPages, PageViewer, form_local_datetime, form_text, form_version
 from todos import selectors, services
 from todos.models import Todo
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
-from lightnote.versioning import owned_get, titled, trashed, trashed_get
+from lightnote.rest.versioning import owned_get, titled, trashed, trashed_get
 from todos.models import Todo
 
 
@@ -48,7 +48,7 @@ def todo_get(*, owner: Any, todo_id: uuid.UUID | str) -> Todo:
 
 def todo_find_by_title(*, owner: Any, title: str) -> list[Todo]:
     """Return the owner's todos titled ``title``, or differing from it in letter case only
-    (``lightnote.versioning.titled``)."""
+    (``lightnote.rest.versioning.titled``)."""
     return titled(Todo, owner=owner, title=title)
 
 

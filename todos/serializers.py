@@ -4,7 +4,7 @@ Request serializers check the shape the contract documents (types, lengths, rang
 fields -> 400 ``VALIDATION_ERROR``); the services then apply the domain rules (a title of
 blanks is ``TODO_TITLE_REQUIRED``) so the API and the agent answer with the same codes.
 
-The JSON field types are the base layer's (:mod:`lightnote.serializers`), shared with notes.
+The JSON field types are the base layer's (:mod:`lightnote.rest.serializers`), shared with notes.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from lightnote.serializers import (
+from lightnote.rest.serializers import (
     JSONCharField,
     JSONIntegerField,
     NeverPartial,

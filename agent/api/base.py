@@ -23,14 +23,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agent import execution, sessions
+from agent.cards import confirm as execution
+from agent.conversation import sessions
 from agent.models import AgentSession
-from lightnote.context import actor_context
 from lightnote.errors import LightNoteError
-from lightnote.i18n import request_locale
-from lightnote.openapi import ADMIN_CONTEXT_PARAMETER, documented_errors
-from lightnote.readonly import gate_suspended
-from lightnote.serializers import StrictSerializer
+from lightnote.impersonation.context import actor_context
+from lightnote.impersonation.readonly import gate_suspended
+from lightnote.rest.openapi import ADMIN_CONTEXT_PARAMETER, documented_errors
+from lightnote.rest.serializers import StrictSerializer
+from lightnote.texts.i18n import request_locale
 
 SESSION_404 = {404: ("SESSION_NOT_FOUND",)}
 # The statuses every POST of a card (confirm, reject, status, reply, edit, ...) may answer.

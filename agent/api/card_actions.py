@@ -19,7 +19,6 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from agent import card_edits, card_undo, choices, derived_cards
 from agent.api.base import (
     CARD_ERRORS,
     MISSES_429,
@@ -29,7 +28,7 @@ from agent.api.base import (
     owned_session,
     post_schema,
 )
-from agent.api_schemas import (
+from agent.api.schemas import (
     TAG_CONFIRM,
     TAG_HISTORY,
     CardResponseSerializer,
@@ -38,10 +37,14 @@ from agent.api_schemas import (
     EditRequestSchema,
     ReissueResponseSerializer,
 )
-from lightnote.context import actor_context
-from lightnote.i18n import request_locale
-from lightnote.openapi import WRITE_403
-from lightnote.serializers import StrictSerializer
+from agent.cards import derived as derived_cards
+from agent.cards import edit as card_edits
+from agent.cards import undo as card_undo
+from agent.choices import choose as choices
+from lightnote.impersonation.context import actor_context
+from lightnote.rest.openapi import WRITE_403
+from lightnote.rest.serializers import StrictSerializer
+from lightnote.texts.i18n import request_locale
 
 
 class ReissueRequestSerializer(StrictSerializer):

@@ -1,6 +1,6 @@
 """Confirm, reject and read the state of a card by its token (docs/confirmation-protocol.md).
 
-Each is a :class:`agent.api.base.TokenEndpoint` over ``agent.execution``: body shape (400)
+Each is a :class:`agent.api.base.TokenEndpoint` over ``agent.cards.confirm``: body shape (400)
 -> authentication (401) -> admin read-only (403) -> the store (503) -> the token (410) ->
 owner and session (403/404) -> the seal (409) -> the state. Exactly one confirm executes a
 card; the others learn what happened (202 ``running``, then 200 ``settled``).
@@ -8,15 +8,15 @@ card; the others learn what happened (202 ``running``, then 200 ``settled``).
 
 from __future__ import annotations
 
-from agent import execution
 from agent.api.base import (
     CARD_ERRORS,
     MISSES_429,
     TokenEndpoint,
     post_schema,
 )
-from agent.api_examples import confirm_200, state_202
-from agent.api_schemas import TAG_CONFIRM, ConfirmationStateSerializer
+from agent.api.examples import confirm_200, state_202
+from agent.api.schemas import TAG_CONFIRM, ConfirmationStateSerializer
+from agent.cards import confirm as execution
 
 _RUNNING = (
     "202 `running`: another request holds the card and is executing it. Do not confirm "

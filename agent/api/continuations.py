@@ -1,15 +1,15 @@
 """The final reply after a succeeded action, by the card's ``continuation_token``.
 
-A :class:`agent.api.base.TokenEndpoint` over ``agent.continuations.reply``: generated once,
+A :class:`agent.api.base.TokenEndpoint` over ``agent.continuations.reply.reply``: generated once,
 with no write tool available; a repeat returns the same reply (docs/conversation.md).
 """
 
 from __future__ import annotations
 
-from agent import continuations
 from agent.api.base import MISSES_429, TokenEndpoint, post_schema
-from agent.api_examples import REPLY_200, reply_202
-from agent.api_schemas import TAG_REPLY
+from agent.api.examples import REPLY_200, reply_202
+from agent.api.schemas import TAG_REPLY
+from agent.continuations import reply as continuations
 
 _REPLY_RUNNING = (
     "202 `running`: another request is generating the reply; poll this endpoint again after "

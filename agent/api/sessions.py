@@ -1,7 +1,8 @@
 """Conversations and their messages: open, list, read, rename, delete; send, read history.
 
-Thin views over ``agent.sessions`` (the one place that finds, lists, titles, renames and
-soft-deletes a session) and ``agent.conversation.handle_message`` (one turn). A read is of
+Thin views over ``agent.conversation.sessions`` (the one place that finds, lists, titles, renames
+and
+soft-deletes a session) and ``agent.conversation.turn.handle_message`` (one turn). A read is of
 the subject's conversation (inside an admin context also the staff member's own one bound
 to it); a write only of the caller's own; anything else is 404 ``SESSION_NOT_FOUND``.
 History shows each card's CURRENT state and its preview in the request's language, never
@@ -20,30 +21,33 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agent import choice_store, conversation, lifecycle, sessions
 from agent.api.base import SESSION_404, owned_session, validated
-from agent.api_examples import MESSAGE_200
-from agent.api_schemas import (
+from agent.api.examples import MESSAGE_200
+from agent.api.schemas import (
     TAG_HISTORY,
     TAG_MESSAGES,
     TAG_SESSIONS,
     HistoryMessageSerializer,
     SessionSummarySerializer,
 )
+from agent.cards import history as lifecycle
+from agent.cards.previews import preview_in
+from agent.choices import store as choice_store
+from agent.conversation import sessions
+from agent.conversation import turn as conversation
 from agent.guard.provenance import issued_provenance
 from agent.models import MESSAGE_MAX, TITLE_MAX, AgentSession, Message
-from agent.previews import preview_in
-from lightnote.context import actor_context
-from lightnote.i18n import request_locale
-from lightnote.openapi import (
+from lightnote.impersonation.context import actor_context
+from lightnote.rest.openapi import (
     ADMIN_CONTEXT_PARAMETER,
     WRITE_403,
     documented_errors,
     error_responses,
     path_uuid,
 )
-from lightnote.pagination import Pagination
-from lightnote.serializers import StrictSerializer
+from lightnote.rest.pagination import Pagination
+from lightnote.rest.serializers import StrictSerializer
+from lightnote.texts.i18n import request_locale
 
 SESSION_PARAMETER = path_uuid("session_id", "The conversation's id")
 
@@ -92,7 +96,7 @@ def _message_body(
     """Return one history message: its stored text and its cards' current states.
 
     Each card's preview is rendered again in the request's language from its stored
-    prepared args (``agent.previews``); the text, facts and notices are as stored.
+    prepared args (``agent.cards.previews``); the text, facts and notices are as stored.
     """
     payload = message.payload or {}
     body: dict[str, Any] = {

@@ -25,7 +25,7 @@ from agent.guard import grammar_en, grammar_zh
 from agent.guard.backing import Backing, backing_for, is_backed, normalise_name
 from agent.guard.claims import Claim, is_sweeping
 from agent.guard.text import Clause, clauses, remove_spans, restore
-from lightnote.i18n import DEFAULT_LOCALE, normalize_locale
+from lightnote.texts.i18n import DEFAULT_LOCALE, normalize_locale
 
 __all__ = [
     "GUARDED_CODE",

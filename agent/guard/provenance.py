@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from lightnote.i18n import define_messages, translate
+from lightnote.texts.i18n import define_messages, translate
 
 MAX_NAMED = 3
 

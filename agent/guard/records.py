@@ -10,7 +10,7 @@ from agent.guard import GUARDED_CODE, GuardVerdict
 from agent.guard.backing import Backing, backing_for
 from agent.models import ActionReceipt
 from lightnote.audit import audit_event
-from lightnote.context import ActorContext
+from lightnote.impersonation.context import ActorContext
 
 
 def session_backings(

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 from lightnote.errors import LightNoteError
-from lightnote.i18n import normalize_locale
+from lightnote.texts.i18n import normalize_locale
 
 # A turn calls the model at most this many times (read tools between the calls).
 MAX_ROUNDS = 4

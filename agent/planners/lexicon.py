@@ -76,7 +76,7 @@ HELP = Intent(None)
 class Grammar(Protocol):
     """One language's grammar (the ``zh`` and ``en`` packages) as its callers use it.
 
-    The rules planner calls :meth:`interpret`; ``agent.followups`` reads answers to a
+    The rules planner calls :meth:`interpret`; ``agent.conversation.followups`` reads answers to a
     pending question with the rest. Times stay the user's words; nothing here touches data.
     """
 

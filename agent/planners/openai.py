@@ -32,9 +32,9 @@ from agent.planners.base import (
 )
 from agent.planners.prompts import as_data, final_reply_prompt, system_prompt
 from agent.planners.replies import REPLY_CODE_KEY, template_reply
-from lightnote.i18n import translate
 from lightnote.ops import metrics, tracing
-from lightnote.parsers import json_problem
+from lightnote.rest.parsers import json_problem
+from lightnote.texts.i18n import translate
 
 logger = logging.getLogger(__name__)
 

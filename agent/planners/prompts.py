@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from lightnote.i18n import define_messages
+from lightnote.texts.i18n import define_messages
 
 define_messages(
     {

@@ -24,7 +24,7 @@ from agent.planners.lexicon import (
 from agent.timeparse import TimeParseError, parse_time
 from agent.timeparse.grammar import scan
 from agent.timeparse.normalise import normalise
-from lightnote.i18n import define_messages, translate
+from lightnote.texts.i18n import define_messages, translate
 
 MAX_CANDIDATES_SHOWN = 5
 DETAIL_CHARS = 24

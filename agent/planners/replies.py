@@ -13,7 +13,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from agent.planners.base import FACT_SUCCEEDED, Fact, reply_locale, require_succeeded
-from lightnote.i18n import define_messages, translate
+from lightnote.texts.i18n import define_messages, translate
 
 # The receipt key carrying the tool's reply text code (see ``Tool.reply_code``).
 REPLY_CODE_KEY = "reply_code"

@@ -35,8 +35,8 @@ from agent.planners.questions import question
 from agent.planners.replies import describe_facts, template_reply
 from agent.planners.several import READ_TOOLS, several
 from agent.planners.zh import several as zh_several
-from lightnote.hanzi import as_written, simplified
-from lightnote.i18n import translate
+from lightnote.texts.hanzi import as_written, simplified
+from lightnote.texts.i18n import translate
 
 
 def grammar_for(text: str) -> Grammar:
@@ -75,7 +75,7 @@ def interpret(text: str) -> Intent:
     )
     if (intent.tool is None or intent.slot == SLOT_INTENT) and grammar_for(read).correction(read):
         # 不对，是周五 with no card shown (a shown card is corrected before any planner
-        # runs: agent.card_corrections): nothing to act on, and no todo titled 不对，是
+        # runs: agent.conversation.corrections): nothing to act on, and no todo titled 不对，是
         return Intent(None, message="PLANNER_NOTHING_TO_CORRECT")
     if (
         intent.tool in _TIMED_WRITES
@@ -87,7 +87,7 @@ def interpret(text: str) -> Intent:
         return Intent(None, message="PLANNER_RECURRING_UNSUPPORTED")
     if grammar_for(read).undo_request(read) == "":
         # 撤销 / "undo that" with nothing run in the conversation (a change that ran is taken
-        # back before any planner runs: agent.card_undo): nothing to take back, and no todo
+        # back before any planner runs: agent.cards.undo): nothing to take back, and no todo
         # titled "last change" to reopen
         return Intent(None, message="PLANNER_NOTHING_TO_UNDO")
     return intent if read == written else _written_back(intent, read, written)

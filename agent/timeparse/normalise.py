@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from lightnote.hanzi import simplified
+from lightnote.texts.hanzi import simplified
 
-# Traditional characters (``lightnote.hanzi``), then the two numerals that stand for two.
+# Traditional characters (``lightnote.texts.hanzi``), then the two numerals that stand for two.
 _NUMERALS = str.maketrans({"廿": "二十", "卅": "三十"})
 _WORDS = (
     ("大后日", "大后天"),

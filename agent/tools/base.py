@@ -12,7 +12,7 @@ from django.utils import timezone
 from agent.capabilities import CONFIRMATION_NONE, ENABLED, capability_by_id
 from agent.tools.formatting import LOCALE_EN
 from agent.tools.schema import args_invalid, camel_case
-from lightnote.i18n import DEFAULT_LOCALE, normalize_locale, translate
+from lightnote.texts.i18n import DEFAULT_LOCALE, normalize_locale, translate
 
 if TYPE_CHECKING:
     from lightnote.models import User
@@ -54,7 +54,7 @@ class ToolContext:
         now: datetime | None = None,
         request_id: str = "",
     ) -> ToolContext:
-        """Build a context from ``lightnote.context.ActorContext``."""
+        """Build a context from ``lightnote.impersonation.context.ActorContext``."""
         subject = actor_context.subject
         return cls(
             actor=actor_context.actor,

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from lightnote.i18n import define_messages, translate
+from lightnote.texts.i18n import define_messages, translate
 
 LOCALE_ZH = "zh-CN"
 LOCALE_EN = "en"

@@ -8,7 +8,7 @@ from jsonschema import Draft202012Validator
 
 from agent.tools.schema_check import Check, compile_check
 from lightnote.errors import LightNoteError
-from lightnote.i18n import define_messages
+from lightnote.texts.i18n import define_messages
 
 UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
 # A prepared time is always concrete and carries its offset (never naive, never "Z"-less UTC).

@@ -20,7 +20,7 @@ from agent.capabilities import (
 from agent.tools.base import Tool
 from agent.tools.formatting import LOCALE_EN
 from agent.tools.schema import schema_objects
-from lightnote.i18n import LOCALES
+from lightnote.texts.i18n import LOCALES
 
 # --- the registry ------------------------------------------------------------------------
 

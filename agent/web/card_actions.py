@@ -15,14 +15,17 @@ from django import forms
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 
-from agent import card_edits, card_undo, choices, derived_cards
+from agent.cards import derived as derived_cards
+from agent.cards import edit as card_edits
+from agent.cards import undo as card_undo
+from agent.choices import choose as choices
 from agent.models import AgentSession
 from agent.web.conversations import posted_conversation
 from agent.web.forms import ChooseForm, EditForm, ReissueForm, valid_data
 from agent.web.htmx import Fragment, card_fragment, run_action
 from agent.web.views import post_or_back
-from lightnote.context import ActorContext
-from lightnote.permissions import refuse_admin_write
+from lightnote.impersonation.context import ActorContext
+from lightnote.impersonation.permissions import refuse_admin_write
 
 CardIssuer = Callable[..., dict[str, Any]]
 

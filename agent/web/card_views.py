@@ -14,11 +14,11 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 from django.utils import timezone
 
-from agent import choice_store
-from agent.card_edits import editable_fields
+from agent.cards.edit import editable_fields
+from agent.choices import store as choice_store
 from agent.models import ActionCard, Choice
 from agent.tools import Tool, registry
-from lightnote.i18n import translate
+from lightnote.texts.i18n import translate
 
 
 def _short_time(value: Any, zone: ZoneInfo) -> str:

@@ -7,13 +7,13 @@ from zoneinfo import ZoneInfo
 
 from django.urls import reverse
 
-from agent import sessions
+from agent.conversation import sessions
 from agent.models import TITLE_MAX, AgentSession
 from agent.web.presenters import time_view, zone_of
-from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
-from lightnote.i18n import translate
-from lightnote.pagination import keyset_page
+from lightnote.impersonation.context import ActorContext
+from lightnote.rest.pagination import keyset_page
+from lightnote.texts.i18n import translate
 
 LIST_LIMIT = 50
 
@@ -24,7 +24,7 @@ def conversation_page(
     """Return ``LIST_LIMIT`` of the subject's conversations, newest first, after ``cursor``
     (from the newest without one), and the cursor of the older ones (None: no more).
 
-    One query per page, read off the sessions' list index (``lightnote.pagination``'s
+    One query per page, read off the sessions' list index (``lightnote.rest.pagination``'s
     keyset cursors): as cheap at the thousandth conversation as at the first. A malformed
     cursor is a 400 ``PAGINATION_CURSOR_INVALID``.
     """

@@ -1,6 +1,7 @@
 """The chat page's conversations: ``/chat/<session_id>/``, the list, switch, rename, delete.
 
-Every change goes through ``agent.sessions`` (the services the API's ``PATCH`` / ``DELETE``
+Every change goes through ``agent.conversation.sessions`` (the services the API's ``PATCH`` /
+``DELETE``
 sessions call), so a deleted conversation is 404 here as everywhere. Another user's or a
 deleted conversation id is a 404 page. Without JavaScript each form posts and redirects back
 to a page that renders; with htmx a rename answers with the refreshed list, a delete of the
@@ -23,7 +24,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
-from agent import sessions
+from agent.conversation import sessions
 from agent.models import AgentSession
 from agent.web.conversation_list import conversation_page, list_context
 from agent.web.conversations import (
@@ -34,11 +35,11 @@ from agent.web.conversations import (
 from agent.web.htmx import FRAGMENT_HEADER, is_htmx, page_context, problem, respond
 from agent.web.presenters import page_message
 from agent.web.texts import chat_texts
-from lightnote.context import ActorContext, actor_context
 from lightnote.errors import LightNoteError
-from lightnote.i18n import translate
-from lightnote.page_texts import page_locale
-from lightnote.permissions import refuse_admin_write
+from lightnote.impersonation.context import ActorContext, actor_context
+from lightnote.impersonation.permissions import refuse_admin_write
+from lightnote.texts.i18n import translate
+from lightnote.texts.page_texts import page_locale
 
 
 class RenameForm(forms.Form):

@@ -11,10 +11,10 @@ from typing import Any
 
 from django.http import HttpRequest
 
-from agent import sessions
+from agent.conversation import sessions
 from agent.models import AgentSession
-from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
+from lightnote.impersonation.context import ActorContext
 
 CONVERSATION_SESSION_KEY = "lightnote_agent_session"
 

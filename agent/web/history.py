@@ -13,10 +13,12 @@ from zoneinfo import ZoneInfo
 
 from django.utils import timezone
 
-from agent import choice_store, lifecycle, sessions
+from agent.cards import history as lifecycle
+from agent.cards.previews import preview_in, summary_in
+from agent.choices import store as choice_store
+from agent.conversation import sessions
 from agent.guard.provenance import issued_provenance
 from agent.models import ActionCard, AgentSession, Message
-from agent.previews import preview_in, summary_in
 from agent.tools import format_local_time
 from agent.web.card_views import history_choice_views, undo_offer
 from agent.web.presenters import (
@@ -27,7 +29,7 @@ from agent.web.presenters import (
     time_view,
     user_entry,
 )
-from lightnote.i18n import translate
+from lightnote.texts.i18n import translate
 
 HISTORY_LIMIT = 100
 

@@ -22,10 +22,10 @@ from agent.web.history import history_entries
 from agent.web.presenters import card_view, page_message, zone_of
 from agent.web.reply_retry import attach_reply_retries
 from agent.web.texts import chat_texts
-from lightnote.context import ActorContext, actor_context
 from lightnote.errors import LightNoteError
-from lightnote.i18n import translate
-from lightnote.page_texts import page_locale
+from lightnote.impersonation.context import ActorContext, actor_context
+from lightnote.texts.i18n import translate
+from lightnote.texts.page_texts import page_locale
 
 FRAGMENT_HEADER = "X-LightNote-Fragment"
 

@@ -13,15 +13,15 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 from django.urls import reverse
 
-from agent import execution
 from agent.capabilities import RISK_LOW, RISKS
-from agent.cards import CardState, OutcomeKind
+from agent.cards import confirm as execution
+from agent.cards.records import CardState, OutcomeKind
 from agent.guard.provenance import provenance_line
 from agent.tools import format_local_time
 from agent.web.card_views import choice_view, edit_view, undo_offer
 from agent.web.texts import CHAT_TEXTS
-from lightnote.context import ActorContext
-from lightnote.i18n import translate
+from lightnote.impersonation.context import ActorContext
+from lightnote.texts.i18n import translate
 from lightnote.times import rfc3339
 
 

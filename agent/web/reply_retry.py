@@ -15,7 +15,7 @@ from typing import Any
 
 from django.http import HttpRequest
 
-from agent.execution import Answer
+from agent.cards.confirm import Answer
 
 SESSION_KEY = "lightnote_reply_tokens"
 KEEP = 20

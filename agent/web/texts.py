@@ -1,11 +1,11 @@
 """The chat page's texts (zh-CN and en), registered and rendered through
-``lightnote.page_texts`` like every page's (the language is ``page_locale``: the switch's
+``lightnote.texts.page_texts`` like every page's (the language is ``page_locale``: the switch's
 cookie first)."""
 
 from __future__ import annotations
 
 from agent.web.conversation_texts import CONVERSATION_TEXTS
-from lightnote.page_texts import define_page_texts, page_texts
+from lightnote.texts.page_texts import define_page_texts, page_texts
 
 CHAT_TEXTS: dict[str, tuple[str, str]] = {
     "CHAT_TITLE": ("LightNote 助手", "LightNote assistant"),

@@ -25,7 +25,9 @@ from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET
 
-from agent import continuations, conversation, execution
+from agent.cards import confirm as execution
+from agent.continuations import reply as continuations
+from agent.conversation import turn as conversation
 from agent.models import MESSAGE_MAX
 from agent.web.card_views import undone_card_id
 from agent.web.conversation_list import conversation_item
@@ -60,10 +62,10 @@ from agent.web.presenters import (
     zone_of,
 )
 from agent.web.reply_retry import remember_reply_token
-from lightnote.context import ActorContext, actor_context
 from lightnote.errors import LightNoteError
-from lightnote.i18n import normalize_locale
-from lightnote.page_texts import page_locale, set_language_cookie
+from lightnote.impersonation.context import ActorContext, actor_context
+from lightnote.texts.i18n import normalize_locale
+from lightnote.texts.page_texts import page_locale, set_language_cookie
 
 
 def post_or_back(view: Callable[[HttpRequest], HttpResponse]) -> Callable[..., HttpResponse]:

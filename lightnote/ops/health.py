@@ -33,8 +33,8 @@ from redis.backoff import NoBackoff
 from redis.cluster import RedisCluster
 from redis.retry import Retry
 
+from lightnote.controlstore.redis import fake_server
 from lightnote.ops.heartbeat import last_beat
-from lightnote.redis import fake_server
 
 logger = logging.getLogger(__name__)
 

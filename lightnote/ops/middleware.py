@@ -2,7 +2,7 @@
 
 Every response carries ``X-Request-ID``: the client's own when it sent a well-formed one
 (1-64 of ``A-Z a-z 0-9 . _ : -``), else a new one. The id is also written back into
-``request.META`` so the cards a request issues bind the same id (``agent.card_issuing``).
+``request.META`` so the cards a request issues bind the same id (``agent.cards.issue``).
 Then one log line per request (method, route pattern, status, duration; the user id once
 authentication ran) and the request metrics (``lightnote.ops.metrics.http_response``).
 

@@ -1,4 +1,4 @@
-"""``{% page_text "CODE" en %}``: one page text (``lightnote.page_texts``) in the language the
+"""``{% page_text "CODE" en %}``: one page text (``lightnote.texts.page_texts``) in the language the
 template decided (``en`` is ``"en"`` for English, anything else is Chinese) — for the base
 page, which every page extends, including those whose view passes no ``t`` (login)."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from django import template
 
-from lightnote.i18n import translate
+from lightnote.texts.i18n import translate
 
 register = template.Library()
 

@@ -7,10 +7,10 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from agent.execution import flush_repeat_tallies
-from agent.lifecycle import reconcile_unknown_rows
+from agent.cards.confirm import flush_repeat_tallies
+from agent.cards.history import reconcile_unknown_rows
+from agent.cards.reconcile import reconcile_expired
 from agent.ratelimit import flush_miss_tallies
-from agent.reconcile import reconcile_expired
 
 
 class Command(BaseCommand):

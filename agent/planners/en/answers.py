@@ -1,7 +1,7 @@
 """English follow-up answers: yes/no, "the second one", a time or a priority given to a question,
 and which item of a choice card an answer names ("the one due tonight").
 
-Used by ``agent.followups`` to complete a pending clarification or choice.
+Used by ``agent.conversation.followups`` to complete a pending clarification or choice.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 ``title``, ``priority``), or None. It needs a word that says it corrects ("no", "actually",
 "make it", "change it to", "… instead", "call it …"): a time or a title alone is a new
 request, never a correction. The sentence names no item of its own ("move X to Friday" is an
-ordinary update); which card it corrects is the caller's (``agent.card_corrections``).
+ordinary update); which card it corrects is the caller's (``agent.conversation.corrections``).
 """
 
 from __future__ import annotations

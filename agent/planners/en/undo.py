@@ -6,7 +6,7 @@ Recipes" restores that note): what it takes back is only pointed at — "that", 
 change", "the todo I just deleted", "the due date" — or left unsaid. A request not to
 ("don't undo it"), a question about undoing ("how do I undo things?"), and a request that
 merely contains the word ("add a todo: revert the config change") are not. Which card it
-takes back is the caller's (``agent.card_undo``).
+takes back is the caller's (``agent.cards.undo``).
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ then a bare "time + event" ("下周一上午开会"), which is *asked about*, ne
 else is help. Times stay the user's words; the tool's ``prepare`` parses them.
 
 This module holds that order (:func:`interpret`) and is the grammar interface the rules
-planner and ``agent.followups`` use; the pieces live in ``slots`` (times, priorities, titles,
+planner and ``agent.conversation.followups`` use; the pieces live in ``slots`` (times, priorities,
+titles,
 politeness), ``reads``, ``writes`` and ``answers`` (follow-up answers).
 """
 

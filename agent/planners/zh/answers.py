@@ -1,7 +1,7 @@
 """Chinese follow-up answers: yes/no, "第二个", a time or a priority given to a question,
 and which item of a choice card an answer names ("删除今晚 9 点的那条").
 
-Used by ``agent.followups`` to complete a pending clarification or choice.
+Used by ``agent.conversation.followups`` to complete a pending clarification or choice.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 ``title``, ``priority``), or None. It needs a word that says it corrects (不对, 错了, 改成,
 换成, 还是…吧, 标题改成…): a time or a title alone is a new request, never a correction.
 The sentence names no item of its own (把X改成… is an ordinary update); which card it
-corrects is the caller's (``agent.card_corrections``).
+corrects is the caller's (``agent.conversation.corrections``).
 """
 
 from __future__ import annotations

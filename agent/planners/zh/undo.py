@@ -5,7 +5,7 @@ names no item of its own (恢复买菜 restores the todo 买菜; 撤销那个订
 takes back is only pointed at — 刚才的操作, 上一步, 刚删的那条, 那个, 截止时间 — or left
 unsaid. A request not to (不用撤销), a question about undoing (怎么撤销), and a request that
 merely contains the word (提醒我明天撤销订单) are not. Which card it takes back is the
-caller's (``agent.card_undo``).
+caller's (``agent.cards.undo``).
 """
 
 from __future__ import annotations

@@ -1,0 +1,134 @@
+"""Edit before confirming: a ready card's editable values changed, re-prepared, re-issued.
+
+The edited values are merged over the card's prepared args (only the tool's own editable
+fields), prepared again through :func:`agent.policy.enforce_tool_policy` exactly as a
+proposal is, and issued as a new card whose ``parent`` is the old one. The old card is then
+voided with the store's compare-and-set (``ready -> voided``): if a confirm of the old token
+claimed it first, the new card is destroyed and the edit answers 409; if the edit voided it
+first, the old token answers 410 from then on. So at most one of the two ever executes.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.db import transaction
+
+from agent.access import live_session
+from agent.cards import checks as confirm_checks
+from agent.cards import history as lifecycle
+from agent.cards import records as cards
+from agent.cards import transitions as card_transitions
+from agent.cards.derived import issue_derived_card, turn_for
+from agent.cards.issue import prepared_fields
+from agent.cards.records import CardState
+from agent.models import ActionCard
+from agent.policy import enforce_tool_policy
+from agent.ratelimit import limit_new_card
+from agent.tools import Tool, args_invalid, registry
+from lightnote.audit import audit_event
+from lightnote.errors import LightNoteError
+from lightnote.impersonation.context import ActorContext
+
+# What a person may change on a card (in the tool's own words: raw, unprepared args). A
+# tool offers those of them its proposal schema names; the target (id) never changes.
+EDITABLE_FIELDS = ("title", "description", "content", "tags", "priority", "due_at")
+
+
+def editable_fields(tool: Tool) -> tuple[str, ...]:
+    """Return the fields of ``tool``'s cards a person may edit (empty: none)."""
+    properties = tool.schema.get("properties") or {}
+    return tuple(field for field in EDITABLE_FIELDS if field in properties)
+
+
+def edited_args(tool: Tool, prepared: dict[str, Any], edits: dict[str, Any]) -> dict[str, Any]:
+    """Return the proposal args to prepare again: the card's values with ``edits`` over them.
+
+    Prepared values that are also proposal args (the target's id, the new values) are kept;
+    what preparation added (versions, the current snapshot, a stable id) is left out, so it
+    is captured afresh. An edit of anything but an editable field is refused (400).
+    """
+    allowed = editable_fields(tool)
+    refused = {name: ["not_editable"] for name in edits if name not in allowed}
+    if refused:
+        raise args_invalid(refused)
+    properties = tool.schema.get("properties") or {}
+    kept = {name: value for name, value in prepared.items() if name in properties}
+    return {**kept, **edits}
+
+
+def _refusal_for_lost_void(digest: str) -> LightNoteError:
+    """Return why a ready card could not be voided: it was claimed, rejected or is gone."""
+    current = cards.card_get_by_digest(digest)
+    if current is None:
+        return LightNoteError("CONFIRMATION_EXPIRED", status=410)
+    if current.state == CardState.REJECTED:
+        return LightNoteError("CONFIRMATION_REJECTED", status=409)
+    return LightNoteError(
+        "CONFIRMATION_ALREADY_CLAIMED", status=409, outer={"state": str(current.state)}
+    )
+
+
+def edit(
+    *,
+    request: Any,
+    actor: ActorContext,
+    token: str,
+    session_id: uuid.UUID,
+    edits: dict[str, Any],
+    locale: str,
+) -> dict[str, Any]:
+    """Edit a ready card: return the new card (API shape, with ``parent_id``).
+
+    Checks in confirm's order (admin 403, store 503, token 410, owner/session 403, binding
+    409), then the state (rejected 409 ``CONFIRMATION_REJECTED``; running or settled 409
+    ``CONFIRMATION_ALREADY_CLAIMED``), then the edited args through the tool policy (the
+    tool's own 400/404/409), the new-card rate limit (429), issue, and the void of the old.
+    """
+    card = confirm_checks.load_card_for(
+        request=request, actor=actor, token=token, session_id=session_id, action="edit"
+    )
+    if card.state == CardState.REJECTED:
+        raise LightNoteError("CONFIRMATION_REJECTED", status=409)
+    if card.state != CardState.READY:
+        raise LightNoteError(
+            "CONFIRMATION_ALREADY_CLAIMED", status=409, outer={"state": str(card.state)}
+        )
+    tool = registry.get(card.tool)
+    if tool is None:  # a card names a registered tool; fail closed anyway
+        raise LightNoteError("TOOL_NOT_FOUND", status=404, params={"tool": card.tool})
+    raw = edited_args(tool, card.args, edits)
+    session = live_session(session_id=session_id, owner=actor.subject)
+    row = ActionCard.objects.select_related("message").filter(id=card.id).first()
+    turn = turn_for(request=request, actor=actor, row=row, session=session, locale=locale)
+    prepared = enforce_tool_policy(
+        tool_name=card.tool, args=raw, context=turn.context, phase="prepare"
+    )
+    limit_new_card(request, user_id=actor.actor.pk)
+    derived = issue_derived_card(
+        turn,
+        message=row.message if row is not None else None,
+        **prepared_fields(prepared),
+    )
+    new_card = derived.card
+    if not card_transitions.card_void(card.digest):
+        # A confirm (or reject) of the old token won: the new card must never be usable.
+        card_transitions.card_destroy(new_card["token"])
+        raise _refusal_for_lost_void(card.digest)
+    with transaction.atomic():
+        lifecycle.record_voided([card.id], reason=ActionCard.VoidReason.SUPERSEDED)
+        # Always a history row, also for a card proposed over MCP (no message); its parent
+        # is named when the old card has a row of its own.
+        derived.record(parent_id=card.id if row is not None else None)
+        audit_event(
+            "card.edited",
+            actor=actor.actor,
+            subject=actor.subject,
+            session_id=session.id,
+            capability=card.capability,
+            tool=card.tool,
+            action_id=new_card["card_id"],
+            details={"parent_id": card.id, "fields": sorted(edits)},
+        )
+    return {**new_card, "parent_id": card.id}

@@ -1,0 +1,1 @@
+"""Choice cards: several candidates for one proposal, one pick; with their store."""

@@ -1,0 +1,1 @@
+"""One message turn: its readers, then persist and guard; the conversations themselves."""

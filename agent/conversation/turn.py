@@ -1,0 +1,437 @@
+"""One user message: planner -> proposals -> tool policy -> cards -> a guarded reply.
+
+Read tools may run during planning (through the tool policy). Write proposals never run
+here: each becomes a server-prepared card (with its continuation) or a notice saying why not
+(``agent.conversation.decisions.Turn`` decides each). :func:`handle_message` continues a pending
+question or
+choice (``agent.conversation.followups``) or runs the planner, guards the reply against this
+session's
+receipts and writes the turn (both messages, the cards' and choices' rows, their audit rows,
+the session's activity) in one transaction. :func:`public_fact` is the API shape of a fact.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from contextlib import ExitStack
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import DatabaseError, connection, transaction
+from django.utils import timezone
+
+from agent.capabilities import capability_by_tool
+from agent.cards import history as lifecycle
+from agent.cards.receipts import drop_connection
+from agent.choices import store as choice_store
+from agent.conversation import corrections as card_corrections
+from agent.conversation import followups, list_references, pending, sessions
+from agent.conversation import undo as card_undo
+from agent.conversation.decisions import Turn
+from agent.guard import guard_reply, guarded_notice
+from agent.guard.provenance import merge
+from agent.guard.records import audit_guard, session_backings
+from agent.models import AgentSession, Choice, Message
+from agent.planners import get_planner
+from agent.planners.base import Fact, PlanRequest, PlanResult, reply_locale
+from agent.planners.replies import describe_facts
+from agent.ratelimit import limit_new_card
+from agent.tools import registry, user_roles
+from lightnote.errors import LightNoteError
+from lightnote.impersonation.context import ActorContext
+from lightnote.ops import metrics
+from lightnote.texts.i18n import define_messages, translate
+
+logger = logging.getLogger(__name__)
+
+HISTORY_TURNS = 20
+
+define_messages(
+    {
+        "AGENT_PLEASE_CONFIRM": (
+            "请检查下面的确认卡；只有你确认后才会执行。",
+            "Please review the card below; nothing happens until you confirm it.",
+        ),
+        "AGENT_PLEASE_CONFIRM_EACH": (
+            "请逐一检查下面的 {count} 张确认卡；每张都只有你确认后才会执行。",
+            "Please review the {count} cards below; each one happens only when you confirm it.",
+        ),
+        "AGENT_PLANNER_FAILED": (
+            "助手暂时无法处理这条消息，没有执行任何操作，请稍后重试。",
+            "The assistant could not handle this message; nothing was done. Please retry.",
+        ),
+    }
+)
+
+
+def _session_history(
+    session: AgentSession, recent: Sequence[sessions.RecentMessage] | None = None
+) -> tuple[list[dict[str, str]], list[dict[str, str]], list[dict[str, str]]]:
+    """Return the history the planner sees, the stored items read on those turns, and the
+    items the last message listed (when it is the assistant's:
+    ``agent.conversation.list_references``).
+
+    ``recent``: the session's latest ``HISTORY_TURNS`` messages (role, text and
+    ``reads``), newest first, when the caller read them already
+    (``sessions.session_get_with_recent``); else they are read here (one query).
+    """
+    if recent is None:
+        recent = sessions.recent_messages(session=session, limit=HISTORY_TURNS)
+    history = [{"role": message.role, "text": message.text} for message in reversed(recent)]
+    reads = merge(
+        message.reads or []
+        for message in reversed(recent)
+        if message.role == Message.Role.ASSISTANT
+    )
+    last = recent[0] if recent else None
+    listed = list(last.reads or []) if last and last.role == Message.Role.ASSISTANT else []
+    return history, reads, listed
+
+
+def public_fact(fact: Fact) -> dict[str, Any]:
+    """Return a fact as the API shows it: the summary, plus the items a read found.
+
+    A read tool's data names its items under the plural of its capability's resource
+    (``todo.query`` -> ``{"count", "todos": [...]}``); each item keeps its fields (``id``,
+    ``title``, ...) and gains ``type``, so a client can render and link a list. A failed
+    read carries its ``code``.
+    """
+    body: dict[str, Any] = {"tool": fact.tool, "status": fact.status, "summary": fact.summary}
+    if fact.status != "succeeded":
+        if fact.data.get("code"):
+            body["code"] = fact.data["code"]
+        return body
+    capability = capability_by_tool(fact.tool)
+    resource = capability.id.split(".", 1)[0] if capability else ""
+    found = fact.data.get(f"{resource}s") if resource else None
+    if isinstance(found, list):
+        body["count"] = fact.data.get("count", len(found))
+        body["items"] = [
+            {"type": resource, **item} for item in found if isinstance(item, dict) and "id" in item
+        ]
+    return body
+
+
+def _offered_tools(actor: ActorContext) -> tuple[list[dict[str, Any]], frozenset[str]]:
+    """Return the OpenAI specs of every tool this user may use, and which of them read."""
+    roles = user_roles(actor.actor)
+    # One pass over the registry; the specs of allowed tools only (registry.openai_tools's).
+    allowed = [tool for tool in registry.tools() if roles & tool.allowed_roles]
+    specs = [tool.openai_spec() for tool in allowed]
+    return specs, frozenset(tool.name for tool in allowed if not tool.is_write)
+
+
+def _pending_request(actor: ActorContext, session_id: str) -> pending.PendingRequest | None:
+    """Return the session's pending request; an unreachable store reads as none.
+
+    Reading it is a convenience (completing a question): without it the message is planned
+    as a new request, which can only be less helpful, never write anything.
+    """
+    try:
+        return pending.pending_get(owner_id=actor.subject.pk, session_id=session_id)
+    except LightNoteError as error:
+        if error.status < 500:
+            raise
+        logger.warning("pending request unavailable for session %s", session_id)
+        return None
+
+
+def _plan(
+    turn: Turn, history: list[dict[str, str]], text: str, locale: str, actor: ActorContext
+) -> PlanResult:
+    """Run the configured planner for one new request."""
+    tools, read_tools = _offered_tools(actor)
+    request_to_plan = PlanRequest(
+        text=text,
+        history=history,
+        locale=locale,
+        zone=turn.context.zone,
+        now=turn.context.now,
+        tools=tools,
+        read_tools=read_tools,
+        run_read_tool=turn.run_read_tool,
+    )
+    try:
+        return get_planner().plan(request_to_plan)
+    except LightNoteError:
+        raise  # the store is down or similar: the API's own error
+    except Exception:
+        # A response the planner could not read (e.g. a malformed completion) is a failed
+        # turn with a clear reply, never a 500; only read tools can have run, so nothing
+        # was written.
+        logger.exception("planner failed on session %s", turn.session.id)
+        return PlanResult(text="", error="PLANNER_UNAVAILABLE")
+
+
+def handle_message(
+    *,
+    request: Any,
+    actor: ActorContext,
+    session: AgentSession,
+    text: str,
+    locale: str,
+    recent: Sequence[sessions.RecentMessage] | None = None,
+) -> dict[str, Any]:
+    """Handle one user message and return the API's message body (:func:`_handle_message`).
+
+    A lease the turn takes (an undo's, ``agent.cards.undo``) is held until the turn's writes
+    have committed and given back however it ends.
+    """
+    with ExitStack() as leases:
+        return _handle_message(
+            request=request,
+            actor=actor,
+            session=session,
+            text=text,
+            locale=locale,
+            recent=recent,
+            leases=leases,
+        )
+
+
+def _handle_message(
+    *,
+    request: Any,
+    actor: ActorContext,
+    session: AgentSession,
+    text: str,
+    locale: str,
+    recent: Sequence[sessions.RecentMessage] | None,
+    leases: ExitStack,
+) -> dict[str, Any]:
+    """Handle one user message and return the API's message body.
+
+    Needs: ``session`` belongs to the caller; ``recent``, if given, is its latest
+    ``HISTORY_TURNS`` messages, newest first (read with the session: one query for both;
+    ``sessions.RecentMessage``).
+    Issues cards (Redis) outside any database transaction, then writes the user's message,
+    the assistant's guarded reply, the cards' history rows (with their ``card.issued`` audit
+    rows) and the session's title/activity together in one transaction: a turn that fails
+    (store down, rate limited) leaves no half-turn.
+    """
+    history, earlier_reads, listed = _session_history(session, recent)
+    turn = Turn(
+        request=request,
+        actor=actor,
+        session=session,
+        text=text,
+        locale=locale,
+        earlier_reads=earlier_reads,
+    )
+    session_id = str(session.id)
+    # The store holds a pending question only if an earlier turn left one that has not
+    # expired (the session row says so): otherwise there is nothing to read.
+    waiting = _pending_request(actor, session_id) if sessions.may_have_pending(session) else None
+    resumed = (
+        followups.resume(waiting, text, now=turn.context.now, zone=turn.context.zone)
+        if waiting is not None
+        else None
+    )
+    picked = False
+    corrected: card_corrections.Correction | None = None
+    undoing: card_undo.SaidUndo | None = None
+    if waiting is not None and resumed is not None and resumed.pick and waiting.choice:
+        # "第二个" to a choice card: the ordinary card for that item, from the choice's own
+        # prepared args; a choice used or gone meanwhile falls back to a fresh proposal.
+        limit_new_card(request, user_id=actor.actor.pk)
+        try:
+            turn.take_choice(waiting.choice, resumed.pick)
+            picked = True
+        except LightNoteError as error:
+            if error.status >= 500:
+                raise
+    if picked:
+        plan = PlanResult(text="")
+    elif resumed is not None and resumed.cancelled:
+        plan = PlanResult(
+            text=translate(
+                "PLANNER_CLARIFY_CANCELLED",
+                reply_locale(text, waiting.locale if waiting else locale),
+            )
+        )
+    elif resumed is not None and resumed.again is not None:
+        plan = PlanResult(text="", clarify=resumed.again)
+    elif resumed is not None and resumed.proposal is not None:
+        # The question's answer completed the request: it is proposed like any other, so
+        # the policy, preparation and the card decide exactly as for a one-line request.
+        proposal = resumed.proposal
+        resumed_tool = registry.get(proposal.tool)
+        if resumed_tool is not None and not resumed_tool.is_write:
+            fact = turn.run_read_tool(proposal.tool, proposal.args)
+            plan = PlanResult(text=describe_facts([fact], turn.reply_locale), facts=[fact])
+        else:
+            plan = PlanResult(text="", proposals=[proposal])
+    else:
+        # 不对，是周五 / "actually make it 5pm": the card just shown, proposed again changed
+        corrected = card_corrections.correction_for(
+            session=session, text=text, now=turn.context.now
+        )
+        # 撤销刚才的操作 / "undo that": the conversation's last change, taken back by a card
+        undoing = (
+            card_undo.undo_said(session=session, actor=actor, text=text, now=turn.context.now)
+            if corrected is None
+            else None
+        )
+        if corrected is not None:
+            plan = PlanResult(text="", proposals=[corrected.proposal])
+        elif undoing is not None:
+            card_undo.offer_undo(turn, undoing, leases)
+            plan = PlanResult(text="")
+        else:
+            # 把第二个标记完成 right after a list: the second item listed, by its title
+            plan = _plan(turn, history, list_references.resolve(text, listed), locale, actor)
+    if plan.error:
+        reply = plan.text or translate("AGENT_PLANNER_FAILED", turn.reply_locale)
+    else:
+        for fact in plan.facts:
+            if fact not in turn.facts:
+                turn.facts.append(fact)
+        if plan.clarify is not None:
+            turn.ask(plan.clarify)
+            plan.text = ""  # the notice carries the question (worded with its candidates)
+        for proposal in plan.proposals:
+            turn.card_for(proposal)
+        if corrected is not None and not card_corrections.supersede(turn, corrected):
+            corrected = None  # refused, asked about, or too late: the old card stands
+        turn.audit_over_card_limit()
+        reply = plan.text or ""
+    # One pending request per session: this turn's question replaces any older one, and a
+    # turn that asked nothing ends the wait (answered, cancelled, or a new request).
+    pending_until = None
+    if turn.asked is not None:
+        pending.pending_save(owner_id=actor.subject.pk, session_id=session_id, request=turn.asked)
+        # Read after the save, so the hint never expires before the stored question.
+        pending_until = timezone.now() + timedelta(seconds=settings.LIGHTNOTE_PENDING_TTL)
+    elif waiting is not None:
+        pending.pending_clear(session_id=session_id)
+    original = reply
+    # Every model text is guarded, whatever the turn looks like: a claim is kept only when
+    # one of this session's succeeded receipts backs it (no write executes during a turn).
+    verdict = guard_reply(
+        reply,
+        backings=lambda: session_backings(session.id),
+        locale=locale,
+        titles=tuple(source["title"] for source in turn.reads() if source.get("title")),
+    )
+    if verdict.replaced:
+        turn.notices.append(guarded_notice(verdict))
+        metrics.guard_removed(situation="turn_reply")
+    reply = verdict.text
+    if corrected is not None and not reply.strip():
+        reply = card_corrections.corrected_reply(turn.reply_locale)
+    if undoing is not None and undoing.card is not None and not reply.strip():
+        reply = card_undo.offered_reply(turn.reply_locale)
+    if turn.cards and not reply.strip():
+        several = len(turn.cards) > 1
+        reply = translate(
+            "AGENT_PLEASE_CONFIRM_EACH" if several else "AGENT_PLEASE_CONFIRM",
+            turn.reply_locale,
+            count=len(turn.cards),
+        )
+    # docs/api.md: a refused proposal's reason appears in the reply, also after a replacement
+    # (the fixed text and the reason are both true).
+    # Each distinct reason once (70 proposals over the card limit are one sentence).
+    refusals = list(
+        dict.fromkeys(
+            notice["message"]
+            for notice in turn.notices
+            if notice["message"] and notice["status"] != "guarded"
+        )
+    )
+    reply = "\n".join(part for part in [reply.strip(), *refusals] if part)
+    facts = [public_fact(fact) for fact in turn.facts]
+    # Both messages in one INSERT (ids and times are set here, not by the database).
+    user_message = Message(
+        session=session, role=Message.Role.USER, text=text, created_at=turn.context.now
+    )
+    message = Message(
+        session=session,
+        role=Message.Role.ASSISTANT,
+        text=reply,
+        # Strictly after the question, so history keeps its order even on a coarse clock.
+        created_at=max(timezone.now(), user_message.created_at + timedelta(microseconds=1)),
+        reads=turn.reads(),
+        payload={
+            "facts": facts,
+            "notices": turn.notices,
+            # Public parts only: a raw token is never stored.
+            "cards": [
+                {key: value for key, value in card.items() if "token" not in key}
+                for card in turn.cards
+            ],
+            "choices": [
+                {key: value for key, value in choice.items() if key != "token"}
+                for choice in turn.choices
+            ],
+        },
+    )
+    # The turn's writes, one transaction: the session's touch, the messages, the cards'
+    # rows, the choices, and their audit rows.
+    # The touch comes first: it takes the session row's write lock before the inserts'
+    # foreign-key checks take their shared one, so two turns of one conversation at once
+    # (two tabs) wait for each other instead of deadlocking (each holding the shared lock,
+    # each then asking for the write lock: MariaDB would refuse one with a 503).
+    commits = not connection.in_atomic_block
+    committing = False
+    try:
+        with transaction.atomic():
+            sessions.session_touch(session=session, first_text=text, pending_until=pending_until)
+            Message.objects.bulk_create([user_message, message])
+            lifecycle.record_issued(turn.card_rows, message=message)
+            record_choices(turn, message=message)
+            if corrected is not None:
+                card_corrections.record(turn, corrected)
+            if undoing is not None:
+                card_undo.record_offer(turn, undoing)
+            turn.flush_audit()
+            if verdict.replaced:
+                audit_guard(verdict, actor=actor, session_id=session.id, original=original)
+            committing = commits  # what fails from here on is the COMMIT
+    except DatabaseError as error:
+        if not committing:
+            raise
+        _saved_after_all(error, session=session, message=message)
+    return {
+        "message_id": str(message.id),
+        "reply": reply,
+        "facts": facts,
+        "cards": turn.cards,
+        "choices": turn.choices,
+        "notices": turn.notices,
+    }
+
+
+def _saved_after_all(error: BaseException, *, session: AgentSession, message: Message) -> None:
+    """The turn's COMMIT may have happened (its reply was lost): ask a fresh connection.
+
+    Saved: the turn stands and is answered as usual (its card's token is still in hand;
+    the session row is read again for its new title and times). Not saved, or no answer:
+    ``error`` is raised (a lost database answers 503), and nothing of the turn is in the
+    database; its card records in the store were never shown, so nothing can confirm them.
+    """
+    logger.warning("the COMMIT of a message turn on %s failed: %s", session.id, error)
+    if connection.in_atomic_block:  # a caller's transaction: it fails as a whole
+        raise error
+    drop_connection()
+    try:
+        saved = Message.objects.filter(id=message.id).exists()
+        if saved:
+            session.refresh_from_db(fields=["title", "updated_at", "pending_until"])
+    except DatabaseError:
+        raise error from None
+    if not saved:
+        raise error
+    logger.warning("the message turn %s was saved after all", message.id)
+
+
+def record_choices(turn: Turn, *, message: Message | None) -> None:
+    """Write the turn's choice rows and the picks it made. Needs: the turn's transaction,
+    after the cards' rows (a pick names its card)."""
+    for row in turn.choice_rows:
+        row.message = message
+    if turn.choice_rows:
+        Choice.objects.bulk_create(turn.choice_rows)
+    for choice_id, candidate_id, card_id in turn.chosen:
+        choice_store.record_chosen(choice_id, candidate_id=candidate_id, card_id=card_id)

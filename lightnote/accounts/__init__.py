@@ -1,0 +1,1 @@
+"""Accounts: authentication, login throttling, preferences, the account views and services."""

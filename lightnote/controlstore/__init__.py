@@ -1,0 +1,2 @@
+"""The Redis control store: records, Lua scripts and their one caller, binding, counters,
+tallies."""

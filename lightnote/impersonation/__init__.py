@@ -1,0 +1,1 @@
+"""Admin read-only contexts: who acts, on whose data, and the one write gate."""

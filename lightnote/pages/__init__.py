@@ -1,0 +1,1 @@
+"""What every server-rendered page shares: item pages and the template context."""

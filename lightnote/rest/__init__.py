@@ -1,0 +1,2 @@
+"""DRF plumbing shared by every API: serializers, pagination, versioning, idempotency, schema,
+guards."""

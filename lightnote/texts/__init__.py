@@ -1,0 +1,1 @@
+"""Texts in both languages: the message catalogue, page texts, Chinese script helpers."""
