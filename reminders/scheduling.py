@@ -8,10 +8,13 @@ scan itself is safe to run anywhere, any number of times (``reminders.services``
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import threading
 
 from django.db import close_old_connections
+from django.utils import timezone
+from django_tasks.base import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
 from reminders.tasks import scan_due_reminders
@@ -32,11 +35,34 @@ def schedule_scan() -> bool:
     return True
 
 
+# Finished scans are kept this long (to look at in the admin), then removed; a scan still
+# RUNNING after a day belonged to a worker that was killed (its deliveries rolled back).
+FINISHED_SCANS_KEPT = dt.timedelta(hours=1)
+STALE_RUNNING_SCAN = dt.timedelta(days=1)
+PRUNE_BATCH = 1000
+
+
+def prune_scans(*, now: dt.datetime | None = None) -> int:
+    """Delete up to one batch of old scan results; return how many went."""
+    now = now or timezone.now()
+    scans = DBTaskResult.objects.filter(task_path=scan_due_reminders.module_path)
+    finished = scans.filter(
+        status__in=[TaskResultStatus.SUCCESSFUL, TaskResultStatus.FAILED],
+        finished_at__lt=now - FINISHED_SCANS_KEPT,
+    )
+    stale = scans.filter(status=TaskResultStatus.RUNNING, started_at__lt=now - STALE_RUNNING_SCAN)
+    ids = list(finished.values_list("id", flat=True)[:PRUNE_BATCH])
+    ids += list(stale.values_list("id", flat=True)[:PRUNE_BATCH])
+    deleted, _ = DBTaskResult.objects.filter(id__in=ids).delete()
+    return deleted
+
+
 def run_schedule(*, every: float, stop: threading.Event) -> None:
     """Schedule a scan every ``every`` seconds until ``stop`` is set (a worker's thread)."""
     while not stop.is_set():
         try:
-            schedule_scan()
+            if schedule_scan():
+                prune_scans()
         except Exception:  # a lost database: try again at the next step
             logger.exception("could not schedule the reminder scan")
         finally:

@@ -361,3 +361,24 @@ def test_a_revoked_feed_answers_404(user: Any, alice_api: Any, client: Any) -> N
     assert _feed(client, url).status_code == 404
     assert client.get("/calendar/not-a-secret.ics").status_code == 404
     assert alice_api.delete("/api/v1/calendar/feed/").status_code == 204
+
+
+def test_old_finished_scans_are_pruned_and_waiting_ones_kept() -> None:
+    from django_tasks_db.models import DBTaskResult
+
+    from reminders.scheduling import prune_scans
+
+    schedule_scan()
+    waiting = DBTaskResult.objects.get()
+    finished = DBTaskResult.objects.create(
+        **{
+            field.name: getattr(waiting, field.name)
+            for field in DBTaskResult._meta.concrete_fields
+            if field.name not in ("id", "status", "finished_at", "enqueued_at")
+        },
+        status="SUCCESSFUL",
+        finished_at=NOW - dt.timedelta(hours=2),
+    )
+    assert prune_scans(now=NOW) == 1
+    assert list(DBTaskResult.objects.values_list("id", flat=True)) == [waiting.id]
+    assert not DBTaskResult.objects.filter(id=finished.id).exists()
