@@ -471,6 +471,10 @@ LOGGING = {
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
 # Seconds between two scans for due reminders (a reminder is delivered within about this).
 LIGHTNOTE_REMINDER_SCAN_SECONDS = env_int("LIGHTNOTE_REMINDER_SCAN_SECONDS", 5, minimum=1)
+# Two "kind" enums now (a notification's, an agent choice's): each gets its own name.
+SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(  # type: ignore[attr-defined]
+    {"NotificationKindEnum": "reminders.models.Notification.Kind", "ChoiceKindEnum": ["choice"]}
+)
 
 
 def email_from_url(url: str) -> dict[str, object]:

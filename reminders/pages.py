@@ -11,6 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages, translate
 from lightnote.page_texts import define_page_texts, page_texts
 from lightnote.web import page_of, page_viewer
@@ -116,9 +117,17 @@ def notifications_page(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def notification_read_page(request: HttpRequest, notification_id: str) -> HttpResponse:
-    """Mark one notification read and go back to the list."""
+    """Mark one notification read and go back to the list (an unknown one: a 404 page)."""
     viewer = page_viewer(request)
-    services.notification_mark_read(owner=viewer.owner, notification_id=notification_id)
+    try:
+        services.notification_mark_read(owner=viewer.owner, notification_id=notification_id)
+    except LightNoteError as error:
+        context = {
+            "t": page_texts(viewer.locale, PAGE_TEXTS),
+            "page_locale": viewer.locale,
+            "problem": error.message(viewer.locale),
+        }
+        return render(request, "lightnote/page_problem.html", context, status=error.status)
     return redirect("notifications-page")
 
 

@@ -382,3 +382,12 @@ def test_old_finished_scans_are_pruned_and_waiting_ones_kept() -> None:
     assert prune_scans(now=NOW) == 1
     assert list(DBTaskResult.objects.values_list("id", flat=True)) == [waiting.id]
     assert not DBTaskResult.objects.filter(id=finished.id).exists()
+
+
+def test_marking_an_unknown_notification_read_on_the_page_is_a_404_page(
+    user: Any, client: Any
+) -> None:
+    client.force_login(user)
+    answer = client.post("/notifications/not-a-uuid/read/")
+    assert answer.status_code == 404
+    assert "通知不存在。" in answer.content.decode()

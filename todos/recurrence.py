@@ -40,7 +40,7 @@ UNTIL_YEARS_MAX = 10
 OCCURRENCES_MAX = 3  # next_occurrences in the API and on cards
 
 
-_FREQS = {
+_FREQS: dict[str, Any] = {
     "DAILY": dateutil_rrule.DAILY,
     "WEEKLY": dateutil_rrule.WEEKLY,
     "MONTHLY": dateutil_rrule.MONTHLY,
@@ -263,12 +263,11 @@ def occurrences(
     """Return up to ``limit`` instants of the series from ``start`` after (or at) ``after``."""
     rule = _rule(parse_recurrence(value), start, zone)
     found: list[dt.datetime] = []
-    wall = _local(after, zone)
-    while len(found) < min(limit, OCCURRENCES_MAX):
+    wall: dt.datetime | None = _local(after, zone)
+    while wall is not None and len(found) < min(limit, OCCURRENCES_MAX):
         wall = rule.after(wall, inc=inclusive and not found)
-        if wall is None:
-            break
-        found.append(_instant(wall, zone))
+        if wall is not None:
+            found.append(_instant(wall, zone))
     return found
 
 
