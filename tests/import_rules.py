@@ -23,7 +23,10 @@ DOMAIN_APPS = frozenset({"todos", "notes"})
 # lightnote and the agent, reach domain apps only through the agent's registry, and no app
 # imports them.
 INTERFACE_APPS = frozenset({"mcpserver"})
-PACKAGES = (BASE, AGENT, *sorted(DOMAIN_APPS), *sorted(INTERFACE_APPS))
+# Apps built on the domain apps (reminders reads and completes todos): they use lightnote and
+# the domain apps' services and selectors, never the agent, and no other app imports them.
+FEATURE_APPS = frozenset({"reminders"})
+PACKAGES = (BASE, AGENT, *sorted(DOMAIN_APPS), *sorted(INTERFACE_APPS), *sorted(FEATURE_APPS))
 # A domain app reaches the agent from this module only (its tools register there); it may be
 # a package, whose modules all count as the adapter.
 AGENT_ADAPTER = "agent_tools"
@@ -135,6 +138,10 @@ def layer_rule_broken(imp: Import) -> str | None:
         return "the base layer (lightnote) imports no app"
     if target in INTERFACE_APPS:
         return "no app imports an interface app (it sits on top of the agent)"
+    if target in FEATURE_APPS:
+        return "no app imports a feature app (it sits on top of the domain apps)"
+    if source in FEATURE_APPS and target in (AGENT, *INTERFACE_APPS):
+        return "a feature app uses the domain apps, never the agent"
     if source in INTERFACE_APPS and target in DOMAIN_APPS:
         return "an interface app reaches domain apps only through the agent's registry"
     if source == AGENT and target in DOMAIN_APPS:
