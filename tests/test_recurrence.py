@@ -78,6 +78,13 @@ def test_a_rule_outside_the_subset_is_refused(rule: str) -> None:
     assert caught.value.message("en")
 
 
+def test_the_refusal_says_why_in_both_languages() -> None:
+    with pytest.raises(LightNoteError) as caught:
+        check_recurrence("FREQ=DAILY;INTERVAL=400", start=BEFORE_DST, zone=BERLIN, now=NOW)
+    assert "INTERVAL 应为 1 到 365 之间的整数" in caught.value.message("zh-CN")
+    assert "INTERVAL must be a whole number from 1 to 365" in caught.value.message("en")
+
+
 def test_a_rule_that_never_occurs_is_refused_within_a_bounded_time() -> None:
     # The 30th, every twelve months from February: "30 February".
     february = dt.datetime(2026, 2, 2, 9, tzinfo=BERLIN)

@@ -23,6 +23,7 @@ from typing import Any
 from dateutil import rrule as dateutil_rrule
 
 from lightnote.errors import LightNoteError
+from lightnote.i18n import translate
 from lightnote.times import shift_years
 from todos.models import RECURRENCE_MAX
 from todos.recurrence_words import (
@@ -51,18 +52,42 @@ _BYDAY = re.compile(r"^([+-]?[1-5])?(MO|TU|WE|TH|FR|SA|SU)$")
 _UNTIL = re.compile(r"^(\d{8})(T(\d{6})Z)?$")
 
 
-def unsupported(reason: str) -> LightNoteError:
+class RecurrenceUnsupported(LightNoteError):
+    """The 400 ``TODO_RECURRENCE_UNSUPPORTED``, its reason said in the request's language.
+
+    ``reason`` names a ``TODO_RECURRENCE_WHY_<reason>`` text; ``expected`` (for a bad value)
+    a ``TODO_RECURRENCE_EXPECT_<code>`` text with its parameters.
+    """
+
+    def __init__(self, reason: str, *, expected: Expected | None = None, **details: Any) -> None:
+        super().__init__(
+            "TODO_RECURRENCE_UNSUPPORTED",
+            params={"interval_max": INTERVAL_MAX, "count_max": COUNT_MAX},
+        )
+        self.reason, self.expected, self.details = reason, expected, details
+
+    def message(self, locale: str | None) -> str:
+        details = dict(self.details)
+        if self.expected is not None:
+            code, params = self.expected.args
+            details["expected"] = translate(f"TODO_RECURRENCE_EXPECT_{code}", locale, **params)
+        reason = translate(f"TODO_RECURRENCE_WHY_{self.reason}", locale, **details)
+        return translate(self.code, locale, reason=reason, **self.params)
+
+
+class Expected(ValueError):
+    """A rule part's value is not of its form: ``Expected(code, params)``."""
+
+
+def unsupported(reason: str, **details: Any) -> RecurrenceUnsupported:
     """Return the 400 ``TODO_RECURRENCE_UNSUPPORTED`` naming what is wrong."""
-    return LightNoteError(
-        "TODO_RECURRENCE_UNSUPPORTED",
-        params={"reason": reason, "interval_max": INTERVAL_MAX, "count_max": COUNT_MAX},
-    )
+    return RecurrenceUnsupported(reason, **details)
 
 
 def _bounded_int(low: int, high: int) -> Callable[[str], int]:
     def read(raw: str) -> int:
         if not re.fullmatch(r"[+-]?\d{1,4}", raw) or not low <= int(raw) <= high:
-            raise ValueError(f"{low}..{high}")
+            raise Expected("RANGE", {"low": low, "high": high})
         return int(raw)
 
     return read
@@ -70,7 +95,7 @@ def _bounded_int(low: int, high: int) -> Callable[[str], int]:
 
 def _freq(raw: str) -> str:
     if raw not in _FREQS:
-        raise ValueError("DAILY, WEEKLY, MONTHLY or YEARLY")
+        raise Expected("FREQ", {})
     return raw
 
 
@@ -79,10 +104,10 @@ def _byday(raw: str) -> tuple[tuple[int | None, str], ...]:
     for token in raw.split(","):
         match = _BYDAY.match(token)
         if not match:
-            raise ValueError("MO..SU, optionally with 1..5 or -1 before it")
+            raise Expected("DAY", {})
         ordinal = int(match.group(1)) if match.group(1) else None
         if ordinal is not None and ordinal not in ORDINAL_WORDS["en"]:
-            raise ValueError("an ordinal of 1..5 or -1")
+            raise Expected("DAY", {})
         days.append((ordinal, match.group(2)))
     return tuple(dict.fromkeys(days))
 
@@ -90,20 +115,20 @@ def _byday(raw: str) -> tuple[tuple[int | None, str], ...]:
 def _bymonthday(raw: str) -> tuple[int, ...]:
     days = [_bounded_int(-31, 31)(token) for token in raw.split(",")]
     if 0 in days:
-        raise ValueError("-31..-1 or 1..31")
+        raise Expected("MONTHDAY", {})
     return tuple(dict.fromkeys(days))
 
 
 def _bysetpos(raw: str) -> int:
     if raw != "-1":
-        raise ValueError("only -1 (the last)")
+        raise Expected("SETPOS", {})
     return -1
 
 
 def _until(raw: str) -> dt.datetime:
     match = _UNTIL.match(raw)
     if not match:
-        raise ValueError("YYYYMMDD or YYYYMMDDTHHMMSSZ")
+        raise Expected("UNTIL", {})
     try:
         if match.group(3):
             stamp = match.group(1) + match.group(3) + "+0000"
@@ -112,7 +137,7 @@ def _until(raw: str) -> dt.datetime:
         day = dt.date(int(raw[:4]), int(raw[4:6]), int(raw[6:8]))
         return dt.datetime.combine(day, dt.time(23, 59))
     except ValueError:
-        raise ValueError("a real date") from None
+        raise Expected("DATE", {}) from None
 
 
 # Each rule part: how it is read (raising ValueError with what it expects).
@@ -128,7 +153,7 @@ PARTS: dict[str, Callable[[str], Any]] = {
 # The order a rule is written back in (its canonical string).
 PART_ORDER = tuple(PARTS)
 # Pairs that may not appear together, with why.
-CONFLICTS = {("COUNT", "UNTIL"): "COUNT and UNTIL together"}
+CONFLICTS = {("COUNT", "UNTIL"): "COUNT_AND_UNTIL"}
 
 
 @dataclass(frozen=True)
@@ -153,10 +178,10 @@ class Recurrence:
 def parse_recurrence(value: Any) -> Recurrence:
     """Read ``value`` as a rule of the supported subset, else ``TODO_RECURRENCE_UNSUPPORTED``."""
     if not isinstance(value, str) or not value.strip():
-        raise unsupported("not a rule")
+        raise unsupported("NOT_A_RULE")
     text = value.strip()
     if len(text) > RECURRENCE_MAX:
-        raise unsupported(f"longer than {RECURRENCE_MAX} characters")
+        raise unsupported("TOO_LONG", max=RECURRENCE_MAX)
     if text.upper().startswith("RRULE:"):
         text = text[len("RRULE:") :]
     raw_parts: dict[str, str] = {}
@@ -165,28 +190,28 @@ def parse_recurrence(value: Any) -> Recurrence:
         name, sep, raw = piece.partition("=")
         name, raw = name.strip().upper(), raw.strip().upper()
         if not sep or not raw:
-            raise unsupported(f"“{piece}” is not NAME=VALUE")
+            raise unsupported("NOT_NAME_VALUE", piece=piece)
         if name not in PARTS:
-            raise unsupported(f"{name} is not supported")
+            raise unsupported("PART", name=name)
         if name in raw_parts:
-            raise unsupported(f"{name} given twice")
+            raise unsupported("TWICE", name=name)
         try:
             read[name] = PARTS[name](raw)
-        except ValueError as error:
-            raise unsupported(f"{name} must be {error}") from None
+        except Expected as error:
+            raise unsupported("VALUE", name=name, expected=error) from None
         raw_parts[name] = raw
     if "FREQ" not in read:
-        raise unsupported("FREQ is missing")
+        raise unsupported("NO_FREQ")
     for pair, why in CONFLICTS.items():
         if set(pair) <= set(read):
             raise unsupported(why)
     if read.get("BYSETPOS") and not ({"BYDAY", "BYMONTHDAY"} & set(read)):
-        raise unsupported("BYSETPOS needs BYDAY or BYMONTHDAY")
+        raise unsupported("SETPOS_ALONE")
     if any(ordinal for ordinal, _ in read.get("BYDAY", ())) and read["FREQ"] not in (
         "MONTHLY",
         "YEARLY",
     ):
-        raise unsupported("a numbered BYDAY (e.g. 1MO) needs FREQ=MONTHLY or YEARLY")
+        raise unsupported("NUMBERED_DAY")
     return Recurrence(
         freq=read["FREQ"],
         interval=read.get("INTERVAL", 1),
@@ -243,11 +268,11 @@ def check_recurrence(
     if until is not None and until.tzinfo is None:
         until = until.replace(tzinfo=zone)
     if until is not None and until > shift_years(now, UNTIL_YEARS_MAX):
-        raise unsupported(f"UNTIL must be within {UNTIL_YEARS_MAX} years")
+        raise unsupported("UNTIL_FAR", years=UNTIL_YEARS_MAX)
     # The one unbounded walk rrule can take is over a rule that never matches; it is taken
     # here, once, and such a rule is refused, so stored rules always find their next date.
     if next(iter(_rule(recurrence, start, zone)), None) is None:
-        raise unsupported("it never occurs")
+        raise unsupported("NEVER")
     return recurrence.canonical
 
 
