@@ -115,7 +115,7 @@ lint: install
 	$(BIN)/ruff check .
 
 typecheck: install
-	$(BIN)/mypy agent todos notes lightnote mcpserver
+	$(BIN)/mypy agent todos notes lightnote mcpserver reminders
 
 # The heavy suites at full size: state machines with many more examples, and the race
 # tests repeated (each run races real threads/processes against MariaDB and Redis).
