@@ -391,3 +391,14 @@ def test_marking_an_unknown_notification_read_on_the_page_is_a_404_page(
     answer = client.post("/notifications/not-a-uuid/read/")
     assert answer.status_code == 404
     assert "通知不存在。" in answer.content.decode()
+
+
+def test_staff_see_notifications_and_deliveries_in_the_admin_read_only(
+    user: Any, make_user: Any, client: Any
+) -> None:
+    _deliver(user, "First")
+    staff = make_user("root", is_staff=True, is_superuser=True)
+    client.force_login(staff)
+    for path in ("/admin/reminders/notification/", "/admin/reminders/reminderdelivery/"):
+        assert client.get(path).status_code == 200, path
+    assert client.get("/admin/reminders/notification/add/").status_code == 403
