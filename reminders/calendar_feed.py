@@ -23,10 +23,20 @@ from todos.recurrence import user_zone
 EVENT_LENGTH = dt.timedelta(minutes=30)  # a todo has a due time, not a length
 
 
-def _recurrence(todo: Todo) -> vRecur | None:
+def _recurrence(todo: Todo, zone: Any) -> vRecur | None:
+    """The todo's rule for the feed; a date-only UNTIL becomes that day's end in UTC.
+
+    RFC 5545 wants UNTIL of the same type as DTSTART, a date-time here (23:59 local, as
+    ``todos.recurrence`` reads a date-only UNTIL).
+    """
     if not todo.recurrence:
         return None
-    return vRecur.from_ical(todo.recurrence)
+    rule = vRecur.from_ical(todo.recurrence)
+    until = rule.get("UNTIL")
+    if until and not isinstance(until[0], dt.datetime):
+        end = dt.datetime.combine(until[0], dt.time(23, 59), tzinfo=zone)
+        rule["UNTIL"] = [end.astimezone(dt.UTC)]
+    return rule
 
 
 def _alarm(todo: Todo, locale: str) -> Alarm | None:
@@ -57,7 +67,7 @@ def _components(todo: Todo, zone: Any, locale: str, stamp: dt.datetime) -> list[
     item.add("dtstart", due)
     item.add("due", due)
     item.add("status", "NEEDS-ACTION")
-    recurrence = _recurrence(todo)
+    recurrence = _recurrence(todo, zone)
     for component in (event, item):
         if recurrence is not None:
             component.add("rrule", recurrence)

@@ -339,6 +339,19 @@ def test_the_feed_lists_each_open_dated_todo_once_with_rules_and_alarms(
     assert "Bob's secret" not in feed.content.decode()
 
 
+def test_a_date_only_until_is_a_utc_date_time_in_the_feed(
+    user: Any, alice_api: Any, client: Any
+) -> None:
+    due = dt.datetime.now(dt.UTC).replace(microsecond=0) + dt.timedelta(days=1)
+    todo_services.todo_create(
+        owner=user, title="Pills", due_at=due, recurrence="FREQ=DAILY;UNTIL=20271231"
+    )
+    url = alice_api.post("/api/v1/calendar/feed/", {}, format="json").json()["url"]
+    calendar = Calendar.from_ical(_feed(client, url).content)
+    until = next(iter(calendar.walk("VEVENT")))["rrule"]["UNTIL"][0]
+    assert until == dt.datetime(2027, 12, 31, 15, 59, tzinfo=dt.UTC)  # 23:59 in Shanghai
+
+
 def test_the_secret_is_stored_hashed_and_a_new_post_replaces_the_url(
     user: Any, alice_api: Any, client: Any
 ) -> None:
