@@ -17,6 +17,7 @@ help:
 	@echo "make run    - install, migrate, create the demo user, serve http://$(HOST):$(PORT)/"
 	@echo "make test   - the whole suite: embedded pass (SQLite+fakeredis) and services pass (MariaDB+Redis)"
 	@echo "make serve  - gunicorn with production settings (LIGHTNOTE_* from the environment)"
+	@echo "             (run the background worker beside it: .venv/bin/python manage.py worker)"
 	@echo "make lint / typecheck / reliability / bench"
 
 # mysqlclient compiles against the MariaDB client headers; a bare machine lacks them.
@@ -61,12 +62,16 @@ install-runtime: $(RUNTIME_STAMP)
 
 install: $(DEV_STAMP)
 
+# The background worker (reminders: docs/reminders.md) runs beside the web server on the same
+# SQLite file, and stops with it: Ctrl-C reaches both, and the trap ends a worker left behind.
 run: install
 	@export LIGHTNOTE_DEBUG=1; \
 	$(BIN)/python manage.py migrate --noinput -v 0 && \
 	$(BIN)/python manage.py ensure_demo_user && \
 	echo "" && echo "  LightNote is serving on http://$(HOST):$(PORT)/   (log in as demo / demo-pass-2026)" && echo "" && \
-	exec $(BIN)/python manage.py runserver $(HOST):$(PORT)
+	{ $(BIN)/python manage.py worker -v 0 & worker=$$!; \
+	  trap 'kill -TERM $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
+	  $(BIN)/python manage.py runserver $(HOST):$(PORT); }
 
 # Both passes always run; the target fails if either fails. They share nothing (SQLite in
 # memory + fakeredis; MariaDB + Redis db 15), so on two or more cores they run side by side:
@@ -99,6 +104,8 @@ test-services: install
 	@echo "== test pass 2/2: services (MariaDB + Redis)"
 	LIGHTNOTE_TEST_BACKEND=services $(BIN)/pytest $(PYTEST_ARGS)
 
+# The web process only. The background worker is its own process (as many as you like, on
+# any machine that shares the database): `.venv/bin/python manage.py worker` (docs/reminders.md).
 serve: install-runtime
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py collectstatic --noinput -v 0
@@ -108,7 +115,7 @@ lint: install
 	$(BIN)/ruff check .
 
 typecheck: install
-	$(BIN)/mypy agent todos notes lightnote mcpserver
+	$(BIN)/mypy agent todos notes lightnote mcpserver reminders
 
 # The heavy suites at full size: state machines with many more examples, and the race
 # tests repeated (each run races real threads/processes against MariaDB and Redis).

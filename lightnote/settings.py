@@ -169,6 +169,10 @@ INSTALLED_APPS = [
     "mcpserver.apps.McpServerConfig",
     "axes",  # failed-login lockouts (lightnote.accounts.login_throttle)
     "lightnote.ops.apps.OpsConfig",  # health, metrics, logs, traces (docs/operations.md)
+    # --- reminders, notifications, calendar feed; the task queue (docs/reminders.md) ---
+    "django_tasks",
+    "django_tasks_db",
+    "reminders.apps.RemindersConfig",
 ]
 
 MIDDLEWARE = [
@@ -490,3 +494,42 @@ SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 LOGGING = logging_config(
     log_format=LIGHTNOTE_LOG_FORMAT, level=env_str("LIGHTNOTE_LOG_LEVEL", "INFO")
 )
+
+# --- Reminders and the background worker (docs/reminders.md) -----------------------------
+
+# The task queue is django-tasks with its database backend: `manage.py worker` runs it, in as
+# many processes and machines as share the database (docs/operations.md, "Background worker").
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
+# Seconds between two scans for due reminders (a reminder is delivered within about this).
+LIGHTNOTE_REMINDER_SCAN_SECONDS = env_int("LIGHTNOTE_REMINDER_SCAN_SECONDS", 5, minimum=1)
+# Two "kind" enums now (a notification's, an agent choice's): each gets its own name.
+SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(  # type: ignore[attr-defined]
+    {"NotificationKindEnum": "reminders.models.Notification.Kind", "ChoiceKindEnum": ["choice"]}
+)
+
+
+def email_from_url(url: str) -> dict[str, object]:
+    """Turn ``console://``, ``locmem://`` or ``smtp[s]://user:pass@host:port`` into settings."""
+    parts = urlsplit(url)
+    if parts.scheme == "console":
+        return {"EMAIL_BACKEND": "django.core.mail.backends.console.EmailBackend"}
+    if parts.scheme == "locmem":
+        return {"EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend"}
+    if parts.scheme in {"smtp", "smtps"}:
+        return {
+            "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+            "EMAIL_HOST": parts.hostname or "localhost",
+            "EMAIL_PORT": parts.port or (465 if parts.scheme == "smtps" else 587),
+            "EMAIL_HOST_USER": unquote(parts.username or ""),
+            "EMAIL_HOST_PASSWORD": unquote(parts.password or ""),
+            "EMAIL_USE_SSL": parts.scheme == "smtps",
+            "EMAIL_USE_TLS": parts.scheme == "smtp" and bool(parts.username),
+        }
+    raise ImproperlyConfigured(
+        f"LIGHTNOTE_EMAIL_URL must start with console://, locmem:// or smtp(s)://, got {url!r}"
+    )
+
+
+# Reminder emails (and any other mail): console in the embedded default.
+globals().update(email_from_url(env_str("LIGHTNOTE_EMAIL_URL", "console://")))
+DEFAULT_FROM_EMAIL = env_str("LIGHTNOTE_EMAIL_FROM", "LightNote <noreply@localhost>")

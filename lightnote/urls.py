@@ -25,6 +25,7 @@ api_v1: list[URLPattern | URLResolver] = [
         impersonation.AdminImpersonationView.as_view(),
         name="admin-impersonation",
     ),
+    path("", include("reminders.urls")),  # notifications, calendar feed (docs/reminders.md)
     path("", include("agent.urls")),
 ]
 
@@ -53,6 +54,7 @@ urlpatterns = [
     path("todos/", include("todos.page_urls")),
     path("notes/", include("notes.page_urls")),
     path("settings/", preferences.settings_page, name="settings-page"),
+    path("", include("reminders.page_urls")),  # notifications pages, the .ics feed address
     path("", include("mcpserver.urls")),
     path("", include("agent.web.urls")),
 ]

@@ -23,7 +23,10 @@ DOMAIN_APPS = frozenset({"todos", "notes"})
 # lightnote and the agent, reach domain apps only through the agent's registry, and no app
 # imports them.
 INTERFACE_APPS = frozenset({"mcpserver"})
-PACKAGES = (BASE, AGENT, *sorted(DOMAIN_APPS), *sorted(INTERFACE_APPS))
+# Apps built on the domain apps (reminders reads and completes todos): they use lightnote and
+# the domain apps' services and selectors, never the agent, and no other app imports them.
+FEATURE_APPS = frozenset({"reminders"})
+PACKAGES = (BASE, AGENT, *sorted(DOMAIN_APPS), *sorted(INTERFACE_APPS), *sorted(FEATURE_APPS))
 # A domain app reaches the agent from this module only (its tools register there); it may be
 # a package, whose modules all count as the adapter.
 AGENT_ADAPTER = "agent_tools"
@@ -182,6 +185,10 @@ def layer_rule_broken(imp: Import) -> str | None:
         return "the base layer (lightnote) imports no app"
     if target in INTERFACE_APPS:
         return "no app imports an interface app (it sits on top of the agent)"
+    if target in FEATURE_APPS:
+        return "no app imports a feature app (it sits on top of the domain apps)"
+    if source in FEATURE_APPS and target in (AGENT, *INTERFACE_APPS):
+        return "a feature app uses the domain apps, never the agent"
     if source in INTERFACE_APPS and target in DOMAIN_APPS:
         return "an interface app reaches domain apps only through the agent's registry"
     if source == AGENT and target in DOMAIN_APPS:
@@ -201,9 +208,9 @@ def wing_of(module: str) -> int | None:
     best: tuple[int, int] | None = None
     for level, prefixes in enumerate(WINGS.get(_app(module), ())):
         for prefix in prefixes:
-            if module == prefix or module.startswith(prefix + "."):
-                if best is None or len(prefix) > best[1]:
-                    best = (level, len(prefix))
+            matches = module == prefix or module.startswith(prefix + ".")
+            if matches and (best is None or len(prefix) > best[1]):
+                best = (level, len(prefix))
     return None if best is None else best[0]
 
 

@@ -63,6 +63,7 @@ def test_the_checker_sees_the_whole_project() -> None:
         "todos.agent_tools",
         "notes.services",
     } <= set(modules)
+    assert "reminders.services" in modules
     # A known edge of each kind is found: top level, and inside a function.
     edges = {(imp.importer, imp.target) for imp in imports}
     assert ("agent.cards.records", "lightnote.controlstore.store") in edges
@@ -142,6 +143,14 @@ VIOLATIONS = {
     "the MCP server imports a domain app": {
         "todos/services.py": "",
         "mcpserver/gateway.py": "from todos import services\n",
+    },
+    "todos imports the reminders app": {
+        "reminders/services.py": "",
+        "todos/services.py": "from reminders import services\n",
+    },
+    "the reminders app imports the agent": {
+        "agent/cards.py": "",
+        "reminders/tasks.py": "from agent import cards\n",
     },
     "the agent imports a domain app inside a method of a subpackage": {
         "todos/selectors.py": "",

@@ -19,6 +19,8 @@ SAMPLES: dict[str, tuple[Any, Any]] = {
     "append": ("第二章", "第二章"),
     "priority": ("urgent", 2),
     "due_at": ("今晚 9 点", "今晚 9 点"),
+    "remind_at": (" 明天上午 9:50 ", "明天上午 9:50"),
+    "recurrence": (" FREQ=WEEKLY;BYDAY=MO ", "FREQ=WEEKLY;BYDAY=MO"),
     "due_before": (" 明天 ", "明天"),
     "status": ("已完成", "done"),
     "todo_id": (f" {TODO_ID} ", TODO_ID),

@@ -11,6 +11,7 @@ from django.utils.translation import gettext_lazy as _
 from lightnote.rest.versioning import LiveManager
 
 TITLE_MAX = 200
+RECURRENCE_MAX = 200  # todos.recurrence checks the same limit
 DESCRIPTION_MAX = 2000
 
 
@@ -35,6 +36,16 @@ class Todo(models.Model):
     priority = models.PositiveSmallIntegerField(choices=Priority.choices, default=Priority.NORMAL)
     due_at = models.DateTimeField(null=True, blank=True)
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.OPEN)
+    # When to remind the owner (a notification, once per (todo, remind_at): reminders app).
+    remind_at = models.DateTimeField(null=True, blank=True)
+    # An RRULE of the subset ``todos.recurrence`` reads, or null for a one-off todo.
+    recurrence = models.CharField(max_length=RECURRENCE_MAX, null=True, blank=True)
+    # A recurring todo's series: the first todo's id, the series' first due time (the rule's
+    # DTSTART) and this occurrence's own due time as the series made it. The unique pair
+    # (series_id, occurrence_at) lets two completions at once make the next one only once.
+    series_id = models.UUIDField(null=True, blank=True, editable=False)
+    series_start = models.DateTimeField(null=True, blank=True, editable=False)
+    occurrence_at = models.DateTimeField(null=True, blank=True, editable=False)
     version = models.PositiveIntegerField(default=1)
     # Set only by a direct-API create with an Idempotency-Key: the unique pair is the fence
     # that stops a retried request from creating a twin even if Redis lost its claim.
@@ -67,11 +78,16 @@ class Todo(models.Model):
                 fields=["owner", "deleted_at", "status", "-created_at", "id"],
                 name="todo_owner_live_status_idx",
             ),
+            # The reminder scan: open live todos by remind_at (reminders.selectors).
+            models.Index(fields=["remind_at", "status"], name="todo_remind_at_idx"),
         ]
         constraints = [
             models.UniqueConstraint(
                 fields=["owner", "idempotency_key"], name="todo_unique_owner_idempotency_key"
-            )
+            ),
+            models.UniqueConstraint(
+                fields=["series_id", "occurrence_at"], name="todo_unique_series_occurrence"
+            ),
         ]
 
     def __str__(self) -> str:

@@ -61,7 +61,25 @@ PAGE_TEXTS = define_page_texts(
         "PAGE_TODO_CREATED_AT": ("创建于", "Created"),
         "PAGE_TODO_UPDATED_AT": ("更新于", "Updated"),
         "PAGE_TODO_VERSION": ("版本", "Version"),
+        "PAGE_TODO_REMIND_AT": ("提醒时间", "Remind me at"),
+        "PAGE_TODO_RECURRENCE": ("重复", "Repeats"),
+        "PAGE_TODO_NO_REPEAT": ("不重复", "Does not repeat"),
+        "PAGE_TODO_RECURRENCE_HINT": (
+            "重复的待办需要截止时间；完成一次后会自动生成下一次。",
+            "A repeating todo needs a due time; completing one makes the next.",
+        ),
+        "PAGE_TODO_REPEATS_PREFIX": ("重复：", "Repeats "),
     }
+)
+# The repeat rules the form offers (their words come from todos.recurrence).
+RECURRENCE_PRESETS = (
+    "FREQ=DAILY",
+    "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR",
+    "FREQ=WEEKLY",
+    "FREQ=WEEKLY;INTERVAL=2",
+    "FREQ=MONTHLY",
+    "FREQ=MONTHLY;BYMONTHDAY=-1",
+    "FREQ=YEARLY",
 )
 define_messages(
     {
@@ -101,6 +119,28 @@ def _edited_due(viewer: PageViewer, item: Todo, value: str) -> datetime | None:
     return _new_due(viewer, value)
 
 
+def _new_remind(viewer: PageViewer, value: str) -> datetime | None:
+    """A reminder time typed into a form (the owner's wall clock)."""
+    remind_at = form_local_datetime(value, viewer.zone, "TODO_REMIND_AT_INVALID")
+    if remind_at is not None and not is_plausible(remind_at, now=timezone.now()):
+        raise LightNoteError("TODO_REMIND_AT_INVALID")
+    return remind_at
+
+
+def _series_changes(viewer: PageViewer, form: dict[str, str], item: Todo | None) -> dict[str, Any]:
+    """The reminder and rule a form gives (a field the form lacks is left as it is)."""
+    changes: dict[str, Any] = {}
+    if "remind_at" in form:
+        shown = viewer.local(item.remind_at) if item is not None else None
+        if shown is not None and form["remind_at"].strip() == shown.strftime("%Y-%m-%dT%H:%M"):
+            changes["remind_at"] = item.remind_at if item is not None else None
+        else:
+            changes["remind_at"] = _new_remind(viewer, form["remind_at"])
+    if "recurrence" in form:
+        changes["recurrence"] = form["recurrence"].strip() or None
+    return changes
+
+
 class TodoPages(ItemPages):
     kind = "todo"
     list_template = "todos/list.html"
@@ -127,6 +167,7 @@ class TodoPages(ItemPages):
             description=form_text(form.get("description", "")),
             priority=_priority(form.get("priority", "1")),
             due_at=_new_due(viewer, form.get("due_at", "")),
+            **_series_changes(viewer, form, None),
         )
 
     def act(self, viewer: PageViewer, item: Todo, action: str, form: dict[str, str]) -> str:
@@ -140,6 +181,7 @@ class TodoPages(ItemPages):
                 description=form_text(form.get("description", "")),
                 priority=_priority(form.get("priority", "1")),
                 due_at=_edited_due(viewer, item, form.get("due_at", "")),
+                **_series_changes(viewer, form, item),
             )
             return "PAGE_TODO_SAVED"
         if action in ("done", "open"):

@@ -9,11 +9,13 @@ import uuid
 from datetime import datetime
 from typing import Any
 
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from lightnote.errors import LightNoteError
 from lightnote.field_checks import UNSET, checked_text, checked_title, checked_values
 from lightnote.rest.versioning import (
+    owned_get,
     release_idempotency_key,
     versioned_delete,
     versioned_restore,
@@ -21,6 +23,7 @@ from lightnote.rest.versioning import (
 )
 from lightnote.transactions import service_atomic
 from todos.models import DESCRIPTION_MAX, PRIORITIES, TITLE_MAX, Todo
+from todos.recurrence import check_recurrence, next_occurrence, user_zone
 
 
 def check_title(title: Any) -> str:
@@ -67,6 +70,27 @@ def check_due_at(due_at: Any) -> datetime | None:
     return due_at
 
 
+def check_remind_at(remind_at: Any) -> datetime | None:
+    if remind_at is None:
+        return None
+    if not isinstance(remind_at, datetime) or timezone.is_naive(remind_at):
+        raise LightNoteError("TODO_REMIND_AT_INVALID")
+    return remind_at
+
+
+def _series_values(*, owner: Any, recurrence: Any, due_at: datetime | None) -> dict[str, Any]:
+    """The columns of a todo that starts a series of ``recurrence`` at ``due_at`` (or none)."""
+    if recurrence is None:
+        return {"recurrence": None, "series_id": None, "series_start": None, "occurrence_at": None}
+    rule = check_recurrence(recurrence, start=due_at, zone=user_zone(owner), now=timezone.now())
+    return {
+        "recurrence": rule,
+        "series_id": uuid.uuid4(),
+        "series_start": due_at,
+        "occurrence_at": due_at,
+    }
+
+
 @service_atomic
 def todo_create(
     *,
@@ -75,24 +99,75 @@ def todo_create(
     description: str = "",
     priority: int = Todo.Priority.NORMAL,
     due_at: datetime | None = None,
+    remind_at: datetime | None = None,
+    recurrence: str | None = None,
     idempotency_key: str | None = None,
 ) -> Todo:
-    """Create a todo for ``owner``.
+    """Create a todo for ``owner``; with ``recurrence`` it is the first of a series.
 
     With ``idempotency_key`` the (owner, key) unique constraint makes a second create with
     the same key fail with ``IntegrityError``; the caller decides what that means.
     """
     now = timezone.now()
+    due_at = check_due_at(due_at)
     return Todo.objects.create(
         owner=owner,
         title=check_title(title),
         description=check_description(description),
         priority=check_priority(priority),
-        due_at=check_due_at(due_at),
+        due_at=due_at,
+        remind_at=check_remind_at(remind_at),
+        **_series_values(owner=owner, recurrence=recurrence, due_at=due_at),
         idempotency_key=idempotency_key,
         created_at=now,
         updated_at=now,
     )
+
+
+def _next_occurrence_create(todo: Todo) -> Todo | None:
+    """Create the occurrence after ``todo`` in its series, once; None when there is none.
+
+    Two completions of one occurrence at once both get here; the unique (series_id,
+    occurrence_at) pair lets one insert win and the other's fail inside its own savepoint,
+    which is expected and swallowed. The reminder keeps its offset before the due time.
+    """
+    if not (todo.recurrence and todo.series_id and todo.series_start and todo.occurrence_at):
+        return None
+    following = next_occurrence(
+        todo.recurrence,
+        start=todo.series_start,
+        after=todo.occurrence_at,
+        zone=user_zone(todo.owner),
+    )
+    if following is None:
+        return None  # the series ended (COUNT or UNTIL)
+    lead = todo.due_at - todo.remind_at if todo.due_at and todo.remind_at else None
+    now = timezone.now()
+    try:
+        with transaction.atomic():  # a savepoint even inside durable_atomic
+            return Todo.objects.create(
+                owner=todo.owner,
+                title=todo.title,
+                description=todo.description,
+                priority=todo.priority,
+                due_at=following,
+                remind_at=following - lead if lead is not None else None,
+                recurrence=todo.recurrence,
+                series_id=todo.series_id,
+                series_start=todo.series_start,
+                occurrence_at=following,
+                created_at=now,
+                updated_at=now,
+            )
+    except IntegrityError:
+        return None  # a concurrent completion made it
+
+
+def _completed(before: Todo, after: Todo) -> Todo:
+    """Follow a change of ``before`` into ``after``: a series' occurrence done makes the next."""
+    if before.status == Todo.Status.OPEN and after.status == Todo.Status.DONE:
+        _next_occurrence_create(after)
+    return after
 
 
 @service_atomic
@@ -116,38 +191,57 @@ def todo_update(
     priority: Any = UNSET,
     due_at: Any = UNSET,
     status: Any = UNSET,
+    remind_at: Any = UNSET,
+    recurrence: Any = UNSET,
 ) -> Todo:
-    """Change the given fields if the todo is still at ``expected_version``."""
+    """Change the given fields if the todo is still at ``expected_version``.
+
+    A new ``recurrence`` starts a new series at the (new or present) due time; null stops
+    the repeating. Marking an occurrence done creates the next one (once).
+    """
     values = checked_values(
         title=(title, check_title),
         description=(description, check_description),
         priority=(priority, check_priority),
         due_at=(due_at, check_due_at),
         status=(status, check_status),
+        remind_at=(remind_at, check_remind_at),
     )
-    return versioned_update(
+    before = owned_get(Todo, owner=owner, obj_id=todo_id, not_found="TODO_NOT_FOUND")
+    effective_due = values.get("due_at", before.due_at)
+    if recurrence is not UNSET and recurrence != before.recurrence:
+        values.update(_series_values(owner=owner, recurrence=recurrence, due_at=effective_due))
+    elif before.recurrence and effective_due is None:
+        raise LightNoteError("TODO_RECURRENCE_NEEDS_DUE_AT")
+    after = versioned_update(
         Todo,
         owner=owner,
-        obj_id=todo_id,
+        obj_id=before.pk,
         expected_version=expected_version,
         values=values,
         prefix="TODO",
+        current=before,
     )
+    return _completed(before, after)
 
 
 @service_atomic
 def todo_set_status(
     *, owner: Any, todo_id: uuid.UUID | str, status: str, expected_version: int | None = None
 ) -> Todo:
-    """Mark the todo open or done."""
-    return versioned_update(
+    """Mark the todo open or done; an occurrence of a series done creates the next (once)."""
+    values = {"status": check_status(status)}
+    before = owned_get(Todo, owner=owner, obj_id=todo_id, not_found="TODO_NOT_FOUND")
+    after = versioned_update(
         Todo,
         owner=owner,
-        obj_id=todo_id,
+        obj_id=before.pk,
         expected_version=expected_version,
-        values={"status": check_status(status)},
+        values=values,
         prefix="TODO",
+        current=before,
     )
+    return _completed(before, after)
 
 
 @service_atomic

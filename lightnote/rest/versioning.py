@@ -52,13 +52,16 @@ def versioned_update(
     expected_version: int | None,
     values: dict[str, Any],
     prefix: str,
+    current: M | None = None,
 ) -> M:
     """Apply ``values`` and bump ``version`` if still at ``expected_version`` (None: any).
 
     Raises ``<prefix>_NOT_FOUND`` (404) or ``<prefix>_VERSION_CONFLICT`` (409). A change of
     one of the model's ``LIST_FILTER_FIELDS`` voids the owner's cached list counts.
+    ``current``: the object as the caller already read it (saves reading it again).
     """
-    current = owned_get(model, owner=owner, obj_id=obj_id, not_found=f"{prefix}_NOT_FOUND")
+    if current is None:
+        current = owned_get(model, owner=owner, obj_id=obj_id, not_found=f"{prefix}_NOT_FOUND")
     rows = model._default_manager.filter(owner=owner, id=current.pk)
     if expected_version is not None:
         rows = rows.filter(version=expected_version)

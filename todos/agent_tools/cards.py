@@ -9,12 +9,20 @@ from typing import Any
 from agent.timeparse import TimeParseError, read_time
 from agent.tools.adapters import resolve_by_id_or_title
 from agent.tools.base import ToolContext
-from agent.tools.formatting import detail, excerpt, format_local_time, parse_aware, text
+from agent.tools.formatting import (
+    detail,
+    excerpt,
+    format_local_time,
+    joined,
+    parse_aware,
+    text,
+)
 from lightnote.errors import LightNoteError
 from lightnote.times import rfc3339
 from todos import selectors as todo_selectors
 from todos import services as todo_services
 from todos.models import Todo
+from todos.recurrence import check_recurrence, occurrences, recurrence_text
 
 # --- preparation helpers -----------------------------------------------------------------
 
@@ -48,6 +56,66 @@ def prepare_due(
         raise LightNoteError("TODO_DUE_AT_INVALID")
     said = None if reading.plain else " ".join(value.split())
     return checked.astimezone(context.zone).isoformat(), said
+
+
+def prepare_remind(value: str | None, context: ToolContext) -> str | None:
+    """Return a reminder time read as a due time is, or None; refusals name the reminder."""
+    try:
+        return prepare_due(value, context)[0]
+    except LightNoteError as error:
+        if error.code == "TODO_DUE_AT_INVALID":
+            raise LightNoteError("TODO_REMIND_AT_INVALID") from None
+        raise
+
+
+def prepare_recurrence(value: Any, due_at: str | None, context: ToolContext) -> str | None:
+    """Return the canonical rule for a series starting at ``due_at``, or None for no rule.
+
+    The service's own check (``todos.recurrence``): outside the subset is
+    ``TODO_RECURRENCE_UNSUPPORTED``, with no due time ``TODO_RECURRENCE_NEEDS_DUE_AT``.
+    """
+    if value is None:
+        return None
+    start = parse_aware(due_at) if due_at else None
+    return check_recurrence(value, start=start, zone=context.zone, now=context.now)
+
+
+def recurrence_details(
+    recurrence: str | None, due_at: str | None, context: ToolContext
+) -> list[dict[str, Any]]:
+    """The card rows of a rule: the rule in words, then its next occurrences."""
+    if not recurrence:
+        return []
+    locale = context.locale
+    rows = [
+        detail(
+            "recurrence",
+            field_label("recurrence", locale),
+            recurrence_text(recurrence, locale=locale, zone=context.zone) or "",
+        )
+    ]
+    if due_at:
+        start = parse_aware(due_at)
+        upcoming = occurrences(
+            recurrence, start=start, after=start, zone=context.zone, inclusive=True
+        )
+        shown = [occurrence_label(moment, context) for moment in upcoming]
+        rows.append(
+            detail(
+                "next_occurrences",
+                text("TODO_LABEL_NEXT_OCCURRENCES", locale),
+                joined(shown, locale),
+                occurrences=[moment.astimezone(context.zone).isoformat() for moment in upcoming],
+            )
+        )
+    return rows
+
+
+def occurrence_label(moment: Any, context: ToolContext) -> str:
+    """``2026-12-07 (周一) 09:00``: one occurrence on the user's wall clock."""
+    local = moment.astimezone(context.zone)
+    weekday = text(f"TODO_WEEKDAY_{local.weekday()}", context.locale)
+    return f"{local:%Y-%m-%d} ({weekday}) {local:%H:%M}"
 
 
 def due_reading_detail(said: str, due_at: str, context: ToolContext) -> dict[str, Any]:
@@ -99,7 +167,15 @@ def todo_snapshot(todo: Todo, context: ToolContext) -> dict[str, Any]:
         "priority": int(todo.priority),
         "due_at": local_iso(todo, context),
         "status": str(todo.status),  # a plain str, not the TextChoices member
+        # The reminder and the rule only when set (``with_unset`` fills them in).
+        **({"remind_at": rfc3339(todo.remind_at, context.zone)} if todo.remind_at else {}),
+        **({"recurrence": todo.recurrence} if todo.recurrence else {}),
     }
+
+
+def with_unset(snapshot: dict[str, Any]) -> dict[str, Any]:
+    """A snapshot with the fields it leaves out when unset given as None."""
+    return {"remind_at": None, "recurrence": None, **snapshot}
 
 
 def todo_data(todo: Todo, context: ToolContext) -> dict[str, Any]:
@@ -129,7 +205,7 @@ def is_overdue(due_at: str | None, context: ToolContext) -> bool:
 
 
 def same_value(field: str, new: Any, current: Any) -> bool:
-    if field == "due_at" and new is not None and current is not None:
+    if field in ("due_at", "remind_at") and new is not None and current is not None:
         return parse_aware(new) == parse_aware(current)  # the same instant, however written
     return new == current
 
@@ -137,8 +213,11 @@ def same_value(field: str, new: Any, current: Any) -> bool:
 def field_value(field: str, value: Any, context: ToolContext) -> str:
     if field == "priority":
         return priority_label(value, context.locale)
-    if field == "due_at":
+    if field in ("due_at", "remind_at"):
         return due_label(value, context)
+    if field == "recurrence":
+        shown = recurrence_text(value, locale=context.locale, zone=context.zone)
+        return shown or text("TOOL_VALUE_NOT_SET", context.locale)
     if field == "status":
         return status_label(value, context.locale)
     return value if value else text("TOOL_VALUE_NONE", context.locale)
@@ -148,11 +227,15 @@ def field_label(field: str, locale: str) -> str:
     return text(f"TODO_LABEL_{field.upper()}", locale)
 
 
+# Rows a card shows only when the todo has a value for them.
+OPTIONAL_ROWS = frozenset({"description", "remind_at", "recurrence"})
+
+
 def current_details(current: dict[str, Any], context: ToolContext) -> list[dict[str, Any]]:
     details = [
         detail(field, field_label(field, context.locale), field_value(field, value, context))
         for field, value in current.items()
-        if field != "description" or value
+        if field not in OPTIONAL_ROWS or value
     ]
     if current["status"] == "open" and is_overdue(current["due_at"], context):
         details.append(overdue_detail(context))

@@ -35,6 +35,17 @@ define_messages(
         "TODO_WEEKDAY_5": ("周六", "Sat"),
         "TODO_WEEKDAY_6": ("周日", "Sun"),
         "TODO_LABEL_STATUS": ("状态", "Status"),
+        "TODO_LABEL_REMIND_AT": ("提醒时间", "Reminder"),
+        "TODO_LABEL_RECURRENCE": ("重复", "Repeats"),
+        "TODO_LABEL_NEXT_OCCURRENCES": ("接下来几次", "Next occurrences"),
+        "TODO_PREVIEW_REMIND_NOTE": (
+            "到 {remind_at} 会提醒你。",
+            " You will be reminded at {remind_at}.",
+        ),
+        "TODO_PREVIEW_REPEAT_NOTE": (
+            "完成后会按“{rule}”生成下一次。",
+            " Once done, the next one follows {rule}.",
+        ),
         "TODO_LABEL_OVERDUE": ("逾期", "Overdue"),
         "TODO_VALUE_OVERDUE": ("截止时间已过", "The due time has passed"),
         "TODO_PRIORITY_LABEL_0": ("低", "low"),

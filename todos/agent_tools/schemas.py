@@ -16,7 +16,7 @@ from agent.vocabulary import (
     PRIORITY_WORDS,
     STATUS_WORDS,
 )
-from todos.models import PRIORITIES, PRIORITY_HELP, Todo
+from todos.models import PRIORITIES, PRIORITY_HELP, RECURRENCE_MAX, Todo
 
 STATUSES = [Todo.Status.OPEN.value, Todo.Status.DONE.value]
 QUERY_LIMIT_DEFAULT = 10
@@ -67,6 +67,23 @@ DESCRIPTION_ALIASES = {
     "body": "description",
 }
 STATUS_ALIASES = {"state": "status", "todoStatus": "status", "completed": "status"}
+REMIND_ALIASES = {
+    "remindAt": "remind_at",
+    "reminder": "remind_at",
+    "reminder_at": "remind_at",
+    "reminderAt": "remind_at",
+    "remind": "remind_at",
+    "remind_time": "remind_at",
+    "alarm": "remind_at",
+}
+RECURRENCE_ALIASES = {
+    "rrule": "recurrence",
+    "repeat": "recurrence",
+    "repeats": "recurrence",
+    "recurrence_rule": "recurrence",
+    "recurrenceRule": "recurrence",
+    "recurring": "recurrence",
+}
 
 TODO_ID_SCHEMA = {
     "type": "string",
@@ -105,7 +122,26 @@ DUE_AT_SCHEMA = {
     ),
 }
 STATUS_SCHEMA = {"type": "string", "enum": STATUSES}
+REMIND_AT_SCHEMA = {
+    "type": "string",
+    "maxLength": 100,
+    "description": (
+        "When to remind the user, as they said it ('明天上午 9:50', 'tomorrow 9:50am') or ISO "
+        "8601; the server turns it into a concrete time in the user's zone."
+    ),
+}
+RECURRENCE_SCHEMA = {
+    "type": "string",
+    "maxLength": RECURRENCE_MAX,
+    "description": (
+        "How the todo repeats, as an RFC 5545 RRULE: FREQ=DAILY|WEEKLY|MONTHLY|YEARLY with "
+        "INTERVAL (<= 365), BYDAY (MO..SU, 1MO, -1FR), BYMONTHDAY (1..31, -1 last), "
+        "BYSETPOS=-1, COUNT or UNTIL; e.g. FREQ=WEEKLY;BYDAY=MO. Needs a due_at (the first "
+        "occurrence)."
+    ),
+}
 PREPARED_DUE_AT = {"type": ["string", "null"], "pattern": AWARE_ISO_PATTERN}
+PREPARED_RECURRENCE = {"type": ["string", "null"], "minLength": 1, "maxLength": RECURRENCE_MAX}
 # The due time as the user wrote it, kept only when it was not a plain ISO time, so the card
 # can show how it was read ("下周一 → 2026-12-07 (周一) 23:59").
 PREPARED_DUE_AT_SAID = {"type": "string", "minLength": 1, "maxLength": 100}
@@ -116,10 +152,12 @@ CURRENT_TODO = closed_object(
         "priority": {"type": "integer", "enum": PRIORITIES},
         "due_at": PREPARED_DUE_AT,
         "status": STATUS_SCHEMA,
+        "remind_at": PREPARED_DUE_AT,
+        "recurrence": PREPARED_RECURRENCE,
     },
     required=("title", "description", "priority", "due_at", "status"),
 )
-CHANGE_FIELDS = ("title", "description", "priority", "due_at")
+CHANGE_FIELDS = ("title", "description", "priority", "due_at", "remind_at", "recurrence")
 
 
 # --- value normalisation -----------------------------------------------------------------

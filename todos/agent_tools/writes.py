@@ -39,12 +39,16 @@ from todos.agent_tools.cards import (
     is_overdue,
     overdue_detail,
     prepare_due,
+    prepare_recurrence,
+    prepare_remind,
     priority_label,
+    recurrence_details,
     resolve_todo,
     same_value,
     status_label,
     todo_data,
     todo_snapshot,
+    with_unset,
 )
 from todos.agent_tools.schemas import (
     CHANGE_FIELDS,
@@ -55,10 +59,15 @@ from todos.agent_tools.schemas import (
     ID_ALIASES,
     PREPARED_DUE_AT,
     PREPARED_DUE_AT_SAID,
+    PREPARED_RECURRENCE,
     PRIORITY_ALIASES,
     PRIORITY_CHANGE_SCHEMA,
     PRIORITY_SCHEMA,
     PRIORITY_STEPS,
+    RECURRENCE_ALIASES,
+    RECURRENCE_SCHEMA,
+    REMIND_ALIASES,
+    REMIND_AT_SCHEMA,
     STATUS_ALIASES,
     STATUS_SCHEMA,
     TITLE_REF_ALIASES,
@@ -81,7 +90,7 @@ class TodoWriteTool(WriteTool):
             return normalize_status(value)
         if name in ("todo_id", "todo_title"):
             return strip_text(value)
-        if name == "due_at":
+        if name in ("due_at", "remind_at", "recurrence"):
             return optional_text(value) if value is not None else None
         return value
 
@@ -101,6 +110,8 @@ class CreateTodoTool(TodoWriteTool):
             "description": {"type": "string"},
             "priority": PRIORITY_SCHEMA,
             "due_at": DUE_AT_SCHEMA,
+            "remind_at": REMIND_AT_SCHEMA,
+            "recurrence": RECURRENCE_SCHEMA,
         },
         required=("title",),
     )
@@ -111,6 +122,8 @@ class CreateTodoTool(TodoWriteTool):
             "priority": {"type": "integer", "enum": PRIORITIES},
             "due_at": PREPARED_DUE_AT,
             "due_at_said": PREPARED_DUE_AT_SAID,
+            "remind_at": PREPARED_DUE_AT,
+            "recurrence": PREPARED_RECURRENCE,
         },
         required=("title", "description", "priority", "due_at"),
     )
@@ -124,6 +137,8 @@ class CreateTodoTool(TodoWriteTool):
         **DESCRIPTION_ALIASES,
         **PRIORITY_ALIASES,
         **DUE_ALIASES,
+        **REMIND_ALIASES,
+        **RECURRENCE_ALIASES,
     }
 
     def prepare(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
@@ -138,6 +153,12 @@ class CreateTodoTool(TodoWriteTool):
         }
         if said is not None:
             prepared["due_at_said"] = said
+        remind_at = prepare_remind(args.get("remind_at"), context)
+        if remind_at is not None:
+            prepared["remind_at"] = remind_at
+        recurrence = prepare_recurrence(args.get("recurrence"), due_at, context)
+        if recurrence is not None:
+            prepared["recurrence"] = recurrence
         return prepared
 
     def preview(self, prepared: dict[str, Any], context: ToolContext) -> dict[str, Any]:
@@ -152,12 +173,24 @@ class CreateTodoTool(TodoWriteTool):
             impact = text("TODO_PREVIEW_CREATE_IMPACT_NO_DUE", locale)
         if overdue:
             impact += text("TODO_PREVIEW_OVERDUE_NOTE", locale)
+        remind_at, recurrence = prepared.get("remind_at"), prepared.get("recurrence")
+        if remind_at:
+            shown = due_label(remind_at, context)
+            impact += text("TODO_PREVIEW_REMIND_NOTE", locale, remind_at=shown)
+        if recurrence:
+            rule = field_value("recurrence", recurrence, context)
+            impact += text("TODO_PREVIEW_REPEAT_NOTE", locale, rule=rule)
         details = [
             detail("title", field_label("title", locale), prepared["title"]),
             detail("due_at", field_label("due_at", locale), due_label(due_at, context)),
         ]
         if due_at and prepared.get("due_at_said"):
             details.append(due_reading_detail(prepared["due_at_said"], due_at, context))
+        if remind_at:
+            details.append(
+                detail("remind_at", field_label("remind_at", locale), due_label(remind_at, context))
+            )
+        details += recurrence_details(recurrence, due_at, context)
         details += [
             detail(
                 "priority",
@@ -185,8 +218,19 @@ class CreateTodoTool(TodoWriteTool):
             description=prepared["description"],
             priority=prepared["priority"],
             due_at=parse_aware(prepared["due_at"]) if prepared["due_at"] else None,
+            **self._series_args(prepared),
         )
         return self.write_result(todo_data(todo, context), context)
+
+    @staticmethod
+    def _series_args(prepared: dict[str, Any]) -> dict[str, Any]:
+        """The reminder and the rule, as the service takes them (only those prepared)."""
+        given: dict[str, Any] = {}
+        if prepared.get("remind_at"):
+            given["remind_at"] = parse_aware(prepared["remind_at"])
+        if prepared.get("recurrence"):
+            given["recurrence"] = prepared["recurrence"]
+        return given
 
     def reply_code(self, data: dict[str, Any]) -> str:
         return "REPLY_TODO_CREATED_DUE" if data.get("due_at") else "REPLY_TODO_CREATED"
@@ -292,7 +336,8 @@ class UpdateTodoTool(TodoWriteTool):
     name = "update_todo"
     capability_id = "todo.update"
     result_code = "TODO_RESULT_UPDATED"
-    nullable = frozenset({"due_at"})  # an explicit null clears the due time
+    # An explicit null clears the due time, the reminder, or the repeat ("stop repeating").
+    nullable = frozenset({"due_at", "remind_at", "recurrence"})
     description: ClassVar[dict[str, str]] = {
         "zh-CN": "修改用户一条待办的标题、描述、优先级或截止时间（due_at 为 null 表示清除）。"
         "需要用户确认。",
@@ -307,6 +352,8 @@ class UpdateTodoTool(TodoWriteTool):
             "description": {"type": "string"},
             "priority": PRIORITY_CHANGE_SCHEMA,
             "due_at": {**DUE_AT_SCHEMA, "type": ["string", "null"]},
+            "remind_at": {**REMIND_AT_SCHEMA, "type": ["string", "null"]},
+            "recurrence": {**RECURRENCE_SCHEMA, "type": ["string", "null"]},
         },
         **exactly_one_of("todo_id", "todo_title"),
     )
@@ -319,6 +366,8 @@ class UpdateTodoTool(TodoWriteTool):
             "priority": {"type": "integer", "enum": PRIORITIES},
             "due_at": PREPARED_DUE_AT,
             "due_at_said": PREPARED_DUE_AT_SAID,
+            "remind_at": PREPARED_DUE_AT,
+            "recurrence": PREPARED_RECURRENCE,
             "current": CURRENT_TODO,
         },
         required=("todo_id", "expected_version", "current"),
@@ -338,6 +387,8 @@ class UpdateTodoTool(TodoWriteTool):
         **DUE_ALIASES,
         "newDueAt": "due_at",
         "new_due_at": "due_at",
+        **REMIND_ALIASES,
+        **RECURRENCE_ALIASES,
     }
 
     def prepare(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
@@ -358,14 +409,22 @@ class UpdateTodoTool(TodoWriteTool):
             said.append(as_said)
             return due_at
 
+        # A rule is checked against the due time the todo will have: the new one, if given.
+        if "due_at" in args:
+            due_for_rule = prepare_due(args["due_at"], context)[0]
+        else:
+            due_for_rule = current["due_at"]
+
         checks = {
             "title": todo_services.check_title,
             "description": todo_services.check_description,
             "priority": todo_services.check_priority,
             "due_at": check_due,
+            "remind_at": lambda value: prepare_remind(value, context),
+            "recurrence": lambda value: prepare_recurrence(value, due_for_rule, context),
         }
         changes = changed_values(
-            args, checks, current, noop_code="TODO_UPDATE_NOOP", same=same_value
+            args, checks, with_unset(current), noop_code="TODO_UPDATE_NOOP", same=same_value
         )
         if said and said[0] is not None and changes.get("due_at"):
             changes["due_at_said"] = said[0]
@@ -373,7 +432,7 @@ class UpdateTodoTool(TodoWriteTool):
 
     def preview(self, prepared: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         locale = context.locale
-        current = prepared["current"]
+        current = with_unset(prepared["current"])
         due_at = prepared.get("due_at")
 
         def shown(field: str) -> tuple[str, str]:
@@ -383,6 +442,9 @@ class UpdateTodoTool(TodoWriteTool):
         def after(field: str) -> list[dict[str, Any]]:
             if field == "due_at" and due_at and prepared.get("due_at_said"):
                 return [due_reading_detail(prepared["due_at_said"], due_at, context)]
+            if field == "recurrence" and prepared["recurrence"]:
+                start = prepared.get("due_at") or current["due_at"]
+                return recurrence_details(prepared["recurrence"], start, context)[1:]
             return []
 
         card = update_preview(
@@ -401,8 +463,9 @@ class UpdateTodoTool(TodoWriteTool):
 
     def execute(self, prepared: dict[str, Any], context: ToolContext) -> ExecutionResult:
         changes = {field: prepared[field] for field in CHANGE_FIELDS if field in prepared}
-        if "due_at" in changes:
-            changes["due_at"] = parse_aware(changes["due_at"]) if changes["due_at"] else None
+        for moment in ("due_at", "remind_at"):
+            if moment in changes:
+                changes[moment] = parse_aware(changes[moment]) if changes[moment] else None
         todo = run_versioned(todo_services.todo_update, "todo_id", prepared, context, **changes)
         return self.write_result(todo_data(todo, context), context)
 
@@ -419,7 +482,7 @@ class UpdateTodoTool(TodoWriteTool):
             "update_todo",
             "todo_id",
             prepared,
-            prepared["current"],
+            with_unset(prepared["current"]),
             CHANGE_FIELDS,
             result["version"],
         )
