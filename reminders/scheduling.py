@@ -17,6 +17,7 @@ from django.utils import timezone
 from django_tasks.base import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
+from lightnote.ops.heartbeat import worker_beat
 from reminders.tasks import scan_due_reminders
 
 logger = logging.getLogger(__name__)
@@ -61,6 +62,7 @@ def run_schedule(*, every: float, stop: threading.Event) -> None:
     """Schedule a scan every ``every`` seconds until ``stop`` is set (a worker's thread)."""
     while not stop.is_set():
         try:
+            worker_beat()  # /readyz's "worker" check reads it
             if schedule_scan():
                 prune_scans()
         except Exception:  # a lost database: try again at the next step

@@ -21,6 +21,7 @@ from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from lightnote.ops import metrics
 from lightnote.texts.i18n import translate
 from lightnote.transactions import service_atomic
 from reminders import selectors
@@ -78,6 +79,7 @@ def reminder_deliver(
             ReminderDelivery.EmailState.PENDING if address else ReminderDelivery.EmailState.NONE
         ),
     )
+    transaction.on_commit(lambda: metrics.reminder_delivered(outcome="delivered"))
     if address:
         transaction.on_commit(
             lambda: _send_reminder_email(
@@ -107,6 +109,7 @@ def _send_reminder_email(*, delivery_id: int, address: str, todo: Todo, text: st
         )
     except Exception:
         logger.exception("reminder email for delivery %s failed", delivery_id)
+        metrics.reminder_delivered(outcome="email_failed")
         state = ReminderDelivery.EmailState.FAILED
     ReminderDelivery.objects.filter(
         pk=delivery_id, email_state=ReminderDelivery.EmailState.PENDING

@@ -160,6 +160,9 @@ def test_a_reminder_set_through_the_api_arrives_once_with_make_runs_setup(tmp_pa
         assert [item["todo_id"] for item in results] == [todo["id"]]
         time.sleep(3)  # three more scans
         assert len(delivered()) == 1
+        # The worker beats while it runs: readiness names it alive.
+        ready = _http("GET", f"{base}/readyz")
+        assert ready["checks"]["worker"] == "ok"
 
 
 # --- the same with MariaDB + Redis -----------------------------------------------------------

@@ -7,7 +7,7 @@ from typing import Any
 from django import template
 
 from lightnote.errors import LightNoteError
-from lightnote.page_texts import page_texts
+from lightnote.texts.page_texts import page_texts
 from todos.pages import PAGE_TEXTS, RECURRENCE_PRESETS
 from todos.recurrence import recurrence_text
 
