@@ -395,19 +395,27 @@ def test_an_unreachable_store_only_loses_the_follow_up(api, weekly_report, monke
 # --- the OpenAI planner goes through the same follow-up code -------------------------------
 
 
-def test_a_model_proposal_with_a_vague_time_is_asked_about_and_completed(api, fake_openai) -> None:
+def test_a_model_proposal_with_a_vague_time_is_asked_about_and_the_model_completes_it(
+    api, fake_openai
+) -> None:
     fake_openai.reply_tool_calls(
         tool_call("create_todo", {"title": "开会", "due_at": "下周一上午"})
+    )
+    fake_openai.reply_tool_calls(
+        tool_call("create_todo", {"title": "开会", "due_at": "下周一上午10点"})
     )
     session_id = session_of(api)
     notice = clarify_notice(say(api, session_id, "提醒我下周一上午开会"))
     assert (notice["slot"], notice["code"]) == ("due_at", "TODO_DUE_AT_INVALID")
     assert AuditEvent.objects.filter(event_type="card.refused").count() == 1
-    # The answer completes the pending request without another model call.
+    # With a model every message is the model's (never the offline grammar's): it gets the
+    # waiting question in its context and answers with the ordinary tool.
     [card] = say(api, session_id, "10点")["cards"]
     assert card["args"]["title"] == "开会"
     assert card["args"]["due_at"] == "2026-12-07T10:00:00+08:00"
-    assert len(fake_openai.requests) == 1
+    assert len(fake_openai.requests) == 2
+    shown = [m["content"] for m in fake_openai.requests[1]["messages"] if m["role"] == "system"]
+    assert any('"kind": "question"' in text and '"missing": "due_at"' in text for text in shown)
 
 
 @pytest.mark.parametrize(

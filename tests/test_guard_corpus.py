@@ -128,7 +128,7 @@ class ScriptedModel:
 @pytest.fixture
 def model(monkeypatch: pytest.MonkeyPatch, settings: Any) -> ScriptedModel:
     scripted = ScriptedModel()
-    monkeypatch.setattr("agent.conversation.turn.get_planner", lambda: scripted)
+    monkeypatch.setattr("agent.conversation.readers.get_planner", lambda: scripted)
     monkeypatch.setattr("agent.continuations.reply.get_planner", lambda: scripted)
     # Hundreds of turns in a few seconds: the per-user limits are not what is measured.
     settings.LIGHTNOTE_RATE_LIMIT_CARDS = "100000/m"

@@ -107,7 +107,7 @@ class ScriptedModel:
 @pytest.fixture
 def model(monkeypatch: pytest.MonkeyPatch, settings: Any) -> ScriptedModel:
     scripted = ScriptedModel()
-    monkeypatch.setattr("agent.conversation.turn.get_planner", lambda: scripted)
+    monkeypatch.setattr("agent.conversation.readers.get_planner", lambda: scripted)
     monkeypatch.setattr("agent.continuations.reply.get_planner", lambda: scripted)
     settings.LIGHTNOTE_RATE_LIMIT_CARDS = "100000/m"
     settings.LIGHTNOTE_RATE_LIMIT_CONFIRMS = "100000/m"

@@ -1,13 +1,13 @@
-"""One user message: planner -> proposals -> tool policy -> cards -> a guarded reply.
+"""One user message: its readers -> proposals -> tool policy -> cards -> a guarded reply.
 
 Read tools may run during planning (through the tool policy). Write proposals never run
 here: each becomes a server-prepared card (with its continuation) or a notice saying why not
-(``agent.conversation.decisions.Turn`` decides each). :func:`handle_message` continues a pending
-question or
-choice (``agent.conversation.followups``) or runs the planner, guards the reply against this
-session's
-receipts and writes the turn (both messages, the cards' and choices' rows, their audit rows,
-the session's activity) in one transaction. :func:`public_fact` is the API shape of a fact.
+(``agent.conversation.decisions.Turn`` decides each). :func:`handle_message` lets the
+readers decide what the message is (``agent.conversation.readers``: the pending question, a
+choice pick, a correction, an undo, a list reference, the planner; with a model, the model),
+acts on the reading, guards the reply against this session's receipts and writes the turn
+(both messages, the cards' and choices' rows, their audit rows, the session's activity) in
+one transaction. :func:`public_fact` is the API shape of a fact.
 """
 
 from __future__ import annotations
@@ -27,18 +27,16 @@ from agent.cards import history as lifecycle
 from agent.cards.receipts import drop_connection
 from agent.choices import store as choice_store
 from agent.conversation import corrections as card_corrections
-from agent.conversation import followups, list_references, pending, sessions
+from agent.conversation import pending, sessions
 from agent.conversation import undo as card_undo
 from agent.conversation.decisions import Turn
+from agent.conversation.readers import read_message
+from agent.conversation.reading import Reading, Said
 from agent.guard import guard_reply, guarded_notice
 from agent.guard.provenance import merge
 from agent.guard.records import audit_guard, session_backings
 from agent.models import AgentSession, Choice, Message
-from agent.planners import get_planner
-from agent.planners.base import Fact, PlanRequest, PlanResult, reply_locale
-from agent.planners.replies import describe_facts
-from agent.ratelimit import limit_new_card
-from agent.tools import registry, user_roles
+from agent.planners.base import Fact
 from lightnote.errors import LightNoteError
 from lightnote.impersonation.context import ActorContext
 from lightnote.ops import metrics
@@ -114,15 +112,6 @@ def public_fact(fact: Fact) -> dict[str, Any]:
     return body
 
 
-def _offered_tools(actor: ActorContext) -> tuple[list[dict[str, Any]], frozenset[str]]:
-    """Return the OpenAI specs of every tool this user may use, and which of them read."""
-    roles = user_roles(actor.actor)
-    # One pass over the registry; the specs of allowed tools only (registry.openai_tools's).
-    allowed = [tool for tool in registry.tools() if roles & tool.allowed_roles]
-    specs = [tool.openai_spec() for tool in allowed]
-    return specs, frozenset(tool.name for tool in allowed if not tool.is_write)
-
-
 def _pending_request(actor: ActorContext, session_id: str) -> pending.PendingRequest | None:
     """Return the session's pending request; an unreachable store reads as none.
 
@@ -136,33 +125,6 @@ def _pending_request(actor: ActorContext, session_id: str) -> pending.PendingReq
             raise
         logger.warning("pending request unavailable for session %s", session_id)
         return None
-
-
-def _plan(
-    turn: Turn, history: list[dict[str, str]], text: str, locale: str, actor: ActorContext
-) -> PlanResult:
-    """Run the configured planner for one new request."""
-    tools, read_tools = _offered_tools(actor)
-    request_to_plan = PlanRequest(
-        text=text,
-        history=history,
-        locale=locale,
-        zone=turn.context.zone,
-        now=turn.context.now,
-        tools=tools,
-        read_tools=read_tools,
-        run_read_tool=turn.run_read_tool,
-    )
-    try:
-        return get_planner().plan(request_to_plan)
-    except LightNoteError:
-        raise  # the store is down or similar: the API's own error
-    except Exception:
-        # A response the planner could not read (e.g. a malformed completion) is a failed
-        # turn with a clear reply, never a 500; only read tools can have run, so nothing
-        # was written.
-        logger.exception("planner failed on session %s", turn.session.id)
-        return PlanResult(text="", error="PLANNER_UNAVAILABLE")
 
 
 def handle_message(
@@ -204,8 +166,7 @@ def _handle_message(
     """Handle one user message and return the API's message body.
 
     Needs: ``session`` belongs to the caller; ``recent``, if given, is its latest
-    ``HISTORY_TURNS`` messages, newest first (read with the session: one query for both;
-    ``sessions.RecentMessage``).
+    ``HISTORY_TURNS`` messages, newest first (``sessions.RecentMessage``).
     Issues cards (Redis) outside any database transaction, then writes the user's message,
     the assistant's guarded reply, the cards' history rows (with their ``card.issued`` audit
     rows) and the session's title/activity together in one transaction: a turn that fails
@@ -220,92 +181,15 @@ def _handle_message(
         locale=locale,
         earlier_reads=earlier_reads,
     )
-    session_id = str(session.id)
     # The store holds a pending question only if an earlier turn left one that has not
     # expired (the session row says so): otherwise there is nothing to read.
-    waiting = _pending_request(actor, session_id) if sessions.may_have_pending(session) else None
-    resumed = (
-        followups.resume(waiting, text, now=turn.context.now, zone=turn.context.zone)
-        if waiting is not None
-        else None
+    waiting = (
+        _pending_request(actor, str(session.id)) if sessions.may_have_pending(session) else None
     )
-    picked = False
-    corrected: card_corrections.Correction | None = None
-    undoing: card_undo.SaidUndo | None = None
-    if waiting is not None and resumed is not None and resumed.pick and waiting.choice:
-        # "第二个" to a choice card: the ordinary card for that item, from the choice's own
-        # prepared args; a choice used or gone meanwhile falls back to a fresh proposal.
-        limit_new_card(request, user_id=actor.actor.pk)
-        try:
-            turn.take_choice(waiting.choice, resumed.pick)
-            picked = True
-        except LightNoteError as error:
-            if error.status >= 500:
-                raise
-    if picked:
-        plan = PlanResult(text="")
-    elif resumed is not None and resumed.cancelled:
-        plan = PlanResult(
-            text=translate(
-                "PLANNER_CLARIFY_CANCELLED",
-                reply_locale(text, waiting.locale if waiting else locale),
-            )
-        )
-    elif resumed is not None and resumed.again is not None:
-        plan = PlanResult(text="", clarify=resumed.again)
-    elif resumed is not None and resumed.proposal is not None:
-        # The question's answer completed the request: it is proposed like any other, so
-        # the policy, preparation and the card decide exactly as for a one-line request.
-        proposal = resumed.proposal
-        resumed_tool = registry.get(proposal.tool)
-        if resumed_tool is not None and not resumed_tool.is_write:
-            fact = turn.run_read_tool(proposal.tool, proposal.args)
-            plan = PlanResult(text=describe_facts([fact], turn.reply_locale), facts=[fact])
-        else:
-            plan = PlanResult(text="", proposals=[proposal])
-    else:
-        # 不对，是周五 / "actually make it 5pm": the card just shown, proposed again changed
-        corrected = card_corrections.correction_for(
-            session=session, text=text, now=turn.context.now
-        )
-        # 撤销刚才的操作 / "undo that": the conversation's last change, taken back by a card
-        undoing = (
-            card_undo.undo_said(session=session, actor=actor, text=text, now=turn.context.now)
-            if corrected is None
-            else None
-        )
-        if corrected is not None:
-            plan = PlanResult(text="", proposals=[corrected.proposal])
-        elif undoing is not None:
-            card_undo.offer_undo(turn, undoing, leases)
-            plan = PlanResult(text="")
-        else:
-            # 把第二个标记完成 right after a list: the second item listed, by its title
-            plan = _plan(turn, history, list_references.resolve(text, listed), locale, actor)
-    if plan.error:
-        reply = plan.text or translate("AGENT_PLANNER_FAILED", turn.reply_locale)
-    else:
-        for fact in plan.facts:
-            if fact not in turn.facts:
-                turn.facts.append(fact)
-        if plan.clarify is not None:
-            turn.ask(plan.clarify)
-            plan.text = ""  # the notice carries the question (worded with its candidates)
-        for proposal in plan.proposals:
-            turn.card_for(proposal)
-        if corrected is not None and not card_corrections.supersede(turn, corrected):
-            corrected = None  # refused, asked about, or too late: the old card stands
-        turn.audit_over_card_limit()
-        reply = plan.text or ""
-    # One pending request per session: this turn's question replaces any older one, and a
-    # turn that asked nothing ends the wait (answered, cancelled, or a new request).
-    pending_until = None
-    if turn.asked is not None:
-        pending.pending_save(owner_id=actor.subject.pk, session_id=session_id, request=turn.asked)
-        # Read after the save, so the hint never expires before the stored question.
-        pending_until = timezone.now() + timedelta(seconds=settings.LIGHTNOTE_PENDING_TTL)
-    elif waiting is not None:
-        pending.pending_clear(session_id=session_id)
+    said = Said(turn, text, locale, history, listed, waiting, leases)
+    reading = read_message(said)
+    reply = _act(turn, reading)
+    pending_until = _keep_pending(turn, waiting)
     original = reply
     # Every model text is guarded, whatever the turn looks like: a claim is kept only when
     # one of this session's succeeded receipts backs it (no write executes during a turn).
@@ -318,10 +202,70 @@ def _handle_message(
     if verdict.replaced:
         turn.notices.append(guarded_notice(verdict))
         metrics.guard_removed(situation="turn_reply")
-    reply = verdict.text
-    if corrected is not None and not reply.strip():
+    reply = _reply_text(turn, reading, verdict.text)
+    facts = [public_fact(fact) for fact in turn.facts]
+    user_message, message = _messages(turn, text=text, reply=reply, facts=facts)
+    _persist(
+        turn,
+        reading,
+        user_message=user_message,
+        message=message,
+        pending_until=pending_until,
+        guarded=(verdict, original) if verdict.replaced else None,
+    )
+    return {
+        "message_id": str(message.id),
+        "reply": reply,
+        "facts": facts,
+        "cards": turn.cards,
+        "choices": turn.choices,
+        "notices": turn.notices,
+    }
+
+
+def _act(turn: Turn, reading: Reading) -> str:
+    """Act on the reading: its facts, its question, a card per proposal; return its text."""
+    plan = reading.plan
+    if plan.error:
+        return plan.text or translate("AGENT_PLANNER_FAILED", turn.reply_locale)
+    for fact in plan.facts:
+        if fact not in turn.facts:
+            turn.facts.append(fact)
+    if plan.clarify is not None:
+        turn.ask(plan.clarify)
+        plan.text = ""  # the notice carries the question (worded with its candidates)
+    for proposal in plan.proposals:
+        turn.card_for(proposal)
+    if reading.corrected is not None and not card_corrections.supersede(turn, reading.corrected):
+        reading.corrected = None  # refused, asked about, or too late: the old card stands
+    turn.audit_over_card_limit()
+    return plan.text or ""
+
+
+def _keep_pending(turn: Turn, waiting: pending.PendingRequest | None) -> Any:
+    """One pending request per session: this turn's question replaces any older one, and a
+    turn that asked nothing ends the wait (answered, cancelled, or a new request). Return
+    until when the stored question waits (None: none)."""
+    session_id = str(turn.session.id)
+    if turn.asked is not None:
+        pending.pending_save(
+            owner_id=turn.actor.subject.pk, session_id=session_id, request=turn.asked
+        )
+        # Read after the save, so the hint never expires before the stored question.
+        return timezone.now() + timedelta(seconds=settings.LIGHTNOTE_PENDING_TTL)
+    if waiting is not None:
+        pending.pending_clear(session_id=session_id)
+    return None
+
+
+def _reply_text(turn: Turn, reading: Reading, guarded: str) -> str:
+    """The reply shown: the guarded text, or the server's own sentence for what the turn
+    did, then each distinct refusal's reason (docs/api.md: a refused proposal's reason
+    appears in the reply, also after a replacement)."""
+    reply = guarded
+    if reading.corrected is not None and not reply.strip():
         reply = card_corrections.corrected_reply(turn.reply_locale)
-    if undoing is not None and undoing.card is not None and not reply.strip():
+    if reading.undoing is not None and reading.undoing.card is not None and not reply.strip():
         reply = card_undo.offered_reply(turn.reply_locale)
     if turn.cards and not reply.strip():
         several = len(turn.cards) > 1
@@ -330,8 +274,6 @@ def _handle_message(
             turn.reply_locale,
             count=len(turn.cards),
         )
-    # docs/api.md: a refused proposal's reason appears in the reply, also after a replacement
-    # (the fixed text and the reason are both true).
     # Each distinct reason once (70 proposals over the card limit are one sentence).
     refusals = list(
         dict.fromkeys(
@@ -340,14 +282,18 @@ def _handle_message(
             if notice["message"] and notice["status"] != "guarded"
         )
     )
-    reply = "\n".join(part for part in [reply.strip(), *refusals] if part)
-    facts = [public_fact(fact) for fact in turn.facts]
-    # Both messages in one INSERT (ids and times are set here, not by the database).
+    return "\n".join(part for part in [reply.strip(), *refusals] if part)
+
+
+def _messages(
+    turn: Turn, *, text: str, reply: str, facts: list[dict[str, Any]]
+) -> tuple[Message, Message]:
+    """The turn's two messages, unsaved (ids and times are set here, not by the database)."""
     user_message = Message(
-        session=session, role=Message.Role.USER, text=text, created_at=turn.context.now
+        session=turn.session, role=Message.Role.USER, text=text, created_at=turn.context.now
     )
     message = Message(
-        session=session,
+        session=turn.session,
         role=Message.Role.ASSISTANT,
         text=reply,
         # Strictly after the question, so history keeps its order even on a coarse clock.
@@ -367,40 +313,50 @@ def _handle_message(
             ],
         },
     )
-    # The turn's writes, one transaction: the session's touch, the messages, the cards'
-    # rows, the choices, and their audit rows.
-    # The touch comes first: it takes the session row's write lock before the inserts'
-    # foreign-key checks take their shared one, so two turns of one conversation at once
-    # (two tabs) wait for each other instead of deadlocking (each holding the shared lock,
-    # each then asking for the write lock: MariaDB would refuse one with a 503).
+    return user_message, message
+
+
+def _persist(
+    turn: Turn,
+    reading: Reading,
+    *,
+    user_message: Message,
+    message: Message,
+    pending_until: Any,
+    guarded: tuple[Any, str] | None,
+) -> None:
+    """The turn's writes, one transaction: the session's touch, the messages, the cards'
+    rows, the choices, and their audit rows.
+
+    The touch comes first: it takes the session row's write lock before the inserts'
+    foreign-key checks take their shared one, so two turns of one conversation at once (two
+    tabs) wait for each other instead of deadlocking (each holding the shared lock, each
+    then asking for the write lock: MariaDB would refuse one with a 503).
+    """
+    session, actor = turn.session, turn.actor
     commits = not connection.in_atomic_block
     committing = False
     try:
         with transaction.atomic():
-            sessions.session_touch(session=session, first_text=text, pending_until=pending_until)
+            sessions.session_touch(
+                session=session, first_text=user_message.text, pending_until=pending_until
+            )
             Message.objects.bulk_create([user_message, message])
             lifecycle.record_issued(turn.card_rows, message=message)
             record_choices(turn, message=message)
-            if corrected is not None:
-                card_corrections.record(turn, corrected)
-            if undoing is not None:
-                card_undo.record_offer(turn, undoing)
+            if reading.corrected is not None:
+                card_corrections.record(turn, reading.corrected)
+            if reading.undoing is not None:
+                card_undo.record_offer(turn, reading.undoing)
             turn.flush_audit()
-            if verdict.replaced:
+            if guarded is not None:
+                verdict, original = guarded
                 audit_guard(verdict, actor=actor, session_id=session.id, original=original)
             committing = commits  # what fails from here on is the COMMIT
     except DatabaseError as error:
         if not committing:
             raise
         _saved_after_all(error, session=session, message=message)
-    return {
-        "message_id": str(message.id),
-        "reply": reply,
-        "facts": facts,
-        "cards": turn.cards,
-        "choices": turn.choices,
-        "notices": turn.notices,
-    }
 
 
 def _saved_after_all(error: BaseException, *, session: AgentSession, message: Message) -> None:

@@ -95,6 +95,9 @@ class PlanRequest:
     tools: list[dict[str, Any]]  # OpenAI function specs the user may use (read + write)
     read_tools: frozenset[str]  # which of those names are read-only
     run_read_tool: ReadToolRunner  # the caller runs a read tool through its policy
+    # What the last turn showed the user (cards with their states, a choice's candidates),
+    # as data: a model maps "不对，是明天" or "undo that" to the tools on those items.
+    in_front: list[dict[str, Any]] = field(default_factory=list)
 
 
 class PlannerError(Exception):

@@ -148,6 +148,16 @@ class OpenAIPlanner:
         messages: list[dict[str, Any]] = [
             {"role": "system", "content": prompt},
             *_history_messages(request.history),
+            *(
+                [
+                    {
+                        "role": "system",
+                        "content": as_data("in_front_of_the_user", items=request.in_front),
+                    }
+                ]
+                if request.in_front
+                else []
+            ),
             {"role": "user", "content": request.text},
         ]
         facts: list[Fact] = []
