@@ -2,8 +2,8 @@
 
 With a model configured every message is the model's (``agent.conversation.readers``). It
 sees what the last turn showed (:func:`in_front`: the cards and their states, the question
-waiting for an answer, the candidates of a waiting choice) and answers with the ordinary tools; the server maps
-(:func:`mapped`):
+waiting for an answer, the candidates of a waiting choice) and answers with the ordinary
+tools; the server maps (:func:`mapped`):
 
 - a write with the ready card's tool on the same item (or, for a create, a create again)
   corrects that card: the new card replaces it, as the edit endpoint would;
