@@ -59,7 +59,7 @@ _RATE = re.compile(r"^\d+/(\d*)(s|m|h|d|sec|min|hour|day)$")
 
 
 def env_rate(name: str, default: str) -> str:
-    """Return a rate such as ``60/min`` in the form django-ratelimit accepts."""
+    """Return a rate such as ``60/min`` (``lightnote.controlstore.limits.parse_rate``'s form)."""
     value = os.environ.get(name, default).strip()
     if not _RATE.match(value):
         raise ImproperlyConfigured(f"{name} must look like '60/min' or '10/s', got {value!r}")

@@ -270,7 +270,7 @@ def ratelimit_store_down() -> Iterator[None]:
     """Keep the control store up but make the rate limiter's cache unreachable."""
     caches = {name: dict(config) for name, config in settings.CACHES.items()}
     caches["ratelimit"] = {**settings.CACHES["default"], "LOCATION": CLOSED_PORT_URL}
-    with override_settings(CACHES=caches, RATELIMIT_USE_CACHE="ratelimit"):
+    with override_settings(CACHES=caches, LIGHTNOTE_RATE_LIMIT_CACHE="ratelimit"):
         yield
 
 

@@ -164,7 +164,7 @@ def test_a_limiter_on_its_own_connection_is_counted_alone_before_the_records(
     caches = {name: dict(config) for name, config in settings.CACHES.items()}
     caches["ratelimit"] = dict(settings.CACHES["default"])
     session_id = new_session(alice_api)
-    with override_settings(CACHES=caches, RATELIMIT_USE_CACHE="ratelimit"):
+    with override_settings(CACHES=caches, LIGHTNOTE_RATE_LIMIT_CACHE="ratelimit"):
         body = say(alice_api, session_id, CARD_TEXT)
 
     assert len(body["cards"]) == 1

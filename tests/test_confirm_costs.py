@@ -126,7 +126,7 @@ def test_a_limiter_on_its_own_connection_costs_the_confirm_one_more_round_trip(
     flow = flow_with_card(user)
     caches = {name: dict(config) for name, config in settings.CACHES.items()}
     caches["ratelimit"] = dict(settings.CACHES["default"])
-    own_connection = override_settings(CACHES=caches, RATELIMIT_USE_CACHE="ratelimit")
+    own_connection = override_settings(CACHES=caches, LIGHTNOTE_RATE_LIMIT_CACHE="ratelimit")
     with own_connection, count_requests() as counts:
         assert flow.confirm().status_code == 200
     # the read; the limit on its own connection, before the claim; the claim; the settle

@@ -142,7 +142,7 @@ def test_a_limiter_on_its_own_connection_counts_before_the_claim_and_claims_noth
     claims = spy_on(monkeypatch, card_transitions, "card_claim")
     given_back = spy_on(monkeypatch, card_transitions, "card_release")
 
-    with override_settings(CACHES=caches, RATELIMIT_USE_CACHE="ratelimit"):
+    with override_settings(CACHES=caches, LIGHTNOTE_RATE_LIMIT_CACHE="ratelimit"):
         assert confirm(client, first, session_id).status_code == 200
         limited(confirm(client, second, session_id))
 

@@ -23,10 +23,11 @@ from agent.cards import records as cards
 from agent.cards import transitions as card_transitions
 from agent.cards.audit import audit_card
 from agent.models import ActionCard
-from agent.ratelimit import LimitTake, limit_token_miss
+from agent.ratelimit import limit_token_miss
 from lightnote.audit import audit_event
 from lightnote.controlstore import counters as store_counters
 from lightnote.controlstore import store
+from lightnote.controlstore.limits import LimitTake
 from lightnote.errors import LightNoteError
 from lightnote.impersonation.context import ActorContext
 from lightnote.ops import metrics

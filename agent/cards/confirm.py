@@ -49,10 +49,11 @@ from agent.cards.execute import execute_claimed
 from agent.cards.reconcile import answer_for_state
 from agent.cards.records import CardState, OutcomeKind
 from agent.control import store_unavailable
-from agent.ratelimit import LimitTake, new_claim_unit, retry_after_seconds, take_now
+from agent.ratelimit import new_claim_unit
 from lightnote.audit import audit_entry, audit_events
 from lightnote.controlstore import counters as store_counters
 from lightnote.controlstore import scripts as store_scripts
+from lightnote.controlstore.limits import LimitTake, retry_after_seconds, take_now
 from lightnote.controlstore.tallies import tallies_flush, tally
 from lightnote.errors import LightNoteError
 from lightnote.impersonation.context import ActorContext

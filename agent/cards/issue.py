@@ -33,8 +33,8 @@ from agent.planners.base import Fact
 from agent.policy import PolicyResult
 from agent.tools import ToolContext
 from lightnote.audit import audit_entry, audit_events
+from lightnote.controlstore import limits, store
 from lightnote.controlstore import scripts as store_scripts
-from lightnote.controlstore import store
 from lightnote.impersonation.context import ActorContext
 from lightnote.models import AuditEvent
 from lightnote.ops import metrics, tracing
@@ -165,59 +165,17 @@ class CardIssuer:
         card is shown.
         """
         unit = ratelimit.new_card_unit(user_id=self.actor.actor.pk) if limited else None
-        # The continuation is prepared first so the card can name it; it stays pending until
-        # a succeeded receipt for this card's action exists.
-        action_id = str(uuid.uuid4())
         try:
-            continuation = continuation_store.continuation_prepare(
-                action_id=action_id,
-                owner_id=self.actor.subject.pk,
-                session_id=str(self.session.id),
-                snapshot={
-                    "question": self.text,
-                    "locale": self.locale,
-                    "time_zone": self.context.zone.key,
-                    "facts": [self._fact_dict(fact) for fact in self.facts],
-                },
-            )
-            prepared = cards.card_prepare(
-                card_id=action_id,
-                owner_id=self.actor.subject.pk,
-                session_id=str(self.session.id),
-                subject_id=self.actor.subject.pk,
-                actor_id=self.actor.actor.pk,
-                tool=tool,
-                capability=capability,
-                risk=risk,
-                args=args,
-                preview=preview,
-                admin_context_id=self.actor.admin_context_id,
-                admin_mode=self.actor.admin_mode,
-                request_id=self.context.request_id,
-                continuation_digest=continuation.digest,
+            continuation, prepared = self._prepare_records(
+                tool=tool, capability=capability, risk=risk, args=args, preview=preview
             )
         except Exception:
             if unit is not None:  # counted (or refused) before the sizes, as always
-                ratelimit.take_now(unit)
+                limits.take_now(unit)
             raise
-        calls = [continuation.sealed.create.call, prepared.sealed.create.call]
-        with confirmation_store():
-            riding = unit is not None and store_scripts.pipelines_scripts(unit.alias)
-        if unit is not None:
-            if riding:
-                calls.insert(0, unit.call)
-            else:
-                ratelimit.take_now(unit)
-        with confirmation_store():
-            replies = store_scripts.scripts_run(calls)
-        if riding and unit is not None:
-            retry_after = unit.retry_after(replies.pop(0))
-            if retry_after is not None:
-                self._withdraw(continuation.sealed, prepared.sealed)
-                unit.refuse(retry_after)
+        replies = self._store_records(unit, continuation, prepared)
         continuation.sealed.fields(replies[0])  # stored new (a token collision raises)
         issued = prepared.issued(replies[1])
-        continuation_token = continuation.token
         expires_at = issued.card.expires_at
         if expires_at is None:  # pragma: no cover - a card just issued always has one
             raise RuntimeError("an issued card has no expiry")
@@ -233,7 +191,7 @@ class CardIssuer:
         card = {
             "card_id": issued.card.id,
             "token": issued.token,
-            "continuation_token": continuation_token,
+            "continuation_token": continuation.token,
             "capability": capability,
             "tool": tool,
             "risk": risk,
@@ -241,13 +199,78 @@ class CardIssuer:
             "expires_at": expires_at.astimezone(self.context.zone).isoformat(),
             "args": args,
             "preview": preview,
-            # A card proposed after the model read stored content says so (issue 9).
+            # A card proposed after the model read stored content says so.
             "provenance": provenance(merge([self.reads(), self.earlier_reads]), self.locale),
         }
         self.cards.append(card)
         metrics.card_issued(capability=capability)
         tracing.annotate(capability=capability, card_id=issued.card.id)
         return card
+
+    def _prepare_records(
+        self,
+        *,
+        tool: str,
+        capability: str,
+        risk: str,
+        args: dict[str, Any],
+        preview: dict[str, Any],
+    ) -> tuple[Any, cards.CardIssue]:
+        """The continuation and the card, checked and sealed, not stored yet. The
+        continuation comes first so the card can name it; it stays pending until a
+        succeeded receipt for this card's action exists."""
+        action_id = str(uuid.uuid4())
+        continuation = continuation_store.continuation_prepare(
+            action_id=action_id,
+            owner_id=self.actor.subject.pk,
+            session_id=str(self.session.id),
+            snapshot={
+                "question": self.text,
+                "locale": self.locale,
+                "time_zone": self.context.zone.key,
+                "facts": [self._fact_dict(fact) for fact in self.facts],
+            },
+        )
+        prepared = cards.card_prepare(
+            card_id=action_id,
+            owner_id=self.actor.subject.pk,
+            session_id=str(self.session.id),
+            subject_id=self.actor.subject.pk,
+            actor_id=self.actor.actor.pk,
+            tool=tool,
+            capability=capability,
+            risk=risk,
+            args=args,
+            preview=preview,
+            admin_context_id=self.actor.admin_context_id,
+            admin_mode=self.actor.admin_mode,
+            request_id=self.context.request_id,
+            continuation_digest=continuation.digest,
+        )
+        return continuation, prepared
+
+    def _store_records(
+        self, unit: limits.LimitTake | None, continuation: Any, prepared: cards.CardIssue
+    ) -> list[Any]:
+        """Store both records in one round trip, the card limit's unit first in it where the
+        limiter shares the records' connection (elsewhere counted alone first); over the
+        limit the records just stored are withdrawn and 429 raised."""
+        calls = [continuation.sealed.create.call, prepared.sealed.create.call]
+        with confirmation_store():
+            riding = unit is not None and store_scripts.pipelines_scripts(unit.alias)
+        if unit is not None:
+            if riding:
+                calls.insert(0, unit.call)
+            else:
+                limits.take_now(unit)
+        with confirmation_store():
+            replies = store_scripts.scripts_run(calls)
+        if riding and unit is not None:
+            retry_after = unit.retry_after(replies.pop(0))
+            if retry_after is not None:
+                self._withdraw(continuation.sealed, prepared.sealed)
+                unit.refuse(retry_after)
+        return list(replies)
 
     @staticmethod
     def _withdraw(*sealed: SealedCreate) -> None:

@@ -162,6 +162,12 @@ def card_claim(
         take=take,
         deadline_ms=claim_deadline_ms(card),
     )
+    return _claim_result(digest, result, now_ms=now)
+
+
+def _claim_result(digest: str, result: store.TransitionResult, *, now_ms: int) -> ClaimResult:
+    """Read a claim's reply: who holds the card now, and in which state."""
+    now = now_ms
     if result.fields is None:
         return ClaimResult(status=ClaimStatus.GONE, card=None)
     stored = card_from_fields(digest, result.fields)

@@ -336,36 +336,22 @@ def transition_call(
     read it, never rewrites it; one that cannot be decoded matches nothing). A caller can so
     check and transition in one round trip, and still re-check the returned fields itself.
 
-    ``index`` is sent in the same round trip (see
-    :class:`~lightnote.controlstore.scripts.IndexUpdate`).
-
-    ``take`` (only where :func:`~lightnote.controlstore.counters.counter_in_script` says so, else
-    ValueError) is one unit of a rate limit, counted by the same script only when it
-    transitions (not on ALREADY): when the limit is reached nothing is written and the
-    status is LIMITED, with ``retry_after_ms``.
-
-    ``with_fields=False``: the reply carries no fields (``fields`` is None whatever the
-    status), for a caller that reads only whether the transition applied.
-
-    ``deadline_ms`` (milliseconds of the *server's* clock, e.g. :func:`record_read`'s
-    ``server_ms`` plus a budget): a transition that would apply but reaches Redis after it is
-    refused with LATE and writes nothing, so a call queued behind a stalled server, or
-    re-sent after its request gave up, never moves the record. A repeat by the same
-    attempt still answers ALREADY.
+    ``index`` travels in the same round trip (:class:`~lightnote.controlstore.scripts.
+    IndexUpdate`); ``take`` is a rate limit's unit counted by the same script only when it
+    transitions (LIMITED, nothing written, when the limit is reached; single Redis only);
+    ``with_fields=False`` replies with the status alone. ``deadline_ms`` (the *server's*
+    clock, e.g. :func:`record_read`'s ``server_ms`` plus a budget): a transition that would
+    apply but arrives later is refused with LATE and writes nothing, so a call queued behind
+    a stalled server never moves the record (a repeat by the same attempt is still ALREADY).
     """
     states = list(from_states)
-    if not states:
-        raise ValueError("from_states must name at least one state")
-    for name in [*states, to_state]:
-        _check_state_name(name)
-    if require_attempt and not attempt:
-        raise ValueError("require_attempt needs an attempt")
-    if (outcome is None) != (outcome_kind is None):
-        raise ValueError("outcome and outcome_kind go together")
-    if ttl_ms < 0 or now_ms < 0 or (lease_ms is not None and lease_ms < 0):
-        raise ValueError("ttl_ms, lease_ms and now_ms must not be negative")
-    if deadline_ms is not None and deadline_ms < 0:
-        raise ValueError("deadline_ms must not be negative")
+    _check_transition(
+        states,
+        to_state,
+        attempt_required=require_attempt and not attempt,
+        outcome_paired=(outcome is None) == (outcome_kind is None),
+        times=(ttl_ms, now_ms, lease_ms, deadline_ms),
+    )
     args = [
         " ".join(states),
         to_state,
@@ -389,6 +375,27 @@ def transition_call(
             raise ValueError("expect_record maps non-empty names to strings")
         args += [name, value]
     return TransitionCall(key=key, args=args, index=index, take=take, with_fields=with_fields)
+
+
+def _check_transition(
+    states: list[str],
+    to_state: str,
+    *,
+    attempt_required: bool,
+    outcome_paired: bool,
+    times: tuple[int | None, ...],
+) -> None:
+    """Raise ``ValueError`` for a transition the script would refuse (before any write)."""
+    if not states:
+        raise ValueError("from_states must name at least one state")
+    for name in [*states, to_state]:
+        _check_state_name(name)
+    if attempt_required:
+        raise ValueError("require_attempt needs an attempt")
+    if not outcome_paired:
+        raise ValueError("outcome and outcome_kind go together")
+    if any(value is not None and value < 0 for value in times):
+        raise ValueError("ttl_ms, lease_ms, now_ms and deadline_ms must not be negative")
 
 
 def run_transition(call: TransitionCall) -> TransitionResult:
