@@ -1,7 +1,5 @@
-"""Defects found by the write-safety review, each pinned by a test that failed before its fix.
-
-Every test names the path that went wrong; see the review report for severity and reasoning.
-"""
+"""Records the store cannot vouch for: a claim lost to a failover, an altered continuation,
+a success planted without a receipt. The receipt table has the last word in each."""
 
 from __future__ import annotations
 
