@@ -409,7 +409,7 @@ def test_a_session_is_201_with_a_uuid_id(alice_api) -> None:
 def test_a_message_with_a_write_returns_exactly_the_documented_card(alice_api) -> None:
     session_id = open_session(alice_api)
     body = send_message(alice_api, session_id, "帮我创建一条今晚 9 点提交周报的高优先级待办")
-    assert set(body) == {"message_id", "reply", "facts", "cards", "choices", "notices"}
+    assert set(body) == {"message_id", "reply", "facts", "cards", "choices", "notices", "changes"}
     assert body["choices"] == []
     assert_uuid(body["message_id"])
     assert isinstance(body["reply"], str)

@@ -298,8 +298,9 @@ def test_history_reads_a_page_in_a_fixed_number_of_queries(
     confirm(alice_api, cards[0]["token"], session_id)
     reject(alice_api, cards[1]["token"], session_id)
 
-    # auth, session, count, page, cards (with receipts)
-    with django_assert_max_num_queries(5):
+    # auth, session, count, page, cards (with receipts); for ``changes``: the final replies
+    # in the conversation and the receipts they continue
+    with django_assert_max_num_queries(7):
         history(alice_api, session_id)
 
 

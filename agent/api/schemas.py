@@ -211,6 +211,21 @@ class NoticeSerializer(serializers.Serializer):
     )
 
 
+class ChangeItemSerializer(serializers.Serializer):
+    action_id = serializers.UUIDField()
+    capability = serializers.CharField()
+    tool = serializers.CharField()
+    text = serializers.CharField(help_text="Built from the receipt and the item as stored")
+
+
+class ChangesSerializer(serializers.Serializer):
+    count = serializers.IntegerField(min_value=0)
+    text = serializers.CharField(
+        help_text="The server's own line: what this turn changed, from receipts only"
+    )
+    items = ChangeItemSerializer(many=True)
+
+
 class MessageResponseSerializer(serializers.Serializer):
     message_id = serializers.UUIDField()
     reply = serializers.CharField(help_text="Already passed through the truthfulness guard")
@@ -222,6 +237,9 @@ class MessageResponseSerializer(serializers.Serializer):
         "choice listing them; picking one issues its card",
     )
     notices = NoticeSerializer(many=True)
+    changes = ChangesSerializer(
+        help_text="Server-authored: no write runs during a turn, so 0, with the cards waiting"
+    )
 
 
 class ReceiptSerializer(serializers.Serializer):
@@ -263,6 +281,7 @@ class ContinuationReplySerializer(serializers.Serializer):
         help_text="Present when the truthfulness guard changed the reply (also on every "
         "repeat): one `guarded` notice",
     )
+    changes = ChangesSerializer(required=False, help_text="When settled: the receipt continued")
 
 
 class SessionSummarySerializer(serializers.Serializer):
@@ -325,6 +344,12 @@ class HistoryMessageSerializer(serializers.Serializer):
     choices = HistoryChoiceSerializer(many=True, help_text="Its choice cards, with their state")
     card_id = serializers.UUIDField(
         required=False, help_text="For a final reply: the card whose success it reports"
+    )
+    changes = ChangesSerializer(
+        required=False,
+        help_text="Assistant messages: its turn's receipts once its cards settled (a receipt "
+        "whose final reply is in the conversation is counted there), or the receipt a final "
+        "reply continues",
     )
 
 

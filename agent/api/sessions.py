@@ -31,6 +31,7 @@ from agent.api.schemas import (
     SessionSummarySerializer,
 )
 from agent.cards import history as lifecycle
+from agent.cards.changes import history_changes
 from agent.cards.previews import preview_in
 from agent.choices import store as choice_store
 from agent.conversation import sessions
@@ -268,14 +269,16 @@ class MessagesView(APIView):
         choices = choice_store.choices_by_message(
             [message.id for message in page if (message.payload or {}).get("choices")]
         )
-        return paginator.get_paginated_response(
-            [
-                _message_body(
-                    message, locale=locale, zone=zone, now=now, choices=choices, subject=subject
-                )
-                for message in page
-            ]
-        )
+        changes = history_changes(page, session=session, locale=locale, now=now)
+        bodies = []
+        for message in page:
+            body = _message_body(
+                message, locale=locale, zone=zone, now=now, choices=choices, subject=subject
+            )
+            if message.id in changes:
+                body["changes"] = changes[message.id]
+            bodies.append(body)
+        return paginator.get_paginated_response(bodies)
 
     @extend_schema(
         tags=[TAG_MESSAGES],

@@ -17,6 +17,7 @@ from django.db import transaction
 
 from agent.access import Verdict, record_access
 from agent.cards.answers import Answer, running_answer
+from agent.cards.changes import changes_of
 from agent.cards.history import receipt_body
 from agent.continuations import store as continuation_store
 from agent.continuations.store import ContinuationClaimStatus, ContinuationState
@@ -76,13 +77,39 @@ def _answer(continuation: Any) -> Answer | None:
 def reply(
     *, request: Any, actor: ActorContext, token: str, session_id: uuid.UUID, locale: str
 ) -> Answer:
+    """Return the final reply for a continuation token (:func:`_reply`); a settled one
+    carries ``changes``: the receipt it continues, said by the server."""
+    continuation = load_continuation_for(actor=actor, token=token, session_id=session_id)
+    answer = _reply(
+        request=request,
+        actor=actor,
+        token=token,
+        session_id=session_id,
+        locale=locale,
+        continuation=continuation,
+    )
+    if answer.status == 200 and answer.body.get("state") == "settled":
+        receipts = ActionReceipt.objects.filter(action_id=continuation.action_id)
+        body = {**answer.body, "changes": changes_of(receipts, locale=locale)}
+        return Answer(answer.status, body, answer.headers)
+    return answer
+
+
+def _reply(
+    *,
+    request: Any,
+    actor: ActorContext,
+    token: str,
+    session_id: uuid.UUID,
+    locale: str,
+    continuation: continuation_store.Continuation,
+) -> Answer:
     """Return the final reply for a continuation token, generating it once if needed.
 
     Loading (:func:`load_continuation_for`) answers 410 / 403 / 409 before anything else;
     a settled or running continuation is answered as it is; otherwise the action's receipt
     activates it, one request claims it and generates the reply (:func:`_generate`).
     """
-    continuation = load_continuation_for(actor=actor, token=token, session_id=session_id)
     answer = _answer(continuation)
     if answer is not None and not (
         continuation.state == ContinuationState.RUNNING and continuation.takeover_allowed

@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from agent.capabilities import capability_by_tool
 from agent.cards import history as lifecycle
+from agent.cards.changes import changes_of
 from agent.cards.receipts import drop_connection
 from agent.choices import store as choice_store
 from agent.conversation import corrections as card_corrections
@@ -220,6 +221,8 @@ def _handle_message(
         "cards": turn.cards,
         "choices": turn.choices,
         "notices": turn.notices,
+        # No write runs during a message turn: nothing changed, its cards wait.
+        "changes": changes_of([], locale=turn.reply_locale, waiting=len(turn.cards)),
     }
 
 

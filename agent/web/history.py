@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 from django.utils import timezone
 
 from agent.cards import history as lifecycle
+from agent.cards.changes import history_changes
 from agent.cards.previews import preview_in, summary_in
 from agent.choices import store as choice_store
 from agent.conversation import sessions
@@ -130,6 +131,8 @@ def history_entries(
         and row.state == ActionCard.State.SETTLED
         and row.outcome_kind == ActionCard.OutcomeKind.SUCCEEDED
     }
+    # What changed, per assistant message: from receipts only, each counted once on the page.
+    changes = history_changes(recent, session=conversation_, locale=locale, now=now)
     for message in reversed(recent):
         dom_id = f"m-{message.id}"
         if message.role == Message.Role.USER:
@@ -170,6 +173,7 @@ def history_entries(
         for card in entry["cards"]:
             card["reply_missing"] = card["state"] == "succeeded" and card["card_id"] not in replied
         entry["time"] = time_view(message.created_at, zone)
+        entry["changes"] = changes.get(message.id)
         entries.append(entry)
     return entries
 

@@ -155,6 +155,7 @@ def assistant_entry(
         "receipt_note": (
             translate("CHAT_RECEIPT", locale, summary=receipt.get("summary", "")) if receipt else ""
         ),
+        "changes": payload.get("changes"),
     }
 
 

@@ -283,6 +283,7 @@ def chat_reply(request: HttpRequest) -> HttpResponse:
                     line for line in reply.split("\n") if line.strip() not in shown
                 ).strip(),
                 "notices": notices,
+                "changes": answer.body.get("changes"),
                 "fields": fields,
             },
             status=answer.status,
