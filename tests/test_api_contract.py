@@ -655,7 +655,7 @@ def test_the_continuation_reply_table(alice_api, client_for, other_user) -> None
     assert _post(alice_api, CONFIRM_URL, card["token"], session_id).json()["outcome"]["ok"]
     first = _post(alice_api, REPLY_URL, card["continuation_token"], session_id)
     assert first.status_code == 200
-    assert set(first.json()) == {"state", "reply"}
+    assert set(first.json()) == {"state", "reply", "changes"}
     assert first.json()["state"] == "settled"
     assert first.json()["reply"]
     again = _post(alice_api, REPLY_URL, card["continuation_token"], session_id)

@@ -94,6 +94,11 @@ MESSAGE_EXAMPLE = {
         }
     ],
     "choices": [],
+    "changes": {
+        "count": 0,
+        "text": "Nothing has changed yet: 1 card waits for your confirmation.",
+        "items": [],
+    },
 }
 
 
