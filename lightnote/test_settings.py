@@ -8,6 +8,9 @@ import os
 
 os.environ.setdefault("LIGHTNOTE_SECRET_KEY", "test-secret-key-for-the-test-suite-only-0123456789")
 os.environ.setdefault("LIGHTNOTE_HTTPS", "0")
+# No worker runs beside the test suite: readiness reports it without failing (tests that
+# are about the worker set it themselves).
+os.environ.setdefault("LIGHTNOTE_REQUIRE_WORKER", "0")
 # Tests never reach a real model: the OpenAI planner is tested against a local fake server.
 os.environ.pop("OPENAI_API_KEY", None)
 os.environ["LIGHTNOTE_PLANNER"] = "rules"

@@ -13,7 +13,6 @@ class NotificationAdmin(ReadOnlyModelAdmin):
     list_display = ("title", "owner", "kind", "created_at", "read_at")
     list_filter = ("kind",)
     search_fields = ("title",)
-    date_hierarchy = "created_at"
 
 
 @admin.register(ReminderDelivery)

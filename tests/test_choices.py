@@ -377,10 +377,14 @@ def test_a_model_proposal_with_an_ambiguous_title_answers_a_choice(
     choice = the_choice(say(api, session_id, "把提交周报那条删了"))
     assert choice["tool"] == "delete_todo"
     assert len(choice["candidates"]) == 2
-    # The follow-up is read by the rules grammar, without another model call.
+    # With a model the follow-up is the model's: it sees the candidates and answers with the
+    # ordinary tool on one of them, which the server maps to the choice's pick.
+    fake_openai.reply_tool_calls(tool_call("delete_todo", {"todo_id": str(tonight.id)}))
     [card] = say(api, session_id, "删除今晚 9 点的那条")["cards"]
     assert card["args"]["todo_id"] == str(tonight.id)
-    assert len(fake_openai.requests) == 1
+    assert len(fake_openai.requests) == 2
+    shown = [m["content"] for m in fake_openai.requests[1]["messages"] if m["role"] == "system"]
+    assert any('"kind": "candidates"' in text for text in shown)
 
 
 # --- concurrency: one choice, one card ------------------------------------------------------

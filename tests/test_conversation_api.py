@@ -293,7 +293,7 @@ def test_the_seed_sentence_gives_one_card_exactly_as_api_md_describes(alice_api,
         # (read while the clock is frozen: the in-process store's TTLs follow that clock)
         stored = cards.card_get(body["cards"][0]["token"]) if body["cards"] else None
 
-    assert set(body) == {"message_id", "reply", "facts", "cards", "choices", "notices"}
+    assert set(body) == {"message_id", "reply", "facts", "cards", "choices", "notices", "changes"}
     assert body["reply"] == translate("AGENT_PLEASE_CONFIRM", "zh-CN")
     card = only_card(body)
     assert set(card) == CARD_FIELDS

@@ -84,7 +84,10 @@ def test_aliases_become_a_card_with_canonical_prepared_args(alice_api, fake_open
         "due_at_said": "今晚 9 点",
     }
     assert (card["tool"], card["capability"]) == ("create_todo", "todo.create")
-    assert body["reply"] == "我为你准备了一张待办确认卡，请确认后执行。"  # the model's own words
+    # A card turn speaks with the server's own text; the model's prose is only audited.
+    assert body["reply"] == "请检查下面的确认卡；只有你确认后才会执行。"
+    withheld = AuditEvent.objects.get(event_type="turn.prose_withheld")
+    assert withheld.details["text"] == "我为你准备了一张待办确认卡，请确认后执行。"
     [request] = fake_openai.requests
     assert {spec["function"]["name"] for spec in request["tools"]} == API_TOOL_NAMES
     assert Todo.objects.count() == 0
@@ -294,7 +297,7 @@ def test_the_continuation_request_offers_no_tools_at_all(alice_api, user, fake_o
 
     assert response.status_code == 200
     # A success statement backed by the receipt passes the guard unchanged.
-    assert response.json() == {
+    assert {k: v for k, v in response.json().items() if k != "changes"} == {
         "state": "settled",
         "reply": "已为你创建待办「提交周报」，截止今晚 21:00。",
     }

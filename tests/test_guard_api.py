@@ -15,7 +15,9 @@ import time_machine
 
 from agent.guard import NOT_EXECUTED_TEXT, PARTLY_REMOVED_TEXT
 from agent.models import Message
+from agent.planners.base import reply_locale
 from lightnote.models import AuditEvent
+from lightnote.texts.i18n import translate
 from tests.fake_openai import FakeOpenAI, tool_call
 from tests.test_conversation_api import FROZEN_NOW, confirm, final_reply, new_session, say
 from todos import services as todo_services
@@ -67,19 +69,25 @@ def _assert_guarded(body: dict[str, Any], locale: str) -> None:
 
 
 @pytest.mark.parametrize("reply", ISSUE_WRITE_TURN)
-def test_issue_claim_on_a_write_turn_with_a_card_is_replaced(alice_api, fake_openai, reply) -> None:
+def test_issue_claim_on_a_write_turn_with_a_card_is_never_shown(
+    alice_api, fake_openai, reply
+) -> None:
+    """A card turn speaks with the server's text: the model's prose (here a false claim) is
+    not shown at all, only kept in the audit log."""
     locale = _locale(reply)
     fake_openai.reply_tool_calls(tool_call("create_todo", {"title": "提交周报"}), content=reply)
     session_id = new_session(alice_api)
 
     body = say(alice_api, session_id, "帮我创建待办提交周报", **{"Accept-Language": locale})
 
-    _assert_guarded(body, locale)
+    assert body["reply"] == translate(
+        "AGENT_PLEASE_CONFIRM", reply_locale("帮我创建待办提交周报", locale)
+    )
+    assert reply not in body["reply"]
     assert [card["state"] for card in body["cards"]] == ["ready"]
-    event = AuditEvent.objects.get(event_type="guard.replaced")
-    assert event.details["original"] == reply
-    assert event.details["matched"]
-    assert event.details["matched"].casefold() in reply.casefold()
+    assert body["changes"]["count"] == 0
+    event = AuditEvent.objects.get(event_type="turn.prose_withheld")
+    assert event.details["text"] == reply
 
 
 @pytest.mark.parametrize("reply", ISSUE_WRITE_TURN)
@@ -132,7 +140,12 @@ def test_final_reply_loses_the_unbacked_delete_and_keeps_the_create(alice_api, f
 
     expected = f"已为你创建待办「提交周报」。\n{PARTLY_REMOVED_TEXT['zh-CN']}"
     notice = {**GUARDED, "message": PARTLY_REMOVED_TEXT["zh-CN"]}
-    assert first.json() == {"state": "settled", "reply": expected, "notices": [notice]}
+    assert first.json()["changes"]["count"] == 1  # the create's receipt, said by the server
+    assert {k: v for k, v in first.json().items() if k != "changes"} == {
+        "state": "settled",
+        "reply": expected,
+        "notices": [notice],
+    }
     assert again.json() == first.json()  # the repeat answers the same, notice included
     [stored] = [m for m in Message.objects.filter(role="assistant") if "receipt" in m.payload]
     assert (stored.text, stored.payload["notices"]) == (expected, [notice])
@@ -155,7 +168,7 @@ def test_final_reply_backed_by_its_receipt_is_kept(alice_api, fake_openai, reply
         fake_openai.reply_text(reply)
         body = final_reply(alice_api, session_id, card).json()
 
-    assert body == {"state": "settled", "reply": reply}
+    assert {k: v for k, v in body.items() if k != "changes"} == {"state": "settled", "reply": reply}
     assert not AuditEvent.objects.filter(event_type="guard.replaced").exists()
 
 

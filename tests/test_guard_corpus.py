@@ -160,6 +160,10 @@ def _message_turn(
         assert [card["state"] for card in body["cards"]] == (["ready"] if propose else [])
         if read:
             assert [fact["tool"] for fact in body["facts"]] == ["query_todos"]
+        if propose:
+            # A card turn speaks with the server's text by construction: the model's prose is
+            # never shown (caught), and that is no alteration by the guard.
+            return reply.text.strip() not in body["reply"], False
         unchanged = body["reply"] == reply.text and not _is_guarded(body)
         caught = _is_guarded(body) and reply.text != body["reply"]
         return caught and not _claims_left(body["reply"]), not unchanged

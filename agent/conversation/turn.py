@@ -38,6 +38,7 @@ from agent.guard.provenance import merge
 from agent.guard.records import audit_guard, session_backings
 from agent.models import AgentSession, Choice, Message
 from agent.planners.base import Fact
+from lightnote.audit import audit_entry
 from lightnote.errors import LightNoteError
 from lightnote.impersonation.context import ActorContext
 from lightnote.ops import metrics
@@ -46,6 +47,7 @@ from lightnote.texts.i18n import define_messages, translate
 logger = logging.getLogger(__name__)
 
 HISTORY_TURNS = 20
+PROSE_KEPT = 2000  # characters of a withheld model text the audit row keeps
 
 define_messages(
     {
@@ -56,6 +58,10 @@ define_messages(
         "AGENT_PLEASE_CONFIRM_EACH": (
             "请逐一检查下面的 {count} 张确认卡；每张都只有你确认后才会执行。",
             "Please review the {count} cards below; each one happens only when you confirm it.",
+        ),
+        "AGENT_PLEASE_CHOOSE": (
+            "有几项都符合，请在下面选出你指的那一项；选择之前什么都不会改变。",
+            "Several items match; pick the one you mean below. Nothing changes before that.",
         ),
         "AGENT_PLANNER_FAILED": (
             "助手暂时无法处理这条消息，没有执行任何操作，请稍后重试。",
@@ -191,6 +197,11 @@ def _handle_message(
     reading = read_message(said)
     reply = _act(turn, reading)
     pending_until = _keep_pending(turn, waiting)
+    if turn.cards or turn.choices:
+        # A turn that issues a card or a choice speaks with the server's own text: the
+        # model's prose beside a proposal is never shown (kept in the audit log).
+        _withhold_prose(turn, reply)
+        reply = ""
     original = reply
     # Every model text is guarded, whatever the turn looks like: a claim is kept only when
     # one of this session's succeeded receipts backs it (no write executes during a turn).
@@ -261,6 +272,21 @@ def _keep_pending(turn: Turn, waiting: pending.PendingRequest | None) -> Any:
     return None
 
 
+def _withhold_prose(turn: Turn, prose: str) -> None:
+    """Queue the audit row keeping the model's prose a card turn does not show."""
+    if not prose.strip():
+        return
+    turn.audit_rows.append(
+        audit_entry(
+            "turn.prose_withheld",
+            actor=turn.actor.actor,
+            subject=turn.actor.subject,
+            session_id=turn.session.id,
+            details={"text": prose[:PROSE_KEPT]},
+        )
+    )
+
+
 def _reply_text(turn: Turn, reading: Reading, guarded: str) -> str:
     """The reply shown: the guarded text, or the server's own sentence for what the turn
     did, then each distinct refusal's reason (docs/api.md: a refused proposal's reason
@@ -277,6 +303,8 @@ def _reply_text(turn: Turn, reading: Reading, guarded: str) -> str:
             turn.reply_locale,
             count=len(turn.cards),
         )
+    if turn.choices and not reply.strip():
+        reply = translate("AGENT_PLEASE_CHOOSE", turn.reply_locale)
     # Each distinct reason once (70 proposals over the card limit are one sentence).
     refusals = list(
         dict.fromkeys(
