@@ -183,6 +183,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Signed-in HTML is never cached: Back re-reads a card's state (lightnote/cache_control.py).
+    "lightnote.cache_control.SignedInNoStoreMiddleware",
     # Admin read-only impersonation, enforced in one place (lightnote/readonly.py).
     "lightnote.readonly.AdminReadOnlyMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",

@@ -17,11 +17,13 @@ from django.http import HttpRequest, HttpResponse
 
 from agent import card_edits, card_undo, choices, derived_cards
 from agent.models import AgentSession
+from agent.web.card_refresh import MOVED_ON, current_card_fragment
 from agent.web.conversations import posted_conversation
 from agent.web.forms import ChooseForm, EditForm, ReissueForm, valid_data
 from agent.web.htmx import Fragment, card_fragment, run_action
 from agent.web.views import post_or_back
 from lightnote.context import ActorContext
+from lightnote.errors import LightNoteError
 from lightnote.permissions import refuse_admin_write
 
 CardIssuer = Callable[..., dict[str, Any]]
@@ -119,13 +121,28 @@ def chat_undo(request: HttpRequest) -> HttpResponse:
 @login_required
 @post_or_back
 def chat_reissue(request: HttpRequest) -> HttpResponse:
-    """Ask again: re-issue a still-ready history card as a new live card (the old is voided)."""
+    """Ask again: re-issue a still-ready history card as a new live card (the old is voided).
 
-    def reissue(
-        *, actor: ActorContext, locale: str, data: dict[str, Any], current: AgentSession, **_: Any
-    ) -> Any:
-        return derived_cards.reissue_card(
-            request=request, actor=actor, session=current, card_id=data["card_id"], locale=locale
-        )
+    A card that moved on meanwhile (confirmed in another tab, or before a Back restored this
+    page) answers with its current state — its receipt, its rejection — not an error."""
 
-    return _card_action(request, ReissueForm, reissue)
+    def act(actor: ActorContext, locale: str) -> Fragment:
+        data = valid_data(ReissueForm(request.POST))
+        current = posted_conversation(request, actor, data["session_id"])
+        try:
+            card = derived_cards.reissue_card(
+                request=request,
+                actor=actor,
+                session=current,
+                card_id=data["card_id"],
+                locale=locale,
+            )
+        except LightNoteError as error:
+            if error.code not in MOVED_ON:
+                raise
+            return current_card_fragment(
+                actor=actor, session=current, card_id=data["card_id"], locale=locale
+            )
+        return card_fragment(card, actor=actor, locale=locale, conversation=current)
+
+    return run_action(request, act, retarget="next .card-problem")

@@ -164,6 +164,15 @@
     form.requestSubmit(send || undefined);
   });
 
+  // A page restored from the back/forward cache shows what it held when it was left: a card
+  // confirmed since would still read "waiting". Read the page again from the server (which
+  // marks signed-in pages no-store, so this is the rare browser that kept one anyway).
+  window.addEventListener("pageshow", function (event) {
+    if (event.persisted) {
+      window.location.reload();
+    }
+  });
+
   // A card's remaining time, live; at its expiry its buttons are disabled (the server
   // refuses an expired token anyway: this only says so before the click).
   function remainingText(ms) {
