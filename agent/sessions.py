@@ -21,6 +21,7 @@ from django.utils.dateparse import parse_datetime
 
 from agent import choice_store, lifecycle
 from agent.models import TITLE_MAX, ActionCard, AgentSession, Message
+from lightnote.accounts.caps import enforce_cap
 from lightnote.audit import audit_event
 from lightnote.compiled_queries import STAND_IN_INTS, STAND_IN_UUIDS, compiled_select
 from lightnote.context import ActorContext
@@ -280,7 +281,8 @@ def title_from_text(text: str) -> str:
 
 
 def session_create(*, owner: Any) -> AgentSession:
-    """Open a conversation owned by ``owner``."""
+    """Open a conversation owned by ``owner`` (403 ``CONVERSATION_LIMIT_REACHED`` past the cap)."""
+    enforce_cap("conversation", owner=owner)
     return AgentSession.objects.create(owner=owner)
 
 

@@ -13,6 +13,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
+from lightnote.accounts.views import account_settings
 from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages, normalize_locale, translate
 from lightnote.models import LANGUAGE_CHOICES, validate_time_zone
@@ -101,5 +102,7 @@ def settings_page(request: HttpRequest) -> HttpResponse:
         "current_zone": user.time_zone,
         "current_language": user.language,
         "languages": LANGUAGE_CHOICES,
+        # The account part: the address, export, deletion (lightnote/accounts/views.py).
+        "account": account_settings(user, viewer.locale),
     }
     return render(request, "lightnote/settings.html", context, status=status)

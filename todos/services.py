@@ -11,6 +11,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from lightnote.accounts.caps import enforce_cap
 from lightnote.errors import LightNoteError
 from lightnote.field_checks import UNSET, checked_text, checked_title, checked_values
 from lightnote.transactions import service_atomic
@@ -76,12 +77,18 @@ def todo_create(
     priority: int = Todo.Priority.NORMAL,
     due_at: datetime | None = None,
     idempotency_key: str | None = None,
+    capped: bool = True,
 ) -> Todo:
-    """Create a todo for ``owner``.
+    """Create a todo for ``owner`` (403 ``TODO_LIMIT_REACHED`` past the cap).
+
+    ``capped=False``: the caller checked the cap already (a card's confirm: its card was
+    checked when issued, and the confirm's statement budget has no room for the count).
 
     With ``idempotency_key`` the (owner, key) unique constraint makes a second create with
     the same key fail with ``IntegrityError``; the caller decides what that means.
     """
+    if capped:
+        enforce_cap("todo", owner=owner)
     now = timezone.now()
     return Todo.objects.create(
         owner=owner,

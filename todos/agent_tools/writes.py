@@ -185,6 +185,9 @@ class CreateTodoTool(TodoWriteTool):
             description=prepared["description"],
             priority=prepared["priority"],
             due_at=parse_aware(prepared["due_at"]) if prepared["due_at"] else None,
+            # Not counted on the card path: the and the confirm's statement
+            # budgets have no room for the cap's read (lightnote/accounts/caps.py).
+            capped=False,
         )
         return self.write_result(todo_data(todo, context), context)
 

@@ -1,0 +1,1 @@
+"""Accounts: sign-up, email verification, password reset, per-user caps, export, deletion."""
