@@ -112,6 +112,29 @@
     if (form && form.id === "composer") removeEcho();
   });
 
+  // After Confirm, Reject, Undo or Ask again, focus follows the card to its outcome line (the
+  // button pressed is gone with the card it was on); the answer marks what may take focus.
+  var focusAfterSwap = false;
+  function unmarkFocus() {
+    Array.prototype.forEach.call(document.querySelectorAll("[data-focus-on-arrival]"), function (element) {
+      element.removeAttribute("data-focus-on-arrival");
+    });
+  }
+  document.addEventListener("DOMContentLoaded", unmarkFocus); // only what arrives later counts
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var elt = event.detail.elt;
+    // Set only: the outcome's own follow-up requests (its reply loads at once) keep it.
+    if (elt && elt.closest && elt.closest(".card-actions, .undo-form")) focusAfterSwap = true;
+  });
+  document.addEventListener("htmx:afterSettle", function () {
+    var marked = document.querySelectorAll("[data-focus-on-arrival]");
+    if (focusAfterSwap && marked.length) {
+      focusAfterSwap = false;
+      marked[marked.length - 1].focus();
+    }
+    unmarkFocus();
+  });
+
   // Keep the newest turn in view: it sits right above the message form.
   document.addEventListener("htmx:afterSettle", function (event) {
     if (event.detail.target && event.detail.target.id === "messages") {
