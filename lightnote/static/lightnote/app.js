@@ -244,6 +244,15 @@
     }
   });
 
+  // A list's checkbox completes its row: its form posts (version-checked, like the page's
+  // own "Mark as done"); without JavaScript the form's button does it.
+  document.addEventListener("change", function (event) {
+    var box = event.target;
+    if (box && box.matches && box.matches("input[data-submit-on-change]") && box.form) {
+      box.form.requestSubmit();
+    }
+  });
+
   // Settings page: offer the browser's own time zone when it differs from the saved one.
   document.addEventListener("DOMContentLoaded", function () {
     var suggestion = document.getElementById("zone-suggestion");
