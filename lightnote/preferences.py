@@ -20,6 +20,7 @@ from lightnote.models import LANGUAGE_CHOICES, validate_time_zone
 from lightnote.page_texts import define_page_texts, page_texts, set_language_cookie
 from lightnote.services import user_update_preferences
 from lightnote.web import page_viewer
+from lightnote.zone_choices import zone_groups
 
 PAGE_TEXTS = define_page_texts(
     {
@@ -31,6 +32,8 @@ PAGE_TEXTS = define_page_texts(
         ),
         "PAGE_SETTINGS_BROWSER_ZONE": ("你的浏览器所在时区是", "Your browser's time zone is"),
         "PAGE_SETTINGS_USE_BROWSER_ZONE": ("使用这个时区", "Use this zone"),
+        "PAGE_SETTINGS_ZONE_SEARCH": ("搜索时区", "Search the zones"),
+        "PAGE_SETTINGS_ZONE_BROWSER_GROUP": ("你的浏览器", "Your browser"),
         "PAGE_SETTINGS_LANGUAGE": ("语言", "Language"),
         "PAGE_SETTINGS_SAVE": ("保存设置", "Save settings"),
         "PAGE_SETTINGS_MCP": (
@@ -64,6 +67,11 @@ def zone_choices() -> list[str]:
     return names
 
 
+def offered_zones(current: str) -> set[str]:
+    """The names the picker offers (canonical ones, and the user's own)."""
+    return {name for _, names in zone_groups(current) for name in names}
+
+
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def settings_page(request: HttpRequest) -> HttpResponse:
@@ -76,7 +84,7 @@ def settings_page(request: HttpRequest) -> HttpResponse:
         zone = request.POST.get("time_zone", "").strip()
         language = normalize_locale(request.POST.get("language", ""))
         try:
-            if zone not in zone_choices():
+            if zone not in zone_choices() or zone not in offered_zones(user.time_zone):
                 raise LightNoteError("PAGE_SETTINGS_ZONE_INVALID")
             if language not in dict(LANGUAGE_CHOICES):
                 raise LightNoteError("PAGE_SETTINGS_LANGUAGE_INVALID")
@@ -98,7 +106,7 @@ def settings_page(request: HttpRequest) -> HttpResponse:
         "page_locale": viewer.locale,
         "readonly": viewer.readonly,
         "problem": problem,
-        "zones": zone_choices(),
+        "zone_groups": zone_groups(user.time_zone),
         "current_zone": user.time_zone,
         "current_language": user.language,
         "languages": LANGUAGE_CHOICES,

@@ -253,6 +253,42 @@
     }
   });
 
+  // Settings page: the zone list is searchable (typing narrows it to matching names), and
+  // the browser's own zone is offered first, in a group of its own.
+  document.addEventListener("DOMContentLoaded", function () {
+    var search = document.getElementById("zone-search");
+    var select = document.getElementById("time-zone");
+    if (!search || !select) return;
+    search.hidden = false;
+    var browserZone = window.Intl && Intl.DateTimeFormat().resolvedOptions().timeZone;
+    var known = browserZone && Array.prototype.some.call(select.options, function (option) {
+      return option.value === browserZone;
+    });
+    if (known) {
+      var group = document.createElement("optgroup");
+      group.label = search.dataset.browserGroup || "";
+      var option = document.createElement("option");
+      option.value = browserZone;
+      option.textContent = browserZone;
+      group.appendChild(option);
+      select.insertBefore(group, select.firstChild);
+    }
+    search.addEventListener("input", function () {
+      var words = search.value.trim().toLowerCase().replace(/ /g, "_");
+      var first = null;
+      Array.prototype.forEach.call(select.querySelectorAll("optgroup"), function (group) {
+        var any = false;
+        Array.prototype.forEach.call(group.children, function (option) {
+          var match = !words || option.value.toLowerCase().indexOf(words) !== -1;
+          option.hidden = !match;
+          if (match) { any = true; if (!first) first = option; }
+        });
+        group.hidden = !any;
+      });
+      if (words && first) select.value = first.value;
+    });
+  });
+
   // Settings page: offer the browser's own time zone when it differs from the saved one.
   document.addEventListener("DOMContentLoaded", function () {
     var suggestion = document.getElementById("zone-suggestion");
