@@ -173,10 +173,18 @@
   });
 
   // Enter sends, Shift+Enter adds a line; never while an input method is composing
-  // (Chinese input confirms its candidates with Enter).
+  // (Chinese input confirms its candidates with Enter). On a touch screen (no Shift key)
+  // Return adds a line and the Send button sends; the hint says which.
+  function touchFirst() {
+    return !!(window.matchMedia && window.matchMedia("(pointer: coarse)").matches);
+  }
+  document.addEventListener("DOMContentLoaded", function () {
+    var hint = document.getElementById("chat-hint");
+    if (hint && hint.dataset.touch && touchFirst()) hint.textContent = hint.dataset.touch;
+  });
   document.addEventListener("keydown", function (event) {
     var target = event.target;
-    if (!target || target.id !== "chat-text") return;
+    if (!target || target.id !== "chat-text" || touchFirst()) return;
     if (event.key !== "Enter" || event.shiftKey || event.isComposing || event.keyCode === 229) {
       return;
     }
@@ -185,6 +193,20 @@
     var send = form && form.querySelector("button[type=submit]");
     if (!form || (send && send.disabled) || !target.value.trim()) return; // empty or in flight
     form.requestSubmit(send || undefined);
+  });
+
+  // The top bar's menu (a phone): the zone, language and account controls open below.
+  document.addEventListener("DOMContentLoaded", function () {
+    var toggle = document.querySelector(".menu-toggle");
+    var more = document.getElementById("topbar-more");
+    if (!toggle || !more) return;
+    document.documentElement.classList.add("has-menu");
+    toggle.hidden = false;
+    toggle.addEventListener("click", function () {
+      var open = !more.classList.contains("open");
+      more.classList.toggle("open", open);
+      toggle.setAttribute("aria-expanded", open ? "true" : "false");
+    });
   });
 
   // A page restored from the back/forward cache shows what it held when it was left: a card
@@ -241,6 +263,12 @@
     var box = document.querySelector("#conversations > details");
     if (box && window.matchMedia && window.matchMedia("(min-width: 60rem)").matches) {
       box.open = true;
+    }
+    // A list's create form ("New todo") is open on a wide screen, folded on a phone.
+    if (window.matchMedia && window.matchMedia("(min-width: 40.01rem)").matches) {
+      Array.prototype.forEach.call(document.querySelectorAll("details[data-open-wide]"), function (d) {
+        d.open = true;
+      });
     }
   });
 
