@@ -35,10 +35,12 @@ def _card_action(
     issue: CardIssuer,
     *,
     admin_write: str | None = None,
+    template: str = "",
 ) -> HttpResponse:
     """Validate the posted form, find the posted conversation, let ``issue`` issue a card
     (keyword arguments ``actor``, ``locale``, ``form``, ``data``, ``current``) and answer
-    with it; ``admin_write`` names a write refused in an admin read-only context."""
+    with it; ``admin_write`` names a write refused in an admin read-only context;
+    ``template``: a turn of its own at the end of the conversation (the undo's card)."""
 
     def act(actor: ActorContext, locale: str) -> Fragment:
         form = form_class(request.POST)
@@ -47,7 +49,10 @@ def _card_action(
             refuse_admin_write(request, what=admin_write)
         current = posted_conversation(request, actor, data["session_id"])
         card = issue(actor=actor, locale=locale, form=form, data=data, current=current)
-        return card_fragment(card, actor=actor, locale=locale, conversation=current)
+        fragment = card_fragment(card, actor=actor, locale=locale, conversation=current)
+        if template:
+            fragment.template, fragment.is_list_item = template, True
+        return fragment
 
     return run_action(request, act, retarget="next .card-problem")
 
@@ -115,7 +120,9 @@ def chat_undo(request: HttpRequest) -> HttpResponse:
             request=request, actor=actor, session=current, card_id=data["card_id"], locale=locale
         )
 
-    return _card_action(request, ReissueForm, take_back, admin_write="card.undo")
+    return _card_action(
+        request, ReissueForm, take_back, admin_write="card.undo", template="agent/undo_turn.html"
+    )
 
 
 @login_required
