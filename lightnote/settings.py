@@ -199,7 +199,8 @@ INSTALLED_APPS = [
     "notes.apps.NotesConfig",
     "agent.apps.AgentConfig",
     "mcpserver.apps.McpServerConfig",
-    "axes",  # failed-login lockouts (lightnote.login_throttle)
+    # Failed-login lockouts (lightnote.login_throttle): django-axes, named for the admin.
+    "lightnote.accounts.axes_app.AxesConfig",
     "lightnote.accounts.apps.AccountsConfig",  # sign-up, verification, caps (lightnote/accounts)
 ]
 

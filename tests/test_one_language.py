@@ -1,0 +1,54 @@
+"""One language per screen, server side: the admin's app and model names and the zone
+error follow the request's language."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.test import Client
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def staff_browser(make_user: Any) -> Client:
+    client = Client()
+    client.force_login(make_user("boss", is_staff=True, is_superuser=True))
+    return client
+
+
+def test_the_chinese_admin_names_every_app_in_chinese(staff_browser: Client) -> None:
+    staff_browser.cookies["django_language"] = "zh-hans"
+
+    html = staff_browser.get("/admin/").content.decode()
+
+    for name in ("待办", "笔记", "登录失败记录", "登录尝试", "账号"):
+        assert name in html, name
+    for raw in ("Axes", "AXES", "Access attempts", ">Todos<", ">Notes<", "MCP server"):
+        assert raw not in html, raw
+
+
+def test_the_english_admin_names_every_app_in_english(staff_browser: Client) -> None:
+    staff_browser.cookies["django_language"] = "en"
+
+    html = staff_browser.get("/admin/").content.decode()
+
+    assert "Failed logins" in html
+    assert "Todos" in html
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [("en", "is not a time zone"), ("zh-CN", "不是时区")],
+)
+def test_a_bad_zone_is_refused_in_the_requests_language(
+    alice_api: Any, language: str, expected: str
+) -> None:
+    response = alice_api.patch(
+        "/api/v1/me/", {"time_zone": "Mars/Olympus"}, format="json", HTTP_ACCEPT_LANGUAGE=language
+    )
+
+    assert response.status_code == 400
+    (message,) = response.json()["error"]["fields"]["time_zone"]
+    assert expected in message
