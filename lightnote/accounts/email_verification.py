@@ -64,7 +64,10 @@ def email_verify(*, token: str) -> User:
         )
     except signing.BadSignature:
         raise LightNoteError("ACCOUNT_VERIFY_LINK_BAD") from None
-    user = User.objects.filter(pk=claim.get("user"), is_active=True).first()
+    user_id = claim.get("user")
+    if not isinstance(user_id, int):
+        raise LightNoteError("ACCOUNT_VERIFY_LINK_BAD")
+    user = User.objects.filter(pk=user_id, is_active=True).first()
     if user is None or not user.email or user.email != claim.get("email"):
         raise LightNoteError("ACCOUNT_VERIFY_LINK_BAD")
     EmailVerification.objects.update_or_create(

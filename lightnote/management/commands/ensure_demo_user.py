@@ -22,7 +22,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         users = get_user_model()
-        logins = (
+        logins: tuple[tuple[str, str, dict[str, bool]], ...] = (
             (options["username"], options["password"], {}),
             (
                 options["staff_username"],
