@@ -52,3 +52,21 @@ def test_a_bad_zone_is_refused_in_the_requests_language(
     assert response.status_code == 400
     (message,) = response.json()["error"]["fields"]["time_zone"]
     assert expected in message
+
+
+def test_the_chinese_audit_list_names_events_and_codes_in_chinese(
+    staff_browser: Client, user: Any
+) -> None:
+    from lightnote.audit import audit_event
+
+    audit_event("card.issued", actor=user, subject=user)
+    audit_event("confirm.expired", actor=user, subject=user, code="CONFIRMATION_EXPIRED")
+    staff_browser.cookies["django_language"] = "zh-hans"
+
+    html = staff_browser.get("/admin/lightnote/auditevent/").content.decode()
+    cells = html[html.index("<tbody>") : html.index("</tbody>")]
+
+    assert "已发出确认卡" in cells
+    assert "确认已过期" in cells
+    assert "card.issued" not in cells
+    assert "CONFIRMATION_EXPIRED" not in cells
