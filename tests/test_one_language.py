@@ -70,3 +70,15 @@ def test_the_chinese_audit_list_names_events_and_codes_in_chinese(
     assert "确认已过期" in cells
     assert "card.issued" not in cells
     assert "CONFIRMATION_EXPIRED" not in cells
+
+
+def test_an_overdue_cards_two_sentences_are_apart_in_english(user: Any) -> None:
+    from tests.test_tool_previews import context_for, preview
+
+    args = {"title": "t", "due_at": "2026-12-01T09:00:00+08:00"}  # before the context's now
+
+    english = preview("create_todo", args, context_for(user, "en"))["impact"]
+    chinese = preview("create_todo", args, context_for(user))["impact"]
+
+    assert "created. Note:" in english
+    assert "。注意" in chinese

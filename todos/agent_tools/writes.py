@@ -151,7 +151,8 @@ class CreateTodoTool(TodoWriteTool):
         else:
             impact = text("TODO_PREVIEW_CREATE_IMPACT_NO_DUE", locale)
         if overdue:
-            impact += text("TODO_PREVIEW_OVERDUE_NOTE", locale)
+            # Two sentences: English puts a space between them, Chinese none.
+            impact += (" " if locale == "en" else "") + text("TODO_PREVIEW_OVERDUE_NOTE", locale)
         details = [
             detail("title", field_label("title", locale), prepared["title"]),
             detail("due_at", field_label("due_at", locale), due_label(due_at, context)),
