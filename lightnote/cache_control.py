@@ -20,7 +20,10 @@ class SignedInNoStoreMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
-        user = getattr(request, "user", None)
+        # The user the response was made for, only if something read it (every page does:
+        # login_required, the base layout); never loaded here, so an answer made without the
+        # database (a 503 for a lost one) does not reach for it again.
+        user = getattr(request, "_cached_user", None)
         html = response.get("Content-Type", "").startswith("text/html")
         if html and user is not None and user.is_authenticated:
             patch_cache_control(response, no_store=True, private=True)
