@@ -40,6 +40,7 @@ from lightnote.impersonation.contexts import (
     browser_context_start,
 )
 from lightnote.models import AdminContext, AuditEvent, User
+from lightnote.texts.audit_labels import code_label, event_label
 
 
 class ReadOnlyModelAdmin(admin.ModelAdmin):
@@ -287,12 +288,26 @@ def _localized_details(value: Any) -> Any:
     return value
 
 
+class EventTypeFilter(admin.SimpleListFilter):
+    """Filter by event, each named in the page's language (lightnote.texts.audit_labels)."""
+
+    title = _("event")
+    parameter_name = "event_type"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        names = AuditEvent.objects.order_by().values_list("event_type", flat=True).distinct()
+        return sorted((name, event_label(name)) for name in names)
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        return queryset.filter(event_type=self.value()) if self.value() else queryset
+
+
 @admin.register(AuditEvent)
 class AuditEventAdmin(ReadOnlyModelAdmin):
     """Append-only: never edited, never deleted from the admin."""
 
-    list_display = ("time", "event_type", "code", "actor", "subject", "capability", "tool")
-    list_filter = ("event_type", "code", "capability")
+    list_display = ("time", "event", "outcome", "actor", "subject", "capability", "tool")
+    list_filter = (EventTypeFilter, "code", "capability")
     search_fields = ("event_type", "code", "actor__username", "subject__username", "action_id")
     list_select_related = ("actor", "subject")
     fields = (
@@ -312,6 +327,14 @@ class AuditEventAdmin(ReadOnlyModelAdmin):
     @admin.display(description=_("time"), ordering="created_at")
     def time(self, obj: AuditEvent) -> str:
         return local_time(obj.created_at)
+
+    @admin.display(description=_("event"), ordering="event_type")
+    def event(self, obj: AuditEvent) -> str:
+        return event_label(obj.event_type)
+
+    @admin.display(description=_("code"), ordering="code")
+    def outcome(self, obj: AuditEvent) -> str:
+        return code_label(obj.code)
 
     @admin.display(description=_("details"))
     def details_shown(self, obj: AuditEvent) -> str:

@@ -28,7 +28,12 @@ def validate_time_zone(value: str) -> None:
     no ``posix/``, ``right/``, ``localtime``, ``posixrules``, ``Factory``). Used by the model,
     the API, the settings page and the admin alike."""
     if not is_allowed_time_zone(value):
-        raise ValidationError(f"{value!r} is not an IANA time zone")
+        # In the request's language (Django's active one), like every field message.
+        raise ValidationError(
+            _("%(value)s is not a time zone; choose one such as Asia/Shanghai."),
+            code="invalid_time_zone",
+            params={"value": value},
+        )
 
 
 class User(AbstractUser):

@@ -76,6 +76,41 @@ def env_time_zone(name: str, default: str) -> str:
     return value
 
 
+def email_from_url(url: str) -> dict[str, object]:
+    """Django's email settings from ``LIGHTNOTE_EMAIL_URL``: ``smtp://user:pass@host:port``
+    (``smtps://`` for TLS on connect, ``?starttls=1`` for STARTTLS), ``console:`` or
+    ``file:///dir`` (``locmem:`` for tests)."""
+    parts = urlsplit(url)
+    if parts.scheme == "console":
+        return {"EMAIL_BACKEND": "django.core.mail.backends.console.EmailBackend"}
+    if parts.scheme == "locmem":  # tests: Django's outbox
+        return {"EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend"}
+    if parts.scheme == "file":
+        if not parts.path:
+            raise ImproperlyConfigured("LIGHTNOTE_EMAIL_URL file:/// must name a directory")
+        return {
+            "EMAIL_BACKEND": "django.core.mail.backends.filebased.EmailBackend",
+            "EMAIL_FILE_PATH": unquote(parts.path),
+        }
+    if parts.scheme in ("smtp", "smtps"):
+        if not parts.hostname:
+            raise ImproperlyConfigured("LIGHTNOTE_EMAIL_URL smtp:// must name a host")
+        query = parse_qs(parts.query)
+        return {
+            "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+            "EMAIL_HOST": parts.hostname,
+            "EMAIL_PORT": parts.port or (465 if parts.scheme == "smtps" else 25),
+            "EMAIL_HOST_USER": unquote(parts.username or ""),
+            "EMAIL_HOST_PASSWORD": unquote(parts.password or ""),
+            "EMAIL_USE_SSL": parts.scheme == "smtps",
+            "EMAIL_USE_TLS": query.get("starttls", ["0"])[0] in _TRUE,
+        }
+    raise ImproperlyConfigured(
+        "LIGHTNOTE_EMAIL_URL must start with smtp://, smtps://, console: or file:///, "
+        f"got {parts.scheme!r}"
+    )
+
+
 def database_from_url(url: str) -> dict[str, object]:
     """Turn ``sqlite:///path`` or ``mysql://user:pass@host:port/name`` into a DATABASES entry."""
     parts = urlsplit(url)
@@ -167,7 +202,9 @@ INSTALLED_APPS = [
     "notes.apps.NotesConfig",
     "agent.apps.AgentConfig",
     "mcpserver.apps.McpServerConfig",
-    "axes",  # failed-login lockouts (lightnote.accounts.login_throttle)
+    # Failed-login lockouts (lightnote.accounts.login_throttle): django-axes, named for the admin.
+    "lightnote.accounts.axes_app.AxesConfig",
+    "lightnote.accounts.apps.AccountsConfig",  # sign-up, verification, caps (lightnote/accounts)
     "lightnote.ops.apps.OpsConfig",  # health, metrics, logs, traces (docs/operations.md)
     # --- reminders, notifications, calendar feed; the task queue (docs/reminders.md) ---
     "django_tasks",
@@ -189,7 +226,9 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    # Admin read-only impersonation, enforced in one place (lightnote/readonly.py).
+    # Signed-in HTML is never cached: Back re-reads a card's state (lightnote/pages/).
+    "lightnote.pages.cache_control.SignedInNoStoreMiddleware",
+    # Admin read-only impersonation, enforced in one place (lightnote/impersonation/readonly.py).
     "lightnote.impersonation.readonly.AdminReadOnlyMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -445,6 +484,43 @@ AXES_DISABLE_ACCESS_LOG = True  # successful logins are not logged by axes (no u
 AXES_VERBOSE = False
 # The client address is REMOTE_ADDR (axes' default): a forwarded header is never trusted.
 
+# --- Accounts (lightnote/accounts/; docs/accounts.md) -----------------------------------
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LIGHTNOTE_SIGNUP = env_str("LIGHTNOTE_SIGNUP", "open").strip().lower()
+if LIGHTNOTE_SIGNUP not in {"open", "closed"}:
+    raise ImproperlyConfigured(f"LIGHTNOTE_SIGNUP must be open or closed, got {LIGHTNOTE_SIGNUP!r}")
+# Sign-ups, password-reset requests and verification mails per client address.
+LIGHTNOTE_RATE_LIMIT_SIGNUPS = env_rate("LIGHTNOTE_RATE_LIMIT_SIGNUPS", "5/h")
+LIGHTNOTE_RATE_LIMIT_PASSWORD_RESETS = env_rate("LIGHTNOTE_RATE_LIMIT_PASSWORD_RESETS", "5/h")
+# How long an emailed verification link works (seconds).
+LIGHTNOTE_EMAIL_VERIFICATION_TTL = env_int(
+    "LIGHTNOTE_EMAIL_VERIFICATION_TTL", 3 * 86_400, minimum=60
+)
+# Per-user caps: creating past one answers 403 <KIND>_LIMIT_REACHED (lightnote/accounts/caps.py).
+LIGHTNOTE_MAX_TODOS = env_int("LIGHTNOTE_MAX_TODOS", 10_000, minimum=1)
+LIGHTNOTE_MAX_NOTES = env_int("LIGHTNOTE_MAX_NOTES", 10_000, minimum=1)
+LIGHTNOTE_MAX_CONVERSATIONS = env_int("LIGHTNOTE_MAX_CONVERSATIONS", 1_000, minimum=1)
+LIGHTNOTE_MAX_MCP_TOKENS = env_int("LIGHTNOTE_MAX_MCP_TOKENS", 20, minimum=1)
+LIGHTNOTE_MAX_NOTIFICATIONS = env_int("LIGHTNOTE_MAX_NOTIFICATIONS", 1_000, minimum=1)
+# Mail: console by default, so `make run` prints the reset and verification links.
+_EMAIL = email_from_url(env_str("LIGHTNOTE_EMAIL_URL", "console:"))
+EMAIL_BACKEND = str(_EMAIL["EMAIL_BACKEND"])
+EMAIL_FILE_PATH = str(_EMAIL.get("EMAIL_FILE_PATH", ""))
+EMAIL_HOST = str(_EMAIL.get("EMAIL_HOST", "localhost"))
+EMAIL_PORT = int(str(_EMAIL.get("EMAIL_PORT", 25)))
+EMAIL_HOST_USER = str(_EMAIL.get("EMAIL_HOST_USER", ""))
+EMAIL_HOST_PASSWORD = str(_EMAIL.get("EMAIL_HOST_PASSWORD", ""))
+EMAIL_USE_SSL = bool(_EMAIL.get("EMAIL_USE_SSL", False))
+EMAIL_USE_TLS = bool(_EMAIL.get("EMAIL_USE_TLS", False))
+DEFAULT_FROM_EMAIL = env_str("LIGHTNOTE_EMAIL_FROM", "LightNote <noreply@localhost>")
+PASSWORD_RESET_TIMEOUT = env_int("LIGHTNOTE_PASSWORD_RESET_TIMEOUT", 3600, minimum=60)
+
 # --- MCP server (docs/mcp.md) -----------------------------------------------------------
 
 # The address people open LightNote at: confirmation links handed to MCP clients use it.
@@ -507,29 +583,3 @@ SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(  # type: ignore[attr-defined
     {"NotificationKindEnum": "reminders.models.Notification.Kind", "ChoiceKindEnum": ["choice"]}
 )
 
-
-def email_from_url(url: str) -> dict[str, object]:
-    """Turn ``console://``, ``locmem://`` or ``smtp[s]://user:pass@host:port`` into settings."""
-    parts = urlsplit(url)
-    if parts.scheme == "console":
-        return {"EMAIL_BACKEND": "django.core.mail.backends.console.EmailBackend"}
-    if parts.scheme == "locmem":
-        return {"EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend"}
-    if parts.scheme in {"smtp", "smtps"}:
-        return {
-            "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
-            "EMAIL_HOST": parts.hostname or "localhost",
-            "EMAIL_PORT": parts.port or (465 if parts.scheme == "smtps" else 587),
-            "EMAIL_HOST_USER": unquote(parts.username or ""),
-            "EMAIL_HOST_PASSWORD": unquote(parts.password or ""),
-            "EMAIL_USE_SSL": parts.scheme == "smtps",
-            "EMAIL_USE_TLS": parts.scheme == "smtp" and bool(parts.username),
-        }
-    raise ImproperlyConfigured(
-        f"LIGHTNOTE_EMAIL_URL must start with console://, locmem:// or smtp(s)://, got {url!r}"
-    )
-
-
-# Reminder emails (and any other mail): console in the embedded default.
-globals().update(email_from_url(env_str("LIGHTNOTE_EMAIL_URL", "console://")))
-DEFAULT_FROM_EMAIL = env_str("LIGHTNOTE_EMAIL_FROM", "LightNote <noreply@localhost>")

@@ -12,11 +12,13 @@ from drf_spectacular.views import (
 )
 
 from lightnote.accounts import preferences, views
+from lightnote.accounts import urls as account_urls
 from lightnote.impersonation import contexts as impersonation
 from lightnote.ops import views as ops_views
 
 api_v1: list[URLPattern | URLResolver] = [
     path("auth/token/", views.TokenView.as_view(), name="auth-token"),
+    *account_urls.api_v1,  # register, password reset (lightnote/accounts)
     path("me/", views.MeView.as_view(), name="me"),
     path("todos/", include("todos.urls")),
     path("notes/", include("notes.urls")),
@@ -37,6 +39,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/", include(account_urls.pages)),  # sign-up, verification, reset, export
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view: Swagger's init script is a same-origin file, so the CSP needs no

@@ -10,6 +10,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from lightnote.accounts.caps import enforce_cap
 from lightnote.errors import LightNoteError
 from lightnote.models import User
 from mcpserver.models import TOKEN_NAME_MAX, McpToken
@@ -42,6 +43,7 @@ def mcp_token_create(*, owner: User, name: str) -> tuple[McpToken, str]:
     """Create a token for ``owner``; return it and its raw key (shown once, never stored)."""
     from lightnote.audit import audit_event
 
+    enforce_cap("mcp_token", owner=owner)
     raw_key = KEY_PREFIX + secrets.token_urlsafe(32)
     token = McpToken.objects.create(
         owner=owner,

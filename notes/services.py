@@ -8,6 +8,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from lightnote.accounts.caps import enforce_cap
 from lightnote.errors import LightNoteError
 from lightnote.field_checks import UNSET, checked_text, checked_title, checked_values
 from lightnote.rest.versioning import (
@@ -52,12 +53,16 @@ def note_create(
     tags: list[str] | None = None,
     note_id: uuid.UUID | None = None,
     idempotency_key: str | None = None,
+    capped: bool = True,
 ) -> Note:
-    """Create a note for ``owner``.
+    """Create a note for ``owner`` (403 ``NOTE_LIMIT_REACHED`` past the cap; ``capped=False``:
+    the caller checked it, as ``todo_create`` says).
 
     ``note_id`` lets a caller derive the id from a stable payload: a second create with the
     same id raises 409 ``NOTE_ALREADY_EXISTS`` instead of writing a twin.
     """
+    if capped:
+        enforce_cap("note", owner=owner)
     now = timezone.now()
     values = {
         "owner": owner,

@@ -32,6 +32,13 @@ def login(
     page.wait_for_url(landing or f"{base}{path}")
 
 
+def open_menu(page: Any) -> None:
+    """Open the top bar's menu where it is folded (a phone); a wide screen shows it all."""
+    toggle = page.locator(".menu-toggle")
+    if toggle.is_visible() and toggle.get_attribute("aria-expanded") != "true":
+        toggle.click()
+
+
 @contextmanager
 def chat_page(
     playwright: Any,

@@ -72,9 +72,11 @@ def test_browser_choose_confirm_then_undo_restores_the_todo(
         outcome = page.locator(".outcome-succeeded")
         outcome.wait_for()
 
-        # Undo: a card for the restore, confirmed like any card.
+        page.locator(".msg-final").first.wait_for()  # the deletion's reply
+        # Undo: a card for the restore, confirmed like any card; it comes last, after the
+        # card it takes back and that card's reply.
         outcome.get_by_role("button", name="撤销").click()
-        undo_area = page.locator(".undo-area")
+        undo_area = page.locator("li.msg-undo")
         undo_area.get_by_role("button", name="确认执行").wait_for()
         undo_text = undo_area.inner_text()
         violations["undo"] = _serious_violations(page)
@@ -85,6 +87,8 @@ def test_browser_choose_confirm_then_undo_restores_the_todo(
         restored = undo_area.locator(".msg-final")
         restored.wait_for()
         restored_text = restored.inner_text()
+        last_entry = page.locator("#messages > li").last.get_attribute("class")
+        replies_before_undo = page.locator("#messages > li.msg-undo ~ li").count()
         # The deletion's own link follows the todo back to its page, without a reload.
         deletion_link = outcome.first.locator(":scope > .item-link a")
         deletion_link_now = (deletion_link.inner_text(), deletion_link.get_attribute("href"))
@@ -98,6 +102,8 @@ def test_browser_choose_confirm_then_undo_restores_the_todo(
     receipts = dict(ActionReceipt.objects.values_list("tool", "resource_id"))
     assert receipts == {"delete_todo": str(drop.id), "restore_todo": str(drop.id)}
     assert "恢复待办" in undo_text
+    assert "msg-undo" in (last_entry or "")
+    assert replies_before_undo == 0
     assert "已恢复待办「提交周报」。" in restored_text
     assert deletion_link_now == ("打开", f"/todos/{drop.id}/")
     assert set(Todo.objects.values_list("id", flat=True)) == {keep.id, drop.id}

@@ -15,7 +15,7 @@ import pytest
 from django.test import override_settings
 
 from agent.models import ActionCard, AgentSession
-from tests.browser_helpers import chat_page
+from tests.browser_helpers import chat_page, open_menu
 from tests.test_browser_chat import SEED
 from tests.test_browser_pages import VIEWPORTS, _serious_violations, _shot
 from todos.models import Todo
@@ -140,6 +140,7 @@ def test_browser_language_switch_renders_history_cards_again_and_replies_follow_
         _send(page, "show my todos")
         english_reply = page.locator("#messages > li.msg-assistant").last.inner_text()
 
+        open_menu(page)
         page.locator(".lang-switch").get_by_role("button", name="English").click()
         page.wait_for_url(url)
         page.locator("article.card-ready").wait_for()
@@ -150,6 +151,7 @@ def test_browser_language_switch_renders_history_cards_again_and_replies_follow_
         _send(page, "列出我的待办", label="Your message", button="Send")
         chinese_reply = page.locator("#messages > li.msg-assistant").last.inner_text()
 
+        open_menu(page)
         page.locator(".lang-switch").get_by_role("button", name="中文").click()
         page.wait_for_url(url)
         back_title = page.locator("article.card-ready h3").inner_text()
@@ -195,6 +197,7 @@ def test_browser_message_echo_while_the_planner_runs_and_login_expiry_in_another
         # Another tab logs out; this tab's send keeps the text and says to log in again.
         other = context.new_page()
         other.goto(page.url)
+        open_menu(other)
         other.locator("header").get_by_role("button", name="退出登录").click()
         other.wait_for_load_state()
         draft = "明天提醒我给妈妈打电话\n第二行"

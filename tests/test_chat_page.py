@@ -502,8 +502,10 @@ def test_ask_again_issues_a_live_card_that_confirms_and_history_shows_the_receip
     assert confirmed.status_code == 200
     todo = Todo.objects.get(owner=user)
     assert Todo.objects.filter(owner=user).count() == 1
-    assert again.status_code == 409  # the old card was voided: no second live token
-    assert "不能再次发起" in again.content.decode()
+    # The old card was voided: no second live token; the answer shows it as replaced.
+    assert again.status_code == 200
+    assert "card-actions" not in again.content.decode()
+    assert "已被一张新的确认卡取代" in again.content.decode()
     assert f'href="/todos/{todo.id}/"' in confirmed.content.decode()
     assert forms_posting_to(html, "/chat/reissue/") == []
     assert "已确认并执行" in html

@@ -362,7 +362,7 @@ def test_the_card_shows_the_concrete_time_prepare_produced_and_that_time_is_writ
         }
         shown = {item["key"]: item["value"] for item in flow.card["preview"]["details"]}
         assert shown["due_at"].startswith("2026-12-03 15:00")
-        assert shown["due_at_reading"] == "明天下午3点 → 2026-12-03 (周四) 15:00"
+        assert shown["due_at_reading"] == "明天下午3点 (Asia/Shanghai) → 2026-12-03 (周四) 15:00"
         settled_ok(flow.confirm())
 
     todo = Todo.objects.get(owner=user)

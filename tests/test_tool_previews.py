@@ -48,7 +48,7 @@ def test_create_todo_preview_in_chinese(user: Any) -> None:
             {
                 "key": "due_at_reading",
                 "label": "截止时间的理解",
-                "value": "今晚 9 点 → 2026-12-02 (周三) 21:00",
+                "value": "今晚 9 点 (Asia/Shanghai) → 2026-12-02 (周三) 21:00",
             },
             {"key": "priority", "label": "优先级", "value": "高"},
         ],
@@ -66,7 +66,7 @@ def test_create_todo_preview_in_english(user: Any) -> None:
             {
                 "key": "due_at_reading",
                 "label": "Due time read as",
-                "value": "今晚 9 点 → 2026-12-02 (Wed) 21:00",
+                "value": "今晚 9 点 (Asia/Shanghai) → 2026-12-02 (Wed) 21:00",
             },
             {"key": "priority", "label": "Priority", "value": "high"},
         ],
@@ -305,10 +305,10 @@ def test_every_write_preview_has_the_card_shape_in_both_languages(
 @pytest.mark.parametrize(
     ("locale", "said", "reading"),
     [
-        ("zh-CN", "下周一", "下周一 → 2026-12-07 (周一) 23:59"),
-        ("en", "next Monday", "next Monday → 2026-12-07 (Mon) 23:59"),
-        ("zh-CN", "明天  8:30pm", "明天 8:30pm → 2026-12-03 (周四) 20:30"),
-        ("en", "tomorrow 8.30pm", "tomorrow 8.30pm → 2026-12-03 (Thu) 20:30"),
+        ("zh-CN", "下周一", "下周一 (Asia/Shanghai) → 2026-12-07 (周一) 23:59"),
+        ("en", "next Monday", "next Monday (Asia/Shanghai) → 2026-12-07 (Mon) 23:59"),
+        ("zh-CN", "明天  8:30pm", "明天 8:30pm (Asia/Shanghai) → 2026-12-03 (周四) 20:30"),
+        ("en", "tomorrow 8.30pm", "tomorrow 8.30pm (Asia/Shanghai) → 2026-12-03 (Thu) 20:30"),
     ],
 )
 def test_the_card_shows_how_a_natural_due_time_was_read(
@@ -341,4 +341,4 @@ def test_an_update_card_shows_how_the_new_due_time_was_read(user: Any) -> None:
     )
     rows = {row["key"]: row["value"] for row in card["details"]}
     assert rows["due_at"] == "未设置 → 2026-12-11 15:00 (Asia/Shanghai)"
-    assert rows["due_at_reading"] == "下周五下午3点 → 2026-12-11 (周五) 15:00"
+    assert rows["due_at_reading"] == "下周五下午3点 (Asia/Shanghai) → 2026-12-11 (周五) 15:00"

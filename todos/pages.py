@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
+from urllib.parse import urlencode
 
 from django.db.models import QuerySet
 from django.utils import timezone
@@ -19,10 +20,10 @@ from lightnote.pages.items import (
     form_text,
     form_version,
 )
-from lightnote.texts.i18n import define_messages
+from lightnote.texts.i18n import define_messages, translate
 from lightnote.texts.page_texts import define_page_texts
 from lightnote.times import is_plausible
-from todos import selectors, services
+from todos import list_views, selectors, services
 from todos.models import Todo
 
 PAGE_TEXTS = define_page_texts(
@@ -69,6 +70,20 @@ PAGE_TEXTS = define_page_texts(
             "A repeating todo needs a due time; completing one makes the next.",
         ),
         "PAGE_TODO_REPEATS_PREFIX": ("重复：", "Repeats "),
+        "PAGE_TODO_VIEWS": ("视图", "Views"),
+        "PAGE_TODO_VIEW_OPEN": ("未完成", "Open"),
+        "PAGE_TODO_VIEW_TODAY": ("今天", "Today"),
+        "PAGE_TODO_VIEW_UPCOMING": ("即将到期", "Upcoming"),
+        "PAGE_TODO_VIEW_OVERDUE": ("已逾期", "Overdue"),
+        "PAGE_TODO_VIEW_DONE": ("已完成", "Done"),
+        "PAGE_TODO_VIEW_ALL": ("全部", "All"),
+        "PAGE_TODO_SORT": ("排序", "Sort"),
+        "PAGE_TODO_SORT_DUE": ("按截止时间", "By due time"),
+        "PAGE_TODO_SORT_PRIORITY": ("按优先级", "By priority"),
+        "PAGE_TODO_SORT_CREATED": ("按创建时间", "By creation"),
+        "PAGE_TODO_OVERDUE": ("已逾期", "Overdue"),
+        "PAGE_TODO_COMPLETE_ONE": ("完成", "Done"),
+        "PAGE_TODO_COMPLETE_LABEL": ("标记为完成：", "Mark as done:"),
     }
 )
 # The repeat rules the form offers (their words come from todos.recurrence).
@@ -147,9 +162,35 @@ class TodoPages(ItemPages):
     detail_template = "todos/detail.html"
     text_codes = PAGE_TEXTS
 
+    query_keys = ("view", "sort", "q", "status")
+
     def rows(self, viewer: PageViewer, query: dict[str, str]) -> QuerySet[Any]:
-        status = query["status"] if query["status"] in Todo.Status.values else None
-        return selectors.todo_list(owner=viewer.owner, status=status, keyword=query["q"] or None)
+        bounds = list_views.bounds_for(viewer.zone)
+        view = list_views.view_name(query["view"], query["status"])
+        todos = selectors.todo_list(owner=viewer.owner, keyword=query["q"] or None)
+        return (
+            todos.filter(list_views.VIEWS[view](bounds))
+            .annotate(overdue=list_views.overdue_flag(bounds.now))
+            .order_by(*list_views.SORTS[list_views.sort_name(query["sort"])])
+        )
+
+    def list_context(self, viewer: PageViewer, query: dict[str, str]) -> dict[str, Any]:
+        view = list_views.view_name(query["view"], query["status"])
+        sort = list_views.sort_name(query["sort"])
+        back = "?" + urlencode({key: value for key, value in query.items() if value})
+        return {
+            "views": [
+                (name, translate(f"PAGE_TODO_VIEW_{name.upper()}", viewer.locale))
+                for name in list_views.VIEWS
+            ],
+            "view": view,
+            "sorts": [
+                (name, translate(f"PAGE_TODO_SORT_{name.upper()}", viewer.locale))
+                for name in list_views.SORTS
+            ],
+            "sort": sort,
+            "back": back if back != "?" else "",
+        }
 
     def trash_rows(self, viewer: PageViewer) -> QuerySet[Any]:
         return selectors.todo_trash_list(owner=viewer.owner)

@@ -17,6 +17,7 @@ from agent.access import live_session
 from agent.cards import history as lifecycle
 from agent.choices import store as choice_store
 from agent.models import TITLE_MAX, ActionCard, AgentSession, Message
+from lightnote.accounts.caps import enforce_cap
 from lightnote.audit import audit_event
 from lightnote.errors import LightNoteError
 from lightnote.impersonation.context import ActorContext
@@ -143,7 +144,8 @@ def title_from_text(text: str) -> str:
 
 
 def session_create(*, owner: Any) -> AgentSession:
-    """Open a conversation owned by ``owner``."""
+    """Open a conversation owned by ``owner`` (403 ``CONVERSATION_LIMIT_REACHED`` past the cap)."""
+    enforce_cap("conversation", owner=owner)
     return AgentSession.objects.create(owner=owner)
 
 

@@ -20,10 +20,12 @@ from agent.cards import edit as card_edits
 from agent.cards import undo as card_undo
 from agent.choices import choose as choices
 from agent.models import AgentSession
+from agent.web.card_refresh import MOVED_ON, current_card_fragment
 from agent.web.conversations import posted_conversation
 from agent.web.forms import ChooseForm, EditForm, ReissueForm, valid_data
 from agent.web.htmx import Fragment, card_fragment, run_action
 from agent.web.views import post_or_back
+from lightnote.errors import LightNoteError
 from lightnote.impersonation.context import ActorContext
 from lightnote.impersonation.permissions import refuse_admin_write
 
@@ -36,10 +38,12 @@ def _card_action(
     issue: CardIssuer,
     *,
     admin_write: str | None = None,
+    template: str = "",
 ) -> HttpResponse:
     """Validate the posted form, find the posted conversation, let ``issue`` issue a card
     (keyword arguments ``actor``, ``locale``, ``form``, ``data``, ``current``) and answer
-    with it; ``admin_write`` names a write refused in an admin read-only context."""
+    with it; ``admin_write`` names a write refused in an admin read-only context;
+    ``template``: a turn of its own at the end of the conversation (the undo's card)."""
 
     def act(actor: ActorContext, locale: str) -> Fragment:
         form = form_class(request.POST)
@@ -48,7 +52,10 @@ def _card_action(
             refuse_admin_write(request, what=admin_write)
         current = posted_conversation(request, actor, data["session_id"])
         card = issue(actor=actor, locale=locale, form=form, data=data, current=current)
-        return card_fragment(card, actor=actor, locale=locale, conversation=current)
+        fragment = card_fragment(card, actor=actor, locale=locale, conversation=current)
+        if template:
+            fragment.template, fragment.is_list_item = template, True
+        return fragment
 
     return run_action(request, act, retarget="next .card-problem")
 
@@ -116,19 +123,36 @@ def chat_undo(request: HttpRequest) -> HttpResponse:
             request=request, actor=actor, session=current, card_id=data["card_id"], locale=locale
         )
 
-    return _card_action(request, ReissueForm, take_back, admin_write="card.undo")
+    return _card_action(
+        request, ReissueForm, take_back, admin_write="card.undo", template="agent/undo_turn.html"
+    )
 
 
 @login_required
 @post_or_back
 def chat_reissue(request: HttpRequest) -> HttpResponse:
-    """Ask again: re-issue a still-ready history card as a new live card (the old is voided)."""
+    """Ask again: re-issue a still-ready history card as a new live card (the old is voided).
 
-    def reissue(
-        *, actor: ActorContext, locale: str, data: dict[str, Any], current: AgentSession, **_: Any
-    ) -> Any:
-        return derived_cards.reissue_card(
-            request=request, actor=actor, session=current, card_id=data["card_id"], locale=locale
-        )
+    A card that moved on meanwhile (confirmed in another tab, or before a Back restored this
+    page) answers with its current state — its receipt, its rejection — not an error."""
 
-    return _card_action(request, ReissueForm, reissue)
+    def act(actor: ActorContext, locale: str) -> Fragment:
+        data = valid_data(ReissueForm(request.POST))
+        current = posted_conversation(request, actor, data["session_id"])
+        try:
+            card = derived_cards.reissue_card(
+                request=request,
+                actor=actor,
+                session=current,
+                card_id=data["card_id"],
+                locale=locale,
+            )
+        except LightNoteError as error:
+            if error.code not in MOVED_ON:
+                raise
+            return current_card_fragment(
+                actor=actor, session=current, card_id=data["card_id"], locale=locale
+            )
+        return card_fragment(card, actor=actor, locale=locale, conversation=current)
+
+    return run_action(request, act, retarget="next .card-problem")

@@ -33,8 +33,28 @@ def current_conversation(request: HttpRequest, actor: ActorContext) -> AgentSess
     remembered = request.session.get(CONVERSATION_SESSION_KEY)
     current = owned_conversation(actor, remembered) if remembered else None
     if current is None:
-        current = open_conversation(request, actor)
+        try:
+            current = open_conversation(request, actor)
+        except LightNoteError as error:
+            # At the conversation cap a new browser opens the newest one instead.
+            current = _newest_conversation(actor) if error.code == CONVERSATION_CAP else None
+            if current is None:
+                raise
+            request.session[CONVERSATION_SESSION_KEY] = str(current.id)
     return current
+
+
+CONVERSATION_CAP = "CONVERSATION_LIMIT_REACHED"
+
+
+def _newest_conversation(actor: ActorContext) -> AgentSession | None:
+    return (
+        AgentSession.objects.filter(
+            owner=actor.subject, deleted_at__isnull=True, admin_context__isnull=True
+        )
+        .order_by("-updated_at", "-id")
+        .first()
+    )
 
 
 def open_conversation(request: HttpRequest, actor: ActorContext) -> AgentSession:

@@ -18,6 +18,10 @@ CHAT_TEXTS: dict[str, tuple[str, str]] = {
     "CHAT_CONVERSATION": ("对话", "Conversation"),
     "CHAT_EMPTY": ("还没有消息。", "No messages yet."),
     "CHAT_INPUT_LABEL": ("你的消息", "Your message"),
+    "CHAT_INPUT_HINT_TOUCH": (
+        "回车换行，点“发送”发送。",
+        "Return starts a new line; the Send button sends.",
+    ),
     "CHAT_INPUT_HINT": (
         "按 Enter 发送，Shift+Enter 换行。",
         "Enter sends; Shift+Enter starts a new line.",

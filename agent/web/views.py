@@ -303,7 +303,10 @@ def chat_new(request: HttpRequest) -> HttpResponse:
     """Open a new conversation for this browser session."""
 
     def start(actor: ActorContext, locale: str) -> HttpResponse:
-        opened = open_conversation(request, actor)
+        try:
+            opened = open_conversation(request, actor)
+        except LightNoteError as error:  # the conversation cap: say so on the page
+            return respond(request, problem(error, locale=locale), actor=actor, locale=locale)
         return redirect("chat-conversation", opened.id)
 
     return _with_actor(request, start)

@@ -13,7 +13,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
+from lightnote.accounts.pages import account_settings
 from lightnote.accounts.services import user_update_preferences
+from lightnote.accounts.zone_choices import zone_groups
 from lightnote.errors import LightNoteError
 from lightnote.models import LANGUAGE_CHOICES, validate_time_zone
 from lightnote.pages.items import page_viewer
@@ -30,6 +32,8 @@ PAGE_TEXTS = define_page_texts(
         ),
         "PAGE_SETTINGS_BROWSER_ZONE": ("你的浏览器所在时区是", "Your browser's time zone is"),
         "PAGE_SETTINGS_USE_BROWSER_ZONE": ("使用这个时区", "Use this zone"),
+        "PAGE_SETTINGS_ZONE_SEARCH": ("搜索时区", "Search the zones"),
+        "PAGE_SETTINGS_ZONE_BROWSER_GROUP": ("你的浏览器", "Your browser"),
         "PAGE_SETTINGS_LANGUAGE": ("语言", "Language"),
         "PAGE_SETTINGS_SAVE": ("保存设置", "Save settings"),
         "PAGE_SETTINGS_MCP": (
@@ -63,6 +67,11 @@ def zone_choices() -> list[str]:
     return names
 
 
+def offered_zones(current: str) -> set[str]:
+    """The names the picker offers (canonical ones, and the user's own)."""
+    return {name for _, names in zone_groups(current) for name in names}
+
+
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def settings_page(request: HttpRequest) -> HttpResponse:
@@ -75,7 +84,7 @@ def settings_page(request: HttpRequest) -> HttpResponse:
         zone = request.POST.get("time_zone", "").strip()
         language = normalize_locale(request.POST.get("language", ""))
         try:
-            if zone not in zone_choices():
+            if zone not in zone_choices() or zone not in offered_zones(user.time_zone):
                 raise LightNoteError("PAGE_SETTINGS_ZONE_INVALID")
             if language not in dict(LANGUAGE_CHOICES):
                 raise LightNoteError("PAGE_SETTINGS_LANGUAGE_INVALID")
@@ -97,9 +106,11 @@ def settings_page(request: HttpRequest) -> HttpResponse:
         "page_locale": viewer.locale,
         "readonly": viewer.readonly,
         "problem": problem,
-        "zones": zone_choices(),
+        "zone_groups": zone_groups(user.time_zone),
         "current_zone": user.time_zone,
         "current_language": user.language,
         "languages": LANGUAGE_CHOICES,
+        # The account part: the address, export, deletion (lightnote/accounts/views.py).
+        "account": account_settings(user, viewer.locale),
     }
     return render(request, "lightnote/settings.html", context, status=status)

@@ -98,6 +98,7 @@ class ItemPages:
     list_template: str
     detail_template: str
     text_codes: dict[str, tuple[str, str]]  # a define_page_texts table
+    query_keys: tuple[str, ...] = ("status", "q", "tag")  # what the list reads (and pages keep)
 
     # --- what a subclass provides ----------------------------------------------------------
 
@@ -151,9 +152,7 @@ class ItemPages:
 
         viewer = page_viewer(request)
         # Bounded like the API's ?q= (200): a search box cannot make the query unbounded.
-        query = {
-            key: request.GET.get(key, "").strip()[:QUERY_MAX] for key in ("status", "q", "tag")
-        }
+        query = {key: request.GET.get(key, "").strip()[:QUERY_MAX] for key in self.query_keys}
         problem = None
         status = 200
         form: dict[str, str] = {}
@@ -232,6 +231,7 @@ class ItemPages:
     def detail_page(self, request: HttpRequest, item_id: str) -> Any:
         from django.contrib import messages
         from django.shortcuts import redirect
+        from django.urls import reverse
 
         viewer = page_viewer(request)
         try:
@@ -261,6 +261,11 @@ class ItemPages:
                 messages.success(request, translate(done, viewer.locale, title=item.title))
                 if action == "delete":
                     return redirect(f"{self.kind}-page")
+                if "back" in form:
+                    # A list's own action (its checkbox) goes back to that list as it was;
+                    # only a query string of this site's list, never another address.
+                    back = form["back"] if form["back"].startswith("?") else ""
+                    return redirect(reverse(f"{self.kind}-page") + back)
                 return redirect(f"{self.kind}-detail-page", item.id)
         confirm_delete = request.GET.get("confirm") == "delete" and not viewer.readonly
         return self.render(

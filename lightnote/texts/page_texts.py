@@ -100,5 +100,6 @@ COMMON_TEXTS = define_page_texts(
         "PAGE_ZONE_LINK": ("时区（在设置中修改）", "Time zone (change in Settings)"),
         "PAGE_LANGUAGE": ("语言", "Language"),
         "PAGE_LOG_OUT": ("退出登录", "Log out"),
+        "PAGE_MENU": ("菜单", "Menu"),
     }
 )

@@ -119,12 +119,24 @@ def occurrence_label(moment: Any, context: ToolContext) -> str:
 
 
 def due_reading_detail(said: str, due_at: str, context: ToolContext) -> dict[str, Any]:
-    """Return the card row that shows how a natural-language due time was read."""
-    moment = parse_aware(due_at).astimezone(context.zone)
+    """Return the card row that shows how a natural-language due time was read.
+
+    The words were read in the zone the user had then: the prepared time keeps that zone's
+    offset, so the reading shows the words, that zone and the time there — still true after
+    the user moves to another zone ("下周一上午10点 (Asia/Shanghai) → …").
+    """
+    moment = parse_aware(due_at)
+    current = moment.astimezone(context.zone)
+    read_in = (
+        context.zone.key
+        if current.utcoffset() == moment.utcoffset()
+        else f"UTC{moment:%z}"[:-2] + ":" + f"{moment:%z}"[-2:]
+    )
     reading = text(
         "TODO_DUE_AT_READING",
         context.locale,
         said=said,
+        zone=read_in,
         date=f"{moment:%Y-%m-%d}",
         weekday=text(f"TODO_WEEKDAY_{moment.weekday()}", context.locale),
         time=f"{moment:%H:%M}",

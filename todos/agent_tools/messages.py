@@ -24,8 +24,8 @@ define_messages(
         "TODO_LABEL_DUE_AT": ("截止时间", "Due"),
         "TODO_LABEL_DUE_AT_READING": ("截止时间的理解", "Due time read as"),
         "TODO_DUE_AT_READING": (
-            "{said} → {date} ({weekday}) {time}",
-            "{said} → {date} ({weekday}) {time}",
+            "{said} ({zone}) → {date} ({weekday}) {time}",
+            "{said} ({zone}) → {date} ({weekday}) {time}",
         ),
         "TODO_WEEKDAY_0": ("周一", "Mon"),
         "TODO_WEEKDAY_1": ("周二", "Tue"),

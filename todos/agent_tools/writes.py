@@ -172,7 +172,8 @@ class CreateTodoTool(TodoWriteTool):
         else:
             impact = text("TODO_PREVIEW_CREATE_IMPACT_NO_DUE", locale)
         if overdue:
-            impact += text("TODO_PREVIEW_OVERDUE_NOTE", locale)
+            # Two sentences: English puts a space between them, Chinese none.
+            impact += (" " if locale == "en" else "") + text("TODO_PREVIEW_OVERDUE_NOTE", locale)
         remind_at, recurrence = prepared.get("remind_at"), prepared.get("recurrence")
         if remind_at:
             shown = due_label(remind_at, context)
@@ -219,6 +220,9 @@ class CreateTodoTool(TodoWriteTool):
             priority=prepared["priority"],
             due_at=parse_aware(prepared["due_at"]) if prepared["due_at"] else None,
             **self._series_args(prepared),
+            # Not counted on the card path: the and the confirm's statement
+            # budgets have no room for the cap's read (lightnote/accounts/caps.py).
+            capped=False,
         )
         return self.write_result(todo_data(todo, context), context)
 

@@ -1,4 +1,4 @@
-"""Create (or reset) the demo login used by ``make run``."""
+"""Create the demo logins used by ``make run`` when they are missing."""
 
 from __future__ import annotations
 
@@ -9,7 +9,10 @@ from django.core.management.base import BaseCommand
 
 
 class Command(BaseCommand):
-    help = "Create the demo user (username 'demo') if missing and set its password."
+    help = (
+        "Create the demo user ('demo') and the staff login ('admin') when missing. An existing "
+        "one keeps its password, so a restart logs no browser out."
+    )
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--username", default="demo")
@@ -19,15 +22,19 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         users = get_user_model()
-        demo, _ = users.objects.get_or_create(username=options["username"])
-        demo.set_password(options["password"])
-        demo.save()
-        staff, _ = users.objects.get_or_create(
-            username=options["staff_username"], defaults={"is_staff": True, "is_superuser": True}
+        logins: tuple[tuple[str, str, dict[str, bool]], ...] = (
+            (options["username"], options["password"], {}),
+            (
+                options["staff_username"],
+                options["staff_password"],
+                {"is_staff": True, "is_superuser": True},
+            ),
         )
-        staff.set_password(options["staff_password"])
-        staff.save()
-        self.stdout.write(
-            f"demo login: {demo.username} / {options['password']}   "
-            f"staff (admin) login: {staff.username} / {options['staff_password']}"
-        )
+        for username, password, flags in logins:
+            user, created = users.objects.get_or_create(username=username, defaults=flags)
+            if created:
+                user.set_password(password)
+                user.save(update_fields=["password"])
+                self.stdout.write(f"created login: {username} / {password}")
+            else:
+                self.stdout.write(f"login {username} exists (its password is unchanged)")

@@ -112,6 +112,29 @@
     if (form && form.id === "composer") removeEcho();
   });
 
+  // After Confirm, Reject, Undo or Ask again, focus follows the card to its outcome line (the
+  // button pressed is gone with the card it was on); the answer marks what may take focus.
+  var focusAfterSwap = false;
+  function unmarkFocus() {
+    Array.prototype.forEach.call(document.querySelectorAll("[data-focus-on-arrival]"), function (element) {
+      element.removeAttribute("data-focus-on-arrival");
+    });
+  }
+  document.addEventListener("DOMContentLoaded", unmarkFocus); // only what arrives later counts
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var elt = event.detail.elt;
+    // Set only: the outcome's own follow-up requests (its reply loads at once) keep it.
+    if (elt && elt.closest && elt.closest(".card-actions, .undo-form")) focusAfterSwap = true;
+  });
+  document.addEventListener("htmx:afterSettle", function () {
+    var marked = document.querySelectorAll("[data-focus-on-arrival]");
+    if (focusAfterSwap && marked.length) {
+      focusAfterSwap = false;
+      marked[marked.length - 1].focus();
+    }
+    unmarkFocus();
+  });
+
   // Keep the newest turn in view: it sits right above the message form.
   document.addEventListener("htmx:afterSettle", function (event) {
     if (event.detail.target && event.detail.target.id === "messages") {
@@ -150,10 +173,18 @@
   });
 
   // Enter sends, Shift+Enter adds a line; never while an input method is composing
-  // (Chinese input confirms its candidates with Enter).
+  // (Chinese input confirms its candidates with Enter). On a touch screen (no Shift key)
+  // Return adds a line and the Send button sends; the hint says which.
+  function touchFirst() {
+    return !!(window.matchMedia && window.matchMedia("(pointer: coarse)").matches);
+  }
+  document.addEventListener("DOMContentLoaded", function () {
+    var hint = document.getElementById("chat-hint");
+    if (hint && hint.dataset.touch && touchFirst()) hint.textContent = hint.dataset.touch;
+  });
   document.addEventListener("keydown", function (event) {
     var target = event.target;
-    if (!target || target.id !== "chat-text") return;
+    if (!target || target.id !== "chat-text" || touchFirst()) return;
     if (event.key !== "Enter" || event.shiftKey || event.isComposing || event.keyCode === 229) {
       return;
     }
@@ -162,6 +193,29 @@
     var send = form && form.querySelector("button[type=submit]");
     if (!form || (send && send.disabled) || !target.value.trim()) return; // empty or in flight
     form.requestSubmit(send || undefined);
+  });
+
+  // The top bar's menu (a phone): the zone, language and account controls open below.
+  document.addEventListener("DOMContentLoaded", function () {
+    var toggle = document.querySelector(".menu-toggle");
+    var more = document.getElementById("topbar-more");
+    if (!toggle || !more) return;
+    document.documentElement.classList.add("has-menu");
+    toggle.hidden = false;
+    toggle.addEventListener("click", function () {
+      var open = !more.classList.contains("open");
+      more.classList.toggle("open", open);
+      toggle.setAttribute("aria-expanded", open ? "true" : "false");
+    });
+  });
+
+  // A page restored from the back/forward cache shows what it held when it was left: a card
+  // confirmed since would still read "waiting". Read the page again from the server (which
+  // marks signed-in pages no-store, so this is the rare browser that kept one anyway).
+  window.addEventListener("pageshow", function (event) {
+    if (event.persisted) {
+      window.location.reload();
+    }
   });
 
   // A card's remaining time, live; at its expiry its buttons are disabled (the server
@@ -210,6 +264,57 @@
     if (box && window.matchMedia && window.matchMedia("(min-width: 60rem)").matches) {
       box.open = true;
     }
+    // A list's create form ("New todo") is open on a wide screen, folded on a phone.
+    if (window.matchMedia && window.matchMedia("(min-width: 40.01rem)").matches) {
+      Array.prototype.forEach.call(document.querySelectorAll("details[data-open-wide]"), function (d) {
+        d.open = true;
+      });
+    }
+  });
+
+  // A list's checkbox completes its row: its form posts (version-checked, like the page's
+  // own "Mark as done"); without JavaScript the form's button does it.
+  document.addEventListener("change", function (event) {
+    var box = event.target;
+    if (box && box.matches && box.matches("input[data-submit-on-change]") && box.form) {
+      box.form.requestSubmit();
+    }
+  });
+
+  // Settings page: the zone list is searchable (typing narrows it to matching names), and
+  // the browser's own zone is offered first, in a group of its own.
+  document.addEventListener("DOMContentLoaded", function () {
+    var search = document.getElementById("zone-search");
+    var select = document.getElementById("time-zone");
+    if (!search || !select) return;
+    search.hidden = false;
+    var browserZone = window.Intl && Intl.DateTimeFormat().resolvedOptions().timeZone;
+    var known = browserZone && Array.prototype.some.call(select.options, function (option) {
+      return option.value === browserZone;
+    });
+    if (known) {
+      var group = document.createElement("optgroup");
+      group.label = search.dataset.browserGroup || "";
+      var option = document.createElement("option");
+      option.value = browserZone;
+      option.textContent = browserZone;
+      group.appendChild(option);
+      select.insertBefore(group, select.firstChild);
+    }
+    search.addEventListener("input", function () {
+      var words = search.value.trim().toLowerCase().replace(/ /g, "_");
+      var first = null;
+      Array.prototype.forEach.call(select.querySelectorAll("optgroup"), function (group) {
+        var any = false;
+        Array.prototype.forEach.call(group.children, function (option) {
+          var match = !words || option.value.toLowerCase().indexOf(words) !== -1;
+          option.hidden = !match;
+          if (match) { any = true; if (!first) first = option; }
+        });
+        group.hidden = !any;
+      });
+      if (words && first) select.value = first.value;
+    });
   });
 
   // Settings page: offer the browser's own time zone when it differs from the saved one.
