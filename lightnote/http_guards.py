@@ -8,6 +8,9 @@
   ``DATABASE_UNAVAILABLE``: from DRF views through :func:`lightnote.errors.exception_handler`,
   from any other view through :class:`HostileInputMiddleware`, and from a middleware through
   the 500 handler.
+- A control store that cannot answer (``lightnote.redis.STORE_ERRORS`` escaping a page) is a
+  503 ``STORE_UNAVAILABLE``, and a ``LightNoteError`` escaping a page view (not DRF's) is
+  answered with its own code and status: a page never turns a known failure into a 500.
 - Django's own 400 (a bad ``Host``, a malformed request), 403 (CSRF) and 404 answer with the
   error body under ``/api/``; pages get a small self-contained page (it needs no database).
 
@@ -44,6 +47,10 @@ define_messages(
         "DATABASE_UNAVAILABLE": (
             "数据库暂时不可用，请稍后重试；未做任何修改。",
             "The database is unavailable; please retry later. Nothing was changed.",
+        ),
+        "STORE_UNAVAILABLE": (
+            "服务暂时不可用，请稍后重试。",
+            "The service is unavailable; please retry later.",
         ),
         "BAD_REQUEST": ("请求无效。", "The request is not valid."),
         "LENGTH_REQUIRED": (
@@ -87,11 +94,19 @@ def wants_json(request: HttpRequest) -> bool:
     return "application/json" in accept and "text/html" not in accept
 
 
-def error_answer(request: HttpRequest, code: str, status: int, **params: Any) -> HttpResponse:
+def error_answer(
+    request: HttpRequest,
+    code: str,
+    status: int,
+    *,
+    extra: dict[str, Any] | None = None,
+    **params: Any,
+) -> HttpResponse:
     """The error body ``{"error": {"code", "message"}}``, or a minimal page for a browser."""
     if wants_json(request):
         message = translate(code, safe_locale(request), **params)
-        return JsonResponse({"error": {"code": code, "message": message}}, status=status)
+        body = {"code": code, "message": message, **(extra or {})}
+        return JsonResponse({"error": body}, status=status)
     # A page follows the language switch's cookie first, as every page does (page_locale).
     locale = cookie_locale(request) or safe_locale(request)
     message = translate(code, locale, **params)
@@ -119,6 +134,29 @@ def database_unavailable(request: HttpRequest) -> HttpResponse:
     response = error_answer(request, "DATABASE_UNAVAILABLE", 503)
     response["Retry-After"] = "5"
     return response
+
+
+def store_unavailable(request: HttpRequest) -> HttpResponse:
+    response = error_answer(request, "STORE_UNAVAILABLE", 503)
+    response["Retry-After"] = "5"
+    return response
+
+
+def known_failure(request: HttpRequest, error: Any) -> HttpResponse:
+    """Answer a ``LightNoteError`` that escaped a page view with its own code and status."""
+    response = error_answer(request, error.code, error.status, extra=error.extra, **error.params)
+    for name, value in error.headers.items():
+        response[name] = value
+    if error.status == 503 and "Retry-After" not in response:
+        response["Retry-After"] = "5"
+    return response
+
+
+def is_store_lost(exc: BaseException | None) -> bool:
+    """True for "the control store could not answer" (a refused or timed-out Redis)."""
+    from lightnote.redis import STORE_ERRORS
+
+    return isinstance(exc, STORE_ERRORS)
 
 
 def declared_length(request: HttpRequest) -> int | None:
@@ -156,6 +194,12 @@ class HostileInputMiddleware:
             return too_large(request)
         if is_database_lost(exception):
             return database_unavailable(request)
+        if is_store_lost(exception):
+            return store_unavailable(request)
+        from lightnote.errors import LightNoteError  # errors imports this module
+
+        if isinstance(exception, LightNoteError):
+            return known_failure(request, exception)
         return None
 
 

@@ -21,6 +21,7 @@ from agent.capabilities import RISKS
 from agent.models import ActionCard
 from agent.tools import format_local_time
 from agent.web import texts as chat_texts  # noqa: F401  (the card texts the chat page shows)
+from lightnote import http_guards
 from lightnote.audit import audit_channel
 from lightnote.context import actor_context
 from lightnote.errors import LightNoteError
@@ -141,7 +142,10 @@ def _render_card(
 def card_page(request: HttpRequest, card_id: uuid.UUID) -> HttpResponse:
     """Show an MCP card to its owner, with Confirm and Reject while it is pending."""
     row = _owned_card(request, card_id)
-    return _render_card(request, row, locale=page_locale(request))
+    try:
+        return _render_card(request, row, locale=page_locale(request))
+    except LightNoteError as error:
+        return http_guards.known_failure(request, error)
 
 
 def _card_action(request: HttpRequest, card_id: uuid.UUID, operation: Any) -> HttpResponse:
@@ -166,6 +170,9 @@ def _card_action(request: HttpRequest, card_id: uuid.UUID, operation: Any) -> Ht
                 locale=locale,
             )
     except LightNoteError as error:
+        if error.status >= 500:
+            # The store or the database failed: the card page would read it again.
+            return http_guards.known_failure(request, error)
         return _render_card(request, row, locale=locale, status=error.status, problem=error)
     return _render_card(request, row, locale=locale, status=answer.status)
 

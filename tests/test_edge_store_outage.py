@@ -55,7 +55,6 @@ def _assert_page_503(response: Any, started: float) -> None:
     assert time.monotonic() - started < MAX_SECONDS
 
 
-@pytest.mark.xfail(strict=True, reason="the card page reads the failed store again: 500")
 @pytest.mark.parametrize("how", ["stopped", "hung"])
 def test_the_mcp_card_page_answers_a_store_outage_with_its_error_page(
     store: OwnRedis, user: Any, how: str
@@ -67,7 +66,6 @@ def test_the_mcp_card_page_answers_a_store_outage_with_its_error_page(
     _assert_page_503(client.get(card_path(card["card_id"])), started)
 
 
-@pytest.mark.xfail(strict=True, reason="the card page reads the failed store again: 500")
 @pytest.mark.parametrize("action", ["confirm", "reject"])
 @pytest.mark.parametrize("how", ["stopped", "hung"])
 def test_the_mcp_card_confirm_and_reject_answer_a_store_outage_with_503(
