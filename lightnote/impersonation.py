@@ -49,6 +49,9 @@ def admin_context_start(
     subject = User.objects.filter(pk=subject_id).first()
     if subject is None:
         raise LightNoteError("USER_NOT_FOUND", status=404)
+    if subject.is_superuser and not staff.is_superuser:
+        # A superuser's data (and admin) is beyond a staff member's own reach.
+        raise LightNoteError("ADMIN_SUBJECT_FORBIDDEN", status=403)
     now = timezone.now()
     reason = " ".join(reason.split())[: AdminContext.REASON_MAX]
     context = AdminContext.objects.create(
@@ -201,7 +204,10 @@ class AdminImpersonationView(APIView):
                 403,
                 404,
                 415,
-                s403="ADMIN_ONLY (not staff); " + AUTHENTICATED_403,
+                s403=(
+                    "ADMIN_ONLY (not staff); ADMIN_SUBJECT_FORBIDDEN (a superuser, "
+                    "viewed by a staff member who is not one); " + AUTHENTICATED_403
+                ),
                 s404="USER_NOT_FOUND",
             ),
         },

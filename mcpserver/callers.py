@@ -65,7 +65,7 @@ def _stand_in_request(user: Any, *, admin_context_id: str | None) -> HttpRequest
     request.method = "POST"
     request.path = "/mcp"
     request.META["REMOTE_ADDR"] = "mcp"
-    if admin_context_id:
+    if admin_context_id is not None:  # an empty one is refused, not read as absent
         request.META[ADMIN_CONTEXT_HEADER] = admin_context_id
     request.user = user
     return request

@@ -77,7 +77,7 @@ class Binding:
     def admin_context(self, ctx: ServerRequestContext[Any, Any]) -> str | None:
         if self.transport != McpSession.Transport.HTTP:
             return self.admin_context_id
-        return _headers(ctx).get("x-admin-context") or None
+        return _headers(ctx).get("x-admin-context")  # present but empty: refused
 
 
 def _headers(ctx: ServerRequestContext[Any, Any]) -> dict[str, str]:
