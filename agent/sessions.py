@@ -25,6 +25,7 @@ from lightnote.audit import audit_event
 from lightnote.compiled_queries import STAND_IN_INTS, STAND_IN_UUIDS, compiled_select
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
+from lightnote.field_checks import checked_line
 from lightnote.i18n import define_messages
 from lightnote.write_statements import ConditionalUpdate, Result, Statement
 
@@ -348,8 +349,9 @@ def may_have_pending(session: AgentSession) -> bool:
 
 
 def session_rename(*, session: AgentSession, title: str) -> AgentSession:
-    """Rename the conversation; a blank or over-long title is a 400."""
-    title = " ".join(title.split())
+    """Rename the conversation; a blank or over-long title is a 400 (a control character
+    too: the input policy, ``lightnote.field_checks.checked_line``)."""
+    title = checked_line(title, field="title")
     if not title:
         raise LightNoteError("SESSION_TITLE_REQUIRED", extra={"fields": {"title": ["blank"]}})
     if len(title) > TITLE_MAX:

@@ -20,6 +20,7 @@ from lightnote.errors import LightNoteError
 from lightnote.i18n import define_messages, translate
 from lightnote.models import User
 from lightnote.page_texts import page_locale, page_texts
+from lightnote.text_policy import echoable
 
 PAGE_SIZE = 20
 QUERY_MAX = 200  # the longest search or filter text a page reads (the API's ?q= limit)
@@ -177,7 +178,7 @@ class ItemPages:
             page=page,
             query=query,
             problem=problem,
-            form=form,
+            form={key: echoable(value) for key, value in form.items()},
             **self.list_context(viewer, query),
         )
 

@@ -11,6 +11,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from lightnote.errors import LightNoteError
+from lightnote.field_checks import checked_line
 from lightnote.models import User
 from mcpserver.models import TOKEN_NAME_MAX, McpToken
 
@@ -31,7 +32,7 @@ def looks_like_mcp_key(raw_key: str) -> bool:
 
 
 def _clean_name(name: str) -> str:
-    cleaned = " ".join(str(name or "").split())
+    cleaned = checked_line(str(name or ""), field="name")
     if not cleaned or len(cleaned) > TOKEN_NAME_MAX:
         raise LightNoteError("MCP_TOKEN_NAME_INVALID", params={"limit": TOKEN_NAME_MAX})
     return cleaned
