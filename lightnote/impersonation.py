@@ -30,7 +30,7 @@ from lightnote.context import ADMIN_CONTEXT_SESSION_KEY, actor_context
 from lightnote.errors import LightNoteError
 from lightnote.models import AdminContext, User
 from lightnote.openapi import ADMIN_CONTEXT_PARAMETER, AUTHENTICATED_403, error_responses
-from lightnote.serializers import StrictSerializer
+from lightnote.serializers import StrictSerializer, refuse_body_fields
 
 CONTEXT_LIFETIME = timedelta(minutes=20)
 
@@ -247,6 +247,7 @@ class AdminImpersonationView(APIView):
         },
     )
     def delete(self, request: Request) -> Response:
+        refuse_body_fields(request)
         current = actor_context(request)
         if current.admin_context is not None:
             admin_context_end(staff=current.actor, context_id=current.admin_context.id)

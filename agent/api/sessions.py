@@ -43,7 +43,7 @@ from lightnote.openapi import (
     path_uuid,
 )
 from lightnote.pagination import Pagination
-from lightnote.serializers import StrictSerializer
+from lightnote.serializers import StrictSerializer, refuse_body_fields
 
 SESSION_PARAMETER = path_uuid("session_id", "The conversation's id")
 
@@ -233,6 +233,7 @@ class SessionDetailView(APIView):
         parameters=[SESSION_PARAMETER, ADMIN_CONTEXT_PARAMETER],
     )
     def delete(self, request: Request, session_id: str) -> Response:
+        refuse_body_fields(request)
         session = owned_session(request, session_id)
         sessions.session_delete(session=session, actor=actor_context(request))
         return Response(status=204)
