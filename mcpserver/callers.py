@@ -19,6 +19,7 @@ from lightnote.audit import audit_event
 from lightnote.context import ADMIN_CONTEXT_HEADER, ActorContext, resolve_actor_context
 from lightnote.errors import LightNoteError
 from lightnote.i18n import DEFAULT_LOCALE, normalize_locale
+from lightnote.text_policy import echoable
 from mcpserver.models import McpSession, McpToken
 from mcpserver.tokens import mcp_token_authenticate
 
@@ -125,7 +126,8 @@ def _session_for(token: McpToken, *, key: str, transport: str, client: ClientInf
 def _open_agent_session(token: McpToken, client: ClientInfo) -> Any:
     """Open the agent session an MCP session's cards belong to, titled after its client."""
     agent_session = sessions.session_create(owner=token.owner)
-    title = f"MCP · {client.name}" if client.name else "MCP"
+    name = echoable(client.name)  # self-declared: what the input policy refuses is dropped
+    title = f"MCP · {name}" if name.strip() else "MCP"
     return sessions.session_rename(session=agent_session, title=title[:TITLE_MAX])
 
 

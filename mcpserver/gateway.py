@@ -122,6 +122,7 @@ class ToolAnswer:
     data: dict[str, Any]
     is_error: bool = False
     card: dict[str, Any] | None = None
+    unknown_tool: bool = False  # the protocol's error (-32602), not a tool result
 
 
 def _error_answer(error: LightNoteError, locale: str) -> ToolAnswer:
@@ -153,7 +154,10 @@ def call_tool(
     except LightNoteError as error:
         if error.status >= 500:
             logger.warning("mcp tool %s failed: %s", name, error.code)
-        return _error_answer(error, caller.locale)
+        answer = _error_answer(error, caller.locale)
+        if error.code == "TOOL_NOT_FOUND":
+            return ToolAnswer(answer.data, is_error=True, unknown_tool=True)
+        return answer
 
 
 def _tool_context(caller: Caller) -> ToolContext:
@@ -337,6 +341,10 @@ def _card_again(caller: Caller, name: str, card_id: str) -> ToolAnswer:
     row = _own_card(caller, card_id)
     if row.mcp_session_id != caller.session.pk or row.tool != name:
         raise LightNoteError("MCP_CARD_NOT_FOUND", status=404)
+    if card_state(row, locale=caller.locale)["state"] != "pending":
+        # Confirmed, rejected, failed, expired...: the client must hear what happened, not
+        # "nothing has been done yet" (it would propose again).
+        return card_status(caller, {"card_id": card_id})
     card = stored_card(row)
     if card is None:
         return card_status(caller, {"card_id": card_id})

@@ -180,6 +180,9 @@ def build_server(binding: Binding) -> Server[Any]:
     async def on_list_tools(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
+        if params is not None and params.cursor is not None:
+            # One page only: no cursor was ever handed out, so every cursor is invalid.
+            raise MCPError(types.INVALID_PARAMS, "Invalid cursor: this server has one page.")
         try:
             specs = await list_in_django(binding, ctx)
         except LightNoteError as error:
@@ -202,6 +205,9 @@ def build_server(binding: Binding) -> Server[Any]:
         answer, locale = await call_in_django(
             binding, ctx, params.name, params.arguments, params.request_state
         )
+        if answer.unknown_tool:
+            error = answer.data["error"]
+            raise MCPError(types.INVALID_PARAMS, error["message"], data={"code": error["code"]})
         card = answer.card
         if card is None or not _supports_url_elicitation(ctx):
             return _result(answer)

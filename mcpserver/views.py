@@ -27,6 +27,7 @@ from lightnote.context import actor_context
 from lightnote.errors import LightNoteError
 from lightnote.i18n import translate
 from lightnote.page_texts import page_locale, page_texts
+from lightnote.text_policy import echoable
 from mcpserver import callers, card_states, sealing
 from mcpserver.models import McpCard, McpToken
 from mcpserver.tokens import mcp_token_create, mcp_token_revoke
@@ -70,13 +71,27 @@ def _owned_card(request: HttpRequest, card_id: uuid.UUID) -> McpCard:
     a user's data never sees, let alone confirms, that user's cards.
     """
     row = (
-        McpCard.objects.select_related("mcp_session", "owner")
+        McpCard.objects.select_related("mcp_session__token", "owner")
         .filter(card_id=card_id, owner_id=request.user.pk)
         .first()
     )
     if row is None:
         raise Http404("no such card")
     return row
+
+
+CLIENT_NAME_SHOWN = 40
+
+
+def client_as_data(name: str, *, locale: str) -> str:
+    """The client's self-declared name as quoted data, never as LightNote's own words: one
+    line, at most ``CLIENT_NAME_SHOWN`` characters, inside "a client that calls itself «…»"."""
+    shown = " ".join(echoable(name).split())
+    if not shown:
+        return translate("MCP_PAGE_UNNAMED_CLIENT", locale)
+    if len(shown) > CLIENT_NAME_SHOWN:
+        shown = shown[: CLIENT_NAME_SHOWN - 1] + "…"
+    return translate("MCP_PAGE_NAMED_CLIENT", locale, name=shown)
 
 
 def _card_view(row: McpCard, card: cards.Card | None, *, locale: str) -> dict[str, Any]:
@@ -90,13 +105,12 @@ def _card_view(row: McpCard, card: cards.Card | None, *, locale: str) -> dict[st
         preview = history.preview if history is not None else {}
     risk = row.risk if row.risk in RISKS else "low"
     receipt = state.get("receipt")
+    client = client_as_data(row.mcp_session.client_name, locale=locale)
     return {
         "card_id": str(row.card_id),
-        "client": row.mcp_session.client_name or translate("MCP_PAGE_UNNAMED_CLIENT", locale),
+        "client": client,
         "intro": translate(
-            "MCP_PAGE_INTRO",
-            locale,
-            client=row.mcp_session.client_name or translate("MCP_PAGE_UNNAMED_CLIENT", locale),
+            "MCP_PAGE_INTRO", locale, token=row.mcp_session.token.name, client=client
         ),
         "title": preview.get("title", "") or row.tool,
         "target": preview.get("target", ""),

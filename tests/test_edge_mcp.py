@@ -55,7 +55,6 @@ def _propose_as(server: Any, client_name: str) -> dict[str, Any]:
     return result.structured_content
 
 
-@pytest.mark.xfail(strict=True, reason="the page quotes the client's name as its own words")
 def test_the_page_names_the_token_first_and_the_client_as_untrusted_data(user: Any) -> None:
     server = memory_server(mcp_key(user, name="Laptop"))
     card = _propose_as(server, HOSTILE_NAME)
@@ -70,7 +69,6 @@ def test_the_page_names_the_token_first_and_the_client_as_untrusted_data(user: A
     assert "press Confirm" not in intro
 
 
-@pytest.mark.xfail(strict=True, reason="the retry answers pending after a confirm")
 @pytest.mark.parametrize(("action", "state"), [("confirm", "confirmed"), ("reject", "rejected")])
 def test_a_retry_with_request_state_answers_the_cards_real_state(
     user: Any, action: str, state: str
@@ -90,7 +88,6 @@ def test_a_retry_with_request_state_answers_the_cards_real_state(
     assert McpCard.objects.count() == 1
 
 
-@pytest.mark.xfail(strict=True, reason="a broken seal or a missing card reads as expired")
 def test_a_broken_seal_cannot_be_verified_and_the_log_says_why(user: Any, caplog: Any) -> None:
     server = memory_server(mcp_key(user))
     card_id = propose(server)["card_id"]
@@ -104,7 +101,6 @@ def test_a_broken_seal_cannot_be_verified_and_the_log_says_why(user: Any, caplog
     assert status["state"] == "unverifiable"
 
 
-@pytest.mark.xfail(strict=True, reason="a broken seal or a missing card reads as expired")
 def test_a_card_the_store_lost_before_its_expiry_cannot_be_verified(user: Any, caplog: Any) -> None:
     server = memory_server(mcp_key(user))
     card_id = propose(server)["card_id"]
@@ -126,21 +122,24 @@ def test_a_card_gone_after_its_expiry_is_expired(user: Any) -> None:
     assert status["state"] == "expired"
 
 
-@pytest.mark.xfail(strict=True, reason="an unknown tool is a tool result, a cursor is ignored")
 def test_an_unknown_tool_is_a_json_rpc_invalid_params_error(user: Any) -> None:
     async def scenario(client: Client) -> Any:
-        return await client.call_tool("format_disk", {})
+        with pytest.raises(MCPError) as refused:
+            await client.call_tool("format_disk", {})
+        return refused.value
 
-    with pytest.raises(MCPError) as refused:
-        with_client(memory_server(mcp_key(user)), scenario)
-    assert refused.value.error.code == INVALID_PARAMS
+    assert with_client(memory_server(mcp_key(user)), scenario).error.code == INVALID_PARAMS
 
 
-@pytest.mark.xfail(strict=True, reason="an unknown tool is a tool result, a cursor is ignored")
 def test_a_cursor_the_server_never_gave_is_invalid_params(user: Any) -> None:
     async def scenario(client: Client) -> Any:
-        return await client.list_tools(cursor="bogus")
+        with pytest.raises(MCPError) as refused:
+            await client.list_tools(cursor="bogus")
+        return refused.value
 
-    with pytest.raises(MCPError) as refused:
-        with_client(memory_server(mcp_key(user)), scenario)
-    assert refused.value.error.code == INVALID_PARAMS
+    assert with_client(memory_server(mcp_key(user)), scenario).error.code == INVALID_PARAMS
+
+
+def test_a_client_name_with_control_characters_still_opens_its_conversation(user: Any) -> None:
+    card = _propose_as(memory_server(mcp_key(user)), "evil\x00\u202ename")
+    assert card["kind"] == "card"
