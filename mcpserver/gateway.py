@@ -30,7 +30,7 @@ from agent.tools import ToolContext, registry, user_roles
 from lightnote.audit import audit_event
 from lightnote.errors import LightNoteError
 from lightnote.i18n import translate
-from mcpserver import sealing
+from mcpserver import sealing, tool_schemas
 from mcpserver.callers import CHANNEL, Caller
 from mcpserver.card_states import card_state, stored_card
 from mcpserver.models import McpCard
@@ -48,10 +48,32 @@ CONTENT_TRUST = "untrusted"
 @dataclass(frozen=True)
 class ToolSpec:
     name: str
+    title: str
     description: str
     input_schema: dict[str, Any]
+    output_schema: dict[str, Any]
     is_write: bool
-    risk: str | None
+    effect: tool_schemas.Effect
+
+
+def _spec(
+    name: str,
+    *,
+    description: str,
+    input_schema: dict[str, Any],
+    is_write: bool,
+    effect_key: str,
+    locale: str,
+) -> ToolSpec:
+    return ToolSpec(
+        name=name,
+        title=translate(tool_schemas.title_code(name), locale),
+        description=description,
+        input_schema=input_schema,
+        output_schema=tool_schemas.output_schema(tool_name=name, is_write=is_write),
+        is_write=is_write,
+        effect=tool_schemas.EFFECTS[effect_key],
+    )
 
 
 def _status_schema() -> dict[str, Any]:
@@ -79,30 +101,33 @@ def tool_specs(caller: Caller) -> list[ToolSpec]:
         if tool.is_write:
             description = f"{description} {translate('MCP_WRITE_SUFFIX', caller.locale)}"
         specs.append(
-            ToolSpec(
-                name=tool.name,
+            _spec(
+                tool.name,
                 description=description,
                 input_schema=function["parameters"],
                 is_write=tool.is_write,
-                risk=tool.risk,
+                effect_key=tool.capability_id,
+                locale=caller.locale,
             )
         )
     specs.append(
-        ToolSpec(
+        _spec(
             STATUS_TOOL,
-            translate("MCP_TOOL_STATUS_DESCRIPTION", caller.locale),
-            _status_schema(),
+            description=translate("MCP_TOOL_STATUS_DESCRIPTION", caller.locale),
+            input_schema=_status_schema(),
             is_write=False,
-            risk=None,
+            effect_key=STATUS_TOOL,
+            locale=caller.locale,
         )
     )
     specs.append(
-        ToolSpec(
+        _spec(
             CAPABILITIES_TOOL,
-            translate("MCP_TOOL_CAPABILITIES_DESCRIPTION", caller.locale),
-            {"type": "object", "properties": {}, "additionalProperties": False},
+            description=translate("MCP_TOOL_CAPABILITIES_DESCRIPTION", caller.locale),
+            input_schema={"type": "object", "properties": {}, "additionalProperties": False},
             is_write=False,
-            risk=None,
+            effect_key=CAPABILITIES_TOOL,
+            locale=caller.locale,
         )
     )
     return specs

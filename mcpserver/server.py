@@ -144,11 +144,13 @@ def _call(
 
 
 def _annotations(spec: gateway.ToolSpec) -> types.ToolAnnotations:
-    # Proposing changes nothing, but the hints describe what the tool is for.
+    # Proposing changes nothing, but the hints describe what the tool is for
+    # (mcpserver.tool_schemas.EFFECTS).
     return types.ToolAnnotations(
-        read_only_hint=not spec.is_write,
-        destructive_hint=spec.is_write and spec.risk == "high",
-        idempotent_hint=not spec.is_write,
+        title=spec.title,
+        read_only_hint=spec.effect.read_only,
+        destructive_hint=spec.effect.destructive,
+        idempotent_hint=spec.effect.idempotent,
         open_world_hint=False,
     )
 
@@ -191,8 +193,10 @@ def build_server(binding: Binding) -> Server[Any]:
             tools=[
                 types.Tool(
                     name=spec.name,
+                    title=spec.title,
                     description=spec.description,
                     input_schema=spec.input_schema,
+                    output_schema=spec.output_schema,
                     annotations=_annotations(spec),
                 )
                 for spec in specs
