@@ -66,7 +66,7 @@ def test_the_web_process_serves_mcp_and_confirms_its_own_cards(
 
 
 def _post(url: str, headers: dict[str, str]) -> tuple[int, dict[str, str]]:
-    request = urllib.request.Request(
+    request = urllib.request.Request(  # noqa: S310 (the test's own http:// URL)
         url,
         data=b'{"jsonrpc":"2.0","id":1,"method":"ping"}',
         method="POST",
