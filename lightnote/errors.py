@@ -14,13 +14,13 @@ from django.http import Http404
 from rest_framework import exceptions as drf_exceptions
 from rest_framework.response import Response
 
-from lightnote.http_guards import is_database_lost, safe_locale
+from lightnote.http_guards import KnownFailure, is_database_lost, safe_locale
 from lightnote.i18n import define_messages, request_locale, translate
 
 logger = logging.getLogger(__name__)
 
 
-class LightNoteError(Exception):
+class LightNoteError(KnownFailure):
     """A failure with a stable code, an HTTP status and a translated message.
 
     ``params`` fill the message template; ``extra`` adds keys inside ``error`` (e.g.

@@ -142,7 +142,18 @@ def store_unavailable(request: HttpRequest) -> HttpResponse:
     return response
 
 
-def known_failure(request: HttpRequest, error: Any) -> HttpResponse:
+class KnownFailure(Exception):
+    """A failure that knows its answer: ``code``, ``status``, message ``params``, ``extra``
+    keys and ``headers`` (``lightnote.errors.LightNoteError`` is the one kind)."""
+
+    code: str
+    status: int
+    params: dict[str, Any]
+    extra: dict[str, Any]
+    headers: dict[str, str]
+
+
+def known_failure(request: HttpRequest, error: KnownFailure) -> HttpResponse:
     """Answer a ``LightNoteError`` that escaped a page view with its own code and status."""
     response = error_answer(request, error.code, error.status, extra=error.extra, **error.params)
     for name, value in error.headers.items():
@@ -196,9 +207,7 @@ class HostileInputMiddleware:
             return database_unavailable(request)
         if is_store_lost(exception):
             return store_unavailable(request)
-        from lightnote.errors import LightNoteError  # errors imports this module
-
-        if isinstance(exception, LightNoteError):
+        if isinstance(exception, KnownFailure):
             return known_failure(request, exception)
         return None
 

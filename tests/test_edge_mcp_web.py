@@ -26,7 +26,6 @@ from tests.mcp_helpers import confirm_on_page, mcp_key, page_client
 from todos.models import Todo
 
 pytestmark = pytest.mark.django_db(transaction=True)
-XFAIL = pytest.mark.xfail(strict=True, reason="the web process does not serve MCP")
 
 
 def _over_http(url: str, key: str, name: str, arguments: dict[str, Any], mode: str) -> Any:
@@ -47,7 +46,6 @@ def _over_http(url: str, key: str, name: str, arguments: dict[str, Any], mode: s
     return async_to_sync(main)()
 
 
-@XFAIL
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 def test_the_web_process_serves_mcp_and_confirms_its_own_cards(
     live_server: Any, user: Any, mode: str
@@ -83,7 +81,6 @@ def _post(url: str, headers: dict[str, str]) -> tuple[int, dict[str, str]]:
         return int(error.code), dict(error.headers)
 
 
-@XFAIL
 def test_the_web_endpoint_needs_a_bearer_mcp_token_and_a_trusted_origin(
     live_server: Any, user: Any
 ) -> None:
@@ -97,7 +94,6 @@ def test_the_web_endpoint_needs_a_bearer_mcp_token_and_a_trusted_origin(
     assert headers.get("X-Content-Type-Options") == "nosniff"
 
 
-@XFAIL
 def test_mcp_serve_refuses_an_in_process_store(monkeypatch: Any, settings: Any, user: Any) -> None:
     monkeypatch.setenv("LIGHTNOTE_MCP_TOKEN", mcp_key(user))
     caches = {name: dict(config) for name, config in settings.CACHES.items()}

@@ -687,6 +687,15 @@ def test_the_management_command_creates_lists_and_revokes(user: Any, capsys: Any
         mcp_token_authenticate(key)
 
 
+@pytest.fixture
+def shared_store_setting(settings: Any) -> None:
+    """Name a Redis server as the store (never reached: the command stops before)."""
+    caches = {name: dict(config) for name, config in settings.CACHES.items()}
+    caches["default"]["LOCATION"] = "redis://127.0.0.1:1/0"
+    settings.CACHES = caches
+
+
+@pytest.mark.usefixtures("shared_store_setting")
 def test_mcp_serve_refuses_to_start_without_a_valid_token(monkeypatch: Any, user: Any) -> None:
     from django.core.management.base import CommandError
 
@@ -699,6 +708,7 @@ def test_mcp_serve_refuses_to_start_without_a_valid_token(monkeypatch: Any, user
             call_command("mcp_serve")
 
 
+@pytest.mark.usefixtures("shared_store_setting")
 def test_mcp_serve_refuses_a_malformed_bind() -> None:
     from django.core.management.base import CommandError
 
