@@ -4,6 +4,10 @@
   reads it (its ``Content-Length`` is checked first; a body that grows past the limit while
   Django reads it raises ``RequestDataTooBig``, answered the same). A chunked body without
   a length, which Django would read as empty, is a 411 ``LENGTH_REQUIRED``.
+- A request line over ``LIGHTNOTE_MAX_REQUEST_LINE`` is a 414 ``URI_TOO_LONG``; a header
+  field over ``LIGHTNOTE_MAX_HEADER_FIELD`` or more than ``LIGHTNOTE_MAX_HEADER_FIELDS``
+  fields is a 431 ``HEADERS_TOO_LARGE`` (:class:`RequestLimitsMiddleware`, inside the
+  security and CSP middleware so these answers carry their headers).
 - A lost database (``OperationalError`` / ``InterfaceError`` from ``django.db``) is a 503
   ``DATABASE_UNAVAILABLE``: from DRF views through :func:`lightnote.errors.exception_handler`,
   from any other view through :class:`HostileInputMiddleware`, and from a middleware through
@@ -53,6 +57,14 @@ define_messages(
             "The service is unavailable; please retry later.",
         ),
         "BAD_REQUEST": ("请求无效。", "The request is not valid."),
+        "URI_TOO_LONG": (
+            "请求行过长（上限 {limit} 字节）。",
+            "The request line is too long (limit {limit} bytes).",
+        ),
+        "HEADERS_TOO_LARGE": (
+            "请求头过大（每个字段上限 {limit} 字节，最多 {fields} 个字段）。",
+            "The request headers are too large (at most {limit} bytes a field, {fields} fields).",
+        ),
         "LENGTH_REQUIRED": (
             "请求体须带 Content-Length（不支持分块传输）。",
             "Send the body with a Content-Length (chunked bodies are not accepted).",
@@ -210,6 +222,42 @@ class HostileInputMiddleware:
         if isinstance(exception, KnownFailure):
             return known_failure(request, exception)
         return None
+
+
+def request_line_length(request: HttpRequest) -> int:
+    """The request line's length as sent: ``METHOD URI PROTOCOL`` (gunicorn's ``RAW_URI``,
+    else the path and query as Django has them)."""
+    uri = request.META.get("RAW_URI") or request.get_full_path()
+    protocol = request.META.get("SERVER_PROTOCOL", "HTTP/1.1")
+    return len(request.method or "") + 1 + len(uri) + 1 + len(protocol)
+
+
+def header_fields(request: HttpRequest) -> list[int]:
+    """The length of each header field line (``Name: value``) of the request."""
+    meta = request.META
+    names = [name for name in meta if name.startswith("HTTP_")]
+    names += [name for name in ("CONTENT_TYPE", "CONTENT_LENGTH") if meta.get(name)]
+    return [len(name.removeprefix("HTTP_")) + 2 + len(str(meta[name])) for name in names]
+
+
+class RequestLimitsMiddleware:
+    """Answer an over-long request line (414) or header (431) before anything reads it."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        line_limit = settings.LIGHTNOTE_MAX_REQUEST_LINE
+        if request_line_length(request) > line_limit:
+            return error_answer(request, "URI_TOO_LONG", 414, limit=line_limit)
+        fields = header_fields(request)
+        field_limit = settings.LIGHTNOTE_MAX_HEADER_FIELD
+        count_limit = settings.LIGHTNOTE_MAX_HEADER_FIELDS
+        if len(fields) > count_limit or any(length > field_limit for length in fields):
+            return error_answer(
+                request, "HEADERS_TOO_LARGE", 431, limit=field_limit, fields=count_limit
+            )
+        return self.get_response(request)
 
 
 # --- Django's error handlers (named in lightnote/urls.py and settings.CSRF_FAILURE_VIEW) ---

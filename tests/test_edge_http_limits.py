@@ -22,7 +22,6 @@ import pytest
 from django.test import Client
 
 pytestmark = pytest.mark.django_db
-XFAIL = pytest.mark.xfail(strict=True, reason="no request line or header limits in Django")
 ROOT = Path(__file__).resolve().parent.parent
 # The flags gunicorn.conf.py is to carry (docs/security.md): above Django's limits.
 GUNICORN_LIMITS = [
@@ -43,7 +42,6 @@ def _assert_json_error(response: Any, status: int, code: str) -> None:
     assert "Content-Security-Policy" in response
 
 
-@XFAIL
 def test_a_request_line_over_the_limit_is_a_414_json_error() -> None:
     client = Client()
     long_query = "q=" + "x" * 4100
@@ -51,7 +49,6 @@ def test_a_request_line_over_the_limit_is_a_414_json_error() -> None:
     assert client.get(f"/api/v1/todos/?{'q=' + 'x' * 100}").status_code == 401  # within
 
 
-@XFAIL
 def test_a_header_over_the_limit_is_a_431_json_error() -> None:
     client = Client()
     _assert_json_error(
@@ -61,7 +58,6 @@ def test_a_header_over_the_limit_is_a_431_json_error() -> None:
     _assert_json_error(client.get("/api/v1/todos/", **many), 431, "HEADERS_TOO_LARGE")
 
 
-@XFAIL
 def test_a_page_gets_the_error_page_for_the_same_limits() -> None:
     response = Client().get("/todos/?q=" + "x" * 4100, HTTP_ACCEPT="text/html")
     assert response.status_code == 414
@@ -132,7 +128,6 @@ def _raw(address: str, request: bytes) -> tuple[int, dict[str, str], bytes]:
     return int(lines[0].split()[1]), headers, body
 
 
-@XFAIL
 def test_gunicorn_with_its_limits_raised_lets_django_answer_414_and_431(gunicorn_url: str) -> None:
     line = f"GET /api/v1/todos/?q={'x' * 5000} HTTP/1.1\r\n".encode()
     status, headers, body = _raw(
