@@ -347,6 +347,8 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "lightnote.openapi.document_edge_errors",  # 413 / 503 / MALFORMED_REQUEST (security.md)
         "lightnote.openapi.declare_retry_after",
+        # Lengths, patterns, ranges the server enforces (schemathesis checks them).
+        "lightnote.openapi_constraints.declare_enforced_constraints",
     ],
     "ENUM_NAME_OVERRIDES": {
         "TodoStatusEnum": "todos.models.Todo.Status",
