@@ -30,7 +30,7 @@ from agent.tools import ToolContext, registry, user_roles
 from lightnote.audit import audit_event
 from lightnote.errors import LightNoteError
 from lightnote.i18n import translate
-from mcpserver import sealing, tool_schemas
+from mcpserver import callers, sealing, tool_schemas
 from mcpserver.callers import CHANNEL, Caller
 from mcpserver.card_states import card_state, stored_card
 from mcpserver.models import McpCard
@@ -96,6 +96,8 @@ def tool_specs(caller: Caller) -> list[ToolSpec]:
     for tool in registry.tools():
         if not roles & tool.allowed_roles:
             continue
+        if tool.is_write and not caller.token.may_propose:
+            continue  # a read-scoped token is offered the reads only
         function = tool.openai_spec(caller.locale)["function"]
         description = function["description"]
         if tool.is_write:
@@ -188,7 +190,7 @@ def call_tool(
 def _tool_context(caller: Caller) -> ToolContext:
     return ToolContext.from_actor_context(
         caller.actor,
-        session_id=str(caller.session.agent_session_id),
+        session_id=caller.session.agent_session_id,
         locale=caller.locale,
         now=timezone.now(),
         request_id=f"mcp-{uuid.uuid4().hex}",
@@ -220,6 +222,12 @@ def _run_registry_tool(caller: Caller, name: str, arguments: Any) -> ToolAnswer:
         raise LightNoteError("TOOL_NOT_FOUND", status=404, params={"tool": str(name)[:64]})
     if arguments is None:
         arguments = {}
+    if tool.is_write and not caller.token.may_propose:
+        raise LightNoteError("MCP_TOKEN_READ_ONLY", status=403)
+    if tool.is_write and caller.actor.admin_context is None:
+        # A proposal belongs to the token's conversation (opened by the first one); its
+        # preparation already reads the session (e.g. a new note's stable id).
+        callers.conversation_for(caller)
     context = _tool_context(caller)
     try:
         policy = enforce_tool_policy(

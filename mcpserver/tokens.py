@@ -39,14 +39,20 @@ def _clean_name(name: str) -> str:
 
 
 @transaction.atomic
-def mcp_token_create(*, owner: User, name: str) -> tuple[McpToken, str]:
-    """Create a token for ``owner``; return it and its raw key (shown once, never stored)."""
+def mcp_token_create(
+    *, owner: User, name: str, scope: str = McpToken.Scope.PROPOSE
+) -> tuple[McpToken, str]:
+    """Create a token for ``owner`` with ``scope`` (``read`` or ``propose``); return it and
+    its raw key (shown once, never stored)."""
     from lightnote.audit import audit_event
 
+    if scope not in McpToken.Scope.values:
+        raise LightNoteError("MCP_TOKEN_SCOPE_INVALID")
     raw_key = KEY_PREFIX + secrets.token_urlsafe(32)
     token = McpToken.objects.create(
         owner=owner,
         name=_clean_name(name),
+        scope=scope,
         key_digest=key_digest(raw_key),
         prefix=raw_key[:PREFIX_SHOWN],
     )
@@ -54,7 +60,7 @@ def mcp_token_create(*, owner: User, name: str) -> tuple[McpToken, str]:
         "mcp.token_created",
         actor=owner,
         subject=owner,
-        details={"token_id": token.pk, "name": token.name, "channel": "mcp"},
+        details={"token_id": token.pk, "name": token.name, "scope": scope, "channel": "mcp"},
     )
     return token, raw_key
 

@@ -49,6 +49,9 @@ SETTINGS_TEXTS = (
     "MCP_SETTINGS_TITLE",
     "MCP_SETTINGS_INTRO",
     "MCP_SETTINGS_NAME",
+    "MCP_SETTINGS_SCOPE",
+    "MCP_SCOPE_READ",
+    "MCP_SCOPE_PROPOSE",
     "MCP_SETTINGS_CREATE",
     "MCP_SETTINGS_NEW_KEY",
     "MCP_SETTINGS_NONE",
@@ -221,6 +224,7 @@ def _settings_context(request: HttpRequest, locale: str, **extra: Any) -> dict[s
             if token.last_used_at
             else never,
             "active": token.is_active,
+            "scope": translate(f"MCP_SCOPE_{token.scope.upper()}", locale),
         }
         for token in McpToken.objects.filter(owner_id=request.user.pk)
     ]
@@ -243,6 +247,7 @@ def settings_page(request: HttpRequest) -> HttpResponse:
         _token, raw_key = mcp_token_create(
             owner=request.user,  # type: ignore[arg-type]
             name=request.POST.get("name", ""),
+            scope=request.POST.get("scope", McpToken.Scope.PROPOSE),
         )
     except LightNoteError as error:
         context = _settings_context(

@@ -22,8 +22,6 @@ from mcpserver.models import McpCard, McpToken
 from tests.mcp_helpers import call, memory_server, propose, with_client
 
 pytestmark = pytest.mark.django_db
-XFAIL_SCOPE = pytest.mark.xfail(strict=True, reason="every MCP token may propose")
-XFAIL_CONVERSATION = pytest.mark.xfail(strict=True, reason="a conversation per MCP session")
 READS = {tool.name for tool in registry.tools() if not tool.is_write}
 
 
@@ -40,7 +38,6 @@ def _listed(server: Any) -> set[str]:
     return {tool.name for tool in with_client(server, scenario).tools}
 
 
-@XFAIL_SCOPE
 def test_a_read_token_lists_and_runs_only_reads(user: Any) -> None:
     server = memory_server(_key(user, scope="read"))
     assert _listed(server) == READS | {gateway.STATUS_TOOL, gateway.CAPABILITIES_TOOL}
@@ -51,14 +48,12 @@ def test_a_read_token_lists_and_runs_only_reads(user: Any) -> None:
     assert not McpCard.objects.exists()
 
 
-@XFAIL_SCOPE
 def test_a_token_proposes_by_default(user: Any) -> None:
     key = _key(user)
     assert McpToken.objects.get().scope == "propose"
     assert propose(memory_server(key))["kind"] == "card"
 
 
-@XFAIL_SCOPE
 def test_the_command_chooses_the_scope_and_lists_it(user: Any, capsys: Any) -> None:
     call_command("mcp_token", "create", "--user", user.username, "--name", "r", "--scope", "read")
     assert McpToken.objects.get().scope == "read"
@@ -67,7 +62,6 @@ def test_the_command_chooses_the_scope_and_lists_it(user: Any, capsys: Any) -> N
     assert "\tread\t" in capsys.readouterr().out
 
 
-@XFAIL_SCOPE
 def test_the_settings_page_chooses_the_scope_and_shows_it(user: Any) -> None:
     client = Client()
     client.force_login(user)
@@ -83,7 +77,6 @@ def test_the_settings_page_chooses_the_scope_and_shows_it(user: Any) -> None:
     assert McpToken.objects.count() == 1
 
 
-@XFAIL_CONVERSATION
 def test_listing_tools_opens_no_conversation_and_the_first_proposal_does(user: Any) -> None:
     key = _key(user)
     server = memory_server(key)
@@ -94,7 +87,6 @@ def test_listing_tools_opens_no_conversation_and_the_first_proposal_does(user: A
     assert AgentSession.objects.count() == 1
 
 
-@XFAIL_CONVERSATION
 def test_every_session_of_one_token_proposes_into_one_conversation(user: Any) -> None:
     key = _key(user)
     first, second = memory_server(key), memory_server(key)

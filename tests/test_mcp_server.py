@@ -402,7 +402,8 @@ def test_an_mcp_card_has_a_lifecycle_row_settled_by_the_execution_path(
     assert (history.state, history.message_id) == ("ready", None)
     assert history.session_id == session.agent_session_id
     assert history.preview["title"]
-    assert session.agent_session.title == f"MCP · {CLIENT_NAME}"
+    # Titled after the token's own name (the owner's words), not the client's.
+    assert session.agent_session.title == f"MCP · {session.token.name}"
     confirm_on_page(page_client(user), card_id)
     history.refresh_from_db()
     assert (history.state, history.outcome_kind) == ("settled", "succeeded")
