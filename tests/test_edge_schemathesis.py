@@ -75,7 +75,7 @@ def _due_time_outside_the_window(case: Any) -> bool:
     return not is_plausible(parsed, now=timezone.now())
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)
 @schema.parametrize()
 @settings(suppress_health_check=list(HealthCheck), deadline=None)
 def test_every_operation_keeps_its_schema(case: Any, auth: dict[str, str]) -> None:
