@@ -6,14 +6,22 @@ proposal is, and issued as a new card whose ``parent`` is the old one. The old c
 voided with the store's compare-and-set (``ready -> voided``): if a confirm of the old token
 claimed it first, the new card is destroyed and the edit answers 409; if the edit voided it
 first, the old token answers 410 from then on. So at most one of the two ever executes.
+
+The history rows (the old card voided, the new one, ``card.edited``) commit after the store
+has already done both; when that COMMIT's reply is lost, the edit asks a fresh connection
+whether they were written, writes them there if not, and answers the new card — never a
+503 "nothing was changed" for an edit the store already made. Only when the database stays
+unreachable is the answer 503 ``CARD_EDIT_UNRECORDED``, which says what did happen.
 """
 
 from __future__ import annotations
 
+import logging
 import uuid
+from collections.abc import Callable
 from typing import Any
 
-from django.db import transaction
+from django.db import DatabaseError, connection, transaction
 
 from agent import card_transitions, cards, confirm_checks, lifecycle, sessions
 from agent.card_issuing import prepared_fields
@@ -26,6 +34,22 @@ from agent.tools import Tool, args_invalid, registry
 from lightnote.audit import audit_event
 from lightnote.context import ActorContext
 from lightnote.errors import LightNoteError
+from lightnote.i18n import define_messages
+from lightnote.write_statements import CommitUnknown
+
+logger = logging.getLogger(__name__)
+
+define_messages(
+    {
+        "CARD_EDIT_UNRECORDED": (
+            "修改已生效：原来的卡已作废，不能再确认；但数据库暂时不可用，新卡未能记入历史。"
+            "请稍后刷新对话，必要时重新提出。",
+            "The edit took effect: the earlier card is withdrawn and cannot be confirmed; "
+            "but the database is unavailable, so the new card is not in the history. "
+            "Reload the conversation later, and ask again if it is not there.",
+        ),
+    }
+)
 
 # What a person may change on a card (in the tool's own words: raw, unprepared args). A
 # tool offers those of them its proposal schema names; the target (id) never changes.
@@ -112,19 +136,50 @@ def edit(
         # A confirm (or reject) of the old token won: the new card must never be usable.
         card_transitions.card_destroy(new_card["token"])
         raise _refusal_for_lost_void(card.digest)
-    with transaction.atomic():
-        lifecycle.record_voided([card.id], reason=ActionCard.VoidReason.SUPERSEDED)
-        # Always a history row, also for a card proposed over MCP (no message); its parent
-        # is named when the old card has a row of its own.
-        derived.record(parent_id=card.id if row is not None else None)
-        audit_event(
-            "card.edited",
-            actor=actor.actor,
-            subject=actor.subject,
-            session_id=session.id,
-            capability=card.capability,
-            tool=card.tool,
-            action_id=new_card["card_id"],
-            details={"parent_id": card.id, "fields": sorted(edits)},
-        )
+
+    def record() -> None:
+        with transaction.atomic():
+            lifecycle.record_voided([card.id], reason=ActionCard.VoidReason.SUPERSEDED)
+            # Always a history row, also for a card proposed over MCP (no message); its
+            # parent is named when the old card has a row of its own.
+            derived.record(parent_id=card.id if row is not None else None)
+            audit_event(
+                "card.edited",
+                actor=actor.actor,
+                subject=actor.subject,
+                session_id=session.id,
+                capability=card.capability,
+                tool=card.tool,
+                action_id=new_card["card_id"],
+                details={"parent_id": card.id, "fields": sorted(edits)},
+            )
+
+    try:
+        record()
+    except (CommitUnknown, DatabaseError) as error:
+        _recorded_after_all(error, new_card_id=new_card["card_id"], record=record)
     return {**new_card, "parent_id": card.id}
+
+
+def _recorded_after_all(
+    error: BaseException, *, new_card_id: str, record: Callable[[], None]
+) -> None:
+    """The edit's history COMMIT failed after the store made the edit: find out on a fresh
+    connection whether it was written (the new card's row), and write it there if not.
+
+    A caller's own transaction fails as a whole (``error`` is raised). If the fresh
+    connection fails too, 503 ``CARD_EDIT_UNRECORDED``: the old card is void in the store
+    (its token answers 410) and the new card is ready but not in the history.
+    """
+    logger.warning("the history COMMIT of the edit to card %s failed: %s", new_card_id, error)
+    if connection.in_atomic_block:
+        raise error
+    connection.close()  # the lost connection: the next query opens a fresh one
+    try:
+        if ActionCard.objects.filter(id=new_card_id).exists():
+            logger.warning("the edit to card %s was recorded after all", new_card_id)
+            return
+        record()
+    except (CommitUnknown, DatabaseError):
+        raise LightNoteError("CARD_EDIT_UNRECORDED", status=503) from error
+    logger.warning("the edit to card %s is recorded on a fresh connection", new_card_id)

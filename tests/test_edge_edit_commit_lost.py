@@ -21,7 +21,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 EDIT_URL = "/api/v1/agent/confirmations/edit/"
 
 
-@pytest.mark.xfail(strict=True, reason="a lost COMMIT answers 503 'nothing was changed'")
 @pytest.mark.parametrize("committed", [True, False])
 def test_an_edit_whose_commit_was_lost_answers_the_new_card_and_history_agrees(
     user: Any, committed: bool
