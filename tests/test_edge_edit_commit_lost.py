@@ -41,3 +41,39 @@ def test_an_edit_whose_commit_was_lost_answers_the_new_card_and_history_agrees(
     done = confirm(flow.client, new["token"], flow.session_id)
     assert done.json()["outcome"]["ok"] is True
     assert list(Todo.objects.values_list("title", flat=True)) == ["交季度报告"]
+
+
+CHOOSE = "/api/v1/agent/choices/choose/"
+SESSIONS = "/api/v1/agent/sessions/"
+
+
+@pytest.mark.xfail(strict=True, reason="a lost COMMIT answers 503 'nothing was changed'")
+@pytest.mark.parametrize("committed", [True, False])
+def test_a_choice_whose_commit_was_lost_answers_its_card_and_history_shows_it_used(
+    client_for: Any, user: Any, committed: bool
+) -> None:
+    from agent.models import Choice
+    from todos import services as todo_services
+
+    for description in ("给老板的版本", "团队内部版"):
+        todo_services.todo_create(owner=user, title="提交周报", description=description)
+    api = client_for(user)
+    session_id = api.post(SESSIONS, {}, format="json").json()["id"]
+    said = api.post(
+        f"{SESSIONS}{session_id}/messages/", {"text": "删除待办「提交周报」"}, format="json"
+    )
+    [choice] = said.json()["choices"]
+    candidate = choice["candidates"][0]["id"]
+    body = {"token": choice["token"], "session_id": session_id, "candidate_id": candidate}
+    with commit_reply_lost(committed=committed) as events:
+        response = api.post(CHOOSE, body, format="json")
+    assert len(events) == 1
+    assert response.status_code == 200, response.content
+    card = response.json()["card"]
+    assert Choice.objects.get().state == "chosen"
+    assert ActionCard.objects.filter(id=card["card_id"]).exists()
+    again = api.post(CHOOSE, body, format="json")
+    assert (again.status_code, error_code(again)) == (410, "CONFIRMATION_EXPIRED")
+    done = confirm(api, card["token"], session_id)
+    assert done.json()["outcome"]["ok"] is True
+    assert Todo.objects.count() == 1
