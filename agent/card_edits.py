@@ -48,6 +48,13 @@ define_messages(
             "but the database is unavailable, so the new card is not in the history. "
             "Reload the conversation later, and ask again if it is not there.",
         ),
+        "CHOICE_PICK_UNRECORDED": (
+            "已选定：这个选择已用过，不能再选；但数据库暂时不可用，新卡未能记入历史。"
+            "请稍后刷新对话，必要时重新提出。",
+            "The pick took effect: this choice is used and cannot be picked again; but the "
+            "database is unavailable, so the new card is not in the history. Reload the "
+            "conversation later, and ask again if it is not there.",
+        ),
     }
 )
 
@@ -154,32 +161,32 @@ def edit(
                 details={"parent_id": card.id, "fields": sorted(edits)},
             )
 
-    try:
-        record()
-    except (CommitUnknown, DatabaseError) as error:
-        _recorded_after_all(error, new_card_id=new_card["card_id"], record=record)
+    record_in_history(record, new_card_id=new_card["card_id"], unrecorded="CARD_EDIT_UNRECORDED")
     return {**new_card, "parent_id": card.id}
 
 
-def _recorded_after_all(
-    error: BaseException, *, new_card_id: str, record: Callable[[], None]
-) -> None:
-    """The edit's history COMMIT failed after the store made the edit: find out on a fresh
-    connection whether it was written (the new card's row), and write it there if not.
+def record_in_history(record: Callable[[], None], *, new_card_id: str, unrecorded: str) -> None:
+    """Run ``record`` (the history rows of what the store already did: an edit, a pick);
+    if its COMMIT fails, find out on a fresh connection whether it was written (the new
+    card's row) and write it there if not.
 
-    A caller's own transaction fails as a whole (``error`` is raised). If the fresh
-    connection fails too, 503 ``CARD_EDIT_UNRECORDED``: the old card is void in the store
-    (its token answers 410) and the new card is ready but not in the history.
+    A caller's own transaction fails as a whole (the error is raised). If the fresh
+    connection fails too: 503 ``unrecorded``, a code whose message says what did happen.
     """
-    logger.warning("the history COMMIT of the edit to card %s failed: %s", new_card_id, error)
-    if connection.in_atomic_block:
-        raise error
+    try:
+        record()
+        return
+    except (CommitUnknown, DatabaseError) as error:
+        logger.warning("the history COMMIT for card %s failed: %s", new_card_id, error)
+        if connection.in_atomic_block:
+            raise
+        lost = error
     connection.close()  # the lost connection: the next query opens a fresh one
     try:
         if ActionCard.objects.filter(id=new_card_id).exists():
-            logger.warning("the edit to card %s was recorded after all", new_card_id)
+            logger.warning("the history of card %s was written after all", new_card_id)
             return
         record()
     except (CommitUnknown, DatabaseError):
-        raise LightNoteError("CARD_EDIT_UNRECORDED", status=503) from error
-    logger.warning("the edit to card %s is recorded on a fresh connection", new_card_id)
+        raise LightNoteError(unrecorded, status=503) from lost
+    logger.warning("the history of card %s is written on a fresh connection", new_card_id)

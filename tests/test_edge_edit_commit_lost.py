@@ -47,7 +47,6 @@ CHOOSE = "/api/v1/agent/choices/choose/"
 SESSIONS = "/api/v1/agent/sessions/"
 
 
-@pytest.mark.xfail(strict=True, reason="a lost COMMIT answers 503 'nothing was changed'")
 @pytest.mark.parametrize("committed", [True, False])
 def test_a_choice_whose_commit_was_lost_answers_its_card_and_history_shows_it_used(
     client_for: Any, user: Any, committed: bool
