@@ -9,7 +9,10 @@ the old card voided (superseded) and the new one. Runs in both passes.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
+from unittest import mock
 
 import pytest
 
@@ -76,3 +79,43 @@ def test_a_choice_whose_commit_was_lost_answers_its_card_and_history_shows_it_us
     done = confirm(api, card["token"], session_id)
     assert done.json()["outcome"]["ok"] is True
     assert Todo.objects.count() == 1
+
+
+@contextmanager
+def every_commit_lost() -> Iterator[None]:
+    """Every COMMIT (Django's, or a write batch's) fails before the server: the database
+    stays unreachable for writes, also on a fresh connection."""
+    from django.db import connections
+
+    from lightnote import write_statements
+    from tests.agent_helpers import LOST_CONNECTION
+
+    wrapper_class = type(connections["default"])
+    original_batch = write_statements._send_batch
+
+    def lose(connection: Any) -> Any:
+        with connection.wrap_database_errors:
+            raise connection.Database.OperationalError(*LOST_CONNECTION)
+
+    def _send_batch(connection: Any, statements: Any, **flags: Any) -> Any:
+        if flags.get("ending") or flags.get("own_transaction"):
+            lose(connection)
+        return original_batch(connection, statements, **flags)
+
+    with (
+        mock.patch.object(wrapper_class, "_commit", lose),
+        mock.patch.object(write_statements, "_send_batch", _send_batch),
+    ):
+        yield
+
+
+def test_an_edit_the_database_cannot_record_says_the_old_card_is_withdrawn(user: Any) -> None:
+    flow = flow_with_card(user)
+    body = {"token": flow.token, "session_id": flow.session_id, "args": {"title": "交季度报告"}}
+    with every_commit_lost():
+        response = flow.client.post(EDIT_URL, body, format="json", HTTP_ACCEPT_LANGUAGE="en")
+    assert (response.status_code, error_code(response)) == (503, "CARD_EDIT_UNRECORDED")
+    assert "withdrawn" in response.json()["error"]["message"]
+    old_answer = flow.confirm()
+    assert (old_answer.status_code, error_code(old_answer)) == (410, "CONFIRMATION_EXPIRED")
+    assert not Todo.objects.exists()
