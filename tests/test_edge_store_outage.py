@@ -97,3 +97,37 @@ def test_no_page_or_api_read_answers_500_when_the_store_is_down(
         assert response.status_code in {200, 302, 503}, (path, response.status_code)
         if response.status_code == 503 and path.startswith("/api/"):
             assert response.json()["error"]["code"]
+
+
+@pytest.mark.parametrize("how", ["stopped", "hung"])
+def test_no_api_write_answers_500_when_the_store_is_down(
+    store: OwnRedis, user: Any, how: str
+) -> None:
+    from rest_framework.test import APIClient
+
+    from agent.models import AgentSession
+
+    session = AgentSession.objects.create(owner=user)
+    client = APIClient(raise_request_exception=False)
+    client.force_authenticate(user)
+    _fail(store, how)
+    writes = [
+        ("/api/v1/todos/", {"title": "t"}, {"HTTP_IDEMPOTENCY_KEY": "k1"}),
+        ("/api/v1/notes/", {"title": "n"}, {}),
+        (f"/api/v1/agent/sessions/{session.id}/messages/", {"text": "帮我创建待办 写周报"}, {}),
+        (
+            "/api/v1/agent/confirmations/confirm/",
+            {"token": "x" * 43, "session_id": str(session.id)},
+            {},
+        ),
+        (
+            "/api/v1/agent/confirmations/status/",
+            {"token": "x" * 43, "session_id": str(session.id)},
+            {},
+        ),
+    ]
+    for path, body, headers in writes:
+        response = client.post(path, body, format="json", **headers)
+        assert response.status_code != 500, (path, response.content[:300])
+        if response.status_code == 503:
+            assert response.json()["error"]["code"]
