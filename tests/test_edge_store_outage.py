@@ -131,3 +131,15 @@ def test_no_api_write_answers_500_when_the_store_is_down(
         assert response.status_code != 500, (path, response.content[:300])
         if response.status_code == 503:
             assert response.json()["error"]["code"]
+
+
+@pytest.mark.parametrize("how", ["stopped", "hung"])
+def test_the_chat_page_answers_a_message_without_a_500_when_the_store_is_down(
+    store: OwnRedis, user: Any, how: str
+) -> None:
+    client = Client(raise_request_exception=False)
+    client.force_login(user)
+    _fail(store, how)
+    response = client.post("/chat/message/", {"text": "帮我创建待办 写周报"})
+    assert response.status_code != 500, response.content[:300]
+    assert b"Traceback" not in response.content
