@@ -264,10 +264,13 @@ def _issue(caller: Caller, policy: Any, context: ToolContext) -> dict[str, Any]:
     its token for the confirmation page."""
     card_id = str(uuid.uuid4())
     subject = caller.actor.subject
+    conversation = caller.session.agent_session
+    if conversation is None:  # pragma: no cover - callers.conversation_for ran before
+        raise RuntimeError("a proposal without its token's conversation")
     issued = cards.card_issue(
         card_id=card_id,
         owner_id=subject.pk,
-        session_id=str(caller.session.agent_session_id),
+        session_id=str(conversation.pk),
         subject_id=subject.pk,
         actor_id=caller.actor.actor.pk,
         tool=policy.tool.name,
@@ -290,7 +293,7 @@ def _issue(caller: Caller, policy: Any, context: ToolContext) -> dict[str, Any]:
             [
                 lifecycle.card_row(
                     issued,
-                    session=caller.session.agent_session,
+                    session=conversation,
                     owner_id=subject.pk,
                     actor_id=caller.actor.actor.pk,
                 )
