@@ -123,13 +123,15 @@ RELIABILITY_TESTS := tests/test_store_state_machine.py tests/test_confirm_state_
 	tests/test_confirm_concurrency.py tests/test_cards.py tests/test_idempotency.py \
 	tests/test_continuation_api.py tests/test_api_fuzz.py \
 	tests/test_tool_policy_fuzz.py tests/test_page_fuzz.py tests/test_card_lineage_state_machine.py \
-	tests/test_card_tabs_race.py tests/test_card_undo.py tests/test_planner_backtracking.py
+	tests/test_card_tabs_race.py tests/test_card_undo.py tests/test_planner_backtracking.py \
+	tests/test_edge_schemathesis.py
 reliability: install
 	@for round in 1 2 3 4 5; do \
 	  echo "== reliability round $$round/5"; \
 	  LIGHTNOTE_TEST_BACKEND=services LIGHTNOTE_HYPOTHESIS_EXAMPLES=$${LIGHTNOTE_HYPOTHESIS_EXAMPLES:-400} \
 	    LIGHTNOTE_FUZZ_EXAMPLES=$${LIGHTNOTE_FUZZ_EXAMPLES:-300} \
 	    LIGHTNOTE_RACE_ROUNDS=$${LIGHTNOTE_RACE_ROUNDS:-30} \
+	    LIGHTNOTE_SCHEMATHESIS_EXAMPLES=$${LIGHTNOTE_SCHEMATHESIS_EXAMPLES:-100} \
 	    REQUIRE_SERVICES=1 $(BIN)/pytest -q $(RELIABILITY_TESTS) $(PYTEST_ARGS) || exit 1; \
 	done
 

@@ -52,3 +52,9 @@ if worker_class == "gthread" and worker_connections <= threads:
     )
 backlog = _int("LIGHTNOTE_BACKLOG", 2048)
 accesslog = os.environ.get("LIGHTNOTE_ACCESS_LOG", "-") or None
+# Above Django's own limits (LIGHTNOTE_MAX_REQUEST_LINE / _HEADER_FIELD / _HEADER_FIELDS), so
+# an over-long request line or header reaches Django and is answered as JSON (414 / 431)
+# with the security headers instead of gunicorn's HTML (docs/security.md).
+limit_request_line = 8190  # gunicorn's maximum
+limit_request_field_size = 16380
+limit_request_fields = 200

@@ -45,7 +45,18 @@ def safe_locale(request: HttpRequest | None) -> str:
         return locale_from_accept_language(header) or DEFAULT_LOCALE
 
 
-class LightNoteError(Exception):
+class KnownFailure(Exception):
+    """A failure that knows its answer: ``code``, ``status``, message ``params``, ``extra``
+    keys and ``headers`` (``lightnote.errors.LightNoteError`` is the one kind)."""
+
+    code: str
+    status: int
+    params: dict[str, Any]
+    extra: dict[str, Any]
+    headers: dict[str, str]
+
+
+class LightNoteError(KnownFailure):
     """A failure with a stable code, an HTTP status and a translated message.
 
     ``params`` fill the message template; ``extra`` adds keys inside ``error`` (e.g.

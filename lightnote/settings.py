@@ -220,6 +220,8 @@ MIDDLEWARE = [
     "lightnote.rest.http_guards.HostileInputMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
+    # Inside the security headers: an over-long request line or header is 414/431.
+    "lightnote.rest.http_guards.RequestLimitsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -309,6 +311,12 @@ LIGHTNOTE_TIME_ZONE = TIME_ZONE
 # The largest request body accepted (bytes); larger is a 413 REQUEST_TOO_LARGE, unread.
 LIGHTNOTE_MAX_BODY_BYTES = env_int("LIGHTNOTE_MAX_BODY_BYTES", 1_048_576, minimum=1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = LIGHTNOTE_MAX_BODY_BYTES
+# The request line and header limits Django answers itself (414 URI_TOO_LONG, 431
+# HEADERS_TOO_LARGE as the error body); gunicorn's own are set above them
+# (gunicorn.conf.py), so it hands such a request on instead of answering it in HTML.
+LIGHTNOTE_MAX_REQUEST_LINE = env_int("LIGHTNOTE_MAX_REQUEST_LINE", 4094, minimum=256)
+LIGHTNOTE_MAX_HEADER_FIELD = env_int("LIGHTNOTE_MAX_HEADER_FIELD", 8190, minimum=256)
+LIGHTNOTE_MAX_HEADER_FIELDS = env_int("LIGHTNOTE_MAX_HEADER_FIELDS", 100, minimum=10)
 FILE_UPLOAD_MAX_MEMORY_SIZE = LIGHTNOTE_MAX_BODY_BYTES
 CSRF_FAILURE_VIEW = "lightnote.rest.http_guards.csrf_failure"
 
@@ -385,6 +393,8 @@ SPECTACULAR_SETTINGS = {
         # 413 / 503 / MALFORMED_REQUEST (security.md)
         "lightnote.rest.openapi.document_edge_errors",
         "lightnote.rest.openapi.declare_retry_after",
+        # Lengths, patterns, ranges the server enforces (schemathesis checks them).
+        "lightnote.rest.openapi_constraints.declare_enforced_constraints",
     ],
     "ENUM_NAME_OVERRIDES": {
         "TodoStatusEnum": "todos.models.Todo.Status",
@@ -582,4 +592,3 @@ LIGHTNOTE_REMINDER_SCAN_SECONDS = env_int("LIGHTNOTE_REMINDER_SCAN_SECONDS", 5, 
 SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(  # type: ignore[attr-defined]
     {"NotificationKindEnum": "reminders.models.Notification.Kind", "ChoiceKindEnum": ["choice"]}
 )
-

@@ -1,8 +1,9 @@
 """Who calls the MCP server: the token, the actor context and the MCP session of one call.
 
 A call is authenticated on every request (a revoked token stops at once) and bound to its
-MCP session, which belongs to the token that opened it and owns one agent session, where the
-session's cards live.
+MCP session, which belongs to the token that opened it. The token's proposals, from all its
+sessions, go to one agent session (the token's conversation), opened by the first proposal:
+a session that only lists tools or reads adds nothing to the owner's chat list.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from lightnote.impersonation.context import (
     ActorContext,
     resolve_actor_context,
 )
+from lightnote.text_policy import echoable
 from lightnote.texts.i18n import DEFAULT_LOCALE, normalize_locale
 from mcpserver.models import McpSession, McpToken
 from mcpserver.tokens import mcp_token_authenticate
@@ -70,14 +72,14 @@ def _stand_in_request(user: Any, *, admin_context_id: str | None) -> HttpRequest
     request.method = "POST"
     request.path = "/mcp"
     request.META["REMOTE_ADDR"] = "mcp"
-    if admin_context_id:
+    if admin_context_id is not None:  # an empty one is refused, not read as absent
         request.META[ADMIN_CONTEXT_HEADER] = admin_context_id
     request.user = user
     return request
 
 
 def _session_for(token: McpToken, *, key: str, transport: str, client: ClientInfo) -> McpSession:
-    """Return the MCP session named ``key``, opening it (and its agent session) once.
+    """Return the MCP session named ``key``, opening it once (no agent session yet).
 
     A key already bound to another token is refused: a session belongs to the credential
     that opened it.
@@ -87,11 +89,9 @@ def _session_for(token: McpToken, *, key: str, transport: str, client: ClientInf
     if session is None:
         try:
             with transaction.atomic():
-                agent_session = _open_agent_session(token, client)
                 session = McpSession.objects.create(
                     key=key,
                     token=token,
-                    agent_session=agent_session,
                     transport=transport,
                     client_name=client.name[:CLIENT_NAME_MAX],
                     client_version=client.version[:CLIENT_VERSION_MAX],
@@ -100,7 +100,6 @@ def _session_for(token: McpToken, *, key: str, transport: str, client: ClientInf
                     "mcp.session_opened",
                     actor=token.owner,
                     subject=token.owner,
-                    session_id=agent_session.id,
                     details={
                         "channel": CHANNEL,
                         "client": session.client_name,
@@ -114,11 +113,6 @@ def _session_for(token: McpToken, *, key: str, transport: str, client: ClientInf
             session = McpSession.objects.select_related("agent_session").get(key=key)
     if session.token_id != token.pk:
         raise LightNoteError("MCP_SESSION_FORBIDDEN", status=403)
-    if session.agent_session.deleted_at is not None:
-        # The owner deleted this conversation (voiding its cards): later proposals of the
-        # same MCP session go to a fresh one, so their cards stay confirmable.
-        session.agent_session = _open_agent_session(token, client)
-        McpSession.objects.filter(pk=session.pk).update(agent_session=session.agent_session)
     if client.name and not session.client_name:
         McpSession.objects.filter(pk=session.pk).update(
             client_name=client.name[:CLIENT_NAME_MAX],
@@ -127,11 +121,27 @@ def _session_for(token: McpToken, *, key: str, transport: str, client: ClientInf
     return session
 
 
-def _open_agent_session(token: McpToken, client: ClientInfo) -> Any:
-    """Open the agent session an MCP session's cards belong to, titled after its client."""
-    agent_session = sessions.session_create(owner=token.owner)
-    title = f"MCP · {client.name}" if client.name else "MCP"
-    return sessions.session_rename(session=agent_session, title=title[:TITLE_MAX])
+@transaction.atomic
+def conversation_for(caller: Caller) -> Any:
+    """Return the token's conversation for a proposal, opening it on the first one.
+
+    Locks the token row: of two first proposals at once, one opens the conversation and the
+    other uses it. A conversation the owner deleted (its cards voided) is replaced by a
+    fresh one, so later proposals stay confirmable. The MCP session is pointed at it.
+    """
+    token = (
+        McpToken.objects.select_for_update().select_related("conversation").get(pk=caller.token.pk)
+    )
+    conversation = token.conversation
+    if conversation is None or conversation.deleted_at is not None:
+        conversation = sessions.session_create(owner=token.owner)
+        title = f"MCP · {echoable(token.name)}"  # the owner's own name for the token
+        conversation = sessions.session_rename(session=conversation, title=title[:TITLE_MAX])
+        McpToken.objects.filter(pk=token.pk).update(conversation=conversation)
+    if caller.session.agent_session_id != conversation.pk:
+        McpSession.objects.filter(pk=caller.session.pk).update(agent_session=conversation)
+    caller.session.agent_session = conversation
+    return conversation
 
 
 def authenticate_caller(

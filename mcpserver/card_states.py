@@ -27,9 +27,14 @@ def stored_card(row: McpCard) -> cards.Card | None:
     """Return the store's card for ``row`` (None when it expired or its seal is broken)."""
     token = sealing.unseal(row.sealed_token, card_id=str(row.card_id))
     if token is None:
-        logger.error("mcp card %s has a broken seal", row.card_id)
         return None
     return cards.card_get(token)
+
+
+def _unverifiable(row: McpCard, why: str, locale: str) -> dict[str, Any]:
+    """A card this process cannot check: a configuration fault, told to the operator."""
+    logger.error("mcp card %s cannot be verified: %s", row.card_id, why)
+    return {"state": "unverifiable", "message": translate("MCP_STATUS_UNVERIFIABLE", locale)}
 
 
 def card_state(row: McpCard, *, locale: str) -> dict[str, Any]:
@@ -52,8 +57,22 @@ def card_state(row: McpCard, *, locale: str) -> dict[str, Any]:
     history = ActionCard.objects.filter(id=card_id).first()
     if history is not None and history.state != ActionCard.State.READY:
         return _state_of_history(history, locale)
-    card = stored_card(row)
-    if card is None:  # gone from the store (its TTL) or withdrawn, and no receipt
+    token = sealing.unseal(row.sealed_token, card_id=str(row.card_id))
+    if token is None:
+        return _unverifiable(
+            row, "its seal does not open (was LIGHTNOTE_SECRET_KEY changed?)", locale
+        )
+    card = cards.card_get(token)
+    if card is None and row.expires_at > timezone.now():
+        # Still ready in its lifecycle row and not yet expired, yet the store has no such
+        # card: this process does not share the store the card was issued in (an in-process
+        # store in two processes), or the store lost its data.
+        return _unverifiable(
+            row,
+            "the control store does not hold it before its expiry (is the store shared?)",
+            locale,
+        )
+    if card is None:  # gone from the store (its TTL) and no receipt
         return {"state": "expired", "message": translate("MCP_STATUS_EXPIRED", locale)}
     if not cards.card_binding_valid(card) or card.id != card_id or card.channel != CHANNEL:
         return {"state": "invalid", "message": translate("MCP_STATUS_INVALID", locale)}

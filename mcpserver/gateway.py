@@ -32,7 +32,7 @@ from lightnote.audit import audit_event
 from lightnote.errors import LightNoteError
 from lightnote.ops import metrics
 from lightnote.texts.i18n import translate
-from mcpserver import sealing
+from mcpserver import callers, sealing, tool_schemas
 from mcpserver.callers import CHANNEL, Caller
 from mcpserver.card_states import card_state, stored_card
 from mcpserver.models import McpCard
@@ -50,10 +50,32 @@ CONTENT_TRUST = "untrusted"
 @dataclass(frozen=True)
 class ToolSpec:
     name: str
+    title: str
     description: str
     input_schema: dict[str, Any]
+    output_schema: dict[str, Any]
     is_write: bool
-    risk: str | None
+    effect: tool_schemas.Effect
+
+
+def _spec(
+    name: str,
+    *,
+    description: str,
+    input_schema: dict[str, Any],
+    is_write: bool,
+    effect_key: str,
+    locale: str,
+) -> ToolSpec:
+    return ToolSpec(
+        name=name,
+        title=translate(tool_schemas.title_code(name), locale),
+        description=description,
+        input_schema=input_schema,
+        output_schema=tool_schemas.output_schema(tool_name=name, is_write=is_write),
+        is_write=is_write,
+        effect=tool_schemas.EFFECTS[effect_key],
+    )
 
 
 def _status_schema() -> dict[str, Any]:
@@ -76,35 +98,40 @@ def tool_specs(caller: Caller) -> list[ToolSpec]:
     for tool in registry.tools():
         if not roles & tool.allowed_roles:
             continue
+        if tool.is_write and not caller.token.may_propose:
+            continue  # a read-scoped token is offered the reads only
         function = tool.openai_spec(caller.locale)["function"]
         description = function["description"]
         if tool.is_write:
             description = f"{description} {translate('MCP_WRITE_SUFFIX', caller.locale)}"
         specs.append(
-            ToolSpec(
-                name=tool.name,
+            _spec(
+                tool.name,
                 description=description,
                 input_schema=function["parameters"],
                 is_write=tool.is_write,
-                risk=tool.risk,
+                effect_key=tool.capability_id,
+                locale=caller.locale,
             )
         )
     specs.append(
-        ToolSpec(
+        _spec(
             STATUS_TOOL,
-            translate("MCP_TOOL_STATUS_DESCRIPTION", caller.locale),
-            _status_schema(),
+            description=translate("MCP_TOOL_STATUS_DESCRIPTION", caller.locale),
+            input_schema=_status_schema(),
             is_write=False,
-            risk=None,
+            effect_key=STATUS_TOOL,
+            locale=caller.locale,
         )
     )
     specs.append(
-        ToolSpec(
+        _spec(
             CAPABILITIES_TOOL,
-            translate("MCP_TOOL_CAPABILITIES_DESCRIPTION", caller.locale),
-            {"type": "object", "properties": {}, "additionalProperties": False},
+            description=translate("MCP_TOOL_CAPABILITIES_DESCRIPTION", caller.locale),
+            input_schema={"type": "object", "properties": {}, "additionalProperties": False},
             is_write=False,
-            risk=None,
+            effect_key=CAPABILITIES_TOOL,
+            locale=caller.locale,
         )
     )
     return specs
@@ -124,6 +151,7 @@ class ToolAnswer:
     data: dict[str, Any]
     is_error: bool = False
     card: dict[str, Any] | None = None
+    unknown_tool: bool = False  # the protocol's error (-32602), not a tool result
 
 
 def _error_answer(error: LightNoteError, locale: str) -> ToolAnswer:
@@ -155,13 +183,16 @@ def call_tool(
     except LightNoteError as error:
         if error.status >= 500:
             logger.warning("mcp tool %s failed: %s", name, error.code)
-        return _error_answer(error, caller.locale)
+        answer = _error_answer(error, caller.locale)
+        if error.code == "TOOL_NOT_FOUND":
+            return ToolAnswer(answer.data, is_error=True, unknown_tool=True)
+        return answer
 
 
 def _tool_context(caller: Caller) -> ToolContext:
     return ToolContext.from_actor_context(
         caller.actor,
-        session_id=str(caller.session.agent_session_id),
+        session_id=caller.session.agent_session_id,
         locale=caller.locale,
         now=timezone.now(),
         request_id=f"mcp-{uuid.uuid4().hex}",
@@ -193,6 +224,12 @@ def _run_registry_tool(caller: Caller, name: str, arguments: Any) -> ToolAnswer:
         raise LightNoteError("TOOL_NOT_FOUND", status=404, params={"tool": str(name)[:64]})
     if arguments is None:
         arguments = {}
+    if tool.is_write and not caller.token.may_propose:
+        raise LightNoteError("MCP_TOKEN_READ_ONLY", status=403)
+    if tool.is_write and caller.actor.admin_context is None:
+        # A proposal belongs to the token's conversation (opened by the first one); its
+        # preparation already reads the session (e.g. a new note's stable id).
+        callers.conversation_for(caller)
     context = _tool_context(caller)
     try:
         policy = enforce_tool_policy(
@@ -229,10 +266,13 @@ def _issue(caller: Caller, policy: Any, context: ToolContext) -> dict[str, Any]:
     its token for the confirmation page."""
     card_id = str(uuid.uuid4())
     subject = caller.actor.subject
+    conversation = caller.session.agent_session
+    if conversation is None:  # pragma: no cover - callers.conversation_for ran before
+        raise RuntimeError("a proposal without its token's conversation")
     issued = cards.card_issue(
         card_id=card_id,
         owner_id=subject.pk,
-        session_id=str(caller.session.agent_session_id),
+        session_id=str(conversation.pk),
         subject_id=subject.pk,
         actor_id=caller.actor.actor.pk,
         tool=policy.tool.name,
@@ -256,7 +296,7 @@ def _issue(caller: Caller, policy: Any, context: ToolContext) -> dict[str, Any]:
             [
                 lifecycle.card_row(
                     issued,
-                    session=caller.session.agent_session,
+                    session=conversation,
                     owner_id=subject.pk,
                     actor_id=caller.actor.actor.pk,
                 )
@@ -340,6 +380,10 @@ def _card_again(caller: Caller, name: str, card_id: str) -> ToolAnswer:
     row = _own_card(caller, card_id)
     if row.mcp_session_id != caller.session.pk or row.tool != name:
         raise LightNoteError("MCP_CARD_NOT_FOUND", status=404)
+    if card_state(row, locale=caller.locale)["state"] != "pending":
+        # Confirmed, rejected, failed, expired...: the client must hear what happened, not
+        # "nothing has been done yet" (it would propose again).
+        return card_status(caller, {"card_id": card_id})
     card = stored_card(row)
     if card is None:
         return card_status(caller, {"card_id": card_id})

@@ -58,7 +58,7 @@ def split_bind(bind: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
-def transport_security(host: str, port: int) -> TransportSecuritySettings:
+def _transport_security(host: str, port: int) -> TransportSecuritySettings:
     """Return the Host/Origin allow-lists for a server bound to ``host:port``."""
     if host in LOOPBACK:
         hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
@@ -74,13 +74,19 @@ def transport_security(host: str, port: int) -> TransportSecuritySettings:
     )
 
 
-def build_http_app(bind: str | None = None, **options: Any) -> Starlette:
-    """Return the ASGI app serving MCP at ``/mcp`` for ``bind`` (``LIGHTNOTE_MCP_BIND``)."""
+def build_http_app(
+    bind: str | None = None,
+    *,
+    transport_security: TransportSecuritySettings | None = None,
+    **options: Any,
+) -> Starlette:
+    """Return the ASGI app serving MCP at ``/mcp`` for ``bind`` (``LIGHTNOTE_MCP_BIND``);
+    ``transport_security`` replaces the Host/Origin lists made for that bind."""
     host, port = split_bind(bind or settings.LIGHTNOTE_MCP_BIND)
     server = build_server(Binding(transport=McpSession.Transport.HTTP))
     return server.streamable_http_app(
         streamable_http_path=MCP_PATH,
-        transport_security=transport_security(host, port),
+        transport_security=transport_security or _transport_security(host, port),
         host=host,
         # No OAuth server here: the issuer is LightNote itself, where tokens are made, and
         # no resource URL is given, so the SDK publishes no OAuth metadata.

@@ -71,6 +71,19 @@ define_messages(
             "这张卡已被撤销（例如它所在的对话被删除），没有执行任何操作。",
             "This card was withdrawn (e.g. its conversation was deleted); nothing was done.",
         ),
+        "MCP_TOKEN_READ_ONLY": (
+            "这个 MCP 令牌只能读取，不能提议修改。",
+            "This MCP token may only read; it cannot propose changes.",
+        ),
+        "MCP_TOKEN_SCOPE_INVALID": (
+            "令牌权限只能是 read（只读）或 propose（读取并提议）。",
+            "A token's scope is read (read only) or propose (read and propose).",
+        ),
+        "MCP_STATUS_UNVERIFIABLE": (
+            "无法验证这张卡（服务器找不到或打不开它，已记入运维日志），没有执行任何操作。",
+            "This card cannot be verified (the server cannot find or open it; its operator's "
+            "log says why). Nothing was done.",
+        ),
         "MCP_STATUS_INVALID": (
             "这张卡未通过完整性校验，已作废，没有执行任何操作。",
             "This card failed its integrity check and is void; nothing was done.",
@@ -95,11 +108,15 @@ define_messages(
         # The confirmation page.
         "MCP_PAGE_TITLE": ("确认来自 MCP 客户端的操作", "Confirm an action from an MCP client"),
         "MCP_PAGE_INTRO": (
-            "{client} 代表你提议了下面的操作。只有你在这里确认后才会执行。",
-            "{client} proposed the action below on your behalf. It runs only if you confirm it "
-            "here.",
+            "你的 MCP 令牌“{token}”（{client}）提议了下面的操作。只有你在这里确认后才会执行。",
+            "Your MCP token “{token}” ({client}) proposed the action below. It runs only if you "
+            "confirm it here.",
         ),
-        "MCP_PAGE_UNNAMED_CLIENT": ("一个 MCP 客户端", "An MCP client"),
+        "MCP_PAGE_UNNAMED_CLIENT": ("客户端未报名称", "a client that gave no name"),
+        "MCP_PAGE_NAMED_CLIENT": (
+            "一个自称«{name}»的客户端",
+            "a client that calls itself «{name}»",
+        ),
         "MCP_PAGE_STATE": ("状态", "State"),
         "MCP_PAGE_EXPIRED": (
             "这张卡已过期或不存在，没有执行任何操作。",
@@ -116,6 +133,12 @@ define_messages(
             "changes; it can never execute or confirm one: you confirm each in LightNote.",
         ),
         "MCP_SETTINGS_NAME": ("名称", "Name"),
+        "MCP_SETTINGS_SCOPE": ("权限", "Scope"),
+        "MCP_SCOPE_READ": ("只读", "Read only"),
+        "MCP_SCOPE_PROPOSE": (
+            "读取并提议修改（由你确认）",
+            "Read and propose changes (you confirm)",
+        ),
         "MCP_SETTINGS_CREATE": ("创建令牌", "Create a token"),
         "MCP_SETTINGS_NEW_KEY": (
             "新令牌（只显示这一次，请立即复制）：",

@@ -12,11 +12,18 @@ TOKEN_NAME_MAX = 80
 
 
 class McpToken(models.Model):
-    """A credential for MCP clients only: it may read and propose, never write or confirm.
+    """A credential for MCP clients only: it may read (and propose, by its scope), never
+    write or confirm.
 
     Only the SHA-256 of the key is stored (the key has 256 random bits, so a fast hash is
     enough); ``prefix`` is the first characters, shown so the owner can tell tokens apart.
+    ``conversation`` is where its proposals go, from every one of its MCP sessions: opened
+    by the first proposal, replaced when the owner deletes it.
     """
+
+    class Scope(models.TextChoices):
+        READ = "read", "read"
+        PROPOSE = "propose", "propose"
 
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="mcp_tokens"
@@ -27,6 +34,14 @@ class McpToken(models.Model):
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    scope = models.CharField(max_length=16, choices=Scope.choices, default=Scope.PROPOSE)
+    conversation = models.ForeignKey(
+        "agent.AgentSession",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -39,9 +54,14 @@ class McpToken(models.Model):
     def is_active(self) -> bool:
         return self.revoked_at is None
 
+    @property
+    def may_propose(self) -> bool:
+        return self.scope == self.Scope.PROPOSE
+
 
 class McpSession(models.Model):
-    """One MCP client session, and the agent session its cards belong to.
+    """One MCP client session, and the agent session its cards belong to (its token's
+    conversation, from its first proposal on; none before).
 
     ``key`` names the session on its transport: the stdio process, the streamable HTTP
     ``Mcp-Session-Id``, or the token itself for stateless HTTP requests.
@@ -55,8 +75,12 @@ class McpSession(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     key = models.CharField(max_length=200, unique=True)
     token = models.ForeignKey(McpToken, on_delete=models.CASCADE, related_name="sessions")
-    agent_session = models.OneToOneField(
-        "agent.AgentSession", on_delete=models.CASCADE, related_name="mcp_session"
+    agent_session = models.ForeignKey(
+        "agent.AgentSession",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="mcp_sessions",
     )
     transport = models.CharField(max_length=16, choices=Transport.choices)
     client_name = models.CharField(max_length=200, blank=True, default="")

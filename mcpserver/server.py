@@ -77,7 +77,7 @@ class Binding:
     def admin_context(self, ctx: ServerRequestContext[Any, Any]) -> str | None:
         if self.transport != McpSession.Transport.HTTP:
             return self.admin_context_id
-        return _headers(ctx).get("x-admin-context") or None
+        return _headers(ctx).get("x-admin-context")  # present but empty: refused
 
 
 def _headers(ctx: ServerRequestContext[Any, Any]) -> dict[str, str]:
@@ -144,11 +144,13 @@ def _call(
 
 
 def _annotations(spec: gateway.ToolSpec) -> types.ToolAnnotations:
-    # Proposing changes nothing, but the hints describe what the tool is for.
+    # Proposing changes nothing, but the hints describe what the tool is for
+    # (mcpserver.tool_schemas.EFFECTS).
     return types.ToolAnnotations(
-        read_only_hint=not spec.is_write,
-        destructive_hint=spec.is_write and spec.risk == "high",
-        idempotent_hint=not spec.is_write,
+        title=spec.title,
+        read_only_hint=spec.effect.read_only,
+        destructive_hint=spec.effect.destructive,
+        idempotent_hint=spec.effect.idempotent,
         open_world_hint=False,
     )
 
@@ -180,6 +182,9 @@ def build_server(binding: Binding) -> Server[Any]:
     async def on_list_tools(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
+        if params is not None and params.cursor is not None:
+            # One page only: no cursor was ever handed out, so every cursor is invalid.
+            raise MCPError(types.INVALID_PARAMS, "Invalid cursor: this server has one page.")
         try:
             specs = await list_in_django(binding, ctx)
         except LightNoteError as error:
@@ -188,8 +193,10 @@ def build_server(binding: Binding) -> Server[Any]:
             tools=[
                 types.Tool(
                     name=spec.name,
+                    title=spec.title,
                     description=spec.description,
                     input_schema=spec.input_schema,
+                    output_schema=spec.output_schema,
                     annotations=_annotations(spec),
                 )
                 for spec in specs
@@ -202,6 +209,9 @@ def build_server(binding: Binding) -> Server[Any]:
         answer, locale = await call_in_django(
             binding, ctx, params.name, params.arguments, params.request_state
         )
+        if answer.unknown_tool:
+            error = answer.data["error"]
+            raise MCPError(types.INVALID_PARAMS, error["message"], data={"code": error["code"]})
         card = answer.card
         if card is None or not _supports_url_elicitation(ctx):
             return _result(answer)

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from lightnote.accounts.caps import enforce_cap
 from lightnote.errors import LightNoteError
+from lightnote.field_checks import checked_line
 from lightnote.models import User
 from mcpserver.models import TOKEN_NAME_MAX, McpToken
 
@@ -32,22 +33,28 @@ def looks_like_mcp_key(raw_key: str) -> bool:
 
 
 def _clean_name(name: str) -> str:
-    cleaned = " ".join(str(name or "").split())
+    cleaned = checked_line(str(name or ""), field="name")
     if not cleaned or len(cleaned) > TOKEN_NAME_MAX:
         raise LightNoteError("MCP_TOKEN_NAME_INVALID", params={"limit": TOKEN_NAME_MAX})
     return cleaned
 
 
 @transaction.atomic
-def mcp_token_create(*, owner: User, name: str) -> tuple[McpToken, str]:
-    """Create a token for ``owner``; return it and its raw key (shown once, never stored)."""
+def mcp_token_create(
+    *, owner: User, name: str, scope: str = McpToken.Scope.PROPOSE
+) -> tuple[McpToken, str]:
+    """Create a token for ``owner`` with ``scope`` (``read`` or ``propose``); return it and
+    its raw key (shown once, never stored)."""
     from lightnote.audit import audit_event
 
+    if scope not in McpToken.Scope.values:
+        raise LightNoteError("MCP_TOKEN_SCOPE_INVALID")
     enforce_cap("mcp_token", owner=owner)
     raw_key = KEY_PREFIX + secrets.token_urlsafe(32)
     token = McpToken.objects.create(
         owner=owner,
         name=_clean_name(name),
+        scope=scope,
         key_digest=key_digest(raw_key),
         prefix=raw_key[:PREFIX_SHOWN],
     )
@@ -55,7 +62,7 @@ def mcp_token_create(*, owner: User, name: str) -> tuple[McpToken, str]:
         "mcp.token_created",
         actor=owner,
         subject=owner,
-        details={"token_id": token.pk, "name": token.name, "channel": "mcp"},
+        details={"token_id": token.pk, "name": token.name, "scope": scope, "channel": "mcp"},
     )
     return token, raw_key
 

@@ -25,6 +25,8 @@ from agent.web import texts as chat_texts  # noqa: F401  (the card texts the cha
 from lightnote.audit import audit_channel
 from lightnote.errors import LightNoteError
 from lightnote.impersonation.context import actor_context
+from lightnote.rest import http_guards
+from lightnote.text_policy import echoable
 from lightnote.texts.i18n import translate
 from lightnote.texts.page_texts import page_locale, page_texts
 from mcpserver import callers, card_states, sealing
@@ -48,6 +50,9 @@ SETTINGS_TEXTS = (
     "MCP_SETTINGS_TITLE",
     "MCP_SETTINGS_INTRO",
     "MCP_SETTINGS_NAME",
+    "MCP_SETTINGS_SCOPE",
+    "MCP_SCOPE_READ",
+    "MCP_SCOPE_PROPOSE",
     "MCP_SETTINGS_CREATE",
     "MCP_SETTINGS_NEW_KEY",
     "MCP_SETTINGS_NONE",
@@ -70,13 +75,27 @@ def _owned_card(request: HttpRequest, card_id: uuid.UUID) -> McpCard:
     a user's data never sees, let alone confirms, that user's cards.
     """
     row = (
-        McpCard.objects.select_related("mcp_session", "owner")
+        McpCard.objects.select_related("mcp_session__token", "owner")
         .filter(card_id=card_id, owner_id=request.user.pk)
         .first()
     )
     if row is None:
         raise Http404("no such card")
     return row
+
+
+CLIENT_NAME_SHOWN = 40
+
+
+def client_as_data(name: str, *, locale: str) -> str:
+    """The client's self-declared name as quoted data, never as LightNote's own words: one
+    line, at most ``CLIENT_NAME_SHOWN`` characters, inside "a client that calls itself «…»"."""
+    shown = " ".join(echoable(name).split())
+    if not shown:
+        return translate("MCP_PAGE_UNNAMED_CLIENT", locale)
+    if len(shown) > CLIENT_NAME_SHOWN:
+        shown = shown[: CLIENT_NAME_SHOWN - 1] + "…"
+    return translate("MCP_PAGE_NAMED_CLIENT", locale, name=shown)
 
 
 def _card_view(row: McpCard, card: cards.Card | None, *, locale: str) -> dict[str, Any]:
@@ -90,13 +109,12 @@ def _card_view(row: McpCard, card: cards.Card | None, *, locale: str) -> dict[st
         preview = history.preview if history is not None else {}
     risk = row.risk if row.risk in RISKS else "low"
     receipt = state.get("receipt")
+    client = client_as_data(row.mcp_session.client_name, locale=locale)
     return {
         "card_id": str(row.card_id),
-        "client": row.mcp_session.client_name or translate("MCP_PAGE_UNNAMED_CLIENT", locale),
+        "client": client,
         "intro": translate(
-            "MCP_PAGE_INTRO",
-            locale,
-            client=row.mcp_session.client_name or translate("MCP_PAGE_UNNAMED_CLIENT", locale),
+            "MCP_PAGE_INTRO", locale, token=row.mcp_session.token.name, client=client
         ),
         "title": preview.get("title", "") or row.tool,
         "target": preview.get("target", ""),
@@ -142,7 +160,10 @@ def _render_card(
 def card_page(request: HttpRequest, card_id: uuid.UUID) -> HttpResponse:
     """Show an MCP card to its owner, with Confirm and Reject while it is pending."""
     row = _owned_card(request, card_id)
-    return _render_card(request, row, locale=page_locale(request))
+    try:
+        return _render_card(request, row, locale=page_locale(request))
+    except LightNoteError as error:
+        return http_guards.known_failure(request, error)
 
 
 def _card_action(request: HttpRequest, card_id: uuid.UUID, operation: Any) -> HttpResponse:
@@ -167,6 +188,9 @@ def _card_action(request: HttpRequest, card_id: uuid.UUID, operation: Any) -> Ht
                 locale=locale,
             )
     except LightNoteError as error:
+        if error.status >= 500:
+            # The store or the database failed: the card page would read it again.
+            return http_guards.known_failure(request, error)
         return _render_card(request, row, locale=locale, status=error.status, problem=error)
     return _render_card(request, row, locale=locale, status=answer.status)
 
@@ -201,6 +225,7 @@ def _settings_context(request: HttpRequest, locale: str, **extra: Any) -> dict[s
             if token.last_used_at
             else never,
             "active": token.is_active,
+            "scope": translate(f"MCP_SCOPE_{token.scope.upper()}", locale),
         }
         for token in McpToken.objects.filter(owner_id=request.user.pk)
     ]
@@ -223,6 +248,7 @@ def settings_page(request: HttpRequest) -> HttpResponse:
         _token, raw_key = mcp_token_create(
             owner=request.user,  # type: ignore[arg-type]
             name=request.POST.get("name", ""),
+            scope=request.POST.get("scope", McpToken.Scope.PROPOSE),
         )
     except LightNoteError as error:
         context = _settings_context(

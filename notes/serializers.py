@@ -70,10 +70,24 @@ class NoteUpdateSerializer(NeverPartial, StrictSerializer):
 class NoteListQuerySerializer(QuerySerializer):
     """Query parameters of the list (``page`` and ``page_size`` belong to the paginator)."""
 
+    # Not trimmed before the length check: the declared maxLength is of the value as sent
+    # (trimmed first, 200 characters with spaces around them passed). Trimmed after it.
     q = serializers.CharField(
-        max_length=200, required=False, help_text="Words in the title or content"
+        max_length=200,
+        required=False,
+        trim_whitespace=False,
+        help_text="Words in the title or content",
     )
-    tag = serializers.CharField(max_length=TAG_MAX, required=False, help_text="An exact tag")
+    tag = serializers.CharField(
+        max_length=TAG_MAX, required=False, trim_whitespace=False, help_text="An exact tag"
+    )
+
+    def validate_q(self, value: str) -> str:
+        return value.strip()
+
+    def validate_tag(self, value: str) -> str:
+        return value.strip()
+
     trashed = serializers.BooleanField(
         required=False, default=False, help_text="1: list the trash (deleted, restorable) instead"
     )

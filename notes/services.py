@@ -10,7 +10,13 @@ from django.utils import timezone
 
 from lightnote.accounts.caps import enforce_cap
 from lightnote.errors import LightNoteError
-from lightnote.field_checks import UNSET, checked_text, checked_title, checked_values
+from lightnote.field_checks import (
+    UNSET,
+    checked_line,
+    checked_text,
+    checked_title,
+    checked_values,
+)
 from lightnote.rest.versioning import (
     release_idempotency_key,
     versioned_delete,
@@ -28,7 +34,9 @@ def check_title(title: Any) -> str:
 
 def check_content(content: Any) -> str:
     """Return the content as given (None: ``""``), or raise ``NOTE_CONTENT_TOO_LONG``."""
-    return checked_text(content, too_long="NOTE_CONTENT_TOO_LONG", max_length=CONTENT_MAX)
+    return checked_text(
+        content, too_long="NOTE_CONTENT_TOO_LONG", max_length=CONTENT_MAX, field="content"
+    )
 
 
 def check_tags(tags: Any) -> list[str]:
@@ -38,7 +46,7 @@ def check_tags(tags: Any) -> list[str]:
     invalid = LightNoteError("NOTE_TAGS_INVALID", params={"max_tags": TAGS_MAX, "max": TAG_MAX})
     if not isinstance(tags, list) or not all(isinstance(tag, str) for tag in tags):
         raise invalid
-    cleaned = list(dict.fromkeys(tag.strip() for tag in tags))
+    cleaned = list(dict.fromkeys(checked_line(tag, field="tags") for tag in tags))
     if len(cleaned) > TAGS_MAX or any(not tag or len(tag) > TAG_MAX for tag in cleaned):
         raise invalid
     return cleaned

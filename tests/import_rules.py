@@ -44,6 +44,7 @@ WINGS: dict[str, tuple[tuple[str, ...], ...]] = {
             "lightnote.models",
             "lightnote.errors",
             "lightnote.field_checks",
+            "lightnote.text_policy",
             "lightnote.transactions",
             "lightnote.audit",
         ),

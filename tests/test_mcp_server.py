@@ -15,6 +15,7 @@ from typing import Any
 
 import mcp_types as types
 import pytest
+import time_machine
 from django.core.management import call_command
 from django.utils import timezone
 from mcp import Client
@@ -223,15 +224,27 @@ def test_capabilities_tool_lists_the_table_with_guidance(server: Any) -> None:
     assert by_id["todo.delete"]["needs_confirmation"] is True
     assert by_id["todo.restore"]["internal"] is True
     assert "internal" not in by_id["todo.delete"]
-    refused = call(server, "restore_todo", {"todo_id": str(uuid.uuid4())})
-    assert refused.is_error
+    assert _protocol_error(server, "restore_todo", {"todo_id": str(uuid.uuid4())}) == {
+        "code": "TOOL_NOT_FOUND"
+    }
     assert not ActionCard.objects.exists()
 
 
-def test_an_unknown_tool_is_an_error_not_a_crash(server: Any) -> None:
-    result = call(server, "format_disk", {})
-    assert result.is_error is True
-    assert result.structured_content["error"]["code"] == "TOOL_NOT_FOUND"
+def _protocol_error(server: Any, name: str, arguments: dict[str, Any]) -> Any:
+    """Call ``name`` and return the JSON-RPC error's data (the call must fail with -32602)."""
+
+    async def scenario(client: Client) -> Any:
+        with pytest.raises(MCPError) as refused:
+            await client.call_tool(name, arguments)
+        return refused.value
+
+    error = with_client(server, scenario)
+    assert error.error.code == types.INVALID_PARAMS
+    return error.error.data
+
+
+def test_an_unknown_tool_is_an_invalid_params_error_not_a_crash(server: Any) -> None:
+    assert _protocol_error(server, "format_disk", {}) == {"code": "TOOL_NOT_FOUND"}
 
 
 # --- confirming on the page -------------------------------------------------------------
@@ -328,15 +341,16 @@ def test_rejecting_on_the_page_rejects_and_nothing_runs(server: Any, user: Any) 
 
 def test_an_expired_card_reports_expired_and_cannot_be_confirmed(server: Any, user: Any) -> None:
     card_id = propose(server)["card_id"]
-    card_transitions.card_destroy(sealed_token(card_id))  # what the store's TTL does
-    assert _status(server, card_id)["state"] == "expired"
     browser = page_client(user)
-    page = browser.get(card_path(card_id))
-    assert page.status_code == 200
-    assert b'action="/cards/' not in page.content  # no confirm form
-    response = browser.post(
-        f"{card_path(card_id)}confirm/", {"csrfmiddlewaretoken": csrf_from(page)}
-    )
+    csrf = csrf_from(browser.get(card_path(card_id)))
+    # What the store's TTL does, once the card's time is up.
+    card_transitions.card_destroy(sealed_token(card_id))
+    with time_machine.travel(timezone.now() + timedelta(hours=2), tick=False):
+        assert _status(server, card_id)["state"] == "expired"
+        page = browser.get(card_path(card_id))
+        assert page.status_code == 200
+        assert b'action="/cards/' not in page.content  # no confirm form
+        response = browser.post(f"{card_path(card_id)}confirm/", {"csrfmiddlewaretoken": csrf})
     assert response.status_code == 410
     assert Todo.objects.count() == 0
 
@@ -389,7 +403,8 @@ def test_an_mcp_card_has_a_lifecycle_row_settled_by_the_execution_path(
     assert (history.state, history.message_id) == ("ready", None)
     assert history.session_id == session.agent_session_id
     assert history.preview["title"]
-    assert session.agent_session.title == f"MCP · {CLIENT_NAME}"
+    # Titled after the token's own name (the owner's words), not the client's.
+    assert session.agent_session.title == f"MCP · {session.token.name}"
     confirm_on_page(page_client(user), card_id)
     history.refresh_from_db()
     assert (history.state, history.outcome_kind) == ("settled", "succeeded")
@@ -674,6 +689,15 @@ def test_the_management_command_creates_lists_and_revokes(user: Any, capsys: Any
         mcp_token_authenticate(key)
 
 
+@pytest.fixture
+def shared_store_setting(settings: Any) -> None:
+    """Name a Redis server as the store (never reached: the command stops before)."""
+    caches = {name: dict(config) for name, config in settings.CACHES.items()}
+    caches["default"]["LOCATION"] = "redis://127.0.0.1:1/0"
+    settings.CACHES = caches
+
+
+@pytest.mark.usefixtures("shared_store_setting")
 def test_mcp_serve_refuses_to_start_without_a_valid_token(monkeypatch: Any, user: Any) -> None:
     from django.core.management.base import CommandError
 
@@ -686,6 +710,7 @@ def test_mcp_serve_refuses_to_start_without_a_valid_token(monkeypatch: Any, user
             call_command("mcp_serve")
 
 
+@pytest.mark.usefixtures("shared_store_setting")
 def test_mcp_serve_refuses_a_malformed_bind() -> None:
     from django.core.management.base import CommandError
 

@@ -35,7 +35,10 @@ def check_title(title: Any) -> str:
 def check_description(description: Any) -> str:
     """Return the trimmed description (None: ``""``), or raise ``TODO_DESCRIPTION_TOO_LONG``."""
     return checked_text(
-        description, too_long="TODO_DESCRIPTION_TOO_LONG", max_length=DESCRIPTION_MAX
+        description,
+        too_long="TODO_DESCRIPTION_TOO_LONG",
+        max_length=DESCRIPTION_MAX,
+        field="description",
     ).strip()
 
 

@@ -47,7 +47,7 @@ from lightnote.rest.openapi import (
     path_uuid,
 )
 from lightnote.rest.pagination import Pagination
-from lightnote.rest.serializers import StrictSerializer
+from lightnote.rest.serializers import StrictSerializer, refuse_body_fields
 from lightnote.texts.i18n import request_locale
 
 SESSION_PARAMETER = path_uuid("session_id", "The conversation's id")
@@ -225,6 +225,7 @@ class SessionDetailView(APIView):
         parameters=[SESSION_PARAMETER, ADMIN_CONTEXT_PARAMETER],
     )
     def delete(self, request: Request, session_id: str) -> Response:
+        refuse_body_fields(request)
         session = owned_session(request, session_id)
         sessions.session_delete(session=session, actor=actor_context(request))
         return Response(status=204)

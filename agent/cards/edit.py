@@ -6,14 +6,22 @@ proposal is, and issued as a new card whose ``parent`` is the old one. The old c
 voided with the store's compare-and-set (``ready -> voided``): if a confirm of the old token
 claimed it first, the new card is destroyed and the edit answers 409; if the edit voided it
 first, the old token answers 410 from then on. So at most one of the two ever executes.
+
+The history rows (the old card voided, the new one, ``card.edited``) commit after the store
+has already done both; when that COMMIT's reply is lost, the edit asks a fresh connection
+whether they were written, writes them there if not, and answers the new card — never a
+503 "nothing was changed" for an edit the store already made. Only when the database stays
+unreachable is the answer 503 ``CARD_EDIT_UNRECORDED``, which says what did happen.
 """
 
 from __future__ import annotations
 
+import logging
 import uuid
+from collections.abc import Callable
 from typing import Any
 
-from django.db import transaction
+from django.db import DatabaseError, connection, transaction
 
 from agent.access import live_session
 from agent.cards import checks as confirm_checks
@@ -30,6 +38,28 @@ from agent.tools import Tool, args_invalid, registry
 from lightnote.audit import audit_event
 from lightnote.errors import LightNoteError
 from lightnote.impersonation.context import ActorContext
+from lightnote.texts.i18n import define_messages
+
+logger = logging.getLogger(__name__)
+
+define_messages(
+    {
+        "CARD_EDIT_UNRECORDED": (
+            "修改已生效：原来的卡已作废，不能再确认；但数据库暂时不可用，新卡未能记入历史。"
+            "请稍后刷新对话，必要时重新提出。",
+            "The edit took effect: the earlier card is withdrawn and cannot be confirmed; "
+            "but the database is unavailable, so the new card is not in the history. "
+            "Reload the conversation later, and ask again if it is not there.",
+        ),
+        "CHOICE_PICK_UNRECORDED": (
+            "已选定：这个选择已用过，不能再选；但数据库暂时不可用，新卡未能记入历史。"
+            "请稍后刷新对话，必要时重新提出。",
+            "The pick took effect: this choice is used and cannot be picked again; but the "
+            "database is unavailable, so the new card is not in the history. Reload the "
+            "conversation later, and ask again if it is not there.",
+        ),
+    }
+)
 
 # What a person may change on a card (in the tool's own words: raw, unprepared args). A
 # tool offers those of them its proposal schema names; the target (id) never changes.
@@ -116,19 +146,50 @@ def edit(
         # A confirm (or reject) of the old token won: the new card must never be usable.
         card_transitions.card_destroy(new_card["token"])
         raise _refusal_for_lost_void(card.digest)
-    with transaction.atomic():
-        lifecycle.record_voided([card.id], reason=ActionCard.VoidReason.SUPERSEDED)
-        # Always a history row, also for a card proposed over MCP (no message); its parent
-        # is named when the old card has a row of its own.
-        derived.record(parent_id=card.id if row is not None else None)
-        audit_event(
-            "card.edited",
-            actor=actor.actor,
-            subject=actor.subject,
-            session_id=session.id,
-            capability=card.capability,
-            tool=card.tool,
-            action_id=new_card["card_id"],
-            details={"parent_id": card.id, "fields": sorted(edits)},
-        )
+
+    def record() -> None:
+        with transaction.atomic():
+            lifecycle.record_voided([card.id], reason=ActionCard.VoidReason.SUPERSEDED)
+            # Always a history row, also for a card proposed over MCP (no message); its
+            # parent is named when the old card has a row of its own.
+            derived.record(parent_id=card.id if row is not None else None)
+            audit_event(
+                "card.edited",
+                actor=actor.actor,
+                subject=actor.subject,
+                session_id=session.id,
+                capability=card.capability,
+                tool=card.tool,
+                action_id=new_card["card_id"],
+                details={"parent_id": card.id, "fields": sorted(edits)},
+            )
+
+    record_in_history(record, new_card_id=new_card["card_id"], unrecorded="CARD_EDIT_UNRECORDED")
     return {**new_card, "parent_id": card.id}
+
+
+def record_in_history(record: Callable[[], None], *, new_card_id: str, unrecorded: str) -> None:
+    """Run ``record`` (the history rows of what the store already did: an edit, a pick);
+    if its COMMIT fails, find out on a fresh connection whether it was written (the new
+    card's row) and write it there if not.
+
+    A caller's own transaction fails as a whole (the error is raised). If the fresh
+    connection fails too: 503 ``unrecorded``, a code whose message says what did happen.
+    """
+    try:
+        record()
+        return
+    except DatabaseError as error:
+        logger.warning("the history COMMIT for card %s failed: %s", new_card_id, error)
+        if connection.in_atomic_block:
+            raise
+        lost = error
+    connection.close()  # the lost connection: the next query opens a fresh one
+    try:
+        if ActionCard.objects.filter(id=new_card_id).exists():
+            logger.warning("the history of card %s was written after all", new_card_id)
+            return
+        record()
+    except DatabaseError:
+        raise LightNoteError(unrecorded, status=503) from lost
+    logger.warning("the history of card %s is written on a fresh connection", new_card_id)

@@ -6,6 +6,8 @@ checks run in confirm's order (docs/confirmation-protocol.md): admin read-only 4
 ``CONFIRMATION_FORBIDDEN`` -> seal 409 ``CONFIRMATION_INVALID`` -> state (used: 410
 ``CONFIRMATION_EXPIRED``) -> candidate (400 ``CHOICE_CANDIDATE_INVALID``) -> the new-card
 rate limit 429 -> issue and use. Nothing executes: the card is confirmed like any other.
+The pick's history rows commit after the store used the choice; a lost COMMIT is checked
+and made good on a fresh connection (``agent.cards.edit.record_in_history``).
 
 A pick by words on a later message ("第二个",
 ``agent.conversation.decisions.Turn.take_choice``) goes through the same
@@ -26,6 +28,7 @@ from django.utils import timezone
 from agent.access import SessionAccess, Verdict, record_access, session_access
 from agent.cards import transitions as card_transitions
 from agent.cards.derived import DerivedCard, derived_context, history_row, issue_derived_card
+from agent.cards.edit import record_in_history
 from agent.choices import store as choice_store
 from agent.conversation import pending
 from agent.models import AgentSession, Choice
@@ -155,21 +158,27 @@ def _pick(
         return derived.card
 
     card = take_pick(choice, str(candidate_id), issue)
-    with transaction.atomic():
-        issued[0].record()
-        choice_store.record_chosen(
-            choice.id, candidate_id=str(candidate_id), card_id=card["card_id"]
-        )
-        audit_event(
-            "choice.chosen",
-            actor=actor.actor,
-            subject=actor.subject,
-            session_id=session.id,
-            capability=choice.capability,
-            tool=choice.tool,
-            action_id=card["card_id"],
-            details={"choice_id": choice.id, "candidate_id": str(candidate_id), "via": via},
-        )
+
+    def record() -> None:
+        with transaction.atomic():
+            issued[0].record()
+            choice_store.record_chosen(
+                choice.id, candidate_id=str(candidate_id), card_id=card["card_id"]
+            )
+            audit_event(
+                "choice.chosen",
+                actor=actor.actor,
+                subject=actor.subject,
+                session_id=session.id,
+                capability=choice.capability,
+                tool=choice.tool,
+                action_id=card["card_id"],
+                details={"choice_id": choice.id, "candidate_id": str(candidate_id), "via": via},
+            )
+
+    # The store has used the choice and holds the card: a lost COMMIT of these rows is
+    # checked, and made good, on a fresh connection (never "nothing was changed").
+    record_in_history(record, new_card_id=card["card_id"], unrecorded="CHOICE_PICK_UNRECORDED")
     _forget_pending(actor, session.id, choice.digest)
     return {**card, "choice_id": choice.id}
 

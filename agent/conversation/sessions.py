@@ -20,6 +20,7 @@ from agent.models import TITLE_MAX, ActionCard, AgentSession, Message
 from lightnote.accounts.caps import enforce_cap
 from lightnote.audit import audit_event
 from lightnote.errors import LightNoteError
+from lightnote.field_checks import checked_line
 from lightnote.impersonation.context import ActorContext
 from lightnote.texts.i18n import define_messages
 
@@ -197,8 +198,9 @@ def may_have_pending(session: AgentSession) -> bool:
 
 
 def session_rename(*, session: AgentSession, title: str) -> AgentSession:
-    """Rename the conversation; a blank or over-long title is a 400."""
-    title = " ".join(title.split())
+    """Rename the conversation; a blank or over-long title is a 400 (a control character
+    too: the input policy, ``lightnote.field_checks.checked_line``)."""
+    title = checked_line(title, field="title")
     if not title:
         raise LightNoteError("SESSION_TITLE_REQUIRED", extra={"fields": {"title": ["blank"]}})
     if len(title) > TITLE_MAX:

@@ -123,8 +123,13 @@ def server_error(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpRespons
     Called while Django handles the exception: a lost database (raised in a middleware, say
     a session lookup) is a 503 ``DATABASE_UNAVAILABLE`` instead.
     """
-    if http_guards.is_database_lost(sys.exc_info()[1]):
+    failure = sys.exc_info()[1]
+    if http_guards.is_database_lost(failure):
         return http_guards.database_unavailable(request)
+    if http_guards.is_store_lost(failure):
+        return http_guards.store_unavailable(request)
+    if isinstance(failure, LightNoteError):
+        return http_guards.known_failure(request, failure)
     locale = http_guards.safe_locale(request)
     return JsonResponse(
         {"error": {"code": "INTERNAL_ERROR", "message": translate("INTERNAL_ERROR", locale)}},

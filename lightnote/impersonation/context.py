@@ -54,7 +54,8 @@ def resolve_actor_context(request: Any, user: User) -> ActorContext:
     """Attach and return the actor context for an authenticated ``user``.
 
     An ``X-Admin-Context`` header that does not name an active context of this staff member
-    is refused (403), never ignored: acting on the wrong user's data would be worse.
+    is refused (403), never ignored: acting on the wrong user's data would be worse. A header
+    that is present but empty is such a header too, not an absent one.
     A context remembered in the browser session that has ended is simply forgotten.
     """
     django_request = getattr(request, "_request", request)
@@ -62,7 +63,7 @@ def resolve_actor_context(request: Any, user: User) -> ActorContext:
     session = getattr(django_request, "session", None)
     session_id = session.get(ADMIN_CONTEXT_SESSION_KEY) if session is not None else None
     context: AdminContext | None = None
-    if header_id:
+    if header_id is not None:
         if not user.is_staff:
             raise LightNoteError("ADMIN_ONLY", status=403)
         context = active_admin_context(staff=user, context_id=header_id)

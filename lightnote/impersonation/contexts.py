@@ -30,7 +30,7 @@ from lightnote.errors import LightNoteError
 from lightnote.impersonation.context import ADMIN_CONTEXT_SESSION_KEY, actor_context
 from lightnote.models import AdminContext, User
 from lightnote.rest.openapi import ADMIN_CONTEXT_PARAMETER, AUTHENTICATED_403, error_responses
-from lightnote.rest.serializers import StrictSerializer
+from lightnote.rest.serializers import StrictSerializer, refuse_body_fields
 
 CONTEXT_LIFETIME = timedelta(minutes=20)
 
@@ -49,6 +49,9 @@ def admin_context_start(
     subject = User.objects.filter(pk=subject_id).first()
     if subject is None:
         raise LightNoteError("USER_NOT_FOUND", status=404)
+    if subject.is_superuser and not staff.is_superuser:
+        # A superuser's data (and admin) is beyond a staff member's own reach.
+        raise LightNoteError("ADMIN_SUBJECT_FORBIDDEN", status=403)
     now = timezone.now()
     reason = " ".join(reason.split())[: AdminContext.REASON_MAX]
     context = AdminContext.objects.create(
@@ -201,7 +204,10 @@ class AdminImpersonationView(APIView):
                 403,
                 404,
                 415,
-                s403="ADMIN_ONLY (not staff); " + AUTHENTICATED_403,
+                s403=(
+                    "ADMIN_ONLY (not staff); ADMIN_SUBJECT_FORBIDDEN (a superuser, "
+                    "viewed by a staff member who is not one); " + AUTHENTICATED_403
+                ),
                 s404="USER_NOT_FOUND",
             ),
         },
@@ -241,6 +247,7 @@ class AdminImpersonationView(APIView):
         },
     )
     def delete(self, request: Request) -> Response:
+        refuse_body_fields(request)
         current = actor_context(request)
         if current.admin_context is not None:
             admin_context_end(staff=current.actor, context_id=current.admin_context.id)

@@ -157,7 +157,7 @@ def _might_have_context(request: HttpRequest) -> bool:
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         return False
-    if request.META.get(ADMIN_CONTEXT_HEADER):
+    if ADMIN_CONTEXT_HEADER in request.META:  # present, even empty: resolved (and refused)
         return True
     session = getattr(request, "session", None)
     return bool(session is not None and session.get(ADMIN_CONTEXT_SESSION_KEY))

@@ -18,6 +18,7 @@ from django.utils import timezone
 from lightnote.errors import LightNoteError
 from lightnote.impersonation.context import actor_context
 from lightnote.models import User
+from lightnote.text_policy import echoable
 from lightnote.texts.i18n import define_messages, translate
 from lightnote.texts.page_texts import page_locale, page_texts
 
@@ -177,7 +178,7 @@ class ItemPages:
             page=page,
             query=query,
             problem=problem,
-            form=form,
+            form={key: echoable(value) for key, value in form.items()},
             **self.list_context(viewer, query),
         )
 

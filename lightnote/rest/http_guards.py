@@ -4,10 +4,18 @@
   reads it (its ``Content-Length`` is checked first; a body that grows past the limit while
   Django reads it raises ``RequestDataTooBig``, answered the same). A chunked body without
   a length, which Django would read as empty, is a 411 ``LENGTH_REQUIRED``.
+- A request line over ``LIGHTNOTE_MAX_REQUEST_LINE`` is a 414 ``URI_TOO_LONG``; a header
+  field over ``LIGHTNOTE_MAX_HEADER_FIELD`` or more than ``LIGHTNOTE_MAX_HEADER_FIELDS``
+  fields is a 431 ``HEADERS_TOO_LARGE`` (:class:`RequestLimitsMiddleware`, inside the
+  security and CSP middleware so these answers carry their headers).
 - A lost database (``OperationalError`` / ``InterfaceError`` from ``django.db``) is a 503
   ``DATABASE_UNAVAILABLE``: from DRF views through :func:`lightnote.errors.exception_handler`,
   from any other view through :class:`HostileInputMiddleware`, and from a middleware through
   the 500 handler.
+- A control store that cannot answer (``lightnote.controlstore.redis.STORE_ERRORS`` escaping a
+page) is a
+  503 ``STORE_UNAVAILABLE``, and a ``LightNoteError`` escaping a page view (not DRF's) is
+  answered with its own code and status: a page never turns a known failure into a 500.
 - Django's own 400 (a bad ``Host``, a malformed request), 403 (CSRF) and 404 answer with the
   error body under ``/api/``; pages get a small self-contained page (it needs no database).
 
@@ -25,7 +33,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 from django.views import csrf, defaults
 
-from lightnote.errors import is_database_lost, safe_locale
+from lightnote.errors import KnownFailure, is_database_lost, safe_locale
 from lightnote.texts.i18n import define_messages, translate
 from lightnote.texts.page_texts import cookie_locale
 
@@ -39,7 +47,19 @@ define_messages(
             "数据库暂时不可用，请稍后重试；未做任何修改。",
             "The database is unavailable; please retry later. Nothing was changed.",
         ),
+        "STORE_UNAVAILABLE": (
+            "服务暂时不可用，请稍后重试。",
+            "The service is unavailable; please retry later.",
+        ),
         "BAD_REQUEST": ("请求无效。", "The request is not valid."),
+        "URI_TOO_LONG": (
+            "请求行过长（上限 {limit} 字节）。",
+            "The request line is too long (limit {limit} bytes).",
+        ),
+        "HEADERS_TOO_LARGE": (
+            "请求头过大（每个字段上限 {limit} 字节，最多 {fields} 个字段）。",
+            "The request headers are too large (at most {limit} bytes a field, {fields} fields).",
+        ),
         "LENGTH_REQUIRED": (
             "请求体须带 Content-Length（不支持分块传输）。",
             "Send the body with a Content-Length (chunked bodies are not accepted).",
@@ -62,11 +82,19 @@ def wants_json(request: HttpRequest) -> bool:
     return "application/json" in accept and "text/html" not in accept
 
 
-def error_answer(request: HttpRequest, code: str, status: int, **params: Any) -> HttpResponse:
+def error_answer(
+    request: HttpRequest,
+    code: str,
+    status: int,
+    *,
+    extra: dict[str, Any] | None = None,
+    **params: Any,
+) -> HttpResponse:
     """The error body ``{"error": {"code", "message"}}``, or a minimal page for a browser."""
     if wants_json(request):
         message = translate(code, safe_locale(request), **params)
-        return JsonResponse({"error": {"code": code, "message": message}}, status=status)
+        body = {"code": code, "message": message, **(extra or {})}
+        return JsonResponse({"error": body}, status=status)
     # A page follows the language switch's cookie first, as every page does (page_locale).
     locale = cookie_locale(request) or safe_locale(request)
     message = translate(code, locale, **params)
@@ -94,6 +122,29 @@ def database_unavailable(request: HttpRequest) -> HttpResponse:
     response = error_answer(request, "DATABASE_UNAVAILABLE", 503)
     response["Retry-After"] = "5"
     return response
+
+
+def store_unavailable(request: HttpRequest) -> HttpResponse:
+    response = error_answer(request, "STORE_UNAVAILABLE", 503)
+    response["Retry-After"] = "5"
+    return response
+
+
+def known_failure(request: HttpRequest, error: KnownFailure) -> HttpResponse:
+    """Answer a ``LightNoteError`` that escaped a page view with its own code and status."""
+    response = error_answer(request, error.code, error.status, extra=error.extra, **error.params)
+    for name, value in error.headers.items():
+        response[name] = value
+    if error.status == 503 and "Retry-After" not in response:
+        response["Retry-After"] = "5"
+    return response
+
+
+def is_store_lost(exc: BaseException | None) -> bool:
+    """True for "the control store could not answer" (a refused or timed-out Redis)."""
+    from lightnote.controlstore.redis import STORE_ERRORS
+
+    return isinstance(exc, STORE_ERRORS)
 
 
 def declared_length(request: HttpRequest) -> int | None:
@@ -131,7 +182,47 @@ class HostileInputMiddleware:
             return too_large(request)
         if is_database_lost(exception):
             return database_unavailable(request)
+        if is_store_lost(exception):
+            return store_unavailable(request)
+        if isinstance(exception, KnownFailure):
+            return known_failure(request, exception)
         return None
+
+
+def request_line_length(request: HttpRequest) -> int:
+    """The request line's length as sent: ``METHOD URI PROTOCOL`` (gunicorn's ``RAW_URI``,
+    else the path and query as Django has them)."""
+    uri = request.META.get("RAW_URI") or request.get_full_path()
+    protocol = request.META.get("SERVER_PROTOCOL", "HTTP/1.1")
+    return len(request.method or "") + 1 + len(uri) + 1 + len(protocol)
+
+
+def header_fields(request: HttpRequest) -> list[int]:
+    """The length of each header field line (``Name: value``) of the request."""
+    meta = request.META
+    names = [name for name in meta if name.startswith("HTTP_")]
+    names += [name for name in ("CONTENT_TYPE", "CONTENT_LENGTH") if meta.get(name)]
+    return [len(name.removeprefix("HTTP_")) + 2 + len(str(meta[name])) for name in names]
+
+
+class RequestLimitsMiddleware:
+    """Answer an over-long request line (414) or header (431) before anything reads it."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        line_limit = settings.LIGHTNOTE_MAX_REQUEST_LINE
+        if request_line_length(request) > line_limit:
+            return error_answer(request, "URI_TOO_LONG", 414, limit=line_limit)
+        fields = header_fields(request)
+        field_limit = settings.LIGHTNOTE_MAX_HEADER_FIELD
+        count_limit = settings.LIGHTNOTE_MAX_HEADER_FIELDS
+        if len(fields) > count_limit or any(length > field_limit for length in fields):
+            return error_answer(
+                request, "HEADERS_TOO_LARGE", 431, limit=field_limit, fields=count_limit
+            )
+        return self.get_response(request)
 
 
 # --- Django's error handlers (named in lightnote/urls.py and settings.CSRF_FAILURE_VIEW) ---

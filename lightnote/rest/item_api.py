@@ -32,7 +32,7 @@ from lightnote.rest.openapi import (
     error_responses,
     path_uuid,
 )
-from lightnote.rest.serializers import VersionQuerySerializer
+from lightnote.rest.serializers import VersionQuerySerializer, refuse_body_fields
 
 Answer = tuple[int, dict[str, Any]]
 
@@ -229,6 +229,7 @@ class ItemApi:
             },
         )
         def delete(self: GenericAPIView, request: Request, **kwargs: str) -> Response:
+            refuse_body_fields(request)
             api.delete(owner=request.user, expected_version=api._version(request), **kwargs)
             return Response(status=204)
 
@@ -261,6 +262,7 @@ class ItemApi:
             },
         )
         def post(self: GenericAPIView, request: Request, **kwargs: str) -> Response:
+            refuse_body_fields(request)
             item = api.restore(owner=request.user, expected_version=api._version(request), **kwargs)
             return Response(api._data(request, item))
 

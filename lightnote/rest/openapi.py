@@ -151,7 +151,7 @@ JSON = "application/json"
 def _edge_error(code: str, description: str) -> dict[str, Any]:
     from lightnote.texts.i18n import translate
 
-    message = translate(code, "en", limit=1_048_576)
+    message = translate(code, "en", limit=1_048_576, fields=100)
     return {
         "description": description,
         "content": {
@@ -173,7 +173,11 @@ def document_edge_errors(result: dict[str, Any], **kwargs: Any) -> dict[str, Any
             if not isinstance(operation, dict) or "responses" not in operation:
                 continue
             responses = operation["responses"]
-            edge = {"503": ("DATABASE_UNAVAILABLE", "The database is unavailable")}
+            edge = {
+                "503": ("DATABASE_UNAVAILABLE", "The database is unavailable"),
+                "414": ("URI_TOO_LONG", "The request line is over LIGHTNOTE_MAX_REQUEST_LINE"),
+                "431": ("HEADERS_TOO_LARGE", "A header over LIGHTNOTE_MAX_HEADER_FIELD"),
+            }
             if method in _BODY_METHODS or "requestBody" in operation:
                 edge["413"] = ("REQUEST_TOO_LARGE", "The body is over LIGHTNOTE_MAX_BODY_BYTES")
                 edge["411"] = ("LENGTH_REQUIRED", "A chunked body without Content-Length")

@@ -150,6 +150,21 @@ class StrictSerializer(serializers.Serializer):
         return request_locale(self.context.get("request"))
 
 
+class NoBodySerializer(StrictSerializer):
+    """The body of a write that takes none (a DELETE, a restore): nothing, or ``{}``."""
+
+
+def refuse_body_fields(request: Any) -> None:
+    """Refuse a body that names any field (400 ``VALIDATION_ERROR``), as for every body.
+
+    An empty body and ``{}`` pass; anything else is the strict serializer's to word.
+    """
+    data = request.data
+    if isinstance(data, dict) and not data:
+        return
+    NoBodySerializer(data=data, context={"request": request}).is_valid(raise_exception=True)
+
+
 class StrictModelSerializer(StrictSerializer, serializers.ModelSerializer):
     """A model serializer with the same unknown-field rule."""
 

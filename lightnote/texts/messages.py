@@ -7,6 +7,10 @@ from lightnote.texts.i18n import define_messages
 define_messages(
     {
         "ADMIN_ONLY": ("仅限管理员。", "Staff only."),
+        "ADMIN_SUBJECT_FORBIDDEN": (
+            "只有超级管理员可以查看超级管理员的数据。",
+            "Only a superuser may view a superuser's data.",
+        ),
         "ADMIN_READONLY": (
             "当前处于管理员只读代管模式，不能修改数据。",
             "An admin read-only context is active: nothing may be changed.",

@@ -27,6 +27,17 @@ class Command(BaseCommand):
         parser.add_argument("--bind", default=None, help="host:port for http")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        store = str(settings.CACHES["default"]["LOCATION"])
+        if store.startswith("fakeredis://"):
+            # Its cards would live in this process only: the web process's card page would
+            # find none of them (and show them as not verifiable).
+            raise CommandError(
+                "The control store is in-process (LIGHTNOTE_REDIS_URL=fakeredis://...), so "
+                "cards issued by mcp_serve could not be confirmed by the web process. Use the "
+                "web process's own endpoint instead (make run, then "
+                f"{settings.LIGHTNOTE_PUBLIC_URL}/mcp/), or point both processes at one Redis "
+                "with LIGHTNOTE_REDIS_URL=redis://..."
+            )
         if options["transport"] == "http":
             self._serve_http(options["bind"] or settings.LIGHTNOTE_MCP_BIND)
         else:
