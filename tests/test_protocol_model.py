@@ -218,3 +218,25 @@ def test_an_edit_after_a_failover_that_forgot_the_claim_still_executes_twice() -
     failed = _failed(check.check(gaps=True, liveness=False))
     assert failed
     assert "assert((changes<=1))" in failed[0].output
+
+
+def test_the_protocol_docs_show_the_table_as_it_is() -> None:
+    text = (ROOT / "docs" / "confirmation-protocol.md").read_text("utf-8")
+    shown = [
+        [cell.strip().strip("`") for cell in line.strip("|").split("|")]
+        for line in text.split("## 7. Model check", 1)[1].splitlines()
+        if line.startswith("| ") and not line.startswith("| machine")
+    ]
+    expected = [
+        [
+            r.machine,
+            r.source,
+            r.event,
+            r.target,
+            ", ".join(r.guards) or "-",
+            ", ".join(r.effects) or "-",
+            r.function,
+        ]
+        for r in TABLE.rows
+    ]
+    assert shown == expected
