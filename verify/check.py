@@ -39,8 +39,9 @@ _CHOICE = {
 }
 BOUNDS: dict[str, dict[str, dict[str, int]]] = {
     "full": {
-        "cards": {"NCONF": 3, "MAXF": 2, **_CARDS},
-        "continuation": {"NCONF": 2, "MAXF": 2, **_CONTINUATION},
+        "cards": {"NCONF": 2, "MAXF": 2, **_CARDS},
+        "cards-owners": {"NCONF": 3, "MAXF": 1, **_CARDS, "FOREIGN": 0},
+        "continuation": {"NCONF": 1, "MAXF": 2, **_CONTINUATION},
         "edit": {"NCONF": 3, "MAXF": 2, **_EDIT},
         "choice": _CHOICE,
     },
