@@ -40,7 +40,7 @@ _CHOICE = {
 BOUNDS: dict[str, dict[str, dict[str, int]]] = {
     "full": {
         "cards": {"NCONF": 2, "MAXF": 2, **_CARDS},
-        "cards-owners": {"NCONF": 3, "MAXF": 1, **_CARDS, "FOREIGN": 0},
+        "cards-owners": {"NCONF": 3, "MAXF": 2, **_CARDS, "FOREIGN": 0},
         "continuation": {"NCONF": 1, "MAXF": 2, **_CONTINUATION},
         "edit": {"NCONF": 3, "MAXF": 2, **_EDIT},
         "choice": _CHOICE,

@@ -172,7 +172,7 @@ def call(port: int, token: str, method: str, path: str, body: Any = None, tries:
         client = Client(HOST, port, token)
         try:
             reply = client.call(method, path, body)
-        except OSError:
+        except (OSError, ValueError):  # no answer, or nginx's HTML 502 page
             reply = None
         finally:
             client.close()
