@@ -16,6 +16,7 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 TABLE = HERE / "transitions.tsv"
@@ -47,7 +48,7 @@ EFFECTS = {
 }
 
 # Seeded bugs: each drops one guard from one move, or defines a macro protocol.pml reads.
-MUTANTS = {
+MUTANTS: dict[str, dict[str, Any]] = {
     "claim-without-owner-check": {"drop": ("card", "claim", "owner")},
     "continuation-before-receipt": {"drop": ("continuation", "activate", "receipt_succeeded")},
     "rerun-after-lost-commit": {"define": "RERUN_AFTER_LOST_COMMIT"},

@@ -26,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from bench.client import Client
 from bench.scale import deployment
@@ -117,9 +117,9 @@ def send_all(
         deadline = time.monotonic() + timeout
         while received and time.monotonic() < deadline:
             for key, _ in poller.select(timeout=max(0.01, deadline - time.monotonic())):
-                index, sock = key.data, key.fileobj
+                index, conn = key.data, cast(socket.socket, key.fileobj)
                 try:
-                    chunk = sock.recv(65536)  # type: ignore[union-attr]
+                    chunk = conn.recv(65536)
                 except BlockingIOError:
                     continue
                 except OSError:
@@ -127,8 +127,8 @@ def send_all(
                 if chunk:
                     received[index].append(chunk)
                     continue
-                poller.unregister(sock)
-                sock.close()  # type: ignore[union-attr]
+                poller.unregister(conn)
+                conn.close()
                 answers[index] = _parse(b"".join(received.pop(index)))
                 if after is not None and sum(a is not None for a in answers) >= after[0]:
                     after[1]()
@@ -217,12 +217,8 @@ def executions(cards: list[Card]) -> dict[str, Any]:
     # The trash included: an execution is a row, deleted since or not.
     for title in Todo.all_objects.filter(title__in=titles).values_list("title", flat=True):
         per_title[title] += 1
-    receipts = dict(
-        ActionReceipt.objects.filter(action_id__in=[c.card_id for c in cards]).values_list(
-            "action_id", "status"
-        )
-    )
-    receipts = {str(key): value for key, value in receipts.items()}
+    rows = ActionReceipt.objects.filter(action_id__in=[c.card_id for c in cards])
+    receipts = {str(key): str(value) for key, value in rows.values_list("action_id", "status")}
     return {"todos": per_title, "receipts": receipts}
 
 
@@ -540,6 +536,11 @@ def _nginx_installed() -> None:
         raise SystemExit("nginx is not installed (make scale-check installs Debian's nginx)")
 
 
+def _stop_servers(servers: list[AppServer]) -> None:
+    for server in servers:
+        deployment._stop(server.process, group=True)
+
+
 def _stop_on_sigterm() -> None:
     """SIGTERM (a stopped make, a timeout) unwinds like Ctrl-C: everything is stopped."""
 
@@ -567,7 +568,7 @@ def run() -> int:
         setup_django(env)
         token = token_for("scale")
         servers: list[AppServer] = []
-        stack.callback(lambda: [deployment._stop(s.process, group=True) for s in servers])
+        stack.callback(_stop_servers, servers)
         for _ in range(3):
             servers.append(deployment.start_app_server(env, home))
         nginx = Nginx(home / "nginx", deployment.free_port())
