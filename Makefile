@@ -11,7 +11,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: run test test-embedded test-services serve lint typecheck reliability bench bench-smoke system-deps browser-deps install install-runtime clean help
+.PHONY: run test test-embedded test-services serve lint typecheck reliability bench bench-smoke system-deps browser-deps install install-runtime clean help verify verify-deps scale-check scale-deps
 
 help:
 	@echo "make run    - install, migrate, create the demo user, serve http://$(HOST):$(PORT)/"
@@ -19,6 +19,8 @@ help:
 	@echo "make serve  - gunicorn with production settings (LIGHTNOTE_* from the environment)"
 	@echo "             (run the background worker beside it: .venv/bin/python manage.py worker)"
 	@echo "make lint / typecheck / reliability / bench"
+	@echo "make verify - model-check the confirmation protocol with Spin (verify/)"
+	@echo "make scale-check - the guarantees on nginx + 3 app servers + a Redis Cluster (bench/scale/)"
 
 # mysqlclient compiles against the MariaDB client headers; a bare machine lacks them.
 system-deps:
@@ -141,6 +143,39 @@ bench: install
 
 bench-smoke: install
 	LIGHTNOTE_BENCH_SIZE=smoke $(BIN)/python -m bench
+
+# --- the protocol's model (verify/, docs/confirmation-protocol.md "Model check") ---------
+# Spin and the C compiler its verifier needs; installed where missing, like browser-deps.
+verify-deps:
+	@if ! command -v spin >/dev/null || ! command -v gcc >/dev/null; then \
+	  echo "Installing spin and gcc for the model check..."; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq spin gcc >/dev/null \
+	    || { echo "Could not install spin and gcc: install them, then re-run."; exit 1; }; \
+	fi
+
+# The table against the code, then every configuration exhaustively (VERIFY_BOUND=ci: the
+# test suite's smaller bound).
+VERIFY_BOUND ?= full
+verify: install verify-deps
+	$(BIN)/pytest -q tests/test_protocol_model.py -m "not spin"
+	$(BIN)/python -m verify.check --bound $(VERIFY_BOUND)
+
+# --- a multi-server deployment on loopback, measured (bench/scale/, docs/operations.md) ----
+# nginx in front of three gunicorns, a 6-node Redis Cluster, a fresh MariaDB database; all
+# started and stopped by the run. Writes bench/results/scale.json. Not part of make test.
+scale-deps:
+	@if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then \
+	  echo "Installing nginx for the scale check..."; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq nginx >/dev/null \
+	    || { echo "Could not install nginx: install it, then re-run."; exit 1; }; \
+	fi
+	@command -v redis-server >/dev/null && command -v redis-cli >/dev/null \
+	  || { echo "redis-server and redis-cli are needed (Debian package redis-server)"; exit 1; }
+
+scale-check: install scale-deps
+	timeout 1800 $(BIN)/python -m bench.scale
 
 clean:
 	rm -rf $(VENV) staticfiles db.sqlite3
