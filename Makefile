@@ -70,7 +70,9 @@ run: install
 	@export LIGHTNOTE_DEBUG=1; \
 	$(BIN)/python manage.py migrate --noinput -v 0 && \
 	$(BIN)/python manage.py ensure_demo_user && \
-	echo "" && echo "  LightNote is serving on http://$(HOST):$(PORT)/   (log in as demo / demo-pass-2026)" && echo "" && \
+	echo "" && echo "  LightNote is serving on http://$(HOST):$(PORT)/   (log in as demo / demo-pass-2026; staff: admin / admin-pass-2026)" && \
+	echo "  MCP (streamable HTTP): http://$(HOST):$(PORT)/mcp/   (a token: .venv/bin/python manage.py mcp_token create --user demo --name laptop)" && \
+	echo "  The reminder worker runs beside it; mail (sign-up, reset, reminders) is printed here." && echo "" && \
 	{ $(BIN)/python manage.py worker -v 0 & worker=$$!; \
 	  trap 'kill -TERM $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
 	  $(BIN)/python manage.py runserver $(HOST):$(PORT); }
