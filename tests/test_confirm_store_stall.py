@@ -176,3 +176,26 @@ def test_a_stalled_claim_on_the_chat_page_answers_503_and_the_retry_executes_onc
     assert "outcome-succeeded" in retried.content.decode()
     assert Todo.objects.count() == 2
     assert ActionReceipt.objects.count() == 2
+
+
+def test_a_stalled_claim_on_the_mcp_card_page_answers_503_and_the_retry_executes_once(
+    user: Any, stalling_store: Any, monkeypatch: Any
+) -> None:
+    from tests.mcp_helpers import confirm_on_page, mcp_key, memory_server, page_client, propose
+
+    _scripts_loaded(user)
+    card = propose(memory_server(mcp_key(user)))
+    client = page_client(user)
+    resumed = stalling_store(monkeypatch)
+
+    stalled = confirm_on_page(client, card["card_id"])
+
+    assert stalled.status_code == 503
+    _after_the_queued_claims_ran(resumed)
+    assert Todo.objects.count() == 1  # the warm-up's
+
+    retried = confirm_on_page(client, card["card_id"])
+
+    assert retried.status_code == 200
+    assert Todo.objects.count() == 2
+    assert ActionReceipt.objects.filter(action_id=card["card_id"]).count() == 1
