@@ -27,8 +27,9 @@ from typing import Any
 from agent.cards import history as lifecycle
 from agent.cards import transitions as card_transitions
 from agent.cards.edit import editable_fields, edited_args
+from agent.conversation import sessions
 from agent.conversation.decisions import Turn
-from agent.models import ActionCard, AgentSession, Message
+from agent.models import ActionCard, AgentSession
 from agent.planners.base import Proposal
 from agent.planners.lexicon import normalise
 from agent.planners.rules import grammar_for
@@ -70,22 +71,12 @@ def correction_for(*, session: AgentSession, text: str, now: datetime) -> Correc
     said = grammar.correction(read)
     if not said:
         return None
-    last = (
-        Message.objects.filter(session=session)
-        .order_by("-created_at", "-id")
-        .values_list("id", "role")
-        .first()
-    )
-    if last is None or last[1] != Message.Role.ASSISTANT:
-        return None
-    rows = list(
-        ActionCard.objects.filter(message_id=last[0]).values_list(
-            "id", "tool", "args", "token_digest", "state", "expires_at"
-        )[:2]
-    )
+    rows = sessions.last_turn_cards(session=session, limit=2)
     if len(rows) != 1:
         return None
-    card_id, tool_name, args, digest, state, expires_at = rows[0]
+    row = rows[0]
+    card_id, tool_name, args, digest = row.id, row.tool, row.args, row.token_digest
+    state, expires_at = row.state, row.expires_at
     tool = registry.get(tool_name)
     if tool is None or state != ActionCard.State.READY or expires_at <= now:
         return None

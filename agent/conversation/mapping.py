@@ -21,10 +21,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agent.conversation import corrections as card_corrections
+from agent.conversation import sessions
 from agent.conversation import undo as card_undo
 from agent.conversation.pending import KIND_CHOICE, PendingRequest
 from agent.conversation.reading import Reading, Said
-from agent.models import ActionCard, Message
+from agent.models import ActionCard
 from agent.planners.base import PlanResult, Proposal
 from agent.tools import registry
 from lightnote.errors import LightNoteError
@@ -81,15 +82,7 @@ class Front:
 
 def in_front(turn: Turn, waiting: PendingRequest | None) -> Front:
     """The last assistant message's cards (at most a few) and the waiting choice."""
-    last = (
-        Message.objects.filter(session=turn.session)
-        .order_by("-created_at", "-id")
-        .values_list("id", "role")
-        .first()
-    )
-    if last is None or last[1] != Message.Role.ASSISTANT:
-        return Front(waiting=waiting)
-    rows = list(ActionCard.objects.filter(message_id=last[0]).select_related("receipt")[:5])
+    rows = sessions.last_turn_cards(session=turn.session)
     return Front(cards=rows, waiting=waiting)
 
 

@@ -61,6 +61,35 @@ def recent_messages(*, session: AgentSession, limit: int) -> list[RecentMessage]
     return [RecentMessage(*row) for row in rows[:limit]]
 
 
+def last_turn_cards(*, session: AgentSession, limit: int = 5) -> list[ActionCard]:
+    """The card rows (receipts loaded) of the session's last message when it is the
+    assistant's: what the user has in front of them; else none. Two queries at most."""
+    last = (
+        Message.objects.filter(session=session)
+        .order_by("-created_at", "-id")
+        .values_list("id", "role")
+        .first()
+    )
+    if last is None or last[1] != Message.Role.ASSISTANT:
+        return []
+    return list(
+        ActionCard.objects.filter(message_id=last[0])
+        .select_related("receipt")
+        .order_by("created_at", "id")[:limit]
+    )
+
+
+def recent_card_rows(*, session: AgentSession, owner: Any, limit: int) -> list[ActionCard]:
+    """The session's cards that ran or wait, newest first (receipts loaded): where an undo
+    said in the chat looks for the last change."""
+    return list(
+        ActionCard.objects.filter(session=session, owner=owner)
+        .exclude(state__in=(ActionCard.State.REJECTED, ActionCard.State.VOIDED))
+        .select_related("receipt")
+        .order_by("-created_at", "-id")[:limit]
+    )
+
+
 def session_get_with_recent(
     *, session_id: Any, owner: Any, limit: int
 ) -> tuple[AgentSession, list[RecentMessage]]:

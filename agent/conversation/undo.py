@@ -17,6 +17,7 @@ from agent.cards import transitions as card_transitions
 from agent.cards.records import CardState, card_get_by_digest
 from agent.cards.undo import compensation_for, prepared_compensation
 from agent.control import one_at_a_time
+from agent.conversation import sessions
 from agent.models import ActionCard, AgentSession
 from agent.planners.lexicon import normalise
 from agent.planners.rules import grammar_for
@@ -97,12 +98,7 @@ def undo_said(
     wanted = grammar_for(read).undo_request(read)
     if wanted is None:
         return None
-    rows = (
-        ActionCard.objects.filter(session=session, owner=actor.subject)
-        .exclude(state__in=(ActionCard.State.REJECTED, ActionCard.State.VOIDED))
-        .select_related("receipt")
-        .order_by("-created_at", "-id")[:_LOOK_BACK]
-    )
+    rows = sessions.recent_card_rows(session=session, owner=actor.subject, limit=_LOOK_BACK)
     said = None
     for row in rows:
         if row.state == ActionCard.State.SETTLED:
