@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.conf import settings
@@ -25,6 +25,8 @@ from django.utils import timezone
 from agent.capabilities import CAPABILITIES, ENABLED, capability_for_unknown_tool
 from agent.cards import history as lifecycle
 from agent.cards import records as cards
+from agent.cards.changes import changes_of
+from agent.models import ActionReceipt
 from agent.policy import capability_refusal, enforce_tool_policy
 from agent.ratelimit import limit_new_card
 from agent.tools import ToolContext, registry, user_roles
@@ -168,7 +170,28 @@ def confirm_url(card_id: str) -> str:
 def call_tool(
     caller: Caller, name: str, arguments: Any, *, request_state: str | None = None
 ) -> ToolAnswer:
-    """Answer one ``tools/call``; never raises a ``LightNoteError`` (it becomes an error)."""
+    """Answer one ``tools/call``; never raises a ``LightNoteError`` (it becomes an error).
+    Every answer but an error says what changed (``changes``), from receipts only."""
+    answer = _call_tool(caller, name, arguments, request_state=request_state)
+    if answer.is_error:
+        return answer
+    return replace(answer, data={**answer.data, "changes": _changes_of(answer.data, caller)})
+
+
+def _changes_of(data: dict[str, Any], caller: Caller) -> dict[str, Any]:
+    """A new card changes nothing yet (it waits); a card's status counts its receipt once
+    it succeeded; a read changes nothing."""
+    if data.get("kind") == "card":
+        return changes_of([], locale=caller.locale, waiting=1)
+    receipts: Any = []
+    if data.get("kind") == "card_status" and data.get("state") == "confirmed":
+        receipts = ActionReceipt.objects.filter(action_id=str(data.get("card_id")))
+    return changes_of(receipts, locale=caller.locale)
+
+
+def _call_tool(
+    caller: Caller, name: str, arguments: Any, *, request_state: str | None = None
+) -> ToolAnswer:
     try:
         if name == STATUS_TOOL:
             return card_status(caller, arguments)

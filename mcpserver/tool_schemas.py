@@ -77,6 +77,28 @@ _ERROR = {
     "required": ["code", "message"],
     "properties": {"code": _TEXT, "message": _TEXT},
 }
+# What changed, said by the server from receipts (every successful answer carries it).
+CHANGES = {
+    "type": "object",
+    "required": ["count", "text", "items"],
+    "properties": {
+        "count": {"type": "integer", "minimum": 0},
+        "text": _TEXT,
+        "items": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["action_id", "capability", "tool", "text"],
+                "properties": {
+                    "action_id": _UUID,
+                    "capability": _TEXT,
+                    "tool": _TEXT,
+                    "text": _TEXT,
+                },
+            },
+        },
+    },
+}
 CARD_STATES = [
     "pending",
     "confirmed",
@@ -120,6 +142,7 @@ CARD = {
         "content_trust": {"const": "untrusted"},
         "message": _TEXT,
         "elicitation": {"enum": ["accept", "decline", "cancel"]},
+        "changes": CHANGES,
     },
 }
 
@@ -137,6 +160,7 @@ CARD_STATUS = {
         "receipt": _OBJECT,
         "error": _ERROR,
         "reason": _TEXT,
+        "changes": CHANGES,
     },
 }
 
@@ -150,6 +174,7 @@ DATA = {
         "tool": _TEXT,
         "summary": _TEXT,
         "data": _OBJECT,
+        "changes": CHANGES,
     },
 }
 
@@ -175,6 +200,7 @@ CAPABILITIES = {
                 },
             },
         },
+        "changes": CHANGES,
     },
 }
 

@@ -89,3 +89,24 @@ def test_every_enabled_capability_has_its_effect_row() -> None:
 
     offered = {c.id for c in CAPABILITIES if c.status == ENABLED and not c.internal}
     assert offered <= set(EFFECTS)
+
+
+def test_every_tool_answer_says_what_changed_from_receipts(user: Any) -> None:
+    """A proposal changes nothing yet (its card waits); after the person confirms, the
+    card's status counts its receipt; a read changes nothing."""
+
+    key = mcp_key(user)
+    proposed = call(memory_server(key), "create_todo", {"title": "Submit the weekly report"})
+    card = proposed.structured_content
+    assert card["changes"] == {
+        "count": 0,
+        "text": "还没有修改任何数据：1 张确认卡等你确认。",
+        "items": [],
+    }
+    assert confirm_on_page(page_client(user), card["card_id"]).status_code == 200
+    status = call(memory_server(key), "card_status", {"card_id": card["card_id"]})
+    changes = status.structured_content["changes"]
+    assert changes["count"] == 1
+    assert [item["action_id"] for item in changes["items"]] == [card["card_id"]]
+    read = call(memory_server(key), "query_todos", {})
+    assert read.structured_content["changes"]["count"] == 0
