@@ -147,3 +147,29 @@ def test_history_shows_the_provenance_in_the_readers_language(
     [shown] = [item for message in history["results"] for item in message["cards"]]
     assert shown["card_id"] == card["card_id"]
     assert shown["provenance"] == {"sources": card["provenance"]["sources"], "message": LINE_EN}
+
+
+def test_a_request_typed_in_full_after_a_list_carries_no_warning(
+    alice_api, user, fake_openai
+) -> None:
+    todo_services.todo_create(owner=user, title="交房租")
+    fake_openai.reply_tool_calls(tool_call("query_todos", {}))
+    fake_openai.reply_tool_calls(tool_call("delete_todo", {"todo_title": "交房租"}))
+    session_id = new_session(alice_api)
+
+    [card] = say(alice_api, session_id, "看看我的待办，然后删除交房租")["cards"]
+
+    # Every word on the card is the user's own: the read did not shape it.
+    assert card["tool"] == "delete_todo"
+    assert card["provenance"] is None
+
+
+def test_a_target_the_user_did_not_name_is_still_marked(alice_api, user, fake_openai) -> None:
+    todo_services.todo_create(owner=user, title="交房租")
+    fake_openai.reply_tool_calls(tool_call("query_todos", {}))
+    fake_openai.reply_tool_calls(tool_call("delete_todo", {"todo_title": "交房租"}))
+    session_id = new_session(alice_api)
+
+    [card] = say(alice_api, session_id, "看看我的待办，删掉最旧的那个")["cards"]
+
+    assert card["provenance"]["message"].startswith("这是在读取待办「交房租」之后")

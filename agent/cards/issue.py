@@ -27,7 +27,7 @@ from agent.cards import history as lifecycle
 from agent.cards import records as cards
 from agent.continuations import store as continuation_store
 from agent.control import SealedCreate, confirmation_store
-from agent.guard.provenance import merge, provenance, sources_of
+from agent.guard.provenance import beyond_the_message, merge, provenance, sources_of
 from agent.models import ActionCard, AgentSession
 from agent.planners.base import Fact
 from agent.policy import PolicyResult
@@ -199,8 +199,13 @@ class CardIssuer:
             "expires_at": expires_at.astimezone(self.context.zone).isoformat(),
             "args": args,
             "preview": preview,
-            # A card proposed after the model read stored content says so.
-            "provenance": provenance(merge([self.reads(), self.earlier_reads]), self.locale),
+            # A card that carries what the user did not say, after the model read stored
+            # content, says so.
+            "provenance": (
+                provenance(merge([self.reads(), self.earlier_reads]), self.locale)
+                if beyond_the_message(args=args, preview=preview, message=self.text)
+                else None
+            ),
         }
         self.cards.append(card)
         metrics.card_issued(capability=capability)
