@@ -19,5 +19,11 @@ urlpatterns = [
         name="notification-page-read",
     ),
     path("notifications/email/", pages.reminder_email_page, name="reminder-email-setting"),
+    path("calendar/address/", pages.calendar_address_page, name="calendar-address"),
+    path(
+        "calendar/address/revoke/",
+        pages.calendar_address_revoke_page,
+        name="calendar-address-revoke",
+    ),
     path("calendar/<str:secret>.ics", calendar_feed.calendar_feed_ics, name="calendar-feed-ics"),
 ]

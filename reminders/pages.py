@@ -16,6 +16,7 @@ from lightnote.pages.items import page_of, page_viewer
 from lightnote.texts.i18n import define_messages, translate
 from lightnote.texts.page_texts import define_page_texts, page_texts
 from reminders import selectors, services
+from reminders.api import feed_url
 
 PAGE_TEXTS = define_page_texts(
     {
@@ -45,14 +46,31 @@ PAGE_TEXTS = define_page_texts(
             "Your account has no email address yet, so no reminder email can be sent.",
         ),
         "PAGE_SETTINGS_REMINDER_EMAIL_SAVE": ("保存提醒设置", "Save reminder setting"),
-        "PAGE_SETTINGS_CALENDAR": (
-            "日历订阅：在 API 中用 POST /api/v1/calendar/feed/ 生成私密地址",
-            "Calendar feed: make a private address with POST /api/v1/calendar/feed/",
+        "PAGE_SETTINGS_CALENDAR": ("日历订阅", "Calendar subscription"),
+        "PAGE_SETTINGS_CALENDAR_HINT": (
+            "生成一个私密地址，在日历应用里订阅，就能看到有截止时间的待办。"
+            "地址只显示一次；再生成一个，旧地址随即失效。",
+            "Make a private address and subscribe to it in your calendar app to see your "
+            "todos with due times. It is shown once; making a new one stops the old one.",
         ),
+        "PAGE_SETTINGS_CALENDAR_ON": ("你已有一个有效的订阅地址。", "You have a live address."),
+        "PAGE_SETTINGS_CALENDAR_MAKE": ("生成新地址", "Make a new address"),
+        "PAGE_SETTINGS_CALENDAR_REVOKE": ("停用地址", "Stop the address"),
+        "PAGE_CALENDAR_ADDRESS_HEADING": ("你的日历订阅地址", "Your calendar address"),
+        "PAGE_CALENDAR_ADDRESS_HINT": (
+            "复制这个地址，在日历应用中选择“通过网址订阅”。它只显示这一次，请勿分享。",
+            'Copy this address and choose "subscribe by URL" in your calendar app. '
+            "It is shown only this once; keep it to yourself.",
+        ),
+        "PAGE_CALENDAR_ADDRESS_BACK": ("返回设置", "Back to settings"),
     }
 )
 define_messages(
     {
+        "PAGE_SETTINGS_CALENDAR_REVOKED": (
+            "订阅地址已停用。",
+            "The calendar address no longer works.",
+        ),
         "PAGE_NOTIFICATIONS_ALL_READ": ("已全部标为已读。", "All marked read."),
         "PAGE_SETTINGS_REMINDER_EMAIL_SAVED": ("提醒设置已保存。", "Reminder setting saved."),
     }
@@ -151,10 +169,37 @@ def reminder_email_page(request: HttpRequest) -> HttpResponse:
     return redirect("settings-page")
 
 
+@login_required
+@require_POST
+def calendar_address_page(request: HttpRequest) -> HttpResponse:
+    """Make a new private calendar address and show it, once (only its digest is kept)."""
+    viewer = page_viewer(request)
+    secret = services.calendar_feed_create(owner=viewer.owner)
+    context = {
+        "t": page_texts(viewer.locale, PAGE_TEXTS),
+        "page_locale": viewer.locale,
+        "address": feed_url(secret),
+    }
+    response = render(request, "reminders/calendar_address.html", context)
+    response["Referrer-Policy"] = "no-referrer"
+    return response
+
+
+@login_required
+@require_POST
+def calendar_address_revoke_page(request: HttpRequest) -> HttpResponse:
+    """Stop the calendar address (its URL answers 404 from now on)."""
+    viewer = page_viewer(request)
+    services.calendar_feed_revoke(owner=viewer.owner)
+    messages.success(request, translate("PAGE_SETTINGS_CALENDAR_REVOKED", viewer.locale))
+    return redirect("settings-page")
+
+
 def reminder_settings_context(request: HttpRequest) -> dict[str, Any]:
-    """The reminder-email switch's state, for its include on the settings page."""
+    """The reminder settings' state (email switch, calendar address), for the settings page."""
     viewer = page_viewer(request)
     return {
+        "calendar_on": selectors.calendar_feed_exists(owner=viewer.owner),
         "reminder_t": page_texts(viewer.locale, PAGE_TEXTS),
         "email_on": selectors.reminder_emails_on(user=viewer.owner),
         "email": viewer.owner.email,

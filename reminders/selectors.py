@@ -68,6 +68,11 @@ def calendar_feed_owner(*, secret: str) -> Any | None:
     return feed.owner if feed else None
 
 
+def calendar_feed_exists(*, owner: Any) -> bool:
+    """Whether the owner has a live calendar address."""
+    return CalendarFeed.objects.filter(owner=owner).exists()
+
+
 def calendar_todos(*, owner: Any) -> QuerySet[Todo]:
     """The owner's open live todos with a due time: what the feed lists."""
     return Todo.objects.filter(owner=owner, status=Todo.Status.OPEN, due_at__isnull=False).order_by(

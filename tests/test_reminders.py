@@ -415,3 +415,39 @@ def test_staff_see_notifications_and_deliveries_in_the_admin_read_only(
     for path in ("/admin/reminders/notification/", "/admin/reminders/reminderdelivery/"):
         assert client.get(path).status_code == 200, path
     assert client.get("/admin/reminders/notification/add/").status_code == 403
+
+
+def test_the_settings_page_makes_shows_once_and_stops_a_calendar_address(
+    make_user: Any, client: Any
+) -> None:
+    import re
+
+    owner = make_user("ivy")
+    client.force_login(owner)
+    settings_page = client.get("/settings/").content.decode()
+    assert 'action="/calendar/address/"' in settings_page
+    assert "/calendar/address/revoke/" not in settings_page
+
+    shown = client.post("/calendar/address/")
+    assert shown.status_code == 200
+    assert shown["Referrer-Policy"] == "no-referrer"
+    [url] = re.findall(r'value="(http[^"]+\.ics)"', shown.content.decode())
+    assert _feed(client, url).status_code == 200
+    # Shown once: the settings page says an address is live but never repeats it.
+    settings_page = client.get("/settings/").content.decode()
+    assert url not in settings_page
+    assert 'action="/calendar/address/revoke/"' in settings_page
+
+    revoked = client.post("/calendar/address/revoke/")
+    assert revoked.status_code == 302
+    assert _feed(client, url).status_code == 404
+    assert client.get("/calendar/address/").status_code == 405
+
+
+def test_the_calendar_address_is_in_english_for_an_english_reader(
+    make_user: Any, client: Any
+) -> None:
+    client.force_login(make_user("ivy"))
+    client.cookies["django_language"] = "en"
+    assert "Calendar subscription" in client.get("/settings/").content.decode()
+    assert "Your calendar address" in client.post("/calendar/address/").content.decode()
