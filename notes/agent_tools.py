@@ -354,7 +354,6 @@ class CreateNoteTool(NoteWriteTool):
                     content=prepared["content"],
                     tags=prepared["tags"],
                     note_id=note_id,
-                    capped=False,  # as todos' create_todo: the card path is not counted
                 )
         except LightNoteError as error:
             if error.code != "NOTE_ALREADY_EXISTS":

@@ -61,16 +61,13 @@ def note_create(
     tags: list[str] | None = None,
     note_id: uuid.UUID | None = None,
     idempotency_key: str | None = None,
-    capped: bool = True,
 ) -> Note:
-    """Create a note for ``owner`` (403 ``NOTE_LIMIT_REACHED`` past the cap; ``capped=False``:
-    the caller checked it, as ``todo_create`` says).
+    """Create a note for ``owner`` (403 ``NOTE_LIMIT_REACHED`` past the cap, on every channel).
 
     ``note_id`` lets a caller derive the id from a stable payload: a second create with the
     same id raises 409 ``NOTE_ALREADY_EXISTS`` instead of writing a twin.
     """
-    if capped:
-        enforce_cap("note", owner=owner)
+    enforce_cap("note", owner=owner)
     now = timezone.now()
     values = {
         "owner": owner,

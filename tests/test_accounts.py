@@ -464,3 +464,26 @@ def test_deleting_an_account_with_a_confirmed_card_removes_the_card_and_its_rece
     assert response.status_code == 302
     assert not ActionCard.objects.filter(owner_id=user.pk).exists()
     assert not ActionReceipt.objects.filter(owner_id=user.pk).exists()
+
+
+def test_a_confirmed_card_past_the_cap_fails_with_its_code_and_writes_nothing(
+    alice_api: Any, user: Any, settings: Any
+) -> None:
+    from agent.models import ActionReceipt
+    from tests.test_conversation_api import confirm, new_session, only_card, say
+
+    settings.LIGHTNOTE_MAX_TODOS = 1
+    session_id = new_session(alice_api)
+    card = only_card(say(alice_api, session_id, "帮我创建待办交房租"))
+    todo_services.todo_create(owner=user, title="filled on the page meanwhile")
+
+    response = confirm(alice_api, session_id, card)
+
+    assert response.status_code == 200, response.content
+    outcome = response.json()["outcome"]
+    assert (response.json()["state"], outcome["ok"]) == ("settled", False)
+    assert outcome["error"]["code"] == "TODO_LIMIT_REACHED"
+    assert list(Todo.objects.filter(owner=user).values_list("title", flat=True)) == [
+        "filled on the page meanwhile"
+    ]
+    assert not ActionReceipt.objects.exists()  # no receipt: nothing may claim it ran

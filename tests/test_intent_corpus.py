@@ -248,6 +248,7 @@ def _report(results: dict[str, Counter[str]], total: dict[str, int]) -> str:
 def test_intent_corpus_over_http(corpus_user, client_for, settings, capsys) -> None:
     settings.LIGHTNOTE_PLANNER = "rules"
     settings.LIGHTNOTE_RATE_LIMIT_CARDS = "100000/m"
+    settings.LIGHTNOTE_MAX_CONVERSATIONS = 100_000  # every case runs in its own conversation
     cases = load_corpus()
     titles = {str(todo.id): todo.title for todo in Todo.objects.filter(owner=corpus_user)}
     titles.update({str(note.id): note.title for note in Note.objects.filter(owner=corpus_user)})

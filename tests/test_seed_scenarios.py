@@ -227,7 +227,9 @@ def test_scenario_8_with_a_receipt_the_success_statement_is_kept(alice_api, fake
         confirm(alice_api, session_id, card)
         response = final_reply(alice_api, session_id, card)
 
-    assert response.json() == {"state": "settled", "reply": CLAIM_ZH}
+    body = response.json()
+    assert (body["state"], body["reply"]) == ("settled", CLAIM_ZH)
+    assert body["changes"]["count"] == 1
     assert ActionReceipt.objects.filter(status="succeeded").count() == 1
     assert not AuditEvent.objects.filter(event_type="guard.replaced").exists()
 

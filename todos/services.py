@@ -106,19 +106,17 @@ def todo_create(
     remind_at: datetime | None = None,
     recurrence: str | None = None,
     idempotency_key: str | None = None,
-    capped: bool = True,
 ) -> Todo:
     """Create a todo for ``owner``; with ``recurrence`` it is the first of a series.
     403 ``TODO_LIMIT_REACHED`` past the cap.
 
-    ``capped=False``: the caller checked the cap already (a card's confirm: its card was
-    checked when issued, and the confirm's statement budget has no room for the count).
+    Every channel counts: a page, the API, and a confirmed card (whose receipt then records
+    the refusal instead of a write).
 
     With ``idempotency_key`` the (owner, key) unique constraint makes a second create with
     the same key fail with ``IntegrityError``; the caller decides what that means.
     """
-    if capped:
-        enforce_cap("todo", owner=owner)
+    enforce_cap("todo", owner=owner)
     now = timezone.now()
     due_at = check_due_at(due_at)
     return Todo.objects.create(

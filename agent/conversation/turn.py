@@ -197,11 +197,6 @@ def _handle_message(
     reading = read_message(said)
     reply = _act(turn, reading)
     pending_until = _keep_pending(turn, waiting)
-    if turn.cards or turn.choices:
-        # A turn that issues a card or a choice speaks with the server's own text: the
-        # model's prose beside a proposal is never shown (kept in the audit log).
-        _withhold_prose(turn, reply)
-        reply = ""
     original = reply
     # Every model text is guarded, whatever the turn looks like: a claim is kept only when
     # one of this session's succeeded receipts backs it (no write executes during a turn).
@@ -211,10 +206,17 @@ def _handle_message(
         locale=locale,
         titles=tuple(source["title"] for source in turn.reads() if source.get("title")),
     )
+    shown = verdict.text
     if verdict.replaced:
         turn.notices.append(guarded_notice(verdict))
         metrics.guard_removed(situation="turn_reply")
-    reply = _reply_text(turn, reading, verdict.text)
+    elif turn.cards or turn.choices:
+        # A turn that issues a card or a choice speaks with the server's own text: the
+        # model's prose beside a proposal is never shown (kept in the audit log). Prose
+        # that claims a write is replaced instead, so the reply says it did not run.
+        _withhold_prose(turn, original)
+        shown = ""
+    reply = _reply_text(turn, reading, shown)
     facts = [public_fact(fact) for fact in turn.facts]
     user_message, message = _messages(turn, text=text, reply=reply, facts=facts)
     _persist(

@@ -10,7 +10,8 @@ drift from what is enforced:
 - text fields: the input policy's refused code points (``lightnote.text_policy``) and,
   where a blank value is refused, at least one non-space character, as a ``pattern``;
 - ``time_zone``: one of the allowed zone names (an ``enum``);
-- ``page`` and ``page_size``: positive, ``page_size`` at most the paginator's maximum.
+- ``page`` and ``page_size``: positive (a ``page_size`` over the paginator's maximum is
+  capped to it, which the description says).
 
 What a schema cannot express is described instead: a due time within the plausible window
 (a year back, ten years ahead; ``lightnote.times.is_plausible``).
@@ -151,10 +152,10 @@ def _declare_required_bodies(paths: dict[str, Any]) -> None:
 def _declare_paging(paths: dict[str, Any]) -> None:
     from lightnote.rest.pagination import Pagination
 
-    limits = {
-        "page": {"minimum": 1},
-        "page_size": {"minimum": 1, "maximum": Pagination.max_page_size},
-    }
+    # A page_size above the maximum is capped, not refused (docs/api.md), so the maximum is
+    # said in the description: a "maximum" would claim a 400 the server does not answer.
+    limits = {"page": {"minimum": 1}, "page_size": {"minimum": 1}}
+    capped = f"At most {Pagination.max_page_size}: a larger size is capped to it."
     for operations in paths.values():
         for operation in operations.values():
             if not isinstance(operation, dict):
@@ -162,6 +163,8 @@ def _declare_paging(paths: dict[str, Any]) -> None:
             for parameter in operation.get("parameters", []):
                 if parameter.get("in") == "query" and parameter.get("name") in limits:
                     parameter["schema"].update(limits[parameter["name"]])
+                    if parameter["name"] == "page_size":
+                        parameter["description"] = capped
 
 
 def declare_enforced_constraints(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:

@@ -220,9 +220,6 @@ class CreateTodoTool(TodoWriteTool):
             priority=prepared["priority"],
             due_at=parse_aware(prepared["due_at"]) if prepared["due_at"] else None,
             **self._series_args(prepared),
-            # Not counted on the card path: the and the confirm's statement
-            # budgets have no room for the cap's read (lightnote/accounts/caps.py).
-            capped=False,
         )
         return self.write_result(todo_data(todo, context), context)
 
