@@ -70,9 +70,10 @@ def _a_time_outside_the_window(case: Any) -> bool:
     for name in ("due_at", "remind_at"):
         value = body.get(name)
         parsed = parse_datetime(value) if isinstance(value, str) else None
-        if parsed is not None and parsed.tzinfo is not None:
-            if not is_plausible(parsed, now=timezone.now()):
-                return True
+        if parsed is None or parsed.tzinfo is None:
+            continue
+        if not is_plausible(parsed, now=timezone.now()):
+            return True
     return False
 
 
