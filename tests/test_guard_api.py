@@ -21,6 +21,7 @@ from lightnote.texts.i18n import translate
 from tests.fake_openai import FakeOpenAI, tool_call
 from tests.test_conversation_api import FROZEN_NOW, confirm, final_reply, new_session, say
 from todos import services as todo_services
+from todos.models import Todo
 
 pytestmark = pytest.mark.django_db
 
@@ -72,10 +73,29 @@ def _assert_guarded(body: dict[str, Any], locale: str) -> None:
 def test_issue_claim_on_a_write_turn_with_a_card_is_never_shown(
     alice_api, fake_openai, reply
 ) -> None:
-    """A card turn speaks with the server's text: the model's prose (here a false claim) is
-    not shown at all, only kept in the audit log."""
+    """A card turn speaks with the server's text: a false claim beside the card is replaced
+    by the server's "not executed" (seed scenario 8), and the card waits."""
     locale = _locale(reply)
     fake_openai.reply_tool_calls(tool_call("create_todo", {"title": "提交周报"}), content=reply)
+    session_id = new_session(alice_api)
+
+    body = say(alice_api, session_id, "帮我创建待办提交周报", **{"Accept-Language": locale})
+
+    _assert_guarded(body, locale)
+    assert reply not in body["reply"]
+    assert [card["state"] for card in body["cards"]] == ["ready"]
+    assert body["changes"]["count"] == 0
+    assert Todo.objects.count() == 0
+
+
+@pytest.mark.parametrize(
+    ("prose", "locale"),
+    [("我来为你准备一张确认卡。", "zh-CN"), ("I'll prepare that for you.", "en")],
+)
+def test_honest_prose_beside_a_card_is_withheld_for_the_servers_text(
+    alice_api, fake_openai, prose, locale
+) -> None:
+    fake_openai.reply_tool_calls(tool_call("create_todo", {"title": "提交周报"}), content=prose)
     session_id = new_session(alice_api)
 
     body = say(alice_api, session_id, "帮我创建待办提交周报", **{"Accept-Language": locale})
@@ -83,11 +103,9 @@ def test_issue_claim_on_a_write_turn_with_a_card_is_never_shown(
     assert body["reply"] == translate(
         "AGENT_PLEASE_CONFIRM", reply_locale("帮我创建待办提交周报", locale)
     )
-    assert reply not in body["reply"]
-    assert [card["state"] for card in body["cards"]] == ["ready"]
-    assert body["changes"]["count"] == 0
+    assert body["notices"] == []
     event = AuditEvent.objects.get(event_type="turn.prose_withheld")
-    assert event.details["text"] == reply
+    assert event.details["text"] == prose
 
 
 @pytest.mark.parametrize("reply", ISSUE_WRITE_TURN)
