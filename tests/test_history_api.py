@@ -491,9 +491,9 @@ def test_confirm_adds_exactly_one_update_inside_the_execution_transaction(alice_
     assert len(card_writes) == 1
     assert statements[card_writes[0]].startswith("UPDATE")
     assert card_writes[0] == receipt_insert + 1  # beside the receipt, in its transaction
-    # token + session, the todo, the receipt, this UPDATE, the audit rows (the test's own
-    # transaction adds a SAVEPOINT pair around the durable block).
-    assert len([sql for sql in statements if "SAVEPOINT" not in sql]) == 6
+    # token + session, the account cap's read, the todo, the receipt, this UPDATE, the audit
+    # rows (the test's own transaction adds a SAVEPOINT pair around the durable block).
+    assert len([sql for sql in statements if "SAVEPOINT" not in sql]) == 7
 
 
 def test_a_message_turn_records_its_cards_in_one_insert(alice_api) -> None:
