@@ -17,11 +17,12 @@ from rest_framework.test import APIClient
 from agent.conversation.sessions import session_create
 from lightnote.accounts.email_verification import is_verified, may_mail
 from lightnote.errors import LightNoteError
-from lightnote.models import User
+from lightnote.models import AuditEvent, User
 from lightnote.settings import email_from_url
 from mcpserver.tokens import mcp_token_create
 from notes import services as note_services
 from notes.models import Note
+from tests.agent_helpers import ratelimit_store_down
 from todos import services as todo_services
 from todos.models import Todo
 
@@ -128,6 +129,25 @@ def test_signups_from_one_address_are_rate_limited(client: Client, settings: Any
 
     assert (first.status_code, second.status_code, third.status_code) == (200, 200, 429)
     assert not User.objects.filter(username="three").exists()
+    [refusal] = AuditEvent.objects.filter(event_type="rate.limited")
+    assert refusal.details["group"] == "accounts.signup"
+    assert refusal.actor is None  # nobody is signed in yet
+    # Another address has its own window.
+    other = Client(REMOTE_ADDR="203.0.113.9")
+    assert signup(other, username="four").status_code == 200
+
+
+def test_a_signup_with_the_limiters_store_down_is_503_and_creates_nothing() -> None:
+    with ratelimit_store_down():
+        response = APIClient().post(
+            "/api/v1/auth/register/",
+            {"username": "hank", "email": "hank@example.com", "password": STRONG},
+            format="json",
+        )
+
+    assert response.status_code == 503
+    assert response.json()["error"]["code"] == "ACCOUNT_LIMITER_UNAVAILABLE"
+    assert not User.objects.filter(username="hank").exists()
 
 
 def test_the_login_page_links_to_signup_and_password_reset(client: Client) -> None:

@@ -1,7 +1,8 @@
 """Per-user rate limits: fixed windows counted by one atomic script each.
 
 A limit is a group (``agent.cards``, ``accounts.signup``, ...), a rate (``60/m``, ``10/5s``,
-``2/hour``) and a user (or another stable integer key). :func:`limit_unit` names one unit
+``2/hour``) and whom it counts: a user, or a ``subject`` string for requests that come before
+any login (a client address's digest). :func:`limit_unit` names one unit
 of it in the current window, not counted yet; :func:`take_now` counts it in one round trip
 (:func:`lightnote.controlstore.counters.counter_take`: check and count together, so
 concurrent requests never count past the limit), and over the limit audits the refusal
@@ -76,7 +77,7 @@ class LimitTake:
 
     group: str
     rate: str
-    user_id: int
+    user_id: int | None  # None: the unit counts a subject that is no user
     alias: str
     limit: int
     ttl_ms: int
@@ -102,7 +103,11 @@ class LimitTake:
         """Audit the refusal (``rate.limited``) and raise 429 ``RATE_LIMITED``."""
         audit_event(
             "rate.limited",
-            actor=get_user_model().objects.filter(pk=self.user_id).first(),
+            actor=(
+                get_user_model().objects.filter(pk=self.user_id).first()
+                if self.user_id is not None
+                else None
+            ),
             code="RATE_LIMITED",
             details={"group": self.group, "rate": self.rate, "retry_after": retry_after},
         )
@@ -110,14 +115,22 @@ class LimitTake:
 
 
 def limit_unit(
-    *, group: str, rate: str, user_id: int, unavailable_code: str = "RATE_LIMIT_UNAVAILABLE"
+    *,
+    group: str,
+    rate: str,
+    user_id: int | None = None,
+    subject: str | None = None,
+    unavailable_code: str = "RATE_LIMIT_UNAVAILABLE",
 ) -> LimitTake:
-    """Return one unit of ``group`` for ``user_id`` in the current window, not counted yet."""
+    """Return one unit of ``group`` for ``user_id`` (or ``subject``, exactly one) in the
+    current window, not counted yet."""
+    if (user_id is None) == (subject is None):
+        raise ValueError("a limit counts a user or a subject")
     limit, window_seconds = parse_rate(rate)
     window_ms = window_seconds * 1000
     now = store.now_ms()
     window = now // window_ms
-    key = f"ln:rate:{group}:{user_id}:{window}"
+    key = f"ln:rate:{group}:{subject if subject is not None else user_id}:{window}"
     ttl_ms = (window + 1) * window_ms - now
     return LimitTake(
         group=group,
