@@ -67,6 +67,11 @@ PAGE_TEXTS = define_page_texts(
 )
 define_messages(
     {
+        "PAGE_CALENDAR_ADDRESS_GONE": (
+            "订阅地址只显示一次，已经显示过了。需要的话可以生成新地址（旧地址随即失效）。",
+            "The calendar address is shown only once and already was. Make a new one if you "
+            "need it (the old one then stops).",
+        ),
         "PAGE_SETTINGS_CALENDAR_REVOKED": (
             "订阅地址已停用。",
             "The calendar address no longer works.",
@@ -169,16 +174,31 @@ def reminder_email_page(request: HttpRequest) -> HttpResponse:
     return redirect("settings-page")
 
 
+CALENDAR_ADDRESS_ONCE = "calendar_address_once"  # the session key holding it until shown
+
+
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def calendar_address_page(request: HttpRequest) -> HttpResponse:
-    """Make a new private calendar address and show it, once (only its digest is kept)."""
+    """Make a new private calendar address (POST), then show it once (the GET it redirects to).
+
+    Post/redirect/get: reloading the page shown cannot make another address. The address
+    waits in the server-side session between the two requests and leaves it when shown; a
+    second GET finds nothing and goes back to the settings page (only its digest is kept).
+    """
     viewer = page_viewer(request)
-    secret = services.calendar_feed_create(owner=viewer.owner)
+    if request.method == "POST":
+        secret = services.calendar_feed_create(owner=viewer.owner)
+        request.session[CALENDAR_ADDRESS_ONCE] = feed_url(secret)
+        return redirect("calendar-address")
+    address = request.session.pop(CALENDAR_ADDRESS_ONCE, None)
+    if address is None:
+        messages.info(request, translate("PAGE_CALENDAR_ADDRESS_GONE", viewer.locale))
+        return redirect("settings-page")
     context = {
         "t": page_texts(viewer.locale, PAGE_TEXTS),
         "page_locale": viewer.locale,
-        "address": feed_url(secret),
+        "address": address,
     }
     response = render(request, "reminders/calendar_address.html", context)
     response["Referrer-Policy"] = "no-referrer"

@@ -1,6 +1,6 @@
 """The calendar address on /settings/ in a real browser: made with one button, shown once on
-its own page (readonly, selectable), then stopped — at phone and desktop size, in both
-languages, with axe-core finding nothing serious."""
+its own page (readonly, selectable) and not again on a reload, then stopped — at phone and
+desktop size, in both languages, with axe-core finding nothing serious."""
 
 from __future__ import annotations
 
@@ -17,8 +17,14 @@ from tests.test_browser_pages import VIEWPORTS, _serious_violations, _shot
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 TEXTS = {
-    "zh-CN": ("生成新地址", "你的日历订阅地址", "返回设置", "停用地址"),
-    "en": ("Make a new address", "Your calendar address", "Back to settings", "Stop the address"),
+    "zh-CN": ("生成新地址", "你的日历订阅地址", "返回设置", "停用地址", "已经显示过了"),
+    "en": (
+        "Make a new address",
+        "Your calendar address",
+        "Back to settings",
+        "Stop the address",
+        "already was",
+    ),
 }
 
 
@@ -28,7 +34,7 @@ def test_browser_make_show_and_stop_the_calendar_address(
     live_server: Any, make_user: Any, sync_playwright: Any, viewport: str, language: str
 ) -> None:
     user = make_user("subscriber")
-    make, heading, back, stop = TEXTS[language]
+    make, heading, back, stop, shown_once = TEXTS[language]
     violations: dict[str, list[str]] = {}
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -50,7 +56,16 @@ def test_browser_make_show_and_stop_the_calendar_address(
             address = page.locator("#calendar-address").input_value()
             violations["address"] = _serious_violations(page)
             _shot(page, f"calendar-address-{language}-{viewport}")
-            page.get_by_role("link", name=back).click()
+            assert page.get_by_role("link", name=back).count() == 1
+            # A reload neither shows it again nor makes another address.
+            page.reload()
+            page.wait_for_url(re.compile(r"/settings/$"))
+            page.get_by_text(shown_once).wait_for()
+            # The address shown still answers: no other address replaced it.
+            path = address[address.index("/calendar/") :]
+            assert page.request.get(f"{live_server.url}{path}").status == 200
+            page.goto(f"{live_server.url}/calendar/address/")
+            page.wait_for_url(re.compile(r"/settings/$"))
             page.get_by_role("button", name=stop).wait_for()
             violations["settings"] = _serious_violations(page)
             _shot(page, f"calendar-settings-{language}-{viewport}")

@@ -428,10 +428,18 @@ def test_the_settings_page_makes_shows_once_and_stops_a_calendar_address(
     assert 'action="/calendar/address/"' in settings_page
     assert "/calendar/address/revoke/" not in settings_page
 
-    shown = client.post("/calendar/address/")
+    made = client.post("/calendar/address/")
+    assert (made.status_code, made["Location"]) == (302, "/calendar/address/")
+    shown = client.get("/calendar/address/")
     assert shown.status_code == 200
     assert shown["Referrer-Policy"] == "no-referrer"
     [url] = re.findall(r'value="(http[^"]+\.ics)"', shown.content.decode())
+    assert _feed(client, url).status_code == 200
+    # A reload shows it no more and makes no other address: the one shown keeps working.
+    reloaded = client.get("/calendar/address/", follow=True)
+    assert reloaded.redirect_chain == [("/settings/", 302)]
+    assert url not in reloaded.content.decode()
+    assert "只显示一次，已经显示过了" in reloaded.content.decode()
     assert _feed(client, url).status_code == 200
     # Shown once: the settings page says an address is live but never repeats it.
     settings_page = client.get("/settings/").content.decode()
@@ -441,7 +449,7 @@ def test_the_settings_page_makes_shows_once_and_stops_a_calendar_address(
     revoked = client.post("/calendar/address/revoke/")
     assert revoked.status_code == 302
     assert _feed(client, url).status_code == 404
-    assert client.get("/calendar/address/").status_code == 405
+    assert client.put("/calendar/address/").status_code == 405
 
 
 def test_the_calendar_address_is_in_english_for_an_english_reader(
@@ -450,4 +458,5 @@ def test_the_calendar_address_is_in_english_for_an_english_reader(
     client.force_login(make_user("ivy"))
     client.cookies["django_language"] = "en"
     assert "Calendar subscription" in client.get("/settings/").content.decode()
-    assert "Your calendar address" in client.post("/calendar/address/").content.decode()
+    shown = client.post("/calendar/address/", follow=True).content.decode()
+    assert "Your calendar address" in shown
