@@ -11,6 +11,9 @@ as the subject. The banner every page shows while it lasts ends it
 (``admin:lightnote_admincontext_end``) and comes back to the context's page here, which
 lists what was done under it. Every admin screen is shown in the staff member's own time
 zone (``lightnote.impersonation.readonly.AdminReadOnlyMiddleware``).
+
+The admin's only writes are to users (add, change, delete); each is an audit event of the
+``admin`` channel in the same transaction, naming the staff member and the user.
 """
 
 from __future__ import annotations
@@ -34,13 +37,14 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 from django.views.decorators.http import require_POST
 
+from lightnote.audit import CHANNEL_ADMIN, audit_write
 from lightnote.impersonation.contexts import (
     CONTEXT_LIFETIME,
     browser_context_end,
     browser_context_start,
 )
 from lightnote.models import AdminContext, AuditEvent, User
-from lightnote.texts.audit_labels import code_label, event_label
+from lightnote.texts.audit_labels import channel_label, code_label, event_label
 
 
 class ReadOnlyModelAdmin(admin.ModelAdmin):
@@ -82,6 +86,19 @@ class ImpersonationForm(forms.Form):
         return reason
 
 
+def _audit_user(event_type: str, user: User, request: HttpRequest) -> None:
+    """Record a staff member's write of ``user`` in the admin (inside the admin's transaction;
+    a deleted user's row is recorded before it goes, its id kept in the details)."""
+    audit_write(
+        event_type,
+        item_type="user",
+        item_id=user.pk,
+        owner=user,
+        actor=request.user,
+        channel=CHANNEL_ADMIN,
+    )
+
+
 @admin.register(User)
 class UserAdmin(DjangoUserAdmin):
     fieldsets = (*(DjangoUserAdmin.fieldsets or ()), _PREFERENCES)
@@ -98,6 +115,19 @@ class UserAdmin(DjangoUserAdmin):
     list_filter = ("is_staff", "is_superuser", "is_active", "groups", "language")
     actions = ["view_as_action"]
     change_form_template = "admin/lightnote/user/change_form.html"
+
+    def save_model(self, request: HttpRequest, obj: User, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        _audit_user("user.updated" if change else "user.created", obj, request)
+
+    def delete_model(self, request: HttpRequest, obj: User) -> None:
+        _audit_user("account.deleted", obj, request)
+        super().delete_model(request, obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[User]) -> None:
+        for user in queryset:
+            _audit_user("account.deleted", user, request)
+        super().delete_queryset(request, queryset)
 
     def get_urls(self) -> list[URLPattern]:
         own = [
@@ -306,7 +336,7 @@ class EventTypeFilter(admin.SimpleListFilter):
 class AuditEventAdmin(ReadOnlyModelAdmin):
     """Append-only: never edited, never deleted from the admin."""
 
-    list_display = ("time", "event", "outcome", "actor", "subject", "capability", "tool")
+    list_display = ("time", "event", "outcome", "actor", "subject", "channel", "capability", "tool")
     list_filter = (EventTypeFilter, "code", "capability")
     search_fields = ("event_type", "code", "actor__username", "subject__username", "action_id")
     list_select_related = ("actor", "subject")
@@ -320,6 +350,7 @@ class AuditEventAdmin(ReadOnlyModelAdmin):
         "capability",
         "tool",
         "action_id",
+        "channel",
         "details_shown",
     )
     readonly_fields = fields
@@ -331,6 +362,10 @@ class AuditEventAdmin(ReadOnlyModelAdmin):
     @admin.display(description=_("event"), ordering="event_type")
     def event(self, obj: AuditEvent) -> str:
         return event_label(obj.event_type)
+
+    @admin.display(description=_("channel"))
+    def channel(self, obj: AuditEvent) -> str:
+        return channel_label(str(obj.details.get("channel", "")))
 
     @admin.display(description=_("code"), ordering="code")
     def outcome(self, obj: AuditEvent) -> str:

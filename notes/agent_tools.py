@@ -354,6 +354,8 @@ class CreateNoteTool(NoteWriteTool):
                     content=prepared["content"],
                     tags=prepared["tags"],
                     note_id=note_id,
+                    actor=context.actor,
+                    channel=context.channel,
                 )
         except LightNoteError as error:
             if error.code != "NOTE_ALREADY_EXISTS":

@@ -9,6 +9,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 
+from lightnote.audit import CHANNEL_PAGE
 from lightnote.errors import LightNoteError
 from lightnote.pages.items import ItemPages, PageViewer, form_text, form_version
 from lightnote.texts.i18n import define_messages
@@ -74,7 +75,9 @@ class NotePages(ItemPages):
         return selectors.note_trash_list(owner=viewer.owner)
 
     def restore(self, viewer: PageViewer, item_id: str, version: int) -> Note:
-        return services.note_restore(owner=viewer.owner, note_id=item_id, expected_version=version)
+        return services.note_restore(
+            owner=viewer.owner, note_id=item_id, expected_version=version, channel=CHANNEL_PAGE
+        )
 
     def get(self, viewer: PageViewer, item_id: str) -> Note:
         return selectors.note_get(owner=viewer.owner, note_id=item_id)
@@ -85,6 +88,7 @@ class NotePages(ItemPages):
             title=form.get("title", ""),
             content=form_text(form.get("content", "")),
             tags=_tags(form.get("tags", "")),
+            channel=CHANNEL_PAGE,
         )
 
     def act(self, viewer: PageViewer, item: Note, action: str, form: dict[str, str]) -> str:
@@ -97,10 +101,13 @@ class NotePages(ItemPages):
                 title=form.get("title", ""),
                 content=form_text(form.get("content", "")),
                 tags=_tags(form.get("tags", "")),
+                channel=CHANNEL_PAGE,
             )
             return "PAGE_NOTE_SAVED"
         if action == "delete":
-            services.note_delete(owner=viewer.owner, note_id=item.id, expected_version=version)
+            services.note_delete(
+                owner=viewer.owner, note_id=item.id, expected_version=version, channel=CHANNEL_PAGE
+            )
             return "PAGE_NOTE_DELETED"
         raise LightNoteError("PAGE_ACTION_UNKNOWN")
 

@@ -9,6 +9,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from lightnote.accounts.caps import enforce_cap
+from lightnote.audit import CHANNEL_SYSTEM, audit_write
 from lightnote.errors import LightNoteError
 from lightnote.field_checks import (
     UNSET,
@@ -61,11 +62,14 @@ def note_create(
     tags: list[str] | None = None,
     note_id: uuid.UUID | None = None,
     idempotency_key: str | None = None,
+    actor: Any = None,
+    channel: str = CHANNEL_SYSTEM,
 ) -> Note:
     """Create a note for ``owner`` (403 ``NOTE_LIMIT_REACHED`` past the cap, on every channel).
 
     ``note_id`` lets a caller derive the id from a stable payload: a second create with the
-    same id raises 409 ``NOTE_ALREADY_EXISTS`` instead of writing a twin.
+    same id raises 409 ``NOTE_ALREADY_EXISTS`` instead of writing a twin. ``actor`` (default:
+    the owner) and ``channel`` are recorded with the ``note.created`` event.
     """
     enforce_cap("note", owner=owner)
     now = timezone.now()
@@ -79,14 +83,23 @@ def note_create(
         "updated_at": now,
     }
     if note_id is None:
-        return Note.objects.create(**values)
-    try:
-        with transaction.atomic():
-            return Note.objects.create(id=note_id, **values)
-    except IntegrityError:
-        if Note.objects.filter(id=note_id).exists():
-            raise LightNoteError("NOTE_ALREADY_EXISTS", status=409) from None
-        raise
+        note = Note.objects.create(**values)
+    else:
+        try:
+            with transaction.atomic():
+                note = Note.objects.create(id=note_id, **values)
+        except IntegrityError:
+            if Note.objects.filter(id=note_id).exists():
+                raise LightNoteError("NOTE_ALREADY_EXISTS", status=409) from None
+            raise
+    _audit("note.created", note.pk, owner=owner, actor=actor, channel=channel)
+    return note
+
+
+def _audit(event_type: str, note_id: Any, *, owner: Any, actor: Any, channel: str) -> None:
+    audit_write(
+        event_type, item_type="note", item_id=note_id, owner=owner, actor=actor, channel=channel
+    )
 
 
 @service_atomic
@@ -108,12 +121,14 @@ def note_update(
     title: Any = UNSET,
     content: Any = UNSET,
     tags: Any = UNSET,
+    actor: Any = None,
+    channel: str = CHANNEL_SYSTEM,
 ) -> Note:
     """Change the given fields if the note is still at ``expected_version``."""
     values = checked_values(
         title=(title, check_title), content=(content, check_content), tags=(tags, check_tags)
     )
-    return versioned_update(
+    note = versioned_update(
         Note,
         owner=owner,
         obj_id=note_id,
@@ -121,23 +136,39 @@ def note_update(
         values=values,
         prefix="NOTE",
     )
+    _audit("note.updated", note.pk, owner=owner, actor=actor, channel=channel)
+    return note
 
 
 @service_atomic
 def note_delete(
-    *, owner: Any, note_id: uuid.UUID | str, expected_version: int | None = None
+    *,
+    owner: Any,
+    note_id: uuid.UUID | str,
+    expected_version: int | None = None,
+    actor: Any = None,
+    channel: str = CHANNEL_SYSTEM,
 ) -> uuid.UUID:
     """Move the note to the trash (at ``expected_version`` when given) and return its id."""
-    return versioned_delete(
+    deleted_id = versioned_delete(
         Note, owner=owner, obj_id=note_id, expected_version=expected_version, prefix="NOTE"
     )
+    _audit("note.deleted", deleted_id, owner=owner, actor=actor, channel=channel)
+    return deleted_id
 
 
 @service_atomic
 def note_restore(
-    *, owner: Any, note_id: uuid.UUID | str, expected_version: int | None = None
+    *,
+    owner: Any,
+    note_id: uuid.UUID | str,
+    expected_version: int | None = None,
+    actor: Any = None,
+    channel: str = CHANNEL_SYSTEM,
 ) -> Note:
     """Take the note out of the trash (at ``expected_version`` when given)."""
-    return versioned_restore(
+    note = versioned_restore(
         Note, owner=owner, obj_id=note_id, expected_version=expected_version, prefix="NOTE"
     )
+    _audit("note.restored", note.pk, owner=owner, actor=actor, channel=channel)
+    return note

@@ -72,6 +72,8 @@ def test_execute_calls_the_domain_service(user: Any) -> None:
         description="",
         priority=1,
         due_at=datetime(2026, 12, 2, 21, 0, tzinfo=SHANGHAI),
+        actor=user,
+        channel="agent",
     )
     todo = Todo.objects.get()  # the spy wrapped the service: the row really exists
     assert (todo.owner_id, todo.title, todo.priority, todo.version) == (user.pk, "提交周报", 1, 1)

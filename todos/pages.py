@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from lightnote.audit import CHANNEL_PAGE
 from lightnote.errors import LightNoteError
 from lightnote.pages.items import (
     ItemPages,
@@ -196,7 +197,9 @@ class TodoPages(ItemPages):
         return selectors.todo_trash_list(owner=viewer.owner)
 
     def restore(self, viewer: PageViewer, item_id: str, version: int) -> Todo:
-        return services.todo_restore(owner=viewer.owner, todo_id=item_id, expected_version=version)
+        return services.todo_restore(
+            owner=viewer.owner, todo_id=item_id, expected_version=version, channel=CHANNEL_PAGE
+        )
 
     def get(self, viewer: PageViewer, item_id: str) -> Todo:
         return selectors.todo_get(owner=viewer.owner, todo_id=item_id)
@@ -209,6 +212,7 @@ class TodoPages(ItemPages):
             priority=_priority(form.get("priority", "1")),
             due_at=_new_due(viewer, form.get("due_at", "")),
             **_series_changes(viewer, form, None),
+            channel=CHANNEL_PAGE,
         )
 
     def act(self, viewer: PageViewer, item: Todo, action: str, form: dict[str, str]) -> str:
@@ -223,15 +227,22 @@ class TodoPages(ItemPages):
                 priority=_priority(form.get("priority", "1")),
                 due_at=_edited_due(viewer, item, form.get("due_at", "")),
                 **_series_changes(viewer, form, item),
+                channel=CHANNEL_PAGE,
             )
             return "PAGE_TODO_SAVED"
         if action in ("done", "open"):
             services.todo_set_status(
-                owner=viewer.owner, todo_id=item.id, status=action, expected_version=version
+                owner=viewer.owner,
+                todo_id=item.id,
+                status=action,
+                expected_version=version,
+                channel=CHANNEL_PAGE,
             )
             return "PAGE_TODO_MARKED_DONE" if action == "done" else "PAGE_TODO_REOPENED"
         if action == "delete":
-            services.todo_delete(owner=viewer.owner, todo_id=item.id, expected_version=version)
+            services.todo_delete(
+                owner=viewer.owner, todo_id=item.id, expected_version=version, channel=CHANNEL_PAGE
+            )
             return "PAGE_TODO_DELETED"
         raise LightNoteError("PAGE_ACTION_UNKNOWN")
 

@@ -13,6 +13,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from lightnote.accounts.caps import enforce_cap
+from lightnote.audit import CHANNEL_SYSTEM, audit_write
 from lightnote.errors import LightNoteError
 from lightnote.field_checks import UNSET, checked_text, checked_title, checked_values
 from lightnote.rest.versioning import (
@@ -106,6 +107,8 @@ def todo_create(
     remind_at: datetime | None = None,
     recurrence: str | None = None,
     idempotency_key: str | None = None,
+    actor: Any = None,
+    channel: str = CHANNEL_SYSTEM,
 ) -> Todo:
     """Create a todo for ``owner``; with ``recurrence`` it is the first of a series.
     403 ``TODO_LIMIT_REACHED`` past the cap.
@@ -115,11 +118,12 @@ def todo_create(
 
     With ``idempotency_key`` the (owner, key) unique constraint makes a second create with
     the same key fail with ``IntegrityError``; the caller decides what that means.
+    ``actor`` (default: the owner) and ``channel`` are recorded with the ``todo.created`` event.
     """
     enforce_cap("todo", owner=owner)
     now = timezone.now()
     due_at = check_due_at(due_at)
-    return Todo.objects.create(
+    todo = Todo.objects.create(
         owner=owner,
         title=check_title(title),
         description=check_description(description),
@@ -131,9 +135,25 @@ def todo_create(
         created_at=now,
         updated_at=now,
     )
+    _audit(TODO_CREATED, todo.pk, owner=owner, actor=actor, channel=channel)
+    return todo
 
 
-def _next_occurrence_create(todo: Todo) -> Todo | None:
+# The event of a change, by (status before, status after); any other change is an update.
+TODO_CREATED = "todo.created"
+TODO_STATUS_EVENTS = {
+    (Todo.Status.OPEN, Todo.Status.DONE): "todo.completed",
+    (Todo.Status.DONE, Todo.Status.OPEN): "todo.reopened",
+}
+
+
+def _audit(event_type: str, todo_id: Any, *, owner: Any, actor: Any, channel: str) -> None:
+    audit_write(
+        event_type, item_type="todo", item_id=todo_id, owner=owner, actor=actor, channel=channel
+    )
+
+
+def _next_occurrence_create(todo: Todo, *, actor: Any, channel: str) -> Todo | None:
     """Create the occurrence after ``todo`` in its series, once; None when there is none.
 
     Two completions of one occurrence at once both get here; the unique (series_id,
@@ -154,7 +174,7 @@ def _next_occurrence_create(todo: Todo) -> Todo | None:
     now = timezone.now()
     try:
         with transaction.atomic():  # a savepoint even inside durable_atomic
-            return Todo.objects.create(
+            following_todo = Todo.objects.create(
                 owner=todo.owner,
                 title=todo.title,
                 description=todo.description,
@@ -170,12 +190,23 @@ def _next_occurrence_create(todo: Todo) -> Todo | None:
             )
     except IntegrityError:
         return None  # a concurrent completion made it
+    _audit(
+        "todo.next_occurrence_created",
+        following_todo.pk,
+        owner=following_todo.owner,
+        actor=actor,
+        channel=channel,
+    )
+    return following_todo
 
 
-def _completed(before: Todo, after: Todo) -> Todo:
-    """Follow a change of ``before`` into ``after``: a series' occurrence done makes the next."""
-    if before.status == Todo.Status.OPEN and after.status == Todo.Status.DONE:
-        _next_occurrence_create(after)
+def _changed(before: Todo, after: Todo, *, owner: Any, actor: Any, channel: str) -> Todo:
+    """Record the change of ``before`` into ``after`` (completed, reopened or updated); a
+    series' occurrence done makes the next."""
+    event = TODO_STATUS_EVENTS.get((before.status, after.status), "todo.updated")
+    _audit(event, after.pk, owner=owner, actor=actor, channel=channel)
+    if event == "todo.completed":
+        _next_occurrence_create(after, actor=actor, channel=channel)
     return after
 
 
@@ -202,6 +233,8 @@ def todo_update(
     status: Any = UNSET,
     remind_at: Any = UNSET,
     recurrence: Any = UNSET,
+    actor: Any = None,
+    channel: str = CHANNEL_SYSTEM,
 ) -> Todo:
     """Change the given fields if the todo is still at ``expected_version``.
 
@@ -231,12 +264,18 @@ def todo_update(
         prefix="TODO",
         current=before,
     )
-    return _completed(before, after)
+    return _changed(before, after, owner=owner, actor=actor, channel=channel)
 
 
 @service_atomic
 def todo_set_status(
-    *, owner: Any, todo_id: uuid.UUID | str, status: str, expected_version: int | None = None
+    *,
+    owner: Any,
+    todo_id: uuid.UUID | str,
+    status: str,
+    expected_version: int | None = None,
+    actor: Any = None,
+    channel: str = CHANNEL_SYSTEM,
 ) -> Todo:
     """Mark the todo open or done; an occurrence of a series done creates the next (once)."""
     values = {"status": check_status(status)}
@@ -250,24 +289,38 @@ def todo_set_status(
         prefix="TODO",
         current=before,
     )
-    return _completed(before, after)
+    return _changed(before, after, owner=owner, actor=actor, channel=channel)
 
 
 @service_atomic
 def todo_delete(
-    *, owner: Any, todo_id: uuid.UUID | str, expected_version: int | None = None
+    *,
+    owner: Any,
+    todo_id: uuid.UUID | str,
+    expected_version: int | None = None,
+    actor: Any = None,
+    channel: str = CHANNEL_SYSTEM,
 ) -> uuid.UUID:
     """Move the todo to the trash (at ``expected_version`` when given) and return its id."""
-    return versioned_delete(
+    deleted_id = versioned_delete(
         Todo, owner=owner, obj_id=todo_id, expected_version=expected_version, prefix="TODO"
     )
+    _audit("todo.deleted", deleted_id, owner=owner, actor=actor, channel=channel)
+    return deleted_id
 
 
 @service_atomic
 def todo_restore(
-    *, owner: Any, todo_id: uuid.UUID | str, expected_version: int | None = None
+    *,
+    owner: Any,
+    todo_id: uuid.UUID | str,
+    expected_version: int | None = None,
+    actor: Any = None,
+    channel: str = CHANNEL_SYSTEM,
 ) -> Todo:
     """Take the todo out of the trash (at ``expected_version`` when given)."""
-    return versioned_restore(
+    todo = versioned_restore(
         Todo, owner=owner, obj_id=todo_id, expected_version=expected_version, prefix="TODO"
     )
+    _audit("todo.restored", todo.pk, owner=owner, actor=actor, channel=channel)
+    return todo

@@ -31,7 +31,7 @@ from agent.cards.answers import (
 from agent.cards.audit import audit_card, audit_claim_and, card_entry
 from agent.cards.receipts import drop_connection, find_receipt, receipt_row
 from agent.models import ActionReceipt
-from lightnote.audit import audit_events
+from lightnote.audit import CHANNEL_AGENT, CHANNEL_MCP, audit_events, audit_writes_collected
 from lightnote.errors import LightNoteError
 from lightnote.impersonation.context import ActorContext
 from lightnote.ops import metrics, tracing
@@ -40,10 +40,19 @@ from lightnote.transactions import durable_atomic
 logger = logging.getLogger(__name__)
 
 
+# The audit channel of a card's write, by the channel the card was issued on.
+AUDIT_CHANNELS = {cards.CHANNEL_CHAT: CHANNEL_AGENT, cards.CHANNEL_MCP: CHANNEL_MCP}
+
+
 def _tool_context(card: cards.Card, actor: ActorContext, locale: str) -> Any:
     from agent.tools import ToolContext
 
-    return ToolContext.from_actor_context(actor, session_id=str(card.session_id), locale=locale)
+    return ToolContext.from_actor_context(
+        actor,
+        session_id=str(card.session_id),
+        locale=locale,
+        channel=AUDIT_CHANNELS[card.channel],
+    )
 
 
 def execute_claimed(
@@ -74,8 +83,12 @@ def execute_claimed(
 
 def _commit_change(card: cards.Card, *, actor: ActorContext, policy: Any, context: Any) -> Any:
     """Run the service and write its receipt, the card's history row and the audit rows of
-    the claim and the execution. Needs: the caller's durable transaction."""
-    result = policy.tool.execute(policy.args, context)
+    the claim and the execution. Needs: the caller's durable transaction.
+
+    The service's own write events join the same INSERT as the claim's and the execution's
+    rows, so auditing the write costs the confirm no statement."""
+    with audit_writes_collected() as written:
+        result = policy.tool.execute(policy.args, context)
     metrics.execution_done(capability=card.capability)
     receipt = receipt_row(
         card,
@@ -94,6 +107,7 @@ def _commit_change(card: cards.Card, *, actor: ActorContext, policy: Any, contex
             [
                 card_entry("confirm.claimed", card, actor),
                 card_entry("action.executed", card, actor, details={"summary": result.summary}),
+                *written,
             ]
         )
     transaction.on_commit(

@@ -115,6 +115,8 @@ def run_versioned(
         owner=context.subject,
         **{id_key: prepared[id_key]},
         expected_version=prepared["expected_version"],
+        actor=context.actor,
+        channel=context.channel,
         **values,
     )
 

@@ -12,6 +12,7 @@ from django.utils import timezone
 from agent.capabilities import CONFIRMATION_NONE, ENABLED, capability_by_id
 from agent.tools.formatting import LOCALE_EN
 from agent.tools.schema import args_invalid, camel_case
+from lightnote.audit import CHANNEL_AGENT
 from lightnote.texts.i18n import DEFAULT_LOCALE, normalize_locale, translate
 
 if TYPE_CHECKING:
@@ -32,6 +33,8 @@ class ToolContext:
     ``actor`` sent the request; ``subject`` owns the data. They differ only inside an admin
     read-only context. ``zone`` is the subject's time zone: every due time is prepared and
     shown in it. ``now`` is explicit so preparation and previews are reproducible.
+    ``channel`` is the audit channel a write reaches the services through (``agent`` for
+    the chat's cards, ``mcp`` for an MCP client's).
     """
 
     actor: User
@@ -43,6 +46,7 @@ class ToolContext:
     admin_context_id: str | None = None
     admin_mode: str | None = None
     request_id: str = ""
+    channel: str = CHANNEL_AGENT
 
     @classmethod
     def from_actor_context(
@@ -53,6 +57,7 @@ class ToolContext:
         locale: str | None,
         now: datetime | None = None,
         request_id: str = "",
+        channel: str = CHANNEL_AGENT,
     ) -> ToolContext:
         """Build a context from ``lightnote.impersonation.context.ActorContext``."""
         subject = actor_context.subject
@@ -66,6 +71,7 @@ class ToolContext:
             admin_context_id=actor_context.admin_context_id,
             admin_mode=actor_context.admin_mode,
             request_id=request_id,
+            channel=channel,
         )
 
 

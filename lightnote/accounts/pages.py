@@ -19,6 +19,7 @@ from lightnote.accounts.export import export_data
 from lightnote.accounts.signup import account_register, signup_open
 from lightnote.accounts.texts import ACCOUNT_TEXTS
 from lightnote.accounts.throttle import limit_by_address
+from lightnote.audit import CHANNEL_PAGE
 from lightnote.errors import LightNoteError
 from lightnote.models import User
 from lightnote.pages.items import page_viewer
@@ -116,7 +117,9 @@ def delete_account(request: HttpRequest) -> HttpResponse:
     viewer = page_viewer(request)
     locale = page_locale(request)
     try:
-        account_delete(user=viewer.owner, password=request.POST.get("password", ""))
+        account_delete(
+            user=viewer.owner, password=request.POST.get("password", ""), channel=CHANNEL_PAGE
+        )
     except LightNoteError as error:
         messages.error(request, error.message(locale))
         return redirect("settings-page")

@@ -20,6 +20,7 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from lightnote.audit import CHANNEL_API
 from lightnote.rest.idempotency import (
     IDEMPOTENCY_ERRORS,
     IDEMPOTENCY_KEY_PARAMETER,
@@ -82,7 +83,9 @@ class ItemApi:
         The one place a POST creates an item, so an ``Idempotency-Key`` wrapper can store and
         replay exactly this pair around it.
         """
-        return self.existing_response(request=request, item=self.create(owner=request.user, **data))
+        return self.existing_response(
+            request=request, item=self.create(owner=request.user, **data, channel=CHANNEL_API)
+        )
 
     def existing_response(self, *, request: Request, item: Any) -> Answer:
         """Answer a create with ``item``: also a keyed retry answered from the row it created."""
@@ -210,7 +213,13 @@ class ItemApi:
             serializer.is_valid(raise_exception=True)
             changes = dict(serializer.validated_data)
             version = changes.pop("version")
-            item = api.update(owner=request.user, expected_version=version, **kwargs, **changes)
+            item = api.update(
+                owner=request.user,
+                expected_version=version,
+                **kwargs,
+                **changes,
+                channel=CHANNEL_API,
+            )
             return Response(api._data(request, item))
 
         @extend_schema(
@@ -230,7 +239,12 @@ class ItemApi:
         )
         def delete(self: GenericAPIView, request: Request, **kwargs: str) -> Response:
             refuse_body_fields(request)
-            api.delete(owner=request.user, expected_version=api._version(request), **kwargs)
+            api.delete(
+                owner=request.user,
+                expected_version=api._version(request),
+                **kwargs,
+                channel=CHANNEL_API,
+            )
             return Response(status=204)
 
         doc = f"One of the requesting user's {api.plural}: read, change (with its version), delete."
@@ -263,7 +277,12 @@ class ItemApi:
         )
         def post(self: GenericAPIView, request: Request, **kwargs: str) -> Response:
             refuse_body_fields(request)
-            item = api.restore(owner=request.user, expected_version=api._version(request), **kwargs)
+            item = api.restore(
+                owner=request.user,
+                expected_version=api._version(request),
+                **kwargs,
+                channel=CHANNEL_API,
+            )
             return Response(api._data(request, item))
 
         doc = f"Take one of the requesting user's deleted {api.plural} out of the trash."

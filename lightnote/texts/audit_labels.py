@@ -12,6 +12,9 @@ from lightnote.texts.i18n import define_messages, message_template, normalize_lo
 
 EVENT_NAMES = {
     "account.deleted": ("账号已删除", "account deleted"),
+    "action.executed": ("已执行", "action run"),
+    "action.failed": ("执行失败", "action failed"),
+    "action.outcome_unknown": ("执行结果未知", "outcome unknown"),
     "admin.context_ended": ("只读查看结束", "read-only view ended"),
     "admin.context_started": ("开始只读查看", "read-only view started"),
     "admin.request": ("只读查看中的请求", "request in a read-only view"),
@@ -45,8 +48,32 @@ EVENT_NAMES = {
     "mcp.session_opened": ("MCP 会话已打开", "MCP session opened"),
     "mcp.token_created": ("已创建 MCP 令牌", "MCP token created"),
     "mcp.token_revoked": ("已撤销 MCP 令牌", "MCP token revoked"),
+    "note.created": ("笔记已创建", "note created"),
+    "note.deleted": ("笔记已移入回收站", "note moved to the trash"),
+    "note.restored": ("笔记已从回收站恢复", "note restored from the trash"),
+    "note.updated": ("笔记已修改", "note changed"),
     "rate.limited": ("请求过于频繁", "rate limited"),
     "session.deleted": ("对话已删除", "conversation deleted"),
+    "todo.completed": ("待办已完成", "todo completed"),
+    "todo.created": ("待办已创建", "todo created"),
+    "todo.deleted": ("待办已移入回收站", "todo moved to the trash"),
+    "todo.next_occurrence_created": ("已创建重复待办的下一次", "next occurrence created"),
+    "todo.reopened": ("待办已重新打开", "todo reopened"),
+    "todo.restored": ("待办已从回收站恢复", "todo restored from the trash"),
+    "todo.updated": ("待办已修改", "todo changed"),
+    "turn.prose_withheld": ("回复文字已扣下", "reply text withheld"),
+    "user.created": ("用户已创建", "user created"),
+    "user.updated": ("用户已修改", "user changed"),
+}
+
+# The channel a write came through (``details.channel``), as the admin names it.
+CHANNEL_NAMES = {
+    "admin": ("管理后台", "admin"),
+    "agent": ("助手（确认卡）", "assistant (card)"),
+    "api": ("REST 接口", "REST API"),
+    "mcp": ("MCP 客户端（确认卡）", "MCP client (card)"),
+    "page": ("网页", "web page"),
+    "system": ("系统", "system"),
 }
 
 
@@ -54,7 +81,12 @@ def _code(event_type: str) -> str:
     return "AUDIT_EVENT_" + event_type.upper().replace(".", "_")
 
 
+def _channel_code(channel: str) -> str:
+    return "AUDIT_CHANNEL_" + channel.upper()
+
+
 define_messages({_code(name): texts for name, texts in EVENT_NAMES.items()})
+define_messages({_channel_code(name): texts for name, texts in CHANNEL_NAMES.items()})
 
 
 def active_locale() -> str:
@@ -73,4 +105,14 @@ def code_label(code: str, locale: str | None = None) -> str:
     """An error code's sentence in ``locale`` (the code itself when it has none)."""
     if not code or message_template(code, locale) is None:
         return code
+    return translate(code, locale or active_locale())
+
+
+def channel_label(channel: str, locale: str | None = None) -> str:
+    """A write's channel in ``locale`` (the active language); "" for an event without one."""
+    if not channel:
+        return ""
+    code = _channel_code(channel)
+    if message_template(code, locale) is None:
+        return channel
     return translate(code, locale or active_locale())

@@ -220,6 +220,8 @@ class CreateTodoTool(TodoWriteTool):
             priority=prepared["priority"],
             due_at=parse_aware(prepared["due_at"]) if prepared["due_at"] else None,
             **self._series_args(prepared),
+            actor=context.actor,
+            channel=context.channel,
         )
         return self.write_result(todo_data(todo, context), context)
 
