@@ -141,7 +141,7 @@ def todo_create(
 
 # The event of a change, by (status before, status after); any other change is an update.
 TODO_CREATED = "todo.created"
-TODO_STATUS_EVENTS = {
+TODO_STATUS_EVENTS: dict[tuple[str, str], str] = {
     (Todo.Status.OPEN, Todo.Status.DONE): "todo.completed",
     (Todo.Status.DONE, Todo.Status.OPEN): "todo.reopened",
 }
