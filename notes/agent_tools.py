@@ -317,6 +317,7 @@ class CreateNoteTool(NoteWriteTool):
     }
 
     def prepare(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+        note_services.check_room(owner=context.subject)  # at the cap: refused, no card
         title = note_services.check_title(args.get("title"))
         content = note_services.check_content(args.get("content"))
         tags = note_services.check_tags(args.get("tags"))

@@ -53,6 +53,12 @@ def check_tags(tags: Any) -> list[str]:
     return cleaned
 
 
+def check_room(*, owner: Any) -> None:
+    """Refuse with 403 ``NOTE_LIMIT_REACHED`` when ``owner`` has no room for one more note
+    (``note_create``; a create card at issue time too, checked again on confirming)."""
+    enforce_cap("note", owner=owner)
+
+
 @service_atomic
 def note_create(
     *,
@@ -71,7 +77,7 @@ def note_create(
     same id raises 409 ``NOTE_ALREADY_EXISTS`` instead of writing a twin. ``actor`` (default:
     the owner) and ``channel`` are recorded with the ``note.created`` event.
     """
-    enforce_cap("note", owner=owner)
+    check_room(owner=owner)
     now = timezone.now()
     values = {
         "owner": owner,

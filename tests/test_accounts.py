@@ -486,6 +486,58 @@ def test_deleting_an_account_with_a_confirmed_card_removes_the_card_and_its_rece
     assert not ActionReceipt.objects.filter(owner_id=user.pk).exists()
 
 
+@pytest.mark.parametrize(
+    ("setting", "fill", "text", "capability", "code"),
+    [
+        (
+            "LIGHTNOTE_MAX_TODOS",
+            lambda user: todo_services.todo_create(owner=user, title="rent"),
+            "帮我创建待办交房租",
+            "todo.create",
+            "TODO_LIMIT_REACHED",
+        ),
+        (
+            "LIGHTNOTE_MAX_NOTES",
+            lambda user: note_services.note_create(owner=user, title="plans"),
+            "记一条笔记：周会要点 — 讨论了预算和招聘",
+            "note.create",
+            "NOTE_LIMIT_REACHED",
+        ),
+    ],
+)
+def test_asking_the_agent_to_create_at_the_cap_is_refused_at_once_with_no_card(
+    alice_api: Any,
+    user: Any,
+    settings: Any,
+    setting: str,
+    fill: Any,
+    text: str,
+    capability: str,
+    code: str,
+) -> None:
+    from lightnote.texts.i18n import translate
+    from tests.agent_helpers import card_keys
+    from tests.test_conversation_api import new_session, say
+
+    setattr(settings, setting, 1)
+    fill(user)
+    session_id = new_session(alice_api)
+
+    body = say(alice_api, session_id, text)
+
+    assert body["cards"] == []
+    [notice] = body["notices"]
+    assert (notice["capability"], notice["status"], notice["code"]) == (
+        capability,
+        "rejected",
+        code,
+    )
+    assert notice["message"] == translate(code, "zh-CN", limit=1)
+    assert notice["message"] in body["reply"]
+    assert card_keys() == []
+    assert AuditEvent.objects.get(event_type="card.refused").code == code
+
+
 def test_a_confirmed_card_past_the_cap_fails_with_its_code_and_writes_nothing(
     alice_api: Any, user: Any, settings: Any
 ) -> None:

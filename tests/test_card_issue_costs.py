@@ -18,9 +18,10 @@ from lightnote.models import AuditEvent
 from lightnote.ops.request_counters import count_requests
 from tests.agent_helpers import CREATE_TODO_TEXT, messages_url, open_session, token_client
 
-# token; the session; its history; BEGIN, the session's touch, both messages, the card row,
-# the card.issued audit row, COMMIT
-CARD_ISSUE_SQL_MAX = 9
+# token; the session; its history; a create card's account cap (refused at once at the cap,
+# not on confirming); BEGIN, the session's touch, both messages, the card row, the card.issued
+# audit row, COMMIT
+CARD_ISSUE_SQL_MAX = 10
 CARD_ISSUE_WRITES = 4
 # the card limit, the continuation and the card in one pipeline (the pending question is
 # read only after a turn that asked one: the session row's ``pending_until``)

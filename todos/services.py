@@ -83,6 +83,15 @@ def check_remind_at(remind_at: Any) -> datetime | None:
     return remind_at
 
 
+def check_room(*, owner: Any) -> None:
+    """Refuse with 403 ``TODO_LIMIT_REACHED`` when ``owner`` has no room for one more todo.
+
+    ``todo_create`` checks it; a create card checks it when it is issued too, so a person at
+    the cap is told at once instead of on confirming (where it is checked again: a race).
+    """
+    enforce_cap("todo", owner=owner)
+
+
 def _series_values(*, owner: Any, recurrence: Any, due_at: datetime | None) -> dict[str, Any]:
     """The columns of a todo that starts a series of ``recurrence`` at ``due_at`` (or none)."""
     if recurrence is None:
@@ -120,7 +129,7 @@ def todo_create(
     the same key fail with ``IntegrityError``; the caller decides what that means.
     ``actor`` (default: the owner) and ``channel`` are recorded with the ``todo.created`` event.
     """
-    enforce_cap("todo", owner=owner)
+    check_room(owner=owner)
     now = timezone.now()
     due_at = check_due_at(due_at)
     todo = Todo.objects.create(

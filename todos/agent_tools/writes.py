@@ -142,6 +142,7 @@ class CreateTodoTool(TodoWriteTool):
     }
 
     def prepare(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+        todo_services.check_room(owner=context.subject)  # at the cap: refused, no card
         due_at, said = prepare_due(args.get("due_at"), context)
         prepared = {
             "title": todo_services.check_title(args.get("title")),
