@@ -15,6 +15,7 @@ from rest_framework.permissions import SAFE_METHODS
 
 from lightnote.errors import LightNoteError
 from lightnote.impersonation.context import resolve_actor_context
+from lightnote.texts.i18n import activate_request_language
 from mcpserver.tokens import looks_like_mcp_key, mcp_token_authenticate
 
 _SCHEMES = {"bearer", "token"}
@@ -44,6 +45,7 @@ class McpTokenAuthentication(BaseAuthentication):
             raise LightNoteError("MCP_TOKEN_WRITE_FORBIDDEN", status=403)
         token = mcp_token_authenticate(key)
         context = resolve_actor_context(request, token.owner)
+        activate_request_language(request, context.subject)  # as the API's other classes
         return context.subject, token
 
     def authenticate_header(self, request: Any) -> str:

@@ -14,7 +14,8 @@ from rest_framework import authentication
 class _WithActorContext:
     """Resolve the actor context, then run the admin read-only gate
     (``lightnote.impersonation.readonly``):
-    for DRF views this is the one place a write inside an admin context is refused."""
+    for DRF views this is the one place a write inside an admin context is refused.
+    Then make the request's language (now that its user is known) Django's active one."""
 
     runs_admin_gate = True
 
@@ -24,10 +25,14 @@ class _WithActorContext:
             return None
         from lightnote.impersonation.context import resolve_actor_context
         from lightnote.impersonation.readonly import admin_context_gate
+        from lightnote.texts.i18n import activate_request_language
 
         user, auth = result
         context = resolve_actor_context(request, user)
         admin_context_gate(request, context)
+        # The user is known now: DRF's own messages (raised later, while the view validates)
+        # speak the language the error body's own message will (``request_locale``).
+        activate_request_language(request, context.subject)
         return context.subject, auth
 
 

@@ -19,9 +19,7 @@ from django.utils import translation
 
 from lightnote.errors import LightNoteError
 from lightnote.models import User
-from lightnote.texts.i18n import translate
-
-DJANGO_LANGUAGE = {"zh-CN": "zh-hans", "en": "en"}
+from lightnote.texts.i18n import DJANGO_LANGUAGES, translate
 
 
 def signup_open() -> bool:
@@ -52,7 +50,7 @@ def _password_problems(password: str, user: User, locale: str) -> list[str]:
     if not password:
         return [translate("SIGNUP_PASSWORD_REQUIRED", locale)]
     # Django's validators speak through gettext: in the request's language.
-    with translation.override(DJANGO_LANGUAGE.get(locale, "zh-hans")):
+    with translation.override(DJANGO_LANGUAGES.get(locale, "zh-hans")):
         try:
             password_validation.validate_password(password, user)
         except ValidationError as error:

@@ -10,9 +10,12 @@ import string
 from typing import Any
 
 from django.http import HttpRequest
+from django.utils import translation
 
 LOCALES = ("zh-CN", "en")
 DEFAULT_LOCALE = "zh-CN"
+# Django's language code of each locale: its gettext catalogues and its language cookie.
+DJANGO_LANGUAGES = {"zh-CN": "zh-hans", "en": "en"}
 
 _catalog: dict[str, dict[str, str]] = {}
 
@@ -61,15 +64,31 @@ def locale_from_accept_language(header: str | None) -> str | None:
     return min(ranked)[2] if ranked else None
 
 
-def request_locale(request: HttpRequest | None) -> str:
-    """Return the request's locale: Accept-Language, else the user's language, else zh-CN."""
+def request_locale(request: HttpRequest | None, user: Any = None) -> str:
+    """Return the request's locale: Accept-Language, else the user's language, else zh-CN.
+
+    ``user`` is the request's user when the caller knows it before the request does (an
+    authentication class); otherwise the authenticated user is read from the request.
+    """
     if request is None:
         return DEFAULT_LOCALE
     from_header = locale_from_accept_language(request.META.get("HTTP_ACCEPT_LANGUAGE"))
     if from_header:
         return from_header
-    language = getattr(_known_user(request), "language", None)
+    language = getattr(user if user is not None else _known_user(request), "language", None)
     return normalize_locale(language) or DEFAULT_LOCALE
+
+
+def activate_request_language(request: HttpRequest, user: Any = None) -> str:
+    """Make the request's locale Django's active language, and return it.
+
+    What Django and DRF translate through gettext (DRF's field messages: "This field is
+    required.") is rendered in the active language when it is raised, so on the API it must
+    be the language the project's own messages use: Accept-Language, else the user's.
+    """
+    locale = request_locale(request, user)
+    translation.activate(DJANGO_LANGUAGES[locale])
+    return locale
 
 
 def _known_user(request: Any) -> Any:

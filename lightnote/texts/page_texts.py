@@ -17,11 +17,17 @@ from datetime import timedelta
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
-from lightnote.texts.i18n import define_messages, normalize_locale, request_locale, translate
+from lightnote.texts.i18n import (
+    DJANGO_LANGUAGES,
+    define_messages,
+    normalize_locale,
+    request_locale,
+    translate,
+)
 
 LANGUAGE_COOKIE_AGE = timedelta(days=365)
 # Django's own language cookie, so the admin and the login page follow the same switch.
-COOKIE_VALUES = {"zh-CN": "zh-hans", "en": "en"}
+COOKIE_VALUES = DJANGO_LANGUAGES
 
 
 def page_locale(request: HttpRequest) -> str:
