@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import zoneinfo
 from functools import cache
+from typing import Any
 
 # Names in the zone database that are not places a person lives in: the "right/" (leap
 # second) and "posix/" copies, the machine's own zone and the build placeholders.
@@ -79,3 +80,30 @@ def whole_minute_offset(value: dt.datetime) -> dt.datetime:
 def rfc3339(value: dt.datetime, zone: dt.tzinfo) -> str:
     """``value`` in ``zone`` as ISO 8601 / RFC 3339, always with a whole-minute offset."""
     return whole_minute_offset(value.astimezone(zone)).isoformat()
+
+
+def times_in_zone(data: Any, zone: dt.tzinfo) -> Any:
+    """``data`` (JSON-safe) with every time under a ``*_at`` key written in ``zone``.
+
+    The same instants on another wall clock: a stored result read in the zone its card was
+    read in. A value that is not an aware RFC 3339 time is kept as it is.
+    """
+    if isinstance(data, list):
+        return [times_in_zone(item, zone) for item in data]
+    if not isinstance(data, dict):
+        return data
+    shown: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, str) and key.endswith("_at"):
+            shown[key] = _time_in_zone(value, zone)
+        else:
+            shown[key] = times_in_zone(value, zone)
+    return shown
+
+
+def _time_in_zone(value: str, zone: dt.tzinfo) -> str:
+    try:
+        moment = dt.datetime.fromisoformat(value)
+    except ValueError:
+        return value
+    return rfc3339(moment, zone) if moment.tzinfo is not None else value

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import uuid
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from django.db import transaction
 
@@ -34,6 +35,7 @@ from lightnote.errors import LightNoteError
 from lightnote.impersonation.context import ActorContext
 from lightnote.ops import metrics
 from lightnote.texts.i18n import define_messages
+from lightnote.times import is_allowed_time_zone, times_in_zone
 
 logger = logging.getLogger(__name__)
 
@@ -222,6 +224,18 @@ def _activated_by_receipt(
 # --- generating ----------------------------------------------------------------------------
 
 
+def _receipt_in_card_zone(receipt: ActionReceipt, snapshot: dict[str, Any]) -> dict[str, Any]:
+    """The receipt the reply is written from, its times in the zone the card was read in.
+
+    The execution wrote its result in the subject's zone at confirm time; a user who moved
+    between issuing and confirming still reads the reply in the card's zone (the snapshot's
+    ``time_zone``), as the card's reading in history does.
+    """
+    name = str(snapshot.get("time_zone") or "")
+    zone = ZoneInfo(name) if is_allowed_time_zone(name) else receipt.subject.zone
+    return {**receipt_body(receipt, zone=zone), "result": times_in_zone(receipt.result, zone)}
+
+
 def _generate(
     *,
     token: str,
@@ -233,7 +247,7 @@ def _generate(
     locale: str,
 ) -> Answer:
     """Generate, guard and settle the reply under the claim ``attempt_id``; store it once."""
-    receipt_data = {**receipt_body(receipt), "result": receipt.result}
+    receipt_data = _receipt_in_card_zone(receipt, continuation.snapshot)
     tool = registry.get(receipt.tool)
     reply_code = tool.reply_code(receipt.result or {}) if tool is not None else None
     if reply_code:
