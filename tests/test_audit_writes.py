@@ -193,3 +193,36 @@ def test_completing_an_occurrence_audits_the_next_one_it_creates(user: Any) -> N
         channel="page",
     )
     assert_write(only_write("todo.completed"), actor=user, subject=user, item=first, channel="page")
+
+
+def test_a_card_confirmed_after_the_cap_filled_records_no_write_of_its_own(
+    user: Any, settings: Any
+) -> None:
+    flow = flow_with_card(user)
+    settings.LIGHTNOTE_MAX_TODOS = 1
+    todo_services.todo_create(owner=user, title="filled on the page", channel="page")
+
+    outcome = flow.confirm().json()["outcome"]
+
+    assert outcome["error"]["code"] == "TODO_LIMIT_REACHED"
+    assert [event.details["channel"] for event in write_events()] == ["page"]
+
+
+@pytest.mark.parametrize(
+    ("language", "event", "channel"),
+    [("zh-hans", "待办已创建", "网页"), ("en", "todo created", "web page")],
+)
+def test_the_admins_audit_list_names_write_events_and_channels_in_its_language(
+    make_user: Any, user: Any, language: str, event: str, channel: str
+) -> None:
+    todo_services.todo_create(owner=user, title="t", channel="page")
+    staff = Client()
+    staff.force_login(make_user("root", is_staff=True, is_superuser=True))
+    staff.cookies["django_language"] = language
+
+    html = staff.get("/admin/lightnote/auditevent/").content.decode()
+    cells = html[html.index("<tbody>") : html.index("</tbody>")]
+
+    assert event in cells
+    assert channel in cells
+    assert "todo.created" not in cells
