@@ -25,6 +25,7 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
+from django.db import transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect
@@ -128,6 +129,19 @@ class UserAdmin(DjangoUserAdmin):
         for user in queryset:
             _audit_user("account.deleted", user, request)
         super().delete_queryset(request, queryset)
+
+    def user_change_password(self, request: HttpRequest, id: str, form_url: str = "") -> Any:
+        with transaction.atomic():  # the new password and its audit event together
+            return super().user_change_password(request, id, form_url)
+
+    def log_change(self, request: HttpRequest, obj: Any, message: Any) -> Any:
+        """Django's own log of a change; a password set on its page is audited here (the
+        one hook that view calls after saving; a change through the form is ``save_model``)."""
+        entry = super().log_change(request, obj, message)
+        match = request.resolver_match
+        if match is not None and str(match.url_name).endswith("_password_change"):
+            _audit_user("user.password_changed", obj, request)
+        return entry
 
     def get_urls(self) -> list[URLPattern]:
         own = [

@@ -10,6 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from lightnote.audit import CHANNEL_API
 from lightnote.rest.openapi import (
     ADMIN_CONTEXT_PARAMETER,
     AUTHENTICATED_403,
@@ -118,7 +119,7 @@ class CalendarFeedView(APIView):
     )
     def post(self, request: Request) -> Response:
         _checked_empty_body(request)
-        secret = services.calendar_feed_create(owner=request.user)
+        secret = services.calendar_feed_create(owner=request.user, channel=CHANNEL_API)
         return Response({"url": feed_url(secret)}, status=201)
 
     @extend_schema(
@@ -129,5 +130,5 @@ class CalendarFeedView(APIView):
         },
     )
     def delete(self, request: Request) -> Response:
-        services.calendar_feed_revoke(owner=request.user)
+        services.calendar_feed_revoke(owner=request.user, channel=CHANNEL_API)
         return Response(status=204)

@@ -11,6 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from lightnote.audit import CHANNEL_PAGE
 from lightnote.errors import LightNoteError
 from lightnote.pages.items import page_of, page_viewer
 from lightnote.texts.i18n import define_messages, translate
@@ -169,7 +170,9 @@ def notification_read_all_page(request: HttpRequest) -> HttpResponse:
 def reminder_email_page(request: HttpRequest) -> HttpResponse:
     """Turn reminder emails on or off (the switch on /settings/)."""
     viewer = page_viewer(request)
-    services.reminder_email_set(user=viewer.owner, enabled=request.POST.get("email") == "on")
+    services.reminder_email_set(
+        user=viewer.owner, enabled=request.POST.get("email") == "on", channel=CHANNEL_PAGE
+    )
     messages.success(request, translate("PAGE_SETTINGS_REMINDER_EMAIL_SAVED", viewer.locale))
     return redirect("settings-page")
 
@@ -188,7 +191,7 @@ def calendar_address_page(request: HttpRequest) -> HttpResponse:
     """
     viewer = page_viewer(request)
     if request.method == "POST":
-        secret = services.calendar_feed_create(owner=viewer.owner)
+        secret = services.calendar_feed_create(owner=viewer.owner, channel=CHANNEL_PAGE)
         request.session[CALENDAR_ADDRESS_ONCE] = feed_url(secret)
         return redirect("calendar-address")
     address = request.session.pop(CALENDAR_ADDRESS_ONCE, None)
@@ -210,7 +213,7 @@ def calendar_address_page(request: HttpRequest) -> HttpResponse:
 def calendar_address_revoke_page(request: HttpRequest) -> HttpResponse:
     """Stop the calendar address (its URL answers 404 from now on)."""
     viewer = page_viewer(request)
-    services.calendar_feed_revoke(owner=viewer.owner)
+    services.calendar_feed_revoke(owner=viewer.owner, channel=CHANNEL_PAGE)
     messages.success(request, translate("PAGE_SETTINGS_CALENDAR_REVOKED", viewer.locale))
     return redirect("settings-page")
 

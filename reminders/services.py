@@ -21,6 +21,7 @@ from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from lightnote.audit import CHANNEL_SYSTEM, audit_write
 from lightnote.ops import metrics
 from lightnote.texts.i18n import translate
 from lightnote.transactions import service_atomic
@@ -153,30 +154,53 @@ def notification_mark_all_read(*, owner: Any) -> int:
 
 
 @service_atomic
-def reminder_email_set(*, user: Any, enabled: bool) -> ReminderPreference:
-    """Turn reminder emails on or off for ``user``."""
+def reminder_email_set(
+    *, user: Any, enabled: bool, channel: str = CHANNEL_SYSTEM
+) -> ReminderPreference:
+    """Turn reminder emails on or off for ``user`` (audited ``user.reminder_emails_set``)."""
     preference, _ = ReminderPreference.objects.update_or_create(
         user=user, defaults={"email_reminders": bool(enabled)}
+    )
+    audit_write(
+        "user.reminder_emails_set", item_type="user", item_id=user.pk, owner=user, channel=channel
     )
     return preference
 
 
 @service_atomic
-def calendar_feed_create(*, owner: Any) -> str:
+def calendar_feed_create(*, owner: Any, channel: str = CHANNEL_SYSTEM) -> str:
     """Give the owner a new feed secret (the old one stops working); return it, once.
 
     Only its SHA-256 is stored, so the URL cannot be shown again: a new POST replaces it.
+    Audited ``calendar_feed.created`` (never the secret nor its digest).
     """
     secret = secrets.token_urlsafe(FEED_SECRET_BYTES)
-    CalendarFeed.objects.update_or_create(
+    feed, _ = CalendarFeed.objects.update_or_create(
         owner=owner,
         defaults={"secret_hash": selectors.secret_digest(secret), "created_at": timezone.now()},
+    )
+    audit_write(
+        "calendar_feed.created",
+        item_type="calendar_feed",
+        item_id=feed.pk,
+        owner=owner,
+        channel=channel,
     )
     return secret
 
 
 @service_atomic
-def calendar_feed_revoke(*, owner: Any) -> bool:
-    """Revoke the owner's feed; return whether there was one."""
-    deleted, _ = CalendarFeed.objects.filter(owner=owner).delete()
+def calendar_feed_revoke(*, owner: Any, channel: str = CHANNEL_SYSTEM) -> bool:
+    """Revoke the owner's feed; return whether there was one (audited when there was)."""
+    feed = CalendarFeed.objects.filter(owner=owner).only("pk").first()
+    # Two revokes at once both find the feed; only the one whose DELETE took it audits.
+    deleted = CalendarFeed.objects.filter(pk=feed.pk).delete()[0] if feed is not None else 0
+    if deleted and feed is not None:
+        audit_write(
+            "calendar_feed.revoked",
+            item_type="calendar_feed",
+            item_id=feed.pk,
+            owner=owner,
+            channel=channel,
+        )
     return bool(deleted)

@@ -226,3 +226,51 @@ def test_the_admins_audit_list_names_write_events_and_channels_in_its_language(
     assert event in cells
     assert channel in cells
     assert "todo.created" not in cells
+
+
+# --- the account's other writes ---------------------------------------------------------------
+
+
+def test_preferences_and_the_calendar_address_are_audited_on_their_channels(
+    user: Any, alice_api: Any, browser: Client
+) -> None:
+    assert browser.post("/settings/", {"time_zone": "Asia/Tokyo", "language": "en"}).status_code
+    assert alice_api.patch("/api/v1/me/", {"language": "zh-CN"}, format="json").status_code == 200
+    assert alice_api.post("/api/v1/calendar/feed/", {}, format="json").status_code == 201
+    assert alice_api.delete("/api/v1/calendar/feed/").status_code == 204
+    assert alice_api.delete("/api/v1/calendar/feed/").status_code == 204  # none left: no event
+
+    events = [(e.event_type, e.details["channel"], e.subject_id) for e in write_events()]
+    calendar = [e for e in AuditEvent.objects.order_by("id") if e.event_type.startswith("cal")]
+
+    assert events == [
+        ("user.preferences_updated", "page", user.pk),
+        ("user.preferences_updated", "api", user.pk),
+    ]
+    assert [(e.event_type, e.details["channel"]) for e in calendar] == [
+        ("calendar_feed.created", "api"),
+        ("calendar_feed.revoked", "api"),
+    ]
+    assert calendar[0].details["item_id"] == calendar[1].details["item_id"]
+
+
+def test_a_password_set_in_the_admin_is_audited_with_the_staff_member(
+    make_user: Any, user: Any
+) -> None:
+    staff = make_user("root", is_staff=True, is_superuser=True)
+    admin = Client()
+    admin.force_login(staff)
+    url = f"/admin/lightnote/user/{user.pk}/password/"
+    form = {"password1": "a-New-pw-7391", "password2": "a-New-pw-7391", "usable_password": "true"}
+
+    response = admin.post(url, {**form, "set-password": "1"})
+
+    assert response.status_code == 302
+    user.refresh_from_db()
+    assert user.check_password("a-New-pw-7391")
+    event = only_write("user.password_changed")
+    assert (event.actor_id, event.subject_id, event.details["channel"]) == (
+        staff.pk,
+        user.pk,
+        "admin",
+    )

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_http_methods
 from lightnote.accounts.pages import account_settings
 from lightnote.accounts.services import user_update_preferences
 from lightnote.accounts.zone_choices import zone_groups
+from lightnote.audit import CHANNEL_PAGE
 from lightnote.errors import LightNoteError
 from lightnote.models import LANGUAGE_CHOICES, validate_time_zone
 from lightnote.pages.items import page_viewer
@@ -92,7 +93,9 @@ def settings_page(request: HttpRequest) -> HttpResponse:
             problem, status = error.message(viewer.locale), error.status
         else:
             language_changed = language != user.language
-            user_update_preferences(user=user, time_zone=zone, language=language)
+            user_update_preferences(
+                user=user, time_zone=zone, language=language, channel=CHANNEL_PAGE
+            )
             shown_in = language if language_changed else viewer.locale
             messages.success(request, translate("PAGE_SETTINGS_SAVED", shown_in))
             response = redirect("settings-page")

@@ -18,6 +18,7 @@ from rest_framework.views import APIView
 
 from lightnote.accounts import login_throttle
 from lightnote.accounts.services import user_update_preferences
+from lightnote.audit import CHANNEL_API
 from lightnote.errors import LightNoteError
 from lightnote.models import LANGUAGE_CHOICES, User, validate_time_zone
 from lightnote.rest import http_guards
@@ -113,7 +114,9 @@ class MeView(APIView):
     def patch(self, request: Request) -> Response:
         serializer = MeUpdateSerializer(data=request.data, context={"request": request})
         serializer.is_valid(raise_exception=True)
-        user = user_update_preferences(user=cast(User, request.user), **serializer.validated_data)
+        user = user_update_preferences(
+            user=cast(User, request.user), **serializer.validated_data, channel=CHANNEL_API
+        )
         return Response(MeSerializer(user).data)
 
 

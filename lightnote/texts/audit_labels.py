@@ -21,6 +21,8 @@ EVENT_NAMES = {
     "admin.session_opened": ("只读查看中打开对话", "conversation opened in a read-only view"),
     "admin.write_refused": ("只读查看中拒绝写入", "write refused in a read-only view"),
     "auth.locked_out": ("登录被锁定", "login locked out"),
+    "calendar_feed.created": ("已生成日历订阅地址", "calendar address made"),
+    "calendar_feed.revoked": ("已停用日历订阅地址", "calendar address stopped"),
     "auth.login_failed": ("登录失败", "login failed"),
     "card.edited": ("确认卡已修改", "card edited"),
     "card.issued": ("已发出确认卡", "card issued"),
@@ -63,6 +65,9 @@ EVENT_NAMES = {
     "todo.updated": ("待办已修改", "todo changed"),
     "turn.prose_withheld": ("回复文字已扣下", "reply text withheld"),
     "user.created": ("用户已创建", "user created"),
+    "user.password_changed": ("用户密码已修改", "user password changed"),
+    "user.preferences_updated": ("时区或语言已修改", "zone or language changed"),
+    "user.reminder_emails_set": ("提醒邮件设置已修改", "reminder emails switched"),
     "user.updated": ("用户已修改", "user changed"),
 }
 
