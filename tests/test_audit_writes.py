@@ -274,3 +274,26 @@ def test_a_password_set_in_the_admin_is_audited_with_the_staff_member(
         user.pk,
         "admin",
     )
+
+
+def test_a_sign_up_on_the_page_and_through_the_api_is_audited_on_its_channel() -> None:
+    from rest_framework.test import APIClient
+
+    from lightnote.models import User
+
+    password = "tulip-harbor-9431"
+    page = Client().post(
+        "/accounts/signup/", {"username": "carol", "email": "c@example.com", "password": password}
+    )
+    api = APIClient().post(
+        "/api/v1/auth/register/",
+        {"username": "dave", "email": "d@example.com", "password": password},
+        format="json",
+    )
+
+    assert (page.status_code, api.status_code) == (200, 201)  # the page shows "check your mail"
+    carol, dave = User.objects.get(username="carol"), User.objects.get(username="dave")
+    assert [(e.event_type, e.subject_id, e.details["channel"]) for e in write_events()] == [
+        ("user.created", carol.pk, "page"),
+        ("user.created", dave.pk, "api"),
+    ]

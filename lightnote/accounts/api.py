@@ -15,6 +15,7 @@ from lightnote.accounts.email_verification import send_verification
 from lightnote.accounts.password_reset import request_reset
 from lightnote.accounts.signup import account_register
 from lightnote.accounts.throttle import limit_by_address
+from lightnote.audit import CHANNEL_API
 from lightnote.errors import LightNoteError
 from lightnote.rest.openapi import error_responses
 from lightnote.rest.serializers import StrictSerializer
@@ -65,7 +66,7 @@ class RegisterView(APIView):
         serializer.is_valid(raise_exception=True)
         locale = request_locale(request)
         limit_by_address(request._request, "signup")
-        user = account_register(**serializer.validated_data, locale=locale)
+        user = account_register(**serializer.validated_data, locale=locale, channel=CHANNEL_API)
         send_verification(user=user, locale=locale, request=request._request)
         return Response({"id": user.pk, "username": user.username}, status=201)
 

@@ -53,6 +53,7 @@ def signup_page(request: HttpRequest) -> HttpResponse:
                 email=form["email"],
                 password=request.POST.get("password", ""),
                 locale=locale,
+                channel=CHANNEL_PAGE,
             )
         except LightNoteError as error:
             fields = error.extra.get("fields", {})

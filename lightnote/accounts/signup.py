@@ -17,6 +17,7 @@ from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 from django.utils import translation
 
+from lightnote.audit import CHANNEL_SYSTEM, audit_write
 from lightnote.errors import LightNoteError
 from lightnote.models import User
 from lightnote.texts.i18n import DJANGO_LANGUAGES, translate
@@ -71,9 +72,17 @@ def signup_problems(*, username: str, email: str, password: str, locale: str) ->
 
 @transaction.atomic
 def account_register(
-    *, username: str, email: str, password: str, locale: str, language: str | None = None
+    *,
+    username: str,
+    email: str,
+    password: str,
+    locale: str,
+    language: str | None = None,
+    channel: str = CHANNEL_SYSTEM,
 ) -> User:
-    """Create an active account; 403 ``SIGNUP_CLOSED``, 400 ``VALIDATION_ERROR`` (``fields``)."""
+    """Create an active account; 403 ``SIGNUP_CLOSED``, 400 ``VALIDATION_ERROR`` (``fields``).
+
+    Audited ``user.created`` with ``channel`` in the same transaction."""
     if not signup_open():
         raise LightNoteError("SIGNUP_CLOSED", status=403)
     username, email = username.strip(), email.strip()
@@ -85,6 +94,9 @@ def account_register(
     try:
         with transaction.atomic():
             user.save()
+            audit_write(
+                "user.created", item_type="user", item_id=user.pk, owner=user, channel=channel
+            )
     except IntegrityError:  # the same name taken by a sign-up a moment ago
         raise LightNoteError(
             "VALIDATION_ERROR",
