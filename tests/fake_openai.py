@@ -9,6 +9,12 @@ as a context manager and point the settings at it::
         server.reply_text("hello")
         ...
         assert "tools" not in server.requests[0]
+
+A request with ``"stream": true`` gets the same scripted answer as server-sent chunks (text
+first, then tool calls, then ``[DONE]``), like the real API. :meth:`FakeOpenAI.stream_text`
+scripts a reply sent a piece at a time, ``interval`` seconds apart, optionally holding after
+some pieces until the test calls :meth:`FakeOpenAI.release`; ``progress`` tells how far the
+stream got and whether the client hung up.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -36,6 +42,22 @@ class Scripted:
     status: int
     body: dict[str, Any]
     delay: float = 0.0
+    # A streamed answer's text pieces (None: the whole text is one piece), sent
+    # ``interval`` seconds apart; after ``hold_after`` pieces the fake waits for release().
+    pieces: list[str] | None = None
+    interval: float = 0.0
+    hold_after: int | None = None
+
+
+@dataclass
+class StreamProgress:
+    """How far the last streamed answer got."""
+
+    total: int = 0  # pieces it has to send
+    sent: int = 0  # pieces written so far
+    held: threading.Event = field(default_factory=threading.Event)  # waiting for release()
+    finished: threading.Event = field(default_factory=threading.Event)  # [DONE] written
+    hung_up: threading.Event = field(default_factory=threading.Event)  # a write failed
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -59,7 +81,34 @@ class _Handler(BaseHTTPRequestHandler):
         scripted = fake.record(body)
         if scripted.delay and fake.stopping.wait(scripted.delay):
             return  # the server is shutting down: drop the answer
-        self._send(scripted.status, scripted.body)
+        if body.get("stream") and scripted.status == 200:
+            self._stream(scripted)
+        else:
+            self._send(scripted.status, scripted.body)
+
+    def _stream(self, scripted: Scripted) -> None:
+        """Send a scripted answer as chat.completion.chunk events, then ``[DONE]``."""
+        fake = self.server.fake
+        events = _chunks(scripted)
+        progress = fake.progress = StreamProgress(total=len(events))
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            for number, event in enumerate(events, start=1):
+                self.wfile.write(f"data: {json.dumps(event, ensure_ascii=False)}\n\n".encode())
+                self.wfile.flush()
+                progress.sent = number
+                if number == scripted.hold_after:
+                    progress.held.set()
+                    fake.released.wait(10)
+                if scripted.interval and fake.stopping.wait(scripted.interval):
+                    return
+            self.wfile.write(b"data: [DONE]\n\n")
+            self.wfile.flush()
+            progress.finished.set()
+        except OSError:
+            progress.hung_up.set()  # the client closed the stream
 
     def _send(self, status: int, body: dict[str, Any]) -> None:
         payload = json.dumps(body, ensure_ascii=False).encode()
@@ -74,6 +123,29 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(payload)
         except OSError:
             pass  # the client gave up (its timeout): nobody is listening any more
+
+
+def _chunks(scripted: Scripted) -> list[dict[str, Any]]:
+    """The chunks of a scripted answer: its text pieces, its tool calls, its finish."""
+    body = scripted.body
+    choices = body.get("choices")
+    message = choices[0].get("message") if isinstance(choices, list) and choices else None
+    if not isinstance(message, dict):
+        return [body]  # a raw body with no message: sent as it is, once
+    base = {key: body[key] for key in ("id", "created", "model") if key in body}
+    base["object"] = "chat.completion.chunk"
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+    content = message.get("content") or ""
+    pieces = scripted.pieces if scripted.pieces is not None else ([content] if content else [])
+    out = [chunk({"role": "assistant", "content": ""})]
+    out.extend(chunk({"content": piece}) for piece in pieces)
+    for index, call in enumerate(message.get("tool_calls") or []):
+        out.append(chunk({"tool_calls": [{"index": index, **call}]}))
+    out.append(chunk({}, choices[0].get("finish_reason") or "stop"))
+    return out
 
 
 class _Server(ThreadingHTTPServer):
@@ -91,6 +163,8 @@ class FakeOpenAI:
         self._script: deque[Scripted] = deque()
         self._lock = threading.Lock()
         self._counter = 0
+        self.progress = StreamProgress()
+        self.released = threading.Event()
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.fake = self
         # A short poll interval keeps shutdown (each test's teardown) fast.
@@ -109,6 +183,7 @@ class FakeOpenAI:
 
     def __exit__(self, *exc_info: object) -> None:
         self.stopping.set()
+        self.released.set()
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=5)
@@ -176,6 +251,29 @@ class FakeOpenAI:
         """Queue an HTTP error answer in the OpenAI error shape."""
         body = {"error": {"message": message, "type": "server_error", "code": None}}
         self._queue(Scripted(status, body))
+
+    def stream_text(
+        self, pieces: list[str], *, interval: float = 0.05, hold_after: int | None = None
+    ) -> None:
+        """Queue a text answer that a streaming request gets piece by piece.
+
+        ``hold_after``: after that many chunks (the first chunk carries only the role, so
+        piece ``n`` is chunk ``n + 1``) the stream waits until :meth:`release`.
+        """
+        message = {"role": "assistant", "content": "".join(pieces)}
+        self._queue(
+            Scripted(
+                200,
+                self._completion(message, "stop"),
+                pieces=list(pieces),
+                interval=interval,
+                hold_after=hold_after,
+            )
+        )
+
+    def release(self) -> None:
+        """Let a held stream go on."""
+        self.released.set()
 
     def reply_raw(self, status: int, body: dict[str, Any], *, delay: float = 0.0) -> None:
         """Queue any JSON body as it is (e.g. a completion with no choices)."""

@@ -11,8 +11,10 @@ a token.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from django.http import StreamingHttpResponse
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
@@ -34,7 +36,7 @@ from agent.cards import history as lifecycle
 from agent.cards.changes import history_changes
 from agent.cards.previews import preview_in
 from agent.choices import store as choice_store
-from agent.conversation import sessions
+from agent.conversation import sessions, streaming
 from agent.conversation import turn as conversation
 from agent.guard.provenance import issued_provenance
 from agent.models import MESSAGE_MAX, TITLE_MAX, AgentSession, Message
@@ -285,7 +287,10 @@ class MessagesView(APIView):
         tags=[TAG_MESSAGES],
         summary="Send a message; get the reply, facts, cards and notices",
         description="A write the assistant proposes comes back as a card: show its preview, "
-        "then post its `token` to confirm or reject. Nothing is written before that.",
+        "then post its `token` to confirm or reject. Nothing is written before that. "
+        "With `Accept: text/event-stream` the turn streams as server-sent events: `delta` "
+        "(guarded reply text, whole sentences), `card`, `choice`, `notice`, `fact`, then one "
+        "`done` carrying this same body; an error before the first event is this JSON error.",
         request=MessageRequestSerializer,
         responses={
             200: MESSAGE_200,
@@ -296,7 +301,7 @@ class MessagesView(APIView):
         },
         parameters=[SESSION_PARAMETER, ADMIN_CONTEXT_PARAMETER],
     )
-    def post(self, request: Request, session_id: str) -> Response:
+    def post(self, request: Request, session_id: str) -> Response | StreamingHttpResponse:
         payload = validated(MessageRequestSerializer, request)
         actor = actor_context(request)
         if actor.admin_context is not None:
@@ -308,12 +313,28 @@ class MessagesView(APIView):
             session, recent = sessions.session_get_with_recent(
                 session_id=session_id, owner=actor.subject, limit=conversation.HISTORY_TURNS
             )
-        body = conversation.handle_message(
-            request=request,
-            actor=actor,
-            session=session,
-            text=payload["text"],
-            locale=request_locale(request),
-            recent=recent,
+        locale = request_locale(request)
+
+        def turn(on_sentence: Callable[[str], None] | None = None) -> dict[str, Any]:
+            return conversation.handle_message(
+                request=request,
+                actor=actor,
+                session=session,
+                text=payload["text"],
+                locale=locale,
+                recent=recent,
+                on_sentence=on_sentence,
+            )
+
+        if not streaming.wants_stream(request):
+            return Response(turn())
+        # The same turn, its reply a guarded sentence at a time (docs/api.md).
+        stream = streaming.TurnStream(turn)
+        first = stream.start()  # a turn that fails before any event answers as JSON
+        return streaming.event_stream(streaming.message_events(stream, first, locale))
+
+    def perform_content_negotiation(self, request: Request, force: bool = False) -> Any:
+        """Answer a stream's request with JSON until the stream begins (its errors)."""
+        return super().perform_content_negotiation(
+            request, force=force or streaming.wants_stream(request)
         )
-        return Response(body)

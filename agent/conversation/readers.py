@@ -32,7 +32,7 @@ from agent.conversation import undo as card_undo
 from agent.conversation.decisions import Turn
 from agent.conversation.reading import Reading, Said
 from agent.planners import get_planner
-from agent.planners.base import PlanRequest, PlanResult, reply_locale
+from agent.planners.base import PlanRequest, PlanResult, TurnCancelled, reply_locale
 from agent.planners.replies import describe_facts
 from agent.ratelimit import limit_new_card
 from agent.tools import registry, user_roles
@@ -195,11 +195,12 @@ def plan_with_planner(
         read_tools=read_tools,
         run_read_tool=turn.run_read_tool,
         in_front=in_front or [],
+        listener=said.listener,
     )
     try:
         return get_planner().plan(request)
-    except LightNoteError:
-        raise  # the store is down or similar: the API's own error
+    except (LightNoteError, TurnCancelled):
+        raise  # the store is down or similar: the API's own error; or the client left
     except Exception:
         # A response the planner could not read (e.g. a malformed completion) is a failed
         # turn with a clear reply, never a 500; only read tools can have run, so nothing

@@ -12,7 +12,7 @@ from agent.conversation import followups
 from agent.conversation import undo as card_undo
 from agent.conversation.decisions import Turn
 from agent.conversation.pending import PendingRequest
-from agent.planners.base import PlanResult
+from agent.planners.base import PlanResult, ReplyListener
 
 
 @dataclass
@@ -26,6 +26,7 @@ class Said:
     listed: list[dict[str, Any]]
     waiting: PendingRequest | None
     leases: ExitStack
+    listener: ReplyListener | None = None  # a streamed turn hears the model's reply
 
     @cached_property
     def resumed(self) -> followups.Resumption | None:

@@ -13,7 +13,7 @@ one transaction. :func:`public_fact` is the API shape of a fact.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from datetime import timedelta
 from typing import Any
@@ -33,6 +33,7 @@ from agent.conversation import undo as card_undo
 from agent.conversation.decisions import Turn
 from agent.conversation.readers import read_message
 from agent.conversation.reading import Reading, Said
+from agent.conversation.streaming import GuardedSentences
 from agent.guard import guard_reply, guarded_notice
 from agent.guard.provenance import merge
 from agent.guard.records import audit_guard, session_backings
@@ -142,11 +143,15 @@ def handle_message(
     text: str,
     locale: str,
     recent: Sequence[sessions.RecentMessage] | None = None,
+    on_sentence: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Handle one user message and return the API's message body (:func:`_handle_message`).
 
     A lease the turn takes (an undo's, ``agent.cards.undo``) is held until the turn's writes
-    have committed and given back however it ends.
+    have committed and given back however it ends. ``on_sentence``: a streamed turn's
+    sink for the model's reply, a guarded sentence at a time
+    (:class:`agent.conversation.streaming.GuardedSentences`); it may raise
+    ``TurnCancelled``, which ends the turn with nothing written.
     """
     with ExitStack() as leases:
         return _handle_message(
@@ -157,6 +162,7 @@ def handle_message(
             locale=locale,
             recent=recent,
             leases=leases,
+            on_sentence=on_sentence,
         )
 
 
@@ -169,6 +175,7 @@ def _handle_message(
     locale: str,
     recent: Sequence[sessions.RecentMessage] | None,
     leases: ExitStack,
+    on_sentence: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Handle one user message and return the API's message body.
 
@@ -193,7 +200,8 @@ def _handle_message(
     waiting = (
         _pending_request(actor, str(session.id)) if sessions.may_have_pending(session) else None
     )
-    said = Said(turn, text, locale, history, listed, waiting, leases)
+    listener = _sentence_listener(turn, on_sentence) if on_sentence is not None else None
+    said = Said(turn, text, locale, history, listed, waiting, leases, listener)
     reading = read_message(said)
     reply = _act(turn, reading)
     pending_until = _keep_pending(turn, waiting)
@@ -204,7 +212,7 @@ def _handle_message(
         reply,
         backings=lambda: session_backings(session.id),
         locale=locale,
-        titles=tuple(source["title"] for source in turn.reads() if source.get("title")),
+        titles=_read_titles(turn),
     )
     shown = verdict.text
     if verdict.replaced:
@@ -237,6 +245,21 @@ def _handle_message(
         # No write runs during a message turn: nothing changed, its cards wait.
         "changes": changes_of([], locale=turn.reply_locale, waiting=len(turn.cards)),
     }
+
+
+def _sentence_listener(turn: Turn, deliver: Callable[[str], None]) -> GuardedSentences:
+    """Hear the model's reply for a streamed turn, guarded as the turn's reply is below."""
+    return GuardedSentences(
+        deliver=deliver,
+        session_id=turn.session.id,
+        locale=turn.locale,
+        titles=lambda: _read_titles(turn),
+    )
+
+
+def _read_titles(turn: Turn) -> tuple[str, ...]:
+    """The titles of the stored items read on this turn (the reply may name them)."""
+    return tuple(source["title"] for source in turn.reads() if source.get("title"))
 
 
 def _act(turn: Turn, reading: Reading) -> str:

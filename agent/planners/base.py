@@ -83,6 +83,26 @@ class PlanResult:
 ReadToolRunner = Callable[[str, dict[str, Any]], Fact]
 
 
+class TurnCancelled(Exception):
+    """The client went away: stop the model call and write nothing of the turn."""
+
+
+class ReplyListener(Protocol):
+    """Hears a model's reply as it is written (a streamed turn); each may raise TurnCancelled.
+
+    A planner calls :meth:`reply_text` with each piece of a round's text while the round has
+    called no tool, :meth:`reply_reset` when the text so far is not the reply (a new round
+    begins, or the round calls a tool), and :meth:`reply_end` when a round ended with text
+    only: that text is the reply.
+    """
+
+    def reply_text(self, piece: str) -> None: ...
+
+    def reply_reset(self) -> None: ...
+
+    def reply_end(self) -> None: ...
+
+
 @dataclass(frozen=True)
 class PlanRequest:
     """One user message and everything a planner may know about its turn."""
@@ -98,6 +118,8 @@ class PlanRequest:
     # What the last turn showed the user (cards with their states, a choice's candidates),
     # as data: a model maps "不对，是明天" or "undo that" to the tools on those items.
     in_front: list[dict[str, Any]] = field(default_factory=list)
+    # A streamed turn hears the reply as the model writes it (None: nobody listens).
+    listener: ReplyListener | None = None
 
 
 class PlannerError(Exception):

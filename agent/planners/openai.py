@@ -4,6 +4,11 @@ The model sees every tool the user may use, but only read tools run here (throug
 caller's runner, which applies the tool policy). Any other call — a write, an unknown or
 invented tool, arguments that are not a JSON object — ends the turn as a proposal for the
 caller to card or refuse. The final reply is one call with no ``tools`` parameter at all.
+
+Planning calls stream (``stream=True``): the pieces are collected into the same message a
+plain call returns, and a streamed turn's listener (``PlanRequest.listener``) hears the
+text of a round that calls no tool as it arrives. A listener that raises
+:class:`~agent.planners.base.TurnCancelled` closes the model's response there.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+from dataclasses import dataclass, field
 from typing import Any
 
 import openai
@@ -26,6 +32,8 @@ from agent.planners.base import (
     PlanRequest,
     PlanResult,
     Proposal,
+    ReplyListener,
+    TurnCancelled,
     reply_locale,
     require_succeeded,
     run_read,
@@ -81,6 +89,59 @@ def _proposal(call: Any, fallback_id: str) -> tuple[Proposal, str]:
     return Proposal(tool=name, args=args, call_id=call_id), raw
 
 
+@dataclass
+class _Function:
+    name: str = ""
+    arguments: str = ""
+
+
+@dataclass
+class _ToolCall:
+    id: str = ""
+    type: str = "function"
+    function: _Function = field(default_factory=_Function)
+
+
+@dataclass
+class _Message:
+    """A streamed answer put together: what a plain call's ``message`` holds."""
+
+    content: str = ""
+    tool_calls: list[_ToolCall] = field(default_factory=list)
+
+
+def _collected(stream: Any, listener: ReplyListener | None) -> _Message:
+    """Put a streamed answer together, telling ``listener`` its text while no tool is called."""
+    text: list[str] = []
+    calls: dict[int, _ToolCall] = {}
+    answered = False
+    for chunk in stream:
+        choices = getattr(chunk, "choices", None)
+        first = choices[0] if isinstance(choices, list) and choices else None
+        delta = getattr(first, "delta", None)
+        if delta is None:
+            continue  # a usage chunk, or an answer with no message at all
+        answered = True
+        for piece in getattr(delta, "tool_calls", None) or []:
+            call = calls.setdefault(getattr(piece, "index", len(calls)), _ToolCall())
+            call.id = getattr(piece, "id", None) or call.id
+            call.type = getattr(piece, "type", None) or call.type
+            function = getattr(piece, "function", None)
+            call.function.name += getattr(function, "name", None) or ""
+            call.function.arguments += getattr(function, "arguments", None) or ""
+            if listener is not None:
+                listener.reply_reset()  # this round proposes: its text is not the reply
+        content = getattr(delta, "content", None) or ""
+        text.append(content)
+        if listener is not None and not calls:
+            listener.reply_text(content)
+    if not answered:
+        raise PlannerError(PLANNER_UNAVAILABLE, "the response has no message")
+    if listener is not None and not calls:
+        listener.reply_end()
+    return _Message(content="".join(text), tool_calls=[calls[index] for index in sorted(calls)])
+
+
 def _tool_message(call_id: str, fact: Fact) -> dict[str, Any]:
     content = as_data(
         "tool_result", tool=fact.tool, status=fact.status, summary=fact.summary, data=fact.data
@@ -105,13 +166,21 @@ class OpenAIPlanner:
         *,
         tools: list[dict[str, Any]] | None = None,
         last_round: bool = False,
+        stream: bool = False,
+        listener: ReplyListener | None = None,
     ) -> Any:
-        """Call the model once; raise PlannerError on any API failure or timeout."""
+        """Call the model once; raise PlannerError on any API failure or timeout.
+
+        ``stream``: ask for the answer in pieces and put them together (the listener hears
+        them); the timeout then bounds each wait for the next piece.
+        """
         options: dict[str, Any] = {"model": self.model, "messages": messages}
         if tools:
             options["tools"] = tools
             if last_round:  # the round budget is spent: ask for an answer, not more calls
                 options["tool_choice"] = "none"
+        if stream:
+            options["stream"] = True
         purpose = "plan" if tools else "final_reply"
         # The span and the metrics carry the model and the purpose, never the prompt.
         with (
@@ -123,11 +192,18 @@ class OpenAIPlanner:
         ):
             try:
                 response = self.client.chat.completions.create(**options)
-            except openai.APITimeoutError as error:
+                if stream:
+                    # Closed however it ends: a cancelled turn hangs up on the model here.
+                    with response:
+                        return _collected(response, listener)
+            except TurnCancelled:
+                call.failed("cancelled")
+                raise
+            except openai.APITimeoutError as error:  # also a stream stalled between pieces
                 logger.warning("planner model call timed out: %s", error)
                 call.failed("timeout")
                 raise PlannerError(PLANNER_TIMEOUT, str(error)) from error
-            except openai.OpenAIError as error:
+            except openai.OpenAIError as error:  # also a stream broken after its first piece
                 logger.warning("planner model call failed: %r", error)
                 call.failed("unavailable")
                 raise PlannerError(PLANNER_UNAVAILABLE, str(error)) from error
@@ -164,7 +240,15 @@ class OpenAIPlanner:
         for round_number in range(1, MAX_ROUNDS + 1):
             last_round = round_number == MAX_ROUNDS
             try:
-                message = self._complete(messages, tools=request.tools, last_round=last_round)
+                if request.listener is not None:
+                    request.listener.reply_reset()  # a new round: nothing of its text yet
+                message = self._complete(
+                    messages,
+                    tools=request.tools,
+                    last_round=last_round,
+                    stream=True,
+                    listener=request.listener,
+                )
             except PlannerError as error:
                 return PlanResult(text=translate(error.code, locale), facts=facts, error=error.code)
             text = message.content or ""
