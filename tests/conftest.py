@@ -24,7 +24,8 @@ from django.test.testcases import LiveServerThread
 
 class _OneRequestAtATime(ThreadedWSGIServer):
     """The browser tests' live server, whose requests share the test's in-memory SQLite
-    connection in the embedded pass: one request at a time there.
+    connection in the embedded pass: one request at a time there (a streamed answer holds
+    its turn until it ends).
 
     Django hands that one connection to every request thread; a page's parallel requests
     (the document, a redirect, the admin's scripts) then used it at once, and the sqlite3
@@ -41,11 +42,13 @@ class _OneRequestAtATime(ThreadedWSGIServer):
             super().set_app(application)
             return
 
-        def one_at_a_time(environ: Any, start_response: Any) -> list[bytes]:
+        def one_at_a_time(environ: Any, start_response: Any) -> Iterator[bytes]:
+            # A generator, so a streamed answer (a turn's events) goes out as it is made;
+            # the lock is held until the last piece has been sent.
             with self._request_lock:
                 response = application(environ, start_response)
                 try:
-                    return list(response)
+                    yield from response
                 finally:
                     close = getattr(response, "close", None)
                     if close is not None:

@@ -13,7 +13,7 @@ from typing import Any
 
 from django import forms
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponseBase
 
 from agent.cards import derived as derived_cards
 from agent.cards import edit as card_edits
@@ -39,7 +39,7 @@ def _card_action(
     *,
     admin_write: str | None = None,
     template: str = "",
-) -> HttpResponse:
+) -> HttpResponseBase:
     """Validate the posted form, find the posted conversation, let ``issue`` issue a card
     (keyword arguments ``actor``, ``locale``, ``form``, ``data``, ``current``) and answer
     with it; ``admin_write`` names a write refused in an admin read-only context;
@@ -62,7 +62,7 @@ def _card_action(
 
 @login_required
 @post_or_back
-def chat_choose(request: HttpRequest) -> HttpResponse:
+def chat_choose(request: HttpRequest) -> HttpResponseBase:
     """Pick one candidate of a choice card: the choice is replaced by the ordinary card.
 
     A live choice posts its token; a ready choice in history (after a reload) its id."""
@@ -93,7 +93,7 @@ def chat_choose(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @post_or_back
-def chat_edit(request: HttpRequest) -> HttpResponse:
+def chat_edit(request: HttpRequest) -> HttpResponseBase:
     """Edit a ready card: a new card replaces it (the old token no longer confirms)."""
 
     def save(
@@ -113,7 +113,7 @@ def chat_edit(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @post_or_back
-def chat_undo(request: HttpRequest) -> HttpResponse:
+def chat_undo(request: HttpRequest) -> HttpResponseBase:
     """Undo a succeeded card: the card for its compensating action, to confirm like any."""
 
     def take_back(
@@ -130,7 +130,7 @@ def chat_undo(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @post_or_back
-def chat_reissue(request: HttpRequest) -> HttpResponse:
+def chat_reissue(request: HttpRequest) -> HttpResponseBase:
     """Ask again: re-issue a still-ready history card as a new live card (the old is voided).
 
     A card that moved on meanwhile (confirmed in another tab, or before a Back restored this

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.template.loader import render_to_string
 
 from agent.models import MESSAGE_MAX, AgentSession
@@ -167,13 +167,16 @@ def problem(error: LightNoteError, *, locale: str, retry: dict[str, Any] | None 
 
 def run_action(
     request: HttpRequest,
-    action: Callable[[ActorContext, str], Fragment],
+    action: Callable[[ActorContext, str], Fragment | HttpResponseBase],
     *,
     retarget: str | None = None,
     reswap: str = "innerHTML",
     retry: Callable[[], dict[str, Any] | None] = lambda: None,
-) -> HttpResponse:
-    """Run one page action; a ``LightNoteError`` becomes a localized notice, not a 500."""
+) -> HttpResponseBase:
+    """Run one page action; a ``LightNoteError`` becomes a localized notice, not a 500.
+
+    An action may answer with a response of its own (a streamed turn, ``agent.web.streams``).
+    """
     locale = page_locale(request)
     actor: ActorContext | None = None
     try:
@@ -188,4 +191,6 @@ def run_action(
             retarget=retarget,
             reswap=reswap,
         )
+    if isinstance(fragment, HttpResponseBase):
+        return fragment
     return respond(request, fragment, actor=actor, locale=locale)

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseRedirect
 from django.shortcuts import redirect
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -28,7 +28,8 @@ from django.views.decorators.http import require_GET
 from agent.cards import confirm as execution
 from agent.continuations import reply as continuations
 from agent.conversation import turn as conversation
-from agent.models import MESSAGE_MAX
+from agent.conversation.streaming import wants_stream
+from agent.models import MESSAGE_MAX, AgentSession
 from agent.web.card_views import undone_card_id
 from agent.web.conversation_list import conversation_item
 from agent.web.conversations import (
@@ -62,13 +63,16 @@ from agent.web.presenters import (
     zone_of,
 )
 from agent.web.reply_retry import remember_reply_token
+from agent.web.streams import page_stream
 from lightnote.errors import LightNoteError
 from lightnote.impersonation.context import ActorContext, actor_context
 from lightnote.texts.i18n import normalize_locale
 from lightnote.texts.page_texts import page_locale, set_language_cookie
 
 
-def post_or_back(view: Callable[[HttpRequest], HttpResponse]) -> Callable[..., HttpResponse]:
+def post_or_back(
+    view: Callable[[HttpRequest], HttpResponseBase],
+) -> Callable[..., HttpResponseBase]:
     """Accept POST; any other method (a reload, a bookmarked form URL) goes to the chat page.
 
     A no-JS form posts to these URLs and the browser shows that URL: reloading it later, or
@@ -76,7 +80,7 @@ def post_or_back(view: Callable[[HttpRequest], HttpResponse]) -> Callable[..., H
     """
 
     @functools.wraps(view)
-    def wrapped(request: HttpRequest) -> HttpResponse:
+    def wrapped(request: HttpRequest) -> HttpResponseBase:
         if request.method != "POST":
             return redirect("chat")
         return view(request)
@@ -113,10 +117,14 @@ def chat_page(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @post_or_back
-def chat_message(request: HttpRequest) -> HttpResponse:
-    """Send one message through ``handle_message``; answer with the turn (cards included)."""
+def chat_message(request: HttpRequest) -> HttpResponseBase:
+    """Send one message through ``handle_message``; answer with the turn (cards included).
 
-    def send(actor: ActorContext, locale: str) -> Fragment:
+    The page's script asks for the turn as events (``Accept: text/event-stream``): the
+    model's guarded sentences as they come, then this same fragment (``agent.web.streams``).
+    """
+
+    def send(actor: ActorContext, locale: str) -> Fragment | HttpResponseBase:
         data = valid_data(MessageForm(request.POST))
         current = posted_conversation(request, actor, data["session_id"])
         text = data["text"]
@@ -126,45 +134,76 @@ def chat_message(request: HttpRequest) -> HttpResponse:
             raise LightNoteError("CHAT_TEXT_TOO_LONG", params={"max": MESSAGE_MAX})
         zone = zone_of(actor)
         history = None if is_htmx(request) else history_entries(current, locale=locale, zone=zone)
-        body = conversation.handle_message(
-            request=request, actor=actor, session=current, text=text, locale=locale
-        )
-        turn = f"m-{body['message_id']}"
-        now = timezone.now()
-        entries = [
-            user_entry(dom_id=f"{turn}-user", text=text, at=now, zone=zone),
-            assistant_entry(
-                dom_id=turn,
-                reply=body["reply"],
-                payload=body,
+
+        def turn(on_sentence: Callable[[str], None] | None = None) -> dict[str, Any]:
+            return conversation.handle_message(
+                request=request,
+                actor=actor,
+                session=current,
+                text=text,
                 locale=locale,
-                zone=zone,
-                session_id=current.id,
-            ),
-        ]
-        entries[1]["time"] = time_view(now, zone)
-        # With htmx, the conversation's list entry follows out of band (its new title).
-        item = conversation_item(actor, current, locale=locale) if is_htmx(request) else None
-        # A card this turn replaced (a correction said in the chat) shows its new state.
-        superseded = (
-            superseded_views(body["cards"], locale=locale, zone=zone, subject=actor.subject)
-            if is_htmx(request)
-            else []
-        )
-        return Fragment(
-            "agent/turn.html",
-            {
-                "entries": entries,
-                "conversation_item": item,
-                "conversation": current,
-                "superseded": superseded,
-            },
-            is_list_item=True,
-            history=history,
-            conversation=current,
-        )
+                on_sentence=on_sentence,
+            )
+
+        def shown(body: dict[str, Any]) -> Fragment:
+            return _turn_fragment(
+                request, actor, current, text=text, locale=locale, body=body, history=history
+            )
+
+        if is_htmx(request) and wants_stream(request):
+            return page_stream(request, turn, shown, actor=actor, locale=locale)
+        return shown(turn())
 
     return run_action(request, send, retarget="#composer-problem")
+
+
+def _turn_fragment(
+    request: HttpRequest,
+    actor: ActorContext,
+    current: AgentSession,
+    *,
+    text: str,
+    locale: str,
+    body: dict[str, Any],
+    history: list[dict[str, Any]] | None,
+) -> Fragment:
+    """The turn as the page shows it: the two messages (cards included), for htmx also the
+    conversation's list entry and the cards the turn replaced."""
+    zone = zone_of(actor)
+    turn = f"m-{body['message_id']}"
+    now = timezone.now()
+    entries = [
+        user_entry(dom_id=f"{turn}-user", text=text, at=now, zone=zone),
+        assistant_entry(
+            dom_id=turn,
+            reply=body["reply"],
+            payload=body,
+            locale=locale,
+            zone=zone,
+            session_id=current.id,
+        ),
+    ]
+    entries[1]["time"] = time_view(now, zone)
+    # With htmx, the conversation's list entry follows out of band (its new title).
+    item = conversation_item(actor, current, locale=locale) if is_htmx(request) else None
+    # A card this turn replaced (a correction said in the chat) shows its new state.
+    superseded = (
+        superseded_views(body["cards"], locale=locale, zone=zone, subject=actor.subject)
+        if is_htmx(request)
+        else []
+    )
+    return Fragment(
+        "agent/turn.html",
+        {
+            "entries": entries,
+            "conversation_item": item,
+            "conversation": current,
+            "superseded": superseded,
+        },
+        is_list_item=True,
+        history=history,
+        conversation=current,
+    )
 
 
 def _card_action(
@@ -217,7 +256,7 @@ def _card_action(
 
 @login_required
 @post_or_back
-def chat_confirm(request: HttpRequest) -> HttpResponse:
+def chat_confirm(request: HttpRequest) -> HttpResponseBase:
     """Confirm a card (``execution.confirm``); the card is replaced by the server's outcome."""
     # An error keeps the card (and its buttons) and shows the reason under them.
     return run_action(
@@ -227,7 +266,7 @@ def chat_confirm(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @post_or_back
-def chat_reject(request: HttpRequest) -> HttpResponse:
+def chat_reject(request: HttpRequest) -> HttpResponseBase:
     """Reject a card (``execution.reject``)."""
     return run_action(
         request, _card_action(request, execution.reject), retarget="next .card-problem"
@@ -236,7 +275,7 @@ def chat_reject(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @post_or_back
-def chat_status(request: HttpRequest) -> HttpResponse:
+def chat_status(request: HttpRequest) -> HttpResponseBase:
     """Report a card's state (``execution.status``); polled while running or unknown."""
 
     def retry() -> dict[str, Any] | None:
@@ -254,7 +293,7 @@ def chat_status(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @post_or_back
-def chat_reply(request: HttpRequest) -> HttpResponse:
+def chat_reply(request: HttpRequest) -> HttpResponseBase:
     """Fetch the final reply after a succeeded action (``continuations.reply``)."""
 
     def fetch(actor: ActorContext, locale: str) -> Fragment:
@@ -299,7 +338,7 @@ def chat_reply(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @post_or_back
-def chat_new(request: HttpRequest) -> HttpResponse:
+def chat_new(request: HttpRequest) -> HttpResponseBase:
     """Open a new conversation for this browser session."""
 
     def start(actor: ActorContext, locale: str) -> HttpResponse:
@@ -313,7 +352,7 @@ def chat_new(request: HttpRequest) -> HttpResponse:
 
 
 @post_or_back
-def chat_language(request: HttpRequest) -> HttpResponse:
+def chat_language(request: HttpRequest) -> HttpResponseBase:
     """Remember this browser's page language in Django's language cookie."""
     target = request.POST.get("next") or reverse("chat")
     # Only a path on this site; anything else (another host, or a word that ``redirect``

@@ -112,6 +112,159 @@
     if (form && form.id === "composer") removeEcho();
   });
 
+  // A message's turn as it is written: where the browser can read a response as it arrives,
+  // the message form is posted by fetch asking for events (Accept: text/event-stream). Each
+  // `delta` is a sentence the server's guard already judged; it grows a provisional bubble.
+  // `done` brings the turn as the server renders it (the same fragment an htmx post gets),
+  // which replaces the bubble: the page never keeps text the server did not end with. A
+  // turn with nothing to stream answers with that fragment at once. Without JavaScript the
+  // form posts and the page reloads.
+  function canStream() {
+    return !!(window.fetch && window.ReadableStream && window.TextDecoder && window.htmx && htmx.swap);
+  }
+
+  function readEvents(body, onEvent) {
+    var reader = body.getReader();
+    var decoder = new TextDecoder();
+    var buffer = "";
+    function pump() {
+      return reader.read().then(function (step) {
+        if (step.done) return;
+        buffer += decoder.decode(step.value, { stream: true });
+        var parts = buffer.split("\n\n");
+        buffer = parts.pop();
+        parts.forEach(function (raw) {
+          var name = "";
+          var data = "";
+          raw.split("\n").forEach(function (line) {
+            if (line.indexOf("event: ") === 0) name = line.slice(7);
+            else if (line.indexOf("data: ") === 0) data += line.slice(6);
+          });
+          if (name) onEvent(name, JSON.parse(data));
+        });
+        return pump();
+      });
+    }
+    return pump();
+  }
+
+  function swapTurn(html, target, style) {
+    var list = document.getElementById("messages");
+    htmx.swap(target || list, html, { swapStyle: style || "beforeend" });
+    tickCards();
+    var composer = document.getElementById("composer");
+    if (composer && (!target || target === list)) composer.scrollIntoView({ block: "end" });
+  }
+
+  function turnSent(form) {
+    form.reset();
+    var problem = document.getElementById("composer-problem");
+    if (problem) problem.textContent = "";
+    var box = problems();
+    if (box) box.textContent = "";
+  }
+
+  function streamTurn(form) {
+    var button = form.querySelector("button[type=submit]");
+    var busy = document.getElementById("composer-busy");
+    var list = document.getElementById("messages");
+    var live = null;
+    if (button) button.disabled = true;
+    if (busy) busy.classList.add("htmx-request");
+
+    function grow(text) {
+      if (!live) {
+        live = document.createElement("li");
+        live.id = "streaming-reply";
+        live.className = "msg msg-assistant msg-streaming";
+        live.setAttribute("aria-busy", "true");
+        var who = document.createElement("p");
+        who.className = "who";
+        who.textContent = form.dataset.assistant || "";
+        var body = document.createElement("div");
+        body.className = "text";
+        live.appendChild(who);
+        live.appendChild(body);
+        list.appendChild(live);
+        var thinking = document.querySelector("#pending-echo .pending");
+        if (thinking) thinking.hidden = true; // the reply is being written now
+      }
+      live.querySelector(".text").appendChild(document.createTextNode(text));
+      live.scrollIntoView({ block: "nearest" });
+    }
+
+    function settle() {
+      if (live && live.parentNode) live.parentNode.removeChild(live);
+      removeEcho();
+    }
+
+    function answered(response, html) {
+      settle();
+      if (response.url && response.url.indexOf("/accounts/login/") !== -1) {
+        showProblem("login");
+        return;
+      }
+      if (response.headers.get(FRAGMENT_HEADER) !== "1") {
+        showProblem("generic");
+        return;
+      }
+      var retarget = response.headers.get("HX-Retarget");
+      if (retarget) {
+        var target = retarget === "#composer-problem" ? document.getElementById("composer-problem") : null;
+        if (target) swapTurn(html, target, response.headers.get("HX-Reswap") || "innerHTML");
+        return;
+      }
+      swapTurn(html);
+      if (response.ok) turnSent(form);
+    }
+
+    fetch(form.action, {
+      method: "POST",
+      body: new URLSearchParams(new FormData(form)),
+      credentials: "same-origin",
+      headers: { Accept: "text/event-stream", "HX-Request": "true" }
+    })
+      .then(function (response) {
+        var type = response.headers.get("Content-Type") || "";
+        if (type.indexOf("text/event-stream") === -1) {
+          return response.text().then(function (html) { answered(response, html); });
+        }
+        return readEvents(response.body, function (name, data) {
+          if (name === "delta") {
+            grow(data.text);
+          } else if (name === "done") {
+            settle();
+            if (data.html !== undefined) {
+              swapTurn(data.html);
+              turnSent(form);
+            } else {
+              var problem = document.getElementById("composer-problem");
+              if (problem && data.problem) swapTurn(data.problem, problem, "innerHTML");
+              else showProblem("generic");
+            }
+          }
+        });
+      })
+      .catch(function () {
+        settle();
+        showProblem("network");
+      })
+      .then(function () {
+        settle();
+        if (button) button.disabled = false;
+        if (busy) busy.classList.remove("htmx-request");
+        var text = document.getElementById("chat-text");
+        if (text) text.focus();
+      });
+  }
+
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var form = event.detail.elt;
+    if (!form || form.id !== "composer" || !form.dataset.stream || !canStream()) return;
+    event.preventDefault(); // this turn is read as it is written instead (the echo stays)
+    streamTurn(form);
+  });
+
   // After Confirm, Reject, Undo or Ask again, focus follows the card to its outcome line (the
   // button pressed is gone with the card it was on); the answer marks what may take focus.
   var focusAfterSwap = false;
