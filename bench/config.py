@@ -12,8 +12,20 @@ RESULTS = ROOT / "bench" / "results"
 HOST = "127.0.0.1"
 
 SIZES: dict[str, dict[str, Any]] = {
-    "full": {"n": 500, "list_rows": (1_000, 100_000), "concurrent": 1000, "compare_n": 150},
-    "smoke": {"n": 30, "list_rows": (1_000, 5_000), "concurrent": 100, "compare_n": 20},
+    "full": {
+        "n": 500,
+        "list_rows": (1_000, 100_000),
+        "concurrent": 1000,
+        "compare_n": 150,
+        "stream_n": 20,
+    },
+    "smoke": {
+        "n": 30,
+        "list_rows": (1_000, 5_000),
+        "concurrent": 100,
+        "compare_n": 20,
+        "stream_n": 3,
+    },
 }
 
 
@@ -38,6 +50,7 @@ def bench_config() -> dict[str, Any]:
         small, large = (int(part) for part in rows.split(","))
         config["list_rows"] = (small, large)
     config["concurrent"] = _env_int("LIGHTNOTE_BENCH_CONCURRENT", config["concurrent"])
+    config["stream_n"] = _env_int("LIGHTNOTE_BENCH_STREAM_N", config["stream_n"])
     config["compare"] = os.environ.get("LIGHTNOTE_BENCH_COMPARE", "1") != "0"
     config["mysql"] = os.environ.get("LIGHTNOTE_BENCH_MYSQL", "mysql://root@127.0.0.1:3306")
     config["redis_db"] = _env_int("LIGHTNOTE_BENCH_REDIS_DB", 12)

@@ -165,6 +165,17 @@ def print_report(results: dict[str, Any]) -> None:
         f"(connections opened beforehand in {b['connect_ms']:.0f} ms), errors {b['error_count']}"
         + (f"; server: {b['server']}" if b.get("server") else "")
     )
+    first = results.get("first_text")
+    if first:
+        print(f"\nTime to first visible text of a model turn ({first['model']}; ms)")
+        print(f"  {'':<16}{'n':>5}{'first p50':>11}{'p95':>9}{'whole p50':>11}{'p95':>9}")
+        for mode, label in (("streaming_off", "streaming off"), ("streaming_on", "streaming on")):
+            row = first[mode]
+            print(
+                f"  {label:<16}{row['first_text']['n']:>5}{row['first_text']['p50_ms']:>11.0f}"
+                f"{row['first_text']['p95_ms']:>9.0f}{row['whole_answer']['p50_ms']:>11.0f}"
+                f"{row['whole_answer']['p95_ms']:>9.0f}"
+            )
     if "comparison" in results:
         table(
             f"Previous worker model for comparison: {results['comparison']['model']}",

@@ -28,13 +28,15 @@ What it does, in order:
    connection per request, a ping).
 4. Prints p50/p95/p99 per path, the ratios to the baseline, the counts, the targets
    (PASS/FAIL: counts per confirm, writes per repeat, one execution under the burst and its
-   4 s ceiling, flat lists), writes
+   4 s ceiling, flat lists), the time to a model turn's first visible text with streaming on
+   and off (``streaming``: a scripted model, 50 ms a word), writes
    ``bench/results/latest.json``, stops its server and drops its database.
 
 Sizes (``LIGHTNOTE_BENCH_SIZE``): ``full`` (default; n=500 per path, lists at 1k and 100k
 rows, 1000 concurrent confirms) or ``smoke`` (n=30, 1k and 5k rows, 100 concurrent).
 Single knobs override: ``LIGHTNOTE_BENCH_N``, ``LIGHTNOTE_BENCH_LIST_ROWS`` (``1000,100000``),
-``LIGHTNOTE_BENCH_CONCURRENT``, ``LIGHTNOTE_BENCH_COMPARE`` (``0`` skips the comparison).
+``LIGHTNOTE_BENCH_CONCURRENT``, ``LIGHTNOTE_BENCH_STREAM_N`` (scripted turns each way: 20,
+smoke 3), ``LIGHTNOTE_BENCH_COMPARE`` (``0`` skips the comparison).
 Exit status: 1 when a target fails (the timed one only at full size), 2 when it refused to run.
 """
 
@@ -58,6 +60,7 @@ from bench.report import check_targets, print_report, ratio
 from bench.resources import own_database, own_redis_db
 from bench.seed import seed_rows, setup_django, token_for, wait_until_flushed
 from bench.server import server, server_environment
+from bench.streaming import measure_first_text, scripted_model
 
 
 def _git_commit() -> str:
@@ -126,6 +129,16 @@ def run(config: dict[str, Any]) -> dict[str, Any]:
                 "server": "the same, without the request counters, warmed by 100 confirms of "
                 "another card",
             }
+
+        # A model turn's first visible text, streamed and not, with a scripted model
+        # (bench/streaming.py); no counters, as production runs.
+        with (
+            scripted_model(2 * config["stream_n"]) as model_env,
+            server(
+                {**env, **model_env, "LIGHTNOTE_REQUEST_COUNTERS": "0"}, settings, token
+            ) as port,
+        ):
+            results["first_text"] = measure_first_text(port, token, config["stream_n"])
 
         if config["compare"]:
             old_env = {
