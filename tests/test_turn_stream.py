@@ -250,3 +250,39 @@ def test_a_disconnect_cancels_the_model_call_and_writes_nothing(alice_api, fake_
     assert not fake_openai.progress.finished.is_set()
     join_turn_threads()
     assert Message.objects.filter(session_id=session_id).count() == 0
+
+
+def test_a_read_round_is_not_streamed_and_the_answer_after_it_is(alice_api, fake_openai) -> None:
+    for _ in range(2):
+        fake_openai.reply_tool_calls(
+            tool_call("query_todos", {"status": "open"}), content="Let me look."
+        )
+        fake_openai.stream_text(words(SENTENCES), interval=0)
+    json_answer = say(alice_api, new_session(alice_api), "What is open?")
+    session_id = new_session(alice_api)
+
+    events = list(read_events(stream(alice_api, session_id, "What is open?")))
+
+    assert [data["text"] for name, data in events if name == "delta"] == SENTENCES
+    assert [name for name, _ in events][-2:] == ["fact", "done"]
+    done = events[-1][1]
+    assert done["facts"][0]["tool"] == "query_todos"
+    assert comparable(done) == comparable(json_answer)
+    assert [request.get("stream") for request in fake_openai.requests] == [True] * 4
+
+
+def test_a_turn_refused_before_its_first_event_answers_with_the_json_error(
+    alice_api, settings
+) -> None:
+    settings.LIGHTNOTE_PLANNER = "rules"
+    settings.LIGHTNOTE_RATE_LIMIT_CARDS = "1/d"
+    session_id = new_session(alice_api)
+    say(alice_api, session_id, "帮我创建一个待办：买牛奶")
+
+    limited = send(alice_api, session_id, "帮我创建一个待办：买面包", **STREAM)
+
+    assert limited.status_code == 429
+    assert limited["Content-Type"] == "application/json"
+    assert limited.json()["error"]["code"] == "RATE_LIMITED"
+    assert int(limited["Retry-After"]) >= 1
+    assert not Message.objects.filter(text="帮我创建一个待办：买面包").exists()

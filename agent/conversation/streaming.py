@@ -175,20 +175,20 @@ class TurnStream:
             self._events.put(("result", self._turn(self._deliver)))
         except TurnCancelled:
             logger.info("a streamed turn was cancelled: the client went away")
-        except Exception as error:
+        except BaseException as error:  # whatever it is, the response must hear of it
             self._events.put(("error", error))
         finally:
             connections.close_all()  # this thread's own connections
 
 
-def error_body(error: BaseException, locale: str) -> dict[str, Any]:
-    """The JSON path's error body for a turn that failed after its stream began."""
+def known_failure(error: BaseException) -> LightNoteError:
+    """The error the JSON path would have answered for a turn that failed mid-stream."""
     if isinstance(error, LightNoteError):
-        return error.body(locale)
+        return error
     if is_database_lost(error):
-        return LightNoteError("DATABASE_UNAVAILABLE", status=503).body(locale)
+        return LightNoteError("DATABASE_UNAVAILABLE", status=503)
     logger.error("a streamed turn failed", exc_info=error)
-    return LightNoteError("INTERNAL_ERROR", status=500).body(locale)
+    return LightNoteError("INTERNAL_ERROR", status=500)
 
 
 def message_events(stream: TurnStream, first: tuple[str, Any], locale: str) -> Iterator[bytes]:
@@ -206,7 +206,7 @@ def message_events(stream: TurnStream, first: tuple[str, Any], locale: str) -> I
                 yield sse("fact", fact)
             yield sse("done", value)
         else:
-            body = error_body(value, locale)
+            body = known_failure(value).body(locale)
             yield sse("error", body)
             yield sse("done", body)
 

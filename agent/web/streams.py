@@ -15,9 +15,8 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponseBase
 
-from agent.conversation.streaming import KEEPALIVE, TurnStream, error_body, event_stream, sse
+from agent.conversation.streaming import KEEPALIVE, TurnStream, event_stream, known_failure, sse
 from agent.web.htmx import Fragment, problem, respond
-from lightnote.errors import LightNoteError
 from lightnote.impersonation.context import ActorContext
 
 Turn = Callable[[Callable[[str], None] | None], dict[str, Any]]
@@ -49,10 +48,7 @@ def page_stream(
             elif kind == "result":
                 yield sse("done", {"html": html(shown(value))})
             else:
-                error = value
-                if not isinstance(error, LightNoteError):
-                    code = error_body(error, locale)["error"]["code"]
-                    error = LightNoteError(code, status=503 if code != "INTERNAL_ERROR" else 500)
-                yield sse("done", {"problem": html(problem(error, locale=locale))})
+                failure = problem(known_failure(value), locale=locale)
+                yield sse("done", {"problem": html(failure)})
 
     return event_stream(events())
