@@ -4,8 +4,9 @@ The model is ``tests.fake_openai.FakeOpenAI`` streaming a reply a word at a time
 the second sentence has begun: the page must already show the first sentence (and nothing
 of the held rest) while the model is still writing; once it goes on, the server's rendered
 turn replaces the growing bubble. A card turn shows the server's text and the card. Phone
-and desktop, both languages; ``LIGHTNOTE_SCREENSHOT_DIR`` keeps the screenshots. The
-database is touched only before the browser starts and after it has closed.
+and desktop, both languages, axe-core finding nothing serious while the text grows;
+``LIGHTNOTE_SCREENSHOT_DIR`` keeps the screenshots. The database is touched only before the
+browser starts and after it has closed.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from tests.browser_helpers import login
 from tests.fake_openai import FakeOpenAI, tool_call
 from tests.test_browser_chat import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS
 from tests.test_browser_crawl import COOKIE
-from tests.test_browser_pages import VIEWPORTS, _shot
+from tests.test_browser_pages import VIEWPORTS, _serious_violations, _shot
 from todos.models import Todo
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -105,6 +106,8 @@ def test_browser_chat_text_grows_as_the_model_writes_it(
             assert fake_openai.progress.held.wait(10)
             shown_while_held = growing.inner_text()
             finished_while_shown = fake_openai.progress.finished.is_set()
+            thinking_shown = page.locator("#pending-echo .pending").is_visible()
+            violations = _serious_violations(page)
             _shot(page, f"chat-stream-growing-{language}-{viewport}")
             fake_openai.release()
             page.locator("#streaming-reply").wait_for(state="detached")
@@ -123,6 +126,8 @@ def test_browser_chat_text_grows_as_the_model_writes_it(
 
     assert shown_while_held.strip() == sentences[0].strip()
     assert not finished_while_shown
+    assert not thinking_shown  # the reply is being written: no longer "thinking"
+    assert violations == []
     assert final.replace("\n", "") == "".join(sentences).strip()
     assert card_turn_text.strip() == script["card_reply"]
     assert problems == ""

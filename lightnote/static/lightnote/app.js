@@ -186,8 +186,14 @@
         live.appendChild(who);
         live.appendChild(body);
         list.appendChild(live);
-        var thinking = document.querySelector("#pending-echo .pending");
-        if (thinking) thinking.hidden = true; // the reply is being written now
+        // The reply is being written now: the message is no longer waiting.
+        var echo = document.getElementById("pending-echo");
+        if (echo) {
+          echo.classList.remove("msg-pending");
+          echo.removeAttribute("aria-busy");
+          var thinking = echo.querySelector(".pending");
+          if (thinking) thinking.hidden = true;
+        }
       }
       live.querySelector(".text").appendChild(document.createTextNode(text));
       live.scrollIntoView({ block: "nearest" });
