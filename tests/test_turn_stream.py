@@ -18,7 +18,7 @@ import pytest
 
 from agent.models import Message
 from tests.fake_openai import FakeOpenAI, tool_call
-from tests.test_conversation_api import messages_url, new_session, say, send
+from tests.test_conversation_api import confirm, messages_url, new_session, say, send
 from todos.models import Todo
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -286,3 +286,18 @@ def test_a_turn_refused_before_its_first_event_answers_with_the_json_error(
     assert limited.json()["error"]["code"] == "RATE_LIMITED"
     assert int(limited["Retry-After"]) >= 1
     assert not Message.objects.filter(text="帮我创建一个待办：买面包").exists()
+
+
+def test_a_claim_a_receipt_backs_is_streamed(alice_api, fake_openai) -> None:
+    fake_openai.reply_tool_calls(tool_call("create_todo", {"title": "Submit the weekly report"}))
+    session_id = new_session(alice_api)
+    card = say(alice_api, session_id, "Add a todo: submit the weekly report")["cards"][0]
+    assert confirm(alice_api, session_id, card).json()["outcome"]["ok"] is True
+    backed = ["I created “Submit the weekly report” for you. ", "Anything else?"]
+    fake_openai.stream_text(words(backed), interval=0)
+
+    events = list(read_events(stream(alice_api, session_id, "Did it work?")))
+
+    assert [data["text"] for name, data in events if name == "delta"] == backed
+    assert events[-1][1]["reply"] == "".join(backed)
+    assert events[-1][1]["notices"] == []
