@@ -15,7 +15,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from django.db import OperationalError
 
+from agent.conversation import sessions
 from agent.models import Message
 from tests.fake_openai import FakeOpenAI, tool_call
 from tests.test_conversation_api import confirm, messages_url, new_session, say, send
@@ -301,3 +303,23 @@ def test_a_claim_a_receipt_backs_is_streamed(alice_api, fake_openai) -> None:
     assert [data["text"] for name, data in events if name == "delta"] == backed
     assert events[-1][1]["reply"] == "".join(backed)
     assert events[-1][1]["notices"] == []
+
+
+def test_a_turn_that_fails_after_its_first_sentence_ends_with_error_and_done(
+    alice_api, fake_openai, monkeypatch
+) -> None:
+    fake_openai.stream_text(words(SENTENCES), interval=0)
+    session_id = new_session(alice_api)
+
+    def database_lost(**_: Any) -> None:
+        raise OperationalError("server has gone away")
+
+    # The turn's one transaction begins with the session's touch: the database goes there.
+    monkeypatch.setattr(sessions, "session_touch", database_lost)
+    events = list(read_events(stream(alice_api, session_id, "What is open?")))
+
+    names = [name for name, _ in events]
+    assert names == ["delta", "delta", "delta", "error", "done"]
+    assert events[-2][1] == events[-1][1]
+    assert events[-1][1]["error"]["code"] == "DATABASE_UNAVAILABLE"
+    assert Message.objects.filter(session_id=session_id).count() == 0
