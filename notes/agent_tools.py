@@ -10,8 +10,10 @@ from __future__ import annotations
 import re
 import uuid
 from typing import Any, ClassVar
+from urllib.parse import urlencode
 
 from django.db import transaction
+from django.urls import reverse
 
 from agent.tools.adapters import (
     ItemCardTool,
@@ -24,7 +26,15 @@ from agent.tools.adapters import (
     undo_update,
     versioned_target,
 )
-from agent.tools.base import Compensation, ExecutionResult, ReadResult, Tool, ToolContext, WriteTool
+from agent.tools.base import (
+    DROP,
+    Compensation,
+    ExecutionResult,
+    ReadResult,
+    Tool,
+    ToolContext,
+    WriteTool,
+)
 from agent.tools.formatting import detail, excerpt, joined, text, update_preview
 from agent.tools.schema import (
     KEYWORD_ALIASES,
@@ -227,20 +237,34 @@ class NoteWriteTool(WriteTool):
         return value
 
 
+# A search "keyword" that asks for every note: all notes, 所有笔记, everything.
+_EVERY_NOTE = re.compile(
+    r"(?:(?:show\s+|list\s+)?(?:all|every(?:thing)?|any)(?:\s+(?:of\s+)?(?:my|the))?"
+    r"(?:\s+notes?)?|(?:所有|全部|一切|全体)(?:的)?(?:笔记)?|笔记|notes?|\*)",
+    re.IGNORECASE,
+)
+
+
 @registry.register
 class SearchNotesTool(Tool):
     name = "search_notes"
     capability_id = "note.search"
     description: ClassVar[dict[str, str]] = {
-        "zh-CN": "按关键词搜索用户的笔记（标题和内容）。只读。",
-        "en": "Search the user's notes by keyword (title and content). Read-only.",
+        "zh-CN": "按关键词搜索用户的笔记（标题和内容）；"
+        "不给关键词则列出全部笔记，最近修改的在前。只读。",
+        "en": "Search the user's notes by keyword (title and content); without a keyword, list "
+        "them all, most recently changed first. Read-only.",
     }
     schema: ClassVar[dict[str, Any]] = closed_object(
         {
             "keyword": {"type": "string", "minLength": 1, "maxLength": 200},
             "limit": {"type": "integer", "minimum": 1, "maximum": SEARCH_LIMIT_MAX},
+            "cursor": {
+                "type": "string",
+                "maxLength": 500,
+                "description": "The `next` of the previous page of the same search.",
+            },
         },
-        required=("keyword",),
     )
     declared_aliases: ClassVar[dict[str, str]] = {
         **KEYWORD_ALIASES,
@@ -251,20 +275,29 @@ class SearchNotesTool(Tool):
 
     def normalize_value(self, name: str, value: Any) -> Any:
         if name == "keyword":
-            return strip_text(value)
+            keyword = strip_text(value)
+            if isinstance(keyword, str) and _EVERY_NOTE.fullmatch(keyword):
+                return DROP  # "all notes" / 所有笔记 is no keyword: every note
+            return keyword
+        if name == "cursor":
+            return strip_text(value) or DROP
         if name == "limit":
             return digits_to_int(value)
         return value
 
     def run(self, args: dict[str, Any], context: ToolContext) -> ReadResult:
-        notes = note_selectors.note_list(owner=context.subject, keyword=args["keyword"])
+        keyword = args.get("keyword")
+        notes = note_selectors.note_list(owner=context.subject, keyword=keyword)
         limit = args.get("limit", SEARCH_LIMIT_DEFAULT)
-        return self.read_result(page_data(notes, limit, key="notes", describe=note_data), context)
+        data = page_data(notes, limit, key="notes", describe=note_data, cursor=args.get("cursor"))
+        query = f"?{urlencode({'q': keyword})}" if keyword else ""
+        data["link"] = f"{reverse('note-page')}{query}"
+        return self.read_result(data, context)
 
     def summarize(self, data: dict[str, Any], locale: str) -> str:
         return listing(
-            data["notes"],
-            count=data["count"],
+            data,
+            key="notes",
             empty_code="NOTE_RESULT_SEARCH_EMPTY",
             head_code="NOTE_RESULT_SEARCH",
             line=lambda item: text(

@@ -18,14 +18,16 @@ def todo_list(
     status: str | None = None,
     keyword: str | None = None,
     due_before: datetime | None = None,
+    due_within: tuple[datetime, datetime] | None = None,
     priority: int | None = None,
     overdue_at: datetime | None = None,
 ) -> QuerySet[Todo]:
     """Return the owner's todos, newest first, optionally filtered.
 
     ``due_before``: due at or before that instant (a day said without a time is due at its
-    23:59, and "due before today" must list it). ``overdue_at``: open and due before that
-    instant (now).
+    23:59, and "due before today" must list it). ``due_within``: ``(start, end)``, due at or
+    after ``start`` and before ``end`` (a day or a week). ``overdue_at``: open and due before
+    that instant (now).
     """
     todos = Todo.objects.filter(owner=owner)
     if status is not None:
@@ -34,6 +36,8 @@ def todo_list(
         todos = todos.filter(Q(title__icontains=keyword) | Q(description__icontains=keyword))
     if due_before is not None:
         todos = todos.filter(due_at__lte=due_before)
+    if due_within is not None:
+        todos = todos.filter(due_at__gte=due_within[0], due_at__lt=due_within[1])
     if priority is not None:
         todos = todos.filter(priority=priority)
     if overdue_at is not None:

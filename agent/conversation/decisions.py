@@ -22,7 +22,7 @@ from agent.capabilities import capability_by_tool, capability_for_unknown_tool
 from agent.cards.issue import CardIssuer
 from agent.choices import choose as choices
 from agent.choices import store as choice_store
-from agent.conversation import followups, pending
+from agent.conversation import followups, paging, pending
 from agent.models import Choice
 from agent.planners.base import Clarification, Fact, Proposal, reply_locale
 from agent.planners.lexicon import SLOT_TARGET
@@ -83,6 +83,8 @@ class Turn(CardIssuer):
         self.asked: pending.PendingRequest | None = None
         # Write proposals refused because the turn already made LIGHTNOTE_MAX_CARDS_PER_TURN.
         self.over_card_limit: list[str] = []
+        # The lists this turn read, as the next page needs them (agent.conversation.paging).
+        self.lists: list[dict[str, Any]] = []
 
     def run_read_tool(self, name: str, args: dict[str, Any]) -> Fact:
         """Run a read tool through the policy; a refusal becomes a failed fact."""
@@ -94,6 +96,8 @@ class Turn(CardIssuer):
                 raise LightNoteError("TOOL_NOT_FOUND", status=404, params={"tool": name})
             read = result.tool.run(result.args, self.read_context)
             fact = Fact(tool=name, status="succeeded", summary=read.summary, data=read.data)
+            if "next" in read.data:  # a list, paged (agent.tools.adapters.page_data)
+                self.lists.append(paging.list_state(name, result.args, read.data))
         except LightNoteError as error:
             fact = Fact(
                 tool=name,

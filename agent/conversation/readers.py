@@ -26,12 +26,12 @@ from typing import Any, Protocol
 
 from django.conf import settings
 
+from agent.conversation import card_questions, list_references, mapping, paging, pronouns
 from agent.conversation import corrections as card_corrections
-from agent.conversation import list_references, mapping
 from agent.conversation import undo as card_undo
 from agent.conversation.decisions import Turn
 from agent.conversation.reading import Reading, Said
-from agent.planners import get_planner
+from agent.planners import get_planner, phrases
 from agent.planners.base import PlanRequest, PlanResult, TurnCancelled, reply_locale
 from agent.planners.replies import describe_facts
 from agent.ratelimit import limit_new_card
@@ -129,6 +129,61 @@ class ListReference:
         return Reading(plan_with_planner(said, resolved), notes=["list reference"])
 
 
+class PageAsked:
+    """下一页 / "show more" / 第二页: another page of the conversation's last list (or of the
+    read said before the page: 列出我的待办，第二页); with no list, a sentence saying so."""
+
+    def match(self, said: Said) -> Reading | None:
+        asked = phrases.page_asked(said.text)
+        if asked is None:
+            return None
+        read, page = asked
+        turn = said.turn
+        if read:
+            plan = plan_with_planner(said, read)
+            if not turn.lists:
+                return None  # not a list read after all: the message as a whole
+            return Reading(paging.read_at_page(turn, plan, page), notes=["page"])
+        states = paging.last_lists(turn.session)
+        if states is None:
+            return Reading(PlanResult(text=translate("PLANNER_PAGE_NOTHING", turn.reply_locale)))
+        text, facts = paging.another_page(turn, states, page)
+        text = text or describe_facts(facts, turn.reply_locale)
+        return Reading(PlanResult(text=text, facts=facts), notes=["page"])
+
+
+class CardAsked:
+    """删了吗？ / "is it done?": the state of the conversation's last card, as stored."""
+
+    def match(self, said: Said) -> Reading | None:
+        if not card_questions.asks_about_card(said.text):
+            return None
+        turn = said.turn
+        row = card_questions.last_card(session=turn.session, owner=turn.actor.subject)
+        if row is None:
+            return None  # no card here: the planner's (a lookup, or help)
+        text = card_questions.card_state_reply(
+            row, now=turn.context.now, zone=turn.context.zone, locale=turn.reply_locale
+        )
+        return Reading(PlanResult(text=text), notes=["card question"])
+
+
+class ItemPronoun:
+    """它什么时候到期？ / "when is it due?": a read of the item of the last card or single read."""
+
+    def match(self, said: Said) -> Reading | None:
+        turn = said.turn
+        text = pronouns.with_item(said.text, session=turn.session, owner=turn.actor.subject)
+        if text is None:
+            return None
+        plan = plan_with_planner(said, text)
+        if not plan.facts or plan.proposals or plan.clarify:
+            turn.facts[:] = [fact for fact in turn.facts if fact not in plan.facts]
+            turn.lists.clear()
+            return None  # not a read of it: the message as said
+        return Reading(plan, notes=["pronoun"])
+
+
 class Planned:
     """The configured planner, on the message as said."""
 
@@ -148,10 +203,13 @@ class ModelPlanned:
 
 RULES_READERS: tuple[Reader, ...] = (
     ChoicePick(),
+    PageAsked(),
+    CardAsked(),
     PendingAnswer(),
     CardCorrection(),
     UndoSaid(),
     ListReference(),
+    ItemPronoun(),
     Planned(),
 )
 MODEL_READERS: tuple[Reader, ...] = (ModelPlanned(),)

@@ -28,7 +28,7 @@ from agent.cards.changes import changes_of
 from agent.cards.receipts import drop_connection
 from agent.choices import store as choice_store
 from agent.conversation import corrections as card_corrections
-from agent.conversation import pending, sessions
+from agent.conversation import paging, pending, sessions
 from agent.conversation import undo as card_undo
 from agent.conversation.decisions import Turn
 from agent.conversation.readers import read_message
@@ -102,7 +102,7 @@ def public_fact(fact: Fact) -> dict[str, Any]:
     A read tool's data names its items under the plural of its capability's resource
     (``todo.query`` -> ``{"count", "todos": [...]}``); each item keeps its fields (``id``,
     ``title``, ...) and gains ``type``, so a client can render and link a list. A failed
-    read carries its ``code``.
+    read carries its ``code``. A list names the item page showing it (``link``).
     """
     body: dict[str, Any] = {"tool": fact.tool, "status": fact.status, "summary": fact.summary}
     if fact.status != "succeeded":
@@ -117,6 +117,8 @@ def public_fact(fact: Fact) -> dict[str, Any]:
         body["items"] = [
             {"type": resource, **item} for item in found if isinstance(item, dict) and "id" in item
         ]
+    if isinstance(fact.data.get("link"), str):
+        body["link"] = fact.data["link"]  # the item page showing the same list
     return body
 
 
@@ -367,6 +369,7 @@ def _messages(
                 {key: value for key, value in choice.items() if key != "token"}
                 for choice in turn.choices
             ],
+            **paging.stored(turn),  # the lists read, for their next page (never shown)
         },
     )
     return user_message, message

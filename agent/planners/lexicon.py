@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from agent.planners import phrases
 from agent.vocabulary import priority_name
 
 # A title in quotes: 「」『』“”‘’《》 or ASCII quotes.
@@ -253,13 +254,14 @@ def read_filters(
 def read_of(*, notes: bool, todos: bool, keyword: str, todo_args: dict[str, Any]) -> Intent:
     """Return the read a request names: its kinds, its keyword, the todo filters it gave.
 
-    Notes alone search the notes (asking for a keyword when there is none); todos, or a read
-    with nothing to search for, query the todos with ``todo_args``; a keyword that names
-    neither kind searches both.
+    Notes alone search the notes, or list them all (我的笔记, "show all notes": no keyword,
+    or one that only says "all": ``every_note`` in ``agent/planners/data``); todos, or a
+    read with nothing to search for, query the todos with ``todo_args``; a keyword that
+    names neither kind searches both.
     """
     if notes and not todos:
-        if not keyword:
-            return ask("search_notes", SLOT_KEYWORD)
+        if not keyword or phrases.whole("every_note", keyword):
+            return Intent("search_notes", {})
         return Intent("search_notes", {"keyword": keyword})
     if todos or not keyword:
         return Intent("query_todos", todo_args)

@@ -10,9 +10,33 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Protocol, TypeVar
 
+from django.db.models import QuerySet
+
 from agent.tools.base import Compensation, ToolContext, WriteTool
 from agent.tools.formatting import text
 from lightnote.errors import LightNoteError
+from lightnote.rest.pagination import COUNT_CAP, capped_count, keyset_page
+from lightnote.texts.i18n import define_messages
+
+define_messages(
+    {
+        "READ_PAGE_SHOWN": ("显示 {shown} 条，共 {count} 条：", "Showing {shown} of {count}:"),
+        "READ_PAGE_SHOWN_CAPPED": (
+            "显示 {shown} 条，共超过 {count} 条：",
+            "Showing {shown} of more than {count}:",
+        ),
+        "READ_PAGE_NEXT": ("接下来的 {shown} 条，共 {count} 条：", "The next {shown} of {count}:"),
+        "READ_PAGE_NEXT_CAPPED": (
+            "接下来的 {shown} 条，共超过 {count} 条：",
+            "The next {shown} of more than {count}:",
+        ),
+        "READ_PAGE_MORE_HINT": (
+            "还有更多：说“下一页”继续看。",
+            "There are more: say “more” to see the next ones.",
+        ),
+        "READ_PAGE_LAST": ("以上是最后几条。", "That is the last of them."),
+    }
+)
 
 
 class _Page(Protocol):
@@ -64,26 +88,67 @@ def resolve_by_id_or_title(
 
 
 def page_data(
-    rows: _Page, limit: int, *, key: str, describe: Callable[[Any], dict[str, Any]]
+    rows: QuerySet[Any],
+    limit: int,
+    *,
+    key: str,
+    describe: Callable[[Any], dict[str, Any]],
+    cursor: str | None = None,
 ) -> dict[str, Any]:
-    """Return a read's data: the first ``limit`` rows under ``key``, described, and the total."""
-    page, total = first_page(rows, limit)
-    return {"count": total, key: [describe(row) for row in page]}
+    """Return a read's data: ``limit`` rows under ``key`` (after ``cursor``, a keyset cursor
+    of this list: ``lightnote.rest.pagination.keyset_page``), described, and the total.
+
+    ``count`` is the whole list's (not what is left after the cursor): counted only when
+    the page does not hold it all, and None past ``COUNT_CAP`` (``count_capped``). ``next``
+    is the cursor of the rows after this page (None: none), ``after`` whether ``cursor``
+    was given (this page continues a list).
+    """
+    page, next_cursor = keyset_page(rows, cursor, limit)
+    total = len(page) if next_cursor is None and not cursor else capped_count(rows)
+    return {
+        "count": total,
+        "count_capped": total is None,
+        key: [describe(row) for row in page],
+        "next": next_cursor,
+        "after": bool(cursor),
+    }
+
+
+def _page_head(data: dict[str, Any], shown: int, head_code: str, locale: str) -> str:
+    """The line above a page: everything found, or which part of how many this page is."""
+    count, capped = data.get("count"), bool(data.get("count_capped"))
+    if not data.get("after") and not data.get("next") and not capped:
+        return text(head_code, locale, count=shown if count is None else count)
+    code = "READ_PAGE_NEXT" if data.get("after") else "READ_PAGE_SHOWN"
+    if capped:
+        return text(f"{code}_CAPPED", locale, shown=shown, count=COUNT_CAP)
+    return text(code, locale, shown=shown, count=count)
 
 
 def listing(
-    items: Sequence[dict[str, Any]],
+    data: dict[str, Any],
     *,
-    count: int,
+    key: str,
     empty_code: str,
     head_code: str,
     line: Callable[[dict[str, Any]], str],
     locale: str,
 ) -> str:
-    """Return a read's summary: ``empty_code``, or ``head_code`` (count) and a line each."""
+    """Return a read's summary: ``empty_code``, or the page's head and a line per item.
+
+    The head says what the page shows: all that was found (``head_code`` with the count),
+    or "Showing 10 of 14" (``page_data``'s ``count``, ``next``); a page with more after it
+    ends with how to reach them, the last page of a continued list says so.
+    """
+    items = data[key]
     if not items:
         return text(empty_code, locale)
-    return "\n".join([text(head_code, locale, count=count), *(line(item) for item in items)])
+    lines = [_page_head(data, len(items), head_code, locale), *(line(item) for item in items)]
+    if data.get("next"):
+        lines.append(text("READ_PAGE_MORE_HINT", locale))
+    elif data.get("after"):
+        lines.append(text("READ_PAGE_LAST", locale))
+    return "\n".join(lines)
 
 
 def card(

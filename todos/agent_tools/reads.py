@@ -1,14 +1,25 @@
-"""The todo read tool: ``query_todos``, over ``todos.selectors`` (no card, no confirmation)."""
+"""The todo read tool: ``query_todos``, over ``todos.selectors`` (no card, no confirmation).
+
+A read pages by keyset (``cursor``: the ``next`` of the page before) and names the todo page
+showing the same list (``link``). A time window (``within``) is the user's day or ISO week in
+their zone: :data:`WINDOWS`.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import datetime, timedelta
 from typing import Any, ClassVar
+from urllib.parse import urlencode
+
+from django.urls import reverse
 
 from agent.tools.adapters import listing, page_data
 from agent.tools.base import DROP, ReadResult, Tool, ToolContext
 from agent.tools.formatting import parse_aware, text
 from agent.tools.schema import KEYWORD_ALIASES, LIMIT_ALIASES, closed_object, digits_to_int
 from agent.tools.tool_registry import registry
+from todos import list_views
 from todos import selectors as todo_selectors
 from todos.agent_tools.cards import prepare_due_at, priority_label, status_label, todo_data
 from todos.agent_tools.schemas import (
@@ -22,6 +33,41 @@ from todos.agent_tools.schemas import (
     normalize_status,
     optional_text,
 )
+
+
+def _week_start(bounds: list_views.Bounds) -> datetime:
+    """The owner's Monday 00:00 of this ISO week."""
+    return bounds.today - timedelta(days=bounds.today.weekday())
+
+
+def _days(start: datetime, days: int) -> tuple[datetime, datetime]:
+    """``[start, start + days)`` by the wall clock of ``start``'s zone."""
+    return start, (start + timedelta(days=days)).replace(tzinfo=start.tzinfo)
+
+
+# A window said ("due tomorrow", 这周): [start, end) in the owner's zone, from their day.
+WINDOWS: dict[str, Callable[[list_views.Bounds], tuple[datetime, datetime]]] = {
+    "today": lambda b: _days(b.today, 1),
+    "tomorrow": lambda b: _days(b.tomorrow, 1),
+    "this_week": lambda b: _days(_week_start(b), 7),
+    "next_week": lambda b: _days(_days(_week_start(b), 7)[1], 7),
+}
+# The todo page's view showing the same todos as a read's status, window or "overdue".
+_PAGE_VIEWS = (
+    ("overdue", True, "overdue"),
+    ("within", "today", "today"),
+    ("status", "done", "done"),
+)
+
+
+def page_link(args: dict[str, Any]) -> str:
+    """The todo page (``/todos/``) with the read's filters as its ``view`` and ``q``."""
+    view = next(
+        (shown for key, value, shown in _PAGE_VIEWS if args.get(key) == value),
+        "open" if args.get("status") == "open" else "all",
+    )
+    query = {"view": view, **({"q": args["keyword"]} if args.get("keyword") else {})}
+    return f"{reverse('todo-page')}?{urlencode(query)}"
 
 
 @registry.register
@@ -44,7 +90,18 @@ class QueryTodosTool(Tool):
                 "type": "boolean",
                 "description": "Only open todos whose due time has passed.",
             },
+            "within": {
+                "type": "string",
+                "enum": list(WINDOWS),
+                "description": "Only todos due within this day or ISO week (Monday to Sunday) "
+                "in the user's zone.",
+            },
             "limit": {"type": "integer", "minimum": 1, "maximum": QUERY_LIMIT_MAX},
+            "cursor": {
+                "type": "string",
+                "maxLength": 500,
+                "description": "The `next` of the previous page of the same query.",
+            },
         }
     )
     declared_aliases: ClassVar[dict[str, str]] = {
@@ -56,6 +113,8 @@ class QueryTodosTool(Tool):
         "deadline_before": "due_before",
         "importance": "priority",
         "late": "overdue",
+        "window": "within",
+        "due_within": "within",
         "pastDue": "overdue",
         "past_due": "overdue",
         **LIMIT_ALIASES,
@@ -66,8 +125,10 @@ class QueryTodosTool(Tool):
             if isinstance(value, str) and value.strip().lower() in ("", "all", "any", "全部"):
                 return DROP  # "all" is no filter
             return normalize_status(value)
-        if name in ("keyword", "due_before"):
+        if name in ("keyword", "due_before", "cursor"):
             return optional_text(value)
+        if name == "within" and isinstance(value, str):
+            return "_".join(value.strip().lower().split()) or DROP
         if name == "limit":
             return digits_to_int(value)
         if name == "priority":
@@ -79,11 +140,17 @@ class QueryTodosTool(Tool):
     def run(self, args: dict[str, Any], context: ToolContext) -> ReadResult:
         # "due before Dec 1" said on Dec 2 is this year's Dec 1: the nearest, not the next
         due_before = prepare_due_at(args.get("due_before"), context, nearest=True)
+        window = args.get("within")
         todos = todo_selectors.todo_list(
             owner=context.subject,
             status=args.get("status"),
             keyword=args.get("keyword"),
             due_before=parse_aware(due_before) if due_before else None,
+            due_within=(
+                WINDOWS[window](list_views.bounds_for(context.zone, context.now))
+                if window
+                else None
+            ),
             priority=args.get("priority"),
             overdue_at=context.now if args.get("overdue") else None,
         )
@@ -92,7 +159,9 @@ class QueryTodosTool(Tool):
             args.get("limit", QUERY_LIMIT_DEFAULT),
             key="todos",
             describe=lambda todo: todo_data(todo, context),
+            cursor=args.get("cursor"),
         )
+        data["link"] = page_link(args)
         return self.read_result(data, context)
 
     def summarize(self, data: dict[str, Any], locale: str) -> str:
@@ -108,8 +177,8 @@ class QueryTodosTool(Tool):
             )
 
         return listing(
-            data["todos"],
-            count=data["count"],
+            data,
+            key="todos",
             empty_code="TODO_RESULT_QUERY_EMPTY",
             head_code="TODO_RESULT_QUERY",
             line=line,

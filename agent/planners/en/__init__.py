@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from agent.planners import phrases
 from agent.planners.en import undo
 from agent.planners.en.answers import (
     is_no,
@@ -371,7 +372,11 @@ def interpret(text: str) -> Intent:
         or _ADVICE.match(body)
     ):
         return HELP  # "don't delete Pay rent": a request NOT to write is no write
-    if (SEARCH_HEAD.match(body) and not WRITE_HEAD.match(body)) or _BARE_READ.fullmatch(body):
+    if (
+        (SEARCH_HEAD.match(body) and not WRITE_HEAD.match(body))
+        or _BARE_READ.fullmatch(body)
+        or phrases.whole("bare_read", body, "en")
+    ):
         return read_intent(body)
     if (READ_HEAD.match(body) or QUESTION.search(text)) and not WRITE_HEAD.match(body):
         return read_intent(body) if TOPIC.search(body) else HELP

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from agent.planners import phrases
 from agent.planners.en.slots import take_en_time
 from agent.planners.lexicon import (
     QUOTED,
@@ -107,12 +108,14 @@ def read_intent(text: str) -> Intent:
     keyword = _keyword(rest if due else text)
     if not re.search(r"\w", keyword):
         keyword = ""  # what the fillers leave ("'") is no keyword
-    if due and re.fullmatch(r"this\s+week", due, re.IGNORECASE) and args.get("status") != "done":
-        args["due_before"] = "sunday this week"  # this week: by its Sunday
-    elif due and re.fullmatch(r"next\s+week", due, re.IGNORECASE) and args.get("status") != "done":
-        args["due_before"] = "sunday next week"  # next week: by its Sunday
+    # "due tomorrow" / "this week": due within that day or ISO week ("by tomorrow": up to it)
+    window = phrases.window(due, text, "en") if due else None
+    if window:
+        # ("what did I finish this week?" asks for no due window)
+        if args.get("status") != "done" or re.search(r"\bdue\b|deadline", text, re.I):
+            args["within"] = window
     elif due and (
-        re.fullmatch(r"today|tomorrow|tonight|tmrw|tmr", due, re.IGNORECASE)
+        re.fullmatch(r"tonight", due, re.IGNORECASE)
         or (
             not re.search(_VAGUE_DUE, due, re.I)
             and re.search(r"\b(?:due|before|by|until|deadline)\b", text, re.I)

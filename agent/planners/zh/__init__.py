@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from agent.planners import phrases
 from agent.planners.lexicon import HELP, SLOT_INTENT, Intent, ask, asks_for_nothing, outside_quotes
 from agent.planners.zh import undo
 from agent.planners.zh.answers import (
@@ -73,7 +74,7 @@ def _is_read(text: str) -> bool:
     # 这周到期的低优先级任务, 12月5号之前到期的待办. (Each qualifier is taken whole, never
     # given back (an atomic group): "已将截止日" repeated made the engine try every way of
     # cutting the text into qualifiers, twice as many with each repeat.)
-    return bool(_BARE_COLLECTION.fullmatch(text))
+    return bool(_BARE_COLLECTION.fullmatch(text) or phrases.whole("bare_read", text, "zh"))
 
 
 _BARE_COLLECTION = re.compile(
