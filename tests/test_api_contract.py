@@ -446,7 +446,7 @@ def test_a_read_gives_facts_with_tool_status_summary(alice_api) -> None:
     assert body["facts"], body
     for fact in body["facts"]:
         assert {"tool", "status", "summary"} <= set(fact)
-        assert set(fact) <= {"tool", "status", "summary", "count", "items", "code"}
+        assert set(fact) <= {"tool", "status", "summary", "count", "items", "code", "link"}
     assert body["facts"][0]["tool"] == "query_todos"
     assert body["facts"][0]["status"] == "succeeded"
     [item] = body["facts"][0]["items"]
@@ -687,8 +687,9 @@ TOOL_ARGUMENTS = {
     "delete_todo": ({"todo_id"}, set()),
     "create_note": ({"title"}, {"content", "tags"}),
     "update_note": ({"note_id"}, {"title", "content", "tags"}),
-    "query_todos": (set(), {"status", "keyword", "due_before", "limit"}),
-    "search_notes": ({"keyword"}, {"limit"}),
+    "query_todos": (set(), {"status", "keyword", "due_before", "within", "limit", "cursor"}),
+    # (no keyword: every note, most recently changed first)
+    "search_notes": (set(), {"keyword", "limit", "cursor"}),
 }
 
 

@@ -235,7 +235,7 @@ def test_a_read_tool_answer_lists_its_facts(alice_api, user) -> None:
     assert body["cards"] == []
     assert body["notices"] == []
     [fact] = body["facts"]
-    assert set(fact) == {"tool", "status", "summary", "count", "items"}
+    assert set(fact) == {"tool", "status", "summary", "count", "items", "link"}
     assert (fact["tool"], fact["status"]) == ("query_todos", "succeeded")
     # Items carry their ids, so a client can render and link the list (issue 14).
     assert fact["count"] == 2

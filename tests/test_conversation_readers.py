@@ -55,10 +55,13 @@ def test_the_table_is_the_model_alone_when_a_model_is_configured(settings: Any) 
     settings.LIGHTNOTE_PLANNER = "rules"
     assert [type(reader).__name__ for reader in readers.readers()] == [
         "ChoicePick",
+        "PageAsked",
+        "CardAsked",
         "PendingAnswer",
         "CardCorrection",
         "UndoSaid",
         "ListReference",
+        "ItemPronoun",
         "Planned",
     ]
 

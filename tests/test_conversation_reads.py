@@ -17,6 +17,8 @@ import pytest
 import time_machine
 
 from agent.models import Message
+from agent.tools.adapters import listing
+from agent.web.conversations import CONVERSATION_SESSION_KEY
 from notes import services as note_services
 from todos import services as todo_services
 from todos.models import Todo
@@ -459,3 +461,95 @@ def test_it_in_a_read_names_the_item_of_the_last_card(
 
     assert items(body) == ["买菜"]
     assert title in body["reply"]
+
+
+# --- the chat page ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "link", "label"),
+    [
+        ("zh-CN", "过期的待办", "/todos/?view=overdue", "在列表页查看全部"),
+        ("en", "list my notes", "/notes/", "See the whole list on its page"),
+    ],
+)
+def test_the_chat_page_links_a_list_to_its_item_page(
+    client, new_yorker, three_notes, frozen, language, text, link, label
+) -> None:
+    make_todos(new_yorker, [("Pay rent", at(1, 9))])
+    client.force_login(new_yorker)
+    client.get("/")
+    session_id = client.session[CONVERSATION_SESSION_KEY]
+
+    response = client.post(
+        "/chat/message/",
+        {"text": text, "session_id": session_id},
+        HTTP_HX_REQUEST="true",
+        HTTP_ACCEPT_LANGUAGE=language,
+    )
+
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert f'<p class="fact-link"><a href="{link}">{label}</a></p>' in html
+
+
+@pytest.mark.parametrize(
+    ("title", "read", "question", "due"),
+    [
+        ("交房租", "有关房租的待办", "这条什么时候到期？", "截止 2026-12-09 09:00"),
+        ("Pay rent", "todos about rent", "when is that one due?", "due 2026-12-09 09:00"),
+    ],
+)
+def test_it_in_a_read_names_the_item_of_the_last_single_item_read(
+    api, new_yorker, frozen, title, read, question, due
+) -> None:
+    make_todos(new_yorker, [(title, at(9, 9)), ("Call mom", None)])
+    session = new_session(api)
+    assert items(say(api, session, read)) == [title]
+
+    body = say(api, session, question)
+
+    assert items(body) == [title]
+    assert due in body["reply"]
+
+
+@pytest.mark.parametrize(
+    ("search", "answer"), [("搜一下笔记", "所有笔记"), ("search my notes", "show all notes")]
+)
+def test_all_notes_said_to_the_keyword_question_lists_them_not_searches_the_words(
+    api, three_notes, frozen, search, answer
+) -> None:
+    session = new_session(api)
+    asked = say(api, session, search)
+    assert [notice["slot"] for notice in asked["notices"]] == ["keyword"]
+
+    body = say(api, session, answer)
+
+    assert items(body) == three_notes
+    assert "No note matches" not in body["reply"]
+
+
+@pytest.mark.parametrize(
+    ("locale", "head"),
+    [("zh-CN", "显示 10 条，共超过 10000 条："), ("en", "Showing 10 of more than 10000:")],
+)
+def test_a_list_past_the_count_cap_says_of_more_than_the_cap(locale, head) -> None:
+    data = {
+        "count": None,
+        "count_capped": True,
+        "todos": [{"title": f"T{n}"} for n in range(10)],
+        "next": "cursor",
+        "after": False,
+    }
+
+    summary = listing(
+        data,
+        key="todos",
+        empty_code="TODO_RESULT_QUERY_EMPTY",
+        head_code="TODO_RESULT_QUERY",
+        line=lambda item: item["title"],
+        locale=locale,
+    )
+
+    assert summary.splitlines()[0] == head
+    assert summary.splitlines()[1:11] == [f"T{n}" for n in range(10)]

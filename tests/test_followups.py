@@ -104,19 +104,13 @@ def test_listing_todos_names_them_and_creates_nothing(api, weekly_report) -> Non
 
 
 @pytest.mark.parametrize("text", ["查看我的笔记", "show my notes"])
-def test_notes_without_a_keyword_ask_for_one(api, text) -> None:
-    notice = clarify_notice(say(api, session_of(api), text))
-    assert (notice["capability"], notice["slot"]) == ("note.search", "keyword")
-
-
-def test_the_keyword_answer_runs_the_search(api, user) -> None:
+def test_notes_without_a_keyword_are_listed_not_asked_about(api, user, text) -> None:
     Note.objects.create(owner=user, title="周会", content="讨论计划")
-    session_id = session_of(api)
-    say(api, session_id, "查看我的笔记")
-    body = say(api, session_id, "周会")
+    body = say(api, session_of(api), text)
     assert body["cards"] == []
     assert [fact["tool"] for fact in body["facts"]] == ["search_notes"]
     assert "周会" in body["reply"]
+    assert all(notice["status"] != "clarify" for notice in body["notices"])
 
 
 # --- writes only when asked; unsure requests are asked about -------------------------------

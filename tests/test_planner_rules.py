@@ -1041,7 +1041,7 @@ def test_a_general_statement_about_completed_todos_is_no_status_change() -> None
             {"todo_title": "续签合同", "status": "done"},
             None,
         ),
-        ("这周截止的事情列一下", "query_todos", {"due_before": "本周日"}, None),
+        ("这周截止的事情列一下", "query_todos", {"within": "this_week"}, None),
         # no write: a condition, a remark, an action no tool performs
         ("if it snows tomorrow, remind me to leave early", None, {}, None),
         ("你好呀 今天心情不错", None, {}, None),
@@ -1936,8 +1936,8 @@ def test_a_rename_that_names_no_kind_carries_the_notes_reading() -> None:
         ("which todos are high priority", {"priority": 2}),
         ("show my low priority tasks", {"priority": 0}),
         ("本周要做的事有哪些", {"due_before": "本周日"}),
-        ("这周截止的事情列一下", {"due_before": "本周日"}),
-        ("what's due this week?", {"due_before": "sunday this week"}),
+        ("这周截止的事情列一下", {"within": "this_week"}),
+        ("what's due this week?", {"within": "this_week"}),
         ("周五之前要交的有哪些", {"due_before": "周五"}),
         ("what's due before Friday?", {"due_before": "Friday"}),
         ("明天之前要完成的有哪些", {"status": "open", "due_before": "明天"}),
@@ -1950,7 +1950,7 @@ def test_a_rename_that_names_no_kind_carries_the_notes_reading() -> None:
         ("what's on my plate today?", {"due_before": "today"}),
         ("12月5号之前到期的待办", {"due_before": "12月5号"}),  # was a new todo titled 到期
         ("未完成的高优先级任务", {"status": "open", "priority": 2}),
-        ("这周到期的低优先级任务", {"priority": 0, "due_before": "本周日"}),
+        ("这周到期的低优先级任务", {"priority": 0, "within": "this_week"}),
         ("有没有关于房租的待办？", {"keyword": "房租"}),
         ("我还有哪些待办已经逾期了？", {"overdue": True}),
         ("我的todo里有没有overdue的", {"overdue": True}),
@@ -1958,7 +1958,7 @@ def test_a_rename_that_names_no_kind_carries_the_notes_reading() -> None:
         ("show my hihg priority tasks", {"priority": 2}),
         ("low priority stuff", {"priority": 0}),
         ("Which todos have Renew in the title?", {"keyword": "Renew"}),
-        ("which tasks are due today and not done yet", {"status": "open", "due_before": "today"}),
+        ("which tasks are due today and not done yet", {"status": "open", "within": "today"}),
         ("am I late on anything", {"overdue": True}),
     ],
 )
@@ -2302,7 +2302,8 @@ def test_the_part_of_a_month_or_week_stays_with_its_time(text: str, title: str, 
         ("下周要做什么", {"due_before": "下周日"}),
         ("下周有什么安排", {"due_before": "下周日"}),
         ("下个星期的待办", {"due_before": "下周日"}),
-        ("what is due next week", {"due_before": "sunday next week"}),
+        # "due" said: its ISO week, not "by its Sunday"
+        ("what is due next week", {"within": "next_week"}),
     ],
 )
 def test_what_is_due_on_a_day_or_next_week_is_read_by_that_time(

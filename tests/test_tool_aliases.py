@@ -32,6 +32,7 @@ SAMPLES: dict[str, tuple[Any, Any]] = {
     "overdue": ("yes", True),
     "keyword": (" 周报 ", "周报"),
     "limit": ("5", 5),
+    "within": (" This Week ", "this_week"),
 }
 
 

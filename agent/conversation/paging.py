@@ -13,15 +13,23 @@ reaches the client: only this module reads it back, from this session's own mess
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from agent.models import AgentSession, Message
 from agent.planners.base import FACT_SUCCEEDED, Fact, PlanResult
 from agent.planners.replies import describe_facts
 from lightnote.texts.i18n import define_messages, translate
 
-if TYPE_CHECKING:
-    from agent.conversation.decisions import Turn
+
+class Turn(Protocol):
+    """What of a turn (``agent.conversation.decisions.Turn``) a page needs."""
+
+    facts: list[Fact]
+    lists: list[dict[str, Any]]
+    reply_locale: str
+
+    def run_read_tool(self, name: str, args: dict[str, Any]) -> Fact: ...
+
 
 PAGING_KEY = "paging"
 # How many pages one message may step through ("第十页" from the first: nine more reads).

@@ -251,18 +251,23 @@ def read_filters(
     return level is not None or "overdue" in todo_args
 
 
-def read_of(*, notes: bool, todos: bool, keyword: str, todo_args: dict[str, Any]) -> Intent:
+def read_of(
+    *, notes: bool, todos: bool, keyword: str, todo_args: dict[str, Any], text: str = ""
+) -> Intent:
     """Return the read a request names: its kinds, its keyword, the todo filters it gave.
 
     Notes alone search the notes, or list them all (我的笔记, "show all notes": no keyword,
-    or one that only says "all": ``every_note`` in ``agent/planners/data``); todos, or a
-    read with nothing to search for, query the todos with ``todo_args``; a keyword that
-    names neither kind searches both.
+    or one that only says "all": ``every_note`` in ``agent/planners/data``) — unless
+    ``text`` asks to search (搜一下笔记, "search my notes": ``search_verb``), which asks for
+    the keyword; todos, or a read with nothing to search for, query the todos with
+    ``todo_args``; a keyword that names neither kind searches both.
     """
     if notes and not todos:
-        if not keyword or phrases.whole("every_note", keyword):
+        if keyword and not phrases.whole("every_note", keyword):
+            return Intent("search_notes", {"keyword": keyword})
+        if keyword or not phrases.search("search_verb", text):
             return Intent("search_notes", {})
-        return Intent("search_notes", {"keyword": keyword})
+        return ask("search_notes", SLOT_KEYWORD)
     if todos or not keyword:
         return Intent("query_todos", todo_args)
     return Intent(

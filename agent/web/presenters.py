@@ -144,12 +144,21 @@ def assistant_entry(
         for index, choice in enumerate(payload.get("choices") or [])
     ]
     receipt = payload.get("receipt")
+    # A list read names the item page showing the same list (its filters in the address).
+    links = list(
+        dict.fromkeys(
+            fact["link"]
+            for fact in payload.get("facts") or []
+            if isinstance(fact.get("link"), str) and fact["link"].startswith("/")
+        )
+    )
     return {
         "role": "assistant",
         "dom_id": dom_id,
         "text": text,
         "notices": notices,
         "facts": facts,
+        "links": links,
         "cards": cards,
         "choices": choices,
         "receipt_note": (

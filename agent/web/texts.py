@@ -32,6 +32,7 @@ CHAT_TEXTS: dict[str, tuple[str, str]] = {
     "CHAT_YOU": ("你", "You"),
     "CHAT_ASSISTANT": ("助手", "Assistant"),
     "CHAT_FACTS": ("查询到的数据", "Data looked up"),
+    "CHAT_FACT_LINK": ("在列表页查看全部", "See the whole list on its page"),
     "CHAT_CARD": ("确认卡", "Confirmation card"),
     "CHAT_CARD_ACTIONS": ("确认或拒绝这项操作", "Confirm or reject this action"),
     "CHAT_CARD_EXPIRES": ("有效期至", "Valid until"),

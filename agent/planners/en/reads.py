@@ -58,7 +58,7 @@ _FILLER = re.compile(
     rf"did|have|has|i|which|how|many|there|any|find|search|look|up|for|through|at|pull|check|open|"
     rf"browse|tell|in|on|with|about|mentioning|containing|matching|regarding|that|mention|current|"
     rf"currently|still|right|now|again|please|everything|stuff|items?|things?|to\s+do|left|got|need|"
-    rf"needs|gotta|should|must|anything|something|due|overdue|doing|this|week|from|by|like|looks?|send|already|single|every"
+    rf"needs|gotta|should|must|anything|something|due|overdue|doing|this|week|from|by|like|looks?|send|already|single|every|ones?"
     rf"|high(?:est)?|low(?:est)?|top|normal|medium|regular|priority|urgent|important|critical|late|past|behind"
     rf"|missed|deadlines?|before|until|related|to|plate|next|busy|schedule|plans?|am|we|you"
     rf"|soon|coming|expiring|expire|and|yet|or|but|not|going\s+on|going(?=\s*[?.!]?\s*$))\b|"
@@ -108,14 +108,18 @@ def read_intent(text: str) -> Intent:
     keyword = _keyword(rest if due else text)
     if not re.search(r"\w", keyword):
         keyword = ""  # what the fillers leave ("'") is no keyword
-    # "due tomorrow" / "this week": due within that day or ISO week ("by tomorrow": up to it)
-    window = phrases.window(due, text, "en") if due else None
+    # "due tomorrow" / "due this week": due within that day or ISO week ("due by tomorrow":
+    # up to it); an agenda ("what do I have tomorrow") is what is due by its end, overdue too
+    said_due = phrases.search("says_due", text, "en")
+    window = phrases.window(due, text, "en") if due and said_due else None
     if window:
-        # ("what did I finish this week?" asks for no due window)
-        if args.get("status") != "done" or re.search(r"\bdue\b|deadline", text, re.I):
-            args["within"] = window
+        args["within"] = window
+    elif due and re.fullmatch(r"this\s+week", due, re.IGNORECASE) and args.get("status") != "done":
+        args["due_before"] = "sunday this week"  # this week: by its Sunday
+    elif due and re.fullmatch(r"next\s+week", due, re.IGNORECASE) and args.get("status") != "done":
+        args["due_before"] = "sunday next week"  # next week: by its Sunday
     elif due and (
-        re.fullmatch(r"tonight", due, re.IGNORECASE)
+        re.fullmatch(r"today|tomorrow|tonight|tmrw|tmr", due, re.IGNORECASE)
         or (
             not re.search(_VAGUE_DUE, due, re.I)
             and re.search(r"\b(?:due|before|by|until|deadline)\b", text, re.I)
@@ -129,7 +133,7 @@ def read_intent(text: str) -> Intent:
         args["keyword"] = keyword
     if read_filters(text, args, priorities=_PRIORITY_READ, overdue=_OVERDUE):
         todos = True
-    return read_of(notes=notes, todos=todos, keyword=keyword, todo_args=args)
+    return read_of(notes=notes, todos=todos, keyword=keyword, todo_args=args, text=text)
 
 
 # Explicit lookups read whatever follows; a question must be about the user's items.

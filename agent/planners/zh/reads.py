@@ -63,6 +63,10 @@ _EN_FILTERS = (
 _SOON = re.compile(
     r"快(?:要)?(?:到期|截止|过期)|即将(?:到期|截止|过期)|马上(?:就)?(?:要)?(?:到期|截止)"
 )
+# 这周/本周要做的: due by the end of this week (its Sunday)
+_THIS_WEEK = re.compile(r"^(?:本周|这周|这个星期|本星期|这礼拜|这个礼拜)$")
+# 下周有什么安排: due by the end of next week (its Sunday), not every item whatever its time
+_NEXT_WEEK = re.compile(r"^(?:下周|下个?星期|下个?礼拜)$")
 _READ_FILLER = re.compile(
     rf"我的|我|所有的?|全部的?|一下|一眼|最近的?|现在的?|目前的?|当前的?|还|都|吧|呢|有哪些|有什么|"
     rf"有没有|有啥|哪些|什么|多少|几个|几条|是|的|里面?|中|列表|清单|(?:{OPEN})|(?:{DONE})|"
@@ -182,17 +186,23 @@ def read_intent(text: str) -> Intent:
     if _SOON.search(text) and not due:
         todo_args["due_before"] = "3天后"  # 快到期的: due within the next three days
         todo_args.setdefault("status", "open")
-    # 明天到期的 / 这周要做的: due within that day or ISO week (明天之前: up to it)
-    window = phrases.window(due, text, "zh") if due else None
+    # 明天到期的 / 这周截止的: due within that day or ISO week (明天之前到期: up to it); an
+    # agenda (明天要做什么, 这周有什么事) is what is due by its end, overdue items too
+    window = (
+        phrases.window(due, text, "zh") if due and phrases.search("says_due", text, "zh") else None
+    )
     if window:
-        if status != "done" or re.search(r"到期|截止", text):  # 这周完成了哪些: no due window
-            todo_args["within"] = window
+        todo_args["within"] = window
+    elif due and _THIS_WEEK.match(due) and status != "done":
+        todo_args["due_before"] = "本周日"  # this week: by its Sunday
+    elif due and _NEXT_WEEK.match(due) and status != "done":
+        todo_args["due_before"] = "下周日"
     elif due and (
-        re.fullmatch(r"后天|今晚|明晚|后儿个", due)
+        re.fullmatch(r"今天|今日|明天|后天|今晚|明晚|今儿个?|明儿个?|后儿个", due)
         or (is_day(due) and re.search(r"到期|截止|之前|以前|前|要做|要交|要完成|要办", text))
     ):
         todo_args["due_before"] = due
-    return read_of(notes=notes, todos=todos, keyword=keyword, todo_args=todo_args)
+    return read_of(notes=notes, todos=todos, keyword=keyword, todo_args=todo_args, text=text)
 
 
 def is_day(value: str) -> bool:
