@@ -553,3 +553,22 @@ def test_a_list_past_the_count_cap_says_of_more_than_the_cap(locale, head) -> No
 
     assert summary.splitlines()[0] == head
     assert summary.splitlines()[1:11] == [f"T{n}" for n in range(10)]
+
+
+def test_an_earlier_page_by_its_number_starts_again_from_the_first(api, fourteen, frozen) -> None:
+    session = new_session(api)
+    say(api, session, "列出我的待办")
+    assert shown(say(api, session, "第二页")) == fourteen[10:]
+
+    body = say(api, session, "第一页")
+
+    assert body["reply"].splitlines()[0] == "显示 10 条，共 14 条："
+    assert shown(body) == fourteen[:10]
+    assert shown(say(api, session, "下一页")) == fourteen[10:]
+
+
+def test_a_page_word_after_a_write_request_is_no_page(api, new_yorker, frozen) -> None:
+    body = say(api, new_session(api), "提醒我明天上午9点交房租，更多")
+
+    assert [fact["tool"] for fact in body["facts"]] == []
+    assert "这个对话里还没有可以继续的列表" not in body["reply"]

@@ -142,6 +142,7 @@ class PageAsked:
         if read:
             plan = plan_with_planner(said, read)
             if not turn.lists:
+                _forget_reads(turn, plan)
                 return None  # not a list read after all: the message as a whole
             return Reading(paging.read_at_page(turn, plan, page), notes=["page"])
         states = paging.last_lists(turn.session)
@@ -178,10 +179,16 @@ class ItemPronoun:
             return None
         plan = plan_with_planner(said, text)
         if not plan.facts or plan.proposals or plan.clarify:
-            turn.facts[:] = [fact for fact in turn.facts if fact not in plan.facts]
-            turn.lists.clear()
+            _forget_reads(turn, plan)
             return None  # not a read of it: the message as said
         return Reading(plan, notes=["pronoun"])
+
+
+def _forget_reads(turn: Turn, plan: PlanResult) -> None:
+    """Drop what a reading tried and did not take: the reads it ran are neither shown nor
+    kept for a next page (the next reader reads the message again)."""
+    turn.facts[:] = [fact for fact in turn.facts if fact not in plan.facts]
+    turn.lists.clear()  # (only the reading being dropped has read anything yet)
 
 
 class Planned:
