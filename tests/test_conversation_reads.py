@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo
 import pytest
 import time_machine
 
+from agent.cards import transitions as card_transitions
 from agent.models import Message
 from agent.tools.adapters import listing
 from agent.web.conversations import CONVERSATION_SESSION_KEY
@@ -572,3 +573,27 @@ def test_a_page_word_after_a_write_request_is_no_page(api, new_yorker, frozen) -
 
     assert [fact["tool"] for fact in body["facts"]] == []
     assert "这个对话里还没有可以继续的列表" not in body["reply"]
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("删了吗？", "「买菜」的确认卡正在执行，还没有结果；稍后再问我。"),
+        (
+            "did you delete it?",
+            "The card for “买菜” is running and has no result yet; ask me again shortly.",
+        ),
+    ],
+)
+def test_a_question_about_a_running_card_says_it_has_no_result_yet(
+    api, new_yorker, frozen, question, answer
+) -> None:
+    make_todos(new_yorker, [("买菜", None)])
+    session = new_session(api)
+    [card] = say(api, session, "删除待办买菜")["cards"]
+    assert card_transitions.card_claim(card["token"], attempt_id="elsewhere").status == "claimed"
+
+    body = say(api, session, question)
+
+    assert body["reply"] == answer
+    assert Todo.objects.filter(title="买菜").count() == 1
