@@ -597,3 +597,39 @@ def test_a_question_about_a_running_card_says_it_has_no_result_yet(
 
     assert body["reply"] == answer
     assert Todo.objects.filter(title="买菜").count() == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "link", "narrowed"),
+    [
+        (
+            "明天到期的高优先级待办",
+            "/todos/?view=all&within=tomorrow&priority=2",
+            "只显示：明天到期 · 优先级高",
+        ),
+        (
+            "high priority todos due tomorrow",
+            "/todos/?view=all&within=tomorrow&priority=2",
+            "Showing only: due tomorrow · High priority",
+        ),
+    ],
+)
+def test_a_window_read_links_to_the_todo_page_showing_the_same_todos(
+    api, client, new_yorker, timed, frozen, text, link, narrowed
+) -> None:
+    for title in ("Tomorrow dentist", "Saturday gym"):
+        todo = Todo.objects.get(title=title)
+        todo_services.todo_update(
+            owner=new_yorker, todo_id=todo.id, expected_version=None, priority=2
+        )
+
+    body = say(api, new_session(api), text)
+
+    assert items(body) == ["Tomorrow dentist"]
+    [fact] = body["facts"]
+    assert fact["link"] == link
+    client.force_login(new_yorker)
+    language = "en" if narrowed.startswith("Showing") else "zh-CN"
+    html = client.get(link, HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    assert re.findall(r'class="item-title"[^>]*>([^<]+)<', html) == ["Tomorrow dentist"]
+    assert narrowed in html

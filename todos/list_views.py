@@ -1,7 +1,9 @@
-"""The todo list's views (Today / Upcoming / Overdue / Done) and sorts, as data.
+"""The todo list's views (Today / Upcoming / Overdue / Done), windows and sorts, as data.
 
-A view is a filter built from the owner's day (in their zone) and now; a sort is an ordering.
-Open items come by due time, the ones with no due time last.
+A view is a filter built from the owner's day (in their zone) and now; a window is a span of
+due times from the same day (``?within=tomorrow``, what the assistant's "due tomorrow" read
+links to); a sort is an ordering. Open items come by due time, the ones with no due time
+last.
 """
 
 from __future__ import annotations
@@ -32,6 +34,32 @@ def bounds_for(zone: Any, now: datetime | None = None) -> Bounds:
     today = local.replace(hour=0, minute=0, second=0, microsecond=0)
     tomorrow = (today + timedelta(days=1)).replace(tzinfo=zone)
     return Bounds(now=now, today=today, tomorrow=tomorrow)
+
+
+def _week_start(bounds: Bounds) -> datetime:
+    """The owner's Monday 00:00 of this ISO week."""
+    return bounds.today - timedelta(days=bounds.today.weekday())
+
+
+def _days(start: datetime, days: int) -> tuple[datetime, datetime]:
+    """``[start, start + days)`` by the wall clock of ``start``'s zone."""
+    return start, (start + timedelta(days=days)).replace(tzinfo=start.tzinfo)
+
+
+# A window of due times: [start, end) in the owner's zone, from their day; a week is the ISO
+# week, Monday 00:00 to Sunday 24:00.
+WINDOWS: dict[str, Callable[[Bounds], tuple[datetime, datetime]]] = {
+    "today": lambda b: _days(b.today, 1),
+    "tomorrow": lambda b: _days(b.tomorrow, 1),
+    "this_week": lambda b: _days(_week_start(b), 7),
+    "next_week": lambda b: _days(_days(_week_start(b), 7)[1], 7),
+}
+
+
+def priority_filter(raw: str) -> int | None:
+    """The priority level a ``?priority=`` asks for (0, 1, 2), or None (no filter)."""
+    levels = {str(level): level for level in Todo.Priority.values}
+    return levels.get(raw)
 
 
 VIEWS: dict[str, Callable[[Bounds], Q]] = {

@@ -85,6 +85,13 @@ PAGE_TEXTS = define_page_texts(
         "PAGE_TODO_OVERDUE": ("已逾期", "Overdue"),
         "PAGE_TODO_COMPLETE_ONE": ("完成", "Done"),
         "PAGE_TODO_COMPLETE_LABEL": ("标记为完成：", "Mark as done:"),
+        "PAGE_TODO_NARROWED": ("只显示：{filters}", "Showing only: {filters}"),
+        "PAGE_TODO_SHOW_ALL_OF_VIEW": ("不限", "Show all"),
+        "PAGE_TODO_WITHIN_TODAY": ("今天到期", "due today"),
+        "PAGE_TODO_WITHIN_TOMORROW": ("明天到期", "due tomorrow"),
+        "PAGE_TODO_WITHIN_THIS_WEEK": ("本周到期", "due this week"),
+        "PAGE_TODO_WITHIN_NEXT_WEEK": ("下周到期", "due next week"),
+        "PAGE_TODO_WITH_PRIORITY": ("优先级{level}", "{level} priority"),
     }
 )
 # The repeat rules the form offers (their words come from todos.recurrence).
@@ -106,6 +113,21 @@ define_messages(
         "PAGE_TODO_DELETED": ("已删除待办「{title}」。", "Todo “{title}” deleted."),
     }
 )
+
+
+def _narrowed(viewer: PageViewer, query: dict[str, str]) -> str:
+    """What a list narrowed beyond its view shows ("Showing only: due tomorrow"), or ""."""
+    parts = []
+    if query["within"] in list_views.WINDOWS:
+        parts.append(translate(f"PAGE_TODO_WITHIN_{query['within'].upper()}", viewer.locale))
+    level = list_views.priority_filter(query["priority"])
+    if level is not None:
+        name = translate(f"PAGE_TODO_PRIORITY_{level}", viewer.locale)
+        parts.append(translate("PAGE_TODO_WITH_PRIORITY", viewer.locale, level=name))
+    if not parts:
+        return ""
+    filters = " · ".join(parts)
+    return translate("PAGE_TODO_NARROWED", viewer.locale, filters=filters)
 
 
 def _priority(value: str) -> int:
@@ -163,12 +185,18 @@ class TodoPages(ItemPages):
     detail_template = "todos/detail.html"
     text_codes = PAGE_TEXTS
 
-    query_keys = ("view", "sort", "q", "status")
+    query_keys = ("view", "sort", "q", "status", "within", "priority")
 
     def rows(self, viewer: PageViewer, query: dict[str, str]) -> QuerySet[Any]:
         bounds = list_views.bounds_for(viewer.zone)
         view = list_views.view_name(query["view"], query["status"])
-        todos = selectors.todo_list(owner=viewer.owner, keyword=query["q"] or None)
+        window = list_views.WINDOWS.get(query["within"])
+        todos = selectors.todo_list(
+            owner=viewer.owner,
+            keyword=query["q"] or None,
+            due_within=window(bounds) if window else None,
+            priority=list_views.priority_filter(query["priority"]),
+        )
         return (
             todos.filter(list_views.VIEWS[view](bounds))
             .annotate(overdue=list_views.overdue_flag(bounds.now))
@@ -191,6 +219,7 @@ class TodoPages(ItemPages):
             ],
             "sort": sort,
             "back": back if back != "?" else "",
+            "narrowed": _narrowed(viewer, query),
         }
 
     def trash_rows(self, viewer: PageViewer) -> QuerySet[Any]:

@@ -7,8 +7,6 @@ their zone: :data:`WINDOWS`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from datetime import datetime, timedelta
 from typing import Any, ClassVar
 from urllib.parse import urlencode
 
@@ -34,39 +32,26 @@ from todos.agent_tools.schemas import (
     optional_text,
 )
 
-
-def _week_start(bounds: list_views.Bounds) -> datetime:
-    """The owner's Monday 00:00 of this ISO week."""
-    return bounds.today - timedelta(days=bounds.today.weekday())
-
-
-def _days(start: datetime, days: int) -> tuple[datetime, datetime]:
-    """``[start, start + days)`` by the wall clock of ``start``'s zone."""
-    return start, (start + timedelta(days=days)).replace(tzinfo=start.tzinfo)
-
-
-# A window said ("due tomorrow", 这周): [start, end) in the owner's zone, from their day.
-WINDOWS: dict[str, Callable[[list_views.Bounds], tuple[datetime, datetime]]] = {
-    "today": lambda b: _days(b.today, 1),
-    "tomorrow": lambda b: _days(b.tomorrow, 1),
-    "this_week": lambda b: _days(_week_start(b), 7),
-    "next_week": lambda b: _days(_days(_week_start(b), 7)[1], 7),
-}
-# The todo page's view showing the same todos as a read's status, window or "overdue".
-_PAGE_VIEWS = (
-    ("overdue", True, "overdue"),
-    ("within", "today", "today"),
-    ("status", "done", "done"),
-)
+# A window said ("due tomorrow", 这周): the todo list's (``todos.list_views.WINDOWS``).
+WINDOWS = list_views.WINDOWS
+# The todo page's view showing the same todos as a read's status or "overdue".
+_PAGE_VIEWS = (("overdue", True, "overdue"), ("status", "done", "done"))
 
 
 def page_link(args: dict[str, Any]) -> str:
-    """The todo page (``/todos/``) with the read's filters as its ``view`` and ``q``."""
+    """The todo page (``/todos/``) showing the read's list: its ``view``, ``q``, ``within``
+    and ``priority``. (A day said as a bound — ``due_before`` — has no page filter.)"""
     view = next(
         (shown for key, value, shown in _PAGE_VIEWS if args.get(key) == value),
         "open" if args.get("status") == "open" else "all",
     )
-    query = {"view": view, **({"q": args["keyword"]} if args.get("keyword") else {})}
+    query: dict[str, Any] = {"view": view}
+    if args.get("keyword"):
+        query["q"] = args["keyword"]
+    if args.get("within"):
+        query["within"] = args["within"]
+    if args.get("priority") is not None:
+        query["priority"] = args["priority"]
     return f"{reverse('todo-page')}?{urlencode(query)}"
 
 
