@@ -52,8 +52,9 @@ def test_nested_counted_blocks_both_see_each_statement(user) -> None:
         with count_requests(keep_statements=True) as inner:
             services.todo_create(owner=user, title="inside")
         services.todo_create(owner=user, title="after")
-    assert inner.sql_writes == 1
-    assert outer.sql_writes == 2
+    # each create is two writes: the todo and its audit event, in the same transaction
+    assert inner.sql_writes == 2
+    assert outer.sql_writes == 4
     assert outer.statements[: len(inner.statements)] == inner.statements
 
 
@@ -73,7 +74,7 @@ def test_the_middleware_puts_the_counts_on_every_response(alice_api, user) -> No
         listed = alice_api.get("/api/v1/todos/")
     assert created.status_code == 201
     assert int(created["X-LightNote-SQL"]) >= 2  # the token lookup and the insert at least
-    assert int(created["X-LightNote-SQL-Writes"]) == 1
+    assert int(created["X-LightNote-SQL-Writes"]) == 2  # the todo and its audit event
     assert created["X-LightNote-Redis"] == "0"
     assert listed["X-LightNote-SQL-Writes"] == "0"
 
