@@ -127,8 +127,16 @@ WRITE_SENTENCES = [
         "create_todo",
         {"title": "买圣诞礼物", "due_at": "12月25日上午9点"},
     ),
-    ("提醒我两小时后给妈妈打电话", "create_todo", {"title": "给妈妈打电话", "due_at": "两小时后"}),
-    ("明天早上8点提醒我交报告", "create_todo", {"title": "交报告", "due_at": "明天早上8点"}),
+    (
+        "提醒我两小时后给妈妈打电话",
+        "create_todo",
+        {"title": "给妈妈打电话", "due_at": "两小时后", "remind_at": "两小时后"},
+    ),
+    (
+        "明天早上8点提醒我交报告",
+        "create_todo",
+        {"title": "交报告", "due_at": "明天早上8点", "remind_at": "明天早上8点"},
+    ),
     (
         "记一个待办：3天后续签合同，优先级高",
         "create_todo",
@@ -158,7 +166,7 @@ WRITE_SENTENCES = [
     (
         "remind me to water the plants in 2 hours",
         "create_todo",
-        {"title": "Water the plants", "due_at": "in 2 hours"},
+        {"title": "Water the plants", "due_at": "in 2 hours", "remind_at": "in 2 hours"},
     ),
     (
         "Create a low priority todo to clean the garage next Monday 10am",
@@ -891,7 +899,7 @@ def test_a_general_statement_about_completed_todos_is_no_status_change() -> None
         (
             "3天后交物业费，记得提醒我",
             "create_todo",
-            {"title": "交物业费", "due_at": "3天后"},
+            {"title": "交物业费", "due_at": "3天后", "remind_at": "3天后"},
             None,
         ),
         (
@@ -1008,7 +1016,12 @@ def test_a_general_statement_about_completed_todos_is_no_status_change() -> None
         ("delete all my notes", "delete_note", {}, None),
         ("把所有待办都删了", None, {}, None),
         # a vague time is asked about, never dropped into the title
-        ("晚点提醒我回复邮件", "create_todo", {"title": "回复邮件", "due_at": "晚点"}, None),
+        (
+            "晚点提醒我回复邮件",
+            "create_todo",
+            {"title": "回复邮件", "due_at": "晚点", "remind_at": "晚点"},
+            None,
+        ),
         ("remind me later", "create_todo", {"due_at": "later"}, "title"),
         # other forms
         (
@@ -1020,7 +1033,7 @@ def test_a_general_statement_about_completed_todos_is_no_status_change() -> None
         (
             "in 2 hours remind me to take out the laundry",
             "create_todo",
-            {"title": "Take out the laundry", "due_at": "in 2 hours"},
+            {"title": "Take out the laundry", "due_at": "in 2 hours", "remind_at": "in 2 hours"},
             None,
         ),
         (
@@ -1096,7 +1109,11 @@ def test_seventh_batch_forms(
         (
             "remind me a week from today to call the plumber",
             "create_todo",
-            {"title": "Call the plumber", "due_at": "a week from today"},
+            {
+                "title": "Call the plumber",
+                "due_at": "a week from today",
+                "remind_at": "a week from today",
+            },
             None,
         ),
         (
@@ -1271,19 +1288,23 @@ def test_ninth_batch_forms(
         (
             "嗯那个就是明天不对后天上午十点提醒我交材料",
             "create_todo",
-            {"title": "交材料", "due_at": "后天上午十点"},
+            {"title": "交材料", "due_at": "后天上午十点", "remind_at": "后天上午十点"},
             None,
         ),
         (
             "提醒我周六上午十点不对十一点去健身房",
             "create_todo",
-            {"title": "去健身房", "due_at": "周六上午十一点"},
+            {"title": "去健身房", "due_at": "周六上午十一点", "remind_at": "周六上午十一点"},
             None,
         ),
         (
             "remind me tmrw 7pm no wait 8pm to take out the recycling",
             "create_todo",
-            {"title": "Take out the recycling", "due_at": "tomorrow 8pm"},
+            {
+                "title": "Take out the recycling",
+                "due_at": "tomorrow 8pm",
+                "remind_at": "tomorrow 8pm",
+            },
             None,
         ),
         # fillers, "that … one", a priority said first, what a todo is not given
@@ -1352,13 +1373,13 @@ def test_ninth_batch_forms(
         (
             "remind me 2 call the plumber at 5pm tmrw",
             "create_todo",
-            {"title": "Call the plumber", "due_at": "5pm tomorrow"},
+            {"title": "Call the plumber", "due_at": "5pm tomorrow", "remind_at": "5pm tomorrow"},
             None,
         ),
         (
             "remind me to water the plants in 2 hours",
             "create_todo",
-            {"title": "Water the plants", "due_at": "in 2 hours"},
+            {"title": "Water the plants", "due_at": "in 2 hours", "remind_at": "in 2 hours"},
             None,
         ),
         ("whats on my list 4 today", "query_todos", {"due_before": "today"}, None),
@@ -1491,7 +1512,12 @@ def test_should_be_done_by_a_day_is_a_deadline_not_a_status_change() -> None:
     ("text", "tool", "args", "slot"),
     [
         # the short part of the day stays with its clock time, out of the title
-        ("提醒我周四晚8点开会", "create_todo", {"title": "开会", "due_at": "周四晚8点"}, None),
+        (
+            "提醒我周四晚8点开会",
+            "create_todo",
+            {"title": "开会", "due_at": "周四晚8点", "remind_at": "周四晚8点"},
+            None,
+        ),
         ("下周二早9点面试", "create_todo", {"title": "面试", "due_at": "下周二早9点"}, "intent"),
         (
             "12月10号晚7点同学聚会",
@@ -1507,7 +1533,12 @@ def test_should_be_done_by_a_day_is_a_deadline_not_a_status_change() -> None:
             {"title": "回复张总邮件", "due_at": "两天之内"},
             "intent",
         ),
-        ("提醒我3天内交材料", "create_todo", {"title": "交材料", "due_at": "3天内"}, None),
+        (
+            "提醒我3天内交材料",
+            "create_todo",
+            {"title": "交材料", "due_at": "3天内", "remind_at": "3天内"},
+            None,
+        ),
         (
             "call the bank within 2 days",
             "create_todo",
@@ -1600,7 +1631,7 @@ def test_times_inside_requests(
         (
             "提醒我週五晚上八點交報告",
             "create_todo",
-            {"title": "交報告", "due_at": "週五晚上八點"},
+            {"title": "交報告", "due_at": "週五晚上八點", "remind_at": "週五晚上八點"},
             None,
         ),
         (
@@ -2240,12 +2271,15 @@ def test_a_meeting_with_two_people_at_one_time_stays_one_todo() -> None:
         ("submit the weekly report every friday", "en"),
     ],
 )
-def test_a_repeating_todo_is_explained_not_cut_into_a_title(text: str, locale: str) -> None:
+def test_a_repeating_todo_gets_its_rule_not_a_cut_title(text: str, locale: str) -> None:
     # Cutting the time out of 每周一早上开周会 used to leave a todo titled 每开周会.
-    result = plan(text, locale=locale)
-    assert result.proposals == []
-    assert result.clarify is None
-    assert result.text == translate("PLANNER_RECURRING_UNSUPPORTED", locale)
+    intent = interpret(text)
+    assert intent.tool == "create_todo"
+    assert intent.args["recurrence"].startswith("FREQ=")
+    title = intent.args["title"]
+    assert "每" not in title
+    assert "工作日" not in title
+    assert "every" not in title.lower()
 
 
 @pytest.mark.parametrize(
@@ -2267,12 +2301,13 @@ def test_a_repetition_word_inside_a_title_is_no_repetition(text: str, title: str
 
 
 def test_the_example_the_repetition_answer_offers_is_understood() -> None:
-    for text in ("明天早上8点提醒我跑步", "remind me to run tomorrow at 8am"):
+    for text in ("每周一早上9点开周会", "every Monday 9am standup"):
         [proposal] = plan(text).proposals
         assert proposal.tool == "create_todo"
         assert proposal.args["due_at"]
-    assert "明天早上8点提醒我跑步" in translate("PLANNER_RECURRING_UNSUPPORTED", "zh-CN")
-    assert "remind me to run tomorrow at 8am" in translate("PLANNER_RECURRING_UNSUPPORTED", "en")
+        assert proposal.args["recurrence"] == "FREQ=WEEKLY;BYDAY=MO"
+    assert "每周一早上9点开周会" in translate("PLANNER_RECURRING_UNSUPPORTED", "zh-CN")
+    assert "every Monday 9am standup" in translate("PLANNER_RECURRING_UNSUPPORTED", "en")
 
 
 @pytest.mark.parametrize(

@@ -178,6 +178,8 @@ def _fill(pending: PendingRequest, text: str) -> dict[str, Any] | Clarification 
         if answer is not None:
             prior = str(args.get("due_at") or "")
             args["due_at"] = grammar.merge_time(prior, answer) if prior else answer
+            if prior and args.get("remind_at") == prior:
+                args["remind_at"] = args["due_at"]  # "remind me …": reminded at the time said
             return args
         if slot == SLOT_INTENT and grammar.is_yes(text):
             return args

@@ -35,10 +35,11 @@ define_messages(
             "Friday”.",
         ),
         "PLANNER_RECURRING_UNSUPPORTED": (
-            "待办暂不支持按周期重复（每天、每周之类）。我可以只为最近的一次创建待办，"
-            "例如“明天早上8点提醒我跑步”。",
-            "Todos do not repeat yet (every day, every week and so on). I can create one for "
-            'the next time only, for example "remind me to run tomorrow at 8am".',
+            "这种重复方式待办还不支持。待办可以按天、按周（某几天或工作日）、按月（某一号或"
+            "最后一天）或按年重复，例如“每周一早上9点开周会”。",
+            "Todos cannot repeat that way. They repeat by the day, the week (some weekdays, or "
+            "every weekday), the month (a day of it, or its last day) or the year, for example "
+            '"every Monday 9am standup".',
         ),
         "PLANNER_NOTHING_TO_UNDO": (
             "这个对话里还没有执行过任何操作，没有可以撤销的。"

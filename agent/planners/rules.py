@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from agent.planners import en, zh
+from agent.planners import recurrence as repetition
 from agent.planners.base import (
     Clarification,
     PlanRequest,
@@ -23,6 +24,7 @@ from agent.planners.base import (
     run_read,
 )
 from agent.planners.en import several as en_several
+from agent.planners.en.reads import QUESTION as EN_QUESTION
 from agent.planners.lexicon import (
     SLOT_INTENT,
     Grammar,
@@ -35,6 +37,7 @@ from agent.planners.questions import question
 from agent.planners.replies import describe_facts, template_reply
 from agent.planners.several import READ_TOOLS, several
 from agent.planners.zh import several as zh_several
+from agent.planners.zh.reads import QUESTION as ZH_QUESTION
 from lightnote.texts.hanzi import as_written, simplified
 from lightnote.texts.i18n import translate
 
@@ -58,6 +61,15 @@ def interpret(text: str) -> Intent:
     pieces = zh_several if grammar_for(simplified(written)) is zh else en_several
     written = pieces.reword(written)  # (before reading: as_written maps the same spans)
     read = simplified(written)
+    language = _language(read)
+    stopped = repetition.stop_item(outside_quotes(read), language)
+    if stopped is not None:
+        # "stop repeating Pay rent" / 交房租不要再重复了: the rule cleared, the todo kept
+        stop = Intent("update_todo", {"todo_title": unquote(stopped), "recurrence": None})
+        return _unlabelled(stop if read == written else _written_back(stop, read, written))
+    if repetition.refused(outside_quotes(read), language):
+        # 每逢农历十五 / "every third full moon": a rule todos cannot follow, never a title
+        return Intent(None, message="PLANNER_RECURRING_UNSUPPORTED")
     pointed = pieces.plural_pronoun(read)
     intent = (
         _one(pointed)
@@ -77,7 +89,10 @@ def interpret(text: str) -> Intent:
         # 不对，是周五 with no card shown (a shown card is corrected before any planner
         # runs: agent.conversation.corrections): nothing to act on, and no todo titled 不对，是
         return Intent(None, message="PLANNER_NOTHING_TO_CORRECT")
-    if (
+    repeated = _repeating(read, intent, language) if not intent.more else None
+    if repeated is not None:
+        intent = repeated
+    elif (
         intent.tool in _TIMED_WRITES
         and not intent.more  # one request: a repetition word is not another write's text
         and repeats(read, due=str(intent.args.get("due_at") or ""))
@@ -90,9 +105,15 @@ def interpret(text: str) -> Intent:
         # back before any planner runs: agent.cards.undo): nothing to take back, and no todo
         # titled "last change" to reopen
         return Intent(None, message="PLANNER_NOTHING_TO_UNDO")
+    intent = _with_reminder(intent, read, language)
     return intent if read == written else _written_back(intent, read, written)
 
 
+def _language(read: str) -> str:
+    return "zh" if grammar_for(read) is zh else "en"
+
+
+_QUESTIONS = {"zh": ZH_QUESTION, "en": EN_QUESTION}
 # The writes whose item has a due time, which a repetition would be about.
 _TIMED_WRITES = frozenset({"create_todo", "update_todo"})
 _WEEKDAY_ZH = "[一二三四五六日天]"
@@ -127,17 +148,64 @@ def repeats(read: str, *, due: str) -> bool:
     due time: a repetition word right before the time said (``due``), opening the request,
     or ending it. One inside a title (整理每周例会纪要, 写每天的日报, a quoted title) is not."""
     text = outside_quotes(read)
+    return any(_governs(text, match.start(), match.end(), due) for match in _REPEAT.finditer(text))
+
+
+def _governs(text: str, start: int, end: int, due: str) -> bool:
+    """Whether the repetition said at ``text[start:end]`` is the request's (see ``repeats``)."""
     due_at = text.find(due) if due else -1
-    for match in _REPEAT.finditer(text):
-        if due_at >= 0 and match.start() < due_at + len(due) and due_at < match.end():
-            return True  # the time said is (part of) the repetition: 每周五, every friday
-        if due_at >= match.end() and _TIME_GLUE.fullmatch(text[match.end() : due_at]):
-            return True
-        if _OPENING.fullmatch(text[: match.start()]):
-            return True
-        if not text[match.end() :].strip(" \t,.!?;:，。！？；：~～"):
-            return True
-    return False
+    if due_at >= 0 and start < due_at + len(due) and due_at < end:
+        return True  # the time said is (part of) the repetition: 每周五, every friday
+    if due_at >= end and _TIME_GLUE.fullmatch(text[end:due_at]):
+        return True
+    if _OPENING.fullmatch(text[:start]):
+        return True
+    return not text[end:].strip(" \t,.!?;:，。！？；：~～")
+
+
+def _repeating(read: str, intent: Intent, language: str) -> Intent | None:
+    """The request with the repetition it says as its rule (每周一早上9点开周会 -> a todo due
+    Monday 09:00 with ``FREQ=WEEKLY;BYDAY=MO``), or None: no repetition, one inside a title
+    (写每天的日报), or what is left no todo (a read, a question)."""
+    text = outside_quotes(read)
+    found = repetition.find(text, language)
+    if found is None or intent.tool not in (None, *_TIMED_WRITES):
+        return None
+    if intent.tool is None and intent.message != "PLANNER_HELP":
+        return None
+    rest = _one(found.rest)
+    due = str(rest.args.get("due_at") or "")
+    said = due.replace(found.keep, "", 1).strip() if found.keep else due
+    if not _governs(text, found.start, found.end, said or found.keep):
+        return None  # 整理每周例会纪要: the repetition is part of the title
+    args = {**rest.args, "recurrence": found.rrule}
+    if rest.tool == "create_todo" and rest.slot in (None, SLOT_INTENT):
+        return Intent("create_todo", args)  # the repetition makes it a request: no question
+    if rest.tool in _TIMED_WRITES and rest.slot is not None:
+        return replace(rest, args=args)  # asked (a vague time, no title), the rule kept
+    if rest.tool == "update_todo":
+        return replace(rest, args=args)  # 把交房租改成每月1号
+    if rest.tool is None and not _QUESTIONS[language].search(found.rest):
+        # "water the plants every other day": the rest is the todo, as said
+        fields = grammar_for(read).todo_fields(found.rest)
+        if fields.tool == "create_todo" and fields.slot is None:
+            return replace(fields, args={**fields.args, "recurrence": found.rrule})
+    return None
+
+
+def _with_reminder(intent: Intent, read: str, language: str) -> Intent:
+    """A new todo asked as a reminder ("remind me to call mom tomorrow at 10") is reminded at
+    its due time."""
+    args = intent.args
+    if (
+        intent.tool != "create_todo"
+        or intent.slot is not None
+        or not args.get("due_at")
+        or args.get("remind_at")
+        or not repetition.asks_reminder(outside_quotes(read), language)
+    ):
+        return intent
+    return replace(intent, args={**args, "remind_at": args["due_at"]})
 
 
 def _one(read: str) -> Intent:

@@ -4,9 +4,10 @@ snapshot and data, and the card's labels and rows (all in the subject's zone and
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
-from agent.timeparse import TimeParseError, read_time
+from agent.timeparse import END_OF_DAY, TimeParseError, read_time
 from agent.tools.adapters import resolve_by_id_or_title
 from agent.tools.base import ToolContext
 from agent.tools.formatting import (
@@ -78,6 +79,21 @@ def prepare_recurrence(value: Any, due_at: str | None, context: ToolContext) -> 
         return None
     start = parse_aware(due_at) if due_at else None
     return check_recurrence(value, start=start, zone=context.zone, now=context.now)
+
+
+def series_start(value: Any, context: ToolContext) -> str | None:
+    """The first occurrence of a rule said without a due time ("water the plants every other
+    day", 每月最后一天交房租), at the end of its day as a date alone is due; None for no rule.
+
+    Rules outside the subset are refused as ``prepare_recurrence`` refuses them.
+    """
+    if value is None:
+        return None
+    today = context.now.astimezone(context.zone).date()
+    base = datetime.combine(today, END_OF_DAY, tzinfo=context.zone)
+    check_recurrence(value, start=base, zone=context.zone, now=context.now)
+    first = occurrences(value, start=base, after=base, zone=context.zone, limit=1, inclusive=True)
+    return first[0].astimezone(context.zone).isoformat() if first else None
 
 
 def recurrence_details(

@@ -45,6 +45,7 @@ from todos.agent_tools.cards import (
     recurrence_details,
     resolve_todo,
     same_value,
+    series_start,
     status_label,
     todo_data,
     todo_snapshot,
@@ -144,6 +145,8 @@ class CreateTodoTool(TodoWriteTool):
     def prepare(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         todo_services.check_room(owner=context.subject)  # at the cap: refused, no card
         due_at, said = prepare_due(args.get("due_at"), context)
+        if due_at is None:
+            due_at = series_start(args.get("recurrence"), context)  # "water it every other day"
         prepared = {
             "title": todo_services.check_title(args.get("title")),
             "description": todo_services.check_description(args.get("description")),

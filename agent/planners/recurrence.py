@@ -1,0 +1,148 @@
+"""Repetition and reminders said in a request, read from each language's table.
+
+``agent/planners/data/<language>/recurrence.tsv`` holds the words (its header says the row
+kinds); this module is the one mechanism over them. :func:`find` returns the repetition a
+sentence says as an RFC 5545 RRULE of the todos' closed subset (``FREQ=WEEKLY;BYDAY=MO``),
+with the sentence as it reads without it (the words a rule keeps for the due time in its
+place: 每周一早上9点开周会 -> 周一早上9点开周会). The rule is only *proposed*: the tool's
+``prepare`` checks it with the service's own rules (``todos.recurrence``).
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from agent.timeparse.normalise import normalise as time_words
+
+DATA = Path(__file__).resolve().parent / "data"
+_PLACEHOLDER = re.compile(r"\{(?P<name>[a-z]+)(?P<said>_said)?(?:\+(?P<plus>\d+))?\}")
+
+
+@dataclass(frozen=True)
+class Rule:
+    pattern: re.Pattern[str]
+    rrule: str  # a template: {group} / {group+1} the group's value, {group_said} as typed
+    keep: str  # the words left in the sentence in its place (same template)
+
+
+@dataclass(frozen=True)
+class Repetition:
+    """A repetition found in a sentence: its rule, where it was said, the sentence without it."""
+
+    rrule: str
+    start: int
+    end: int
+    keep: str
+    rest: str
+
+
+@dataclass(frozen=True)
+class Table:
+    """One language's rows (see the data file's header)."""
+
+    values: dict[tuple[str, str], str] = field(default_factory=dict)
+    rules: tuple[Rule, ...] = ()
+    refuse: tuple[re.Pattern[str], ...] = ()
+    stop: tuple[re.Pattern[str], ...] = ()
+    remind: tuple[re.Pattern[str], ...] = ()
+
+
+@cache
+def table(language: str) -> Table:
+    """The rows of ``data/<language>/recurrence.tsv``, compiled once."""
+    values: dict[tuple[str, str], str] = {}
+    rows: dict[str, list[list[str]]] = {"rule": [], "refuse": [], "stop": [], "remind": []}
+    path = DATA / language / "recurrence.tsv"
+    with path.open(encoding="utf-8") as handle:
+        for row in csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE):
+            if not row or row[0].startswith("#"):
+                continue
+            if row[0] == "value":
+                values[(row[1], row[2].lower())] = row[3]
+            else:
+                rows[row[0]].append(row[1:])
+
+    def compiled(kind: str) -> tuple[re.Pattern[str], ...]:
+        return tuple(re.compile(row[0], re.IGNORECASE) for row in rows[kind])
+
+    rules = tuple(
+        Rule(re.compile(row[0], re.IGNORECASE), row[1], row[2] if len(row) > 2 else "")
+        for row in rows["rule"]
+    )
+    return Table(
+        values=values,
+        rules=rules,
+        refuse=compiled("refuse"),
+        stop=compiled("stop"),
+        remind=compiled("remind"),
+    )
+
+
+def _value(language: str, group: str, said: str) -> str:
+    """What a group's word stands for: its value row, or the number it writes."""
+    word = said.lower()
+    found = table(language).values.get((group, word))
+    if found is not None:
+        return found
+    digits = time_words(word)
+    if digits.isdigit():
+        return str(int(digits))
+    raise ValueError(f"no value for {group}={said!r}")
+
+
+def _fill(template: str, match: re.Match[str], language: str) -> str:
+    def one(placeholder: re.Match[str]) -> str:
+        said = match.group(placeholder["name"])
+        if placeholder["said"]:
+            return said
+        value = _value(language, placeholder["name"], said)
+        return str(int(value) + int(placeholder["plus"])) if placeholder["plus"] else value
+
+    return _PLACEHOLDER.sub(one, template)
+
+
+def find(text: str, language: str) -> Repetition | None:
+    """The repetition ``text`` says (the longest any rule matches), or None."""
+    best: tuple[re.Match[str], Rule] | None = None
+    for rule in table(language).rules:
+        for match in rule.pattern.finditer(text):
+            if best is None or len(match.group()) > len(best[0].group()):
+                best = (match, rule)
+    if best is None:
+        return None
+    match, rule = best
+    keep = _fill(rule.keep, match, language)
+    left, right = text[: match.start()], text[match.end() :]
+    glue = " " if keep and language == "en" else ""
+    rest = (left.rstrip() + " " if glue and left.strip() else left) + keep
+    rest = rest + (" " if glue and right.strip() else "") + (right.lstrip() if glue else right)
+    return Repetition(
+        rrule=_fill(rule.rrule, match, language),
+        start=match.start(),
+        end=match.end(),
+        keep=keep,
+        rest=re.sub(r"\s+", " ", rest).strip(),
+    )
+
+
+def refused(text: str, language: str) -> bool:
+    """Whether ``text`` says a repetition todos cannot follow (每逢农历十五, "every full moon")."""
+    return any(pattern.search(text) for pattern in table(language).refuse)
+
+
+def stop_item(text: str, language: str) -> str | None:
+    """The todo whose repetition ``text`` asks to stop ("stop repeating X"), or None."""
+    for pattern in table(language).stop:
+        match = pattern.match(text.strip())
+        if match and match.group("item").strip():
+            return match.group("item").strip()
+    return None
+
+
+def asks_reminder(text: str, language: str) -> bool:
+    """Whether ``text`` asks to be reminded (提醒我, "remind me")."""
+    return any(pattern.search(text) for pattern in table(language).remind)
