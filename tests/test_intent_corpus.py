@@ -6,9 +6,9 @@ with what must happen: the write it asks for (tool and key args; several writes 
 `` && ``, one card each, in the order said), a read, a clarifying
 question, a planned/forbidden notice, or help. Multi-turn cases separate their messages with
 `` || ``; the expectation is about the last message (every earlier one must ask a question
-and make no card). Rows marked ``held`` were written after the grammar was tuned on the
-others and are not used to tune it: they measure it (docs/conversation.md lists the few
-disclosed exceptions).
+and make no card, or show the one card the last message corrects). Rows marked ``held``
+were written after the grammar was tuned on the others and are not used to tune it: they
+measure it (docs/conversation.md lists the few disclosed exceptions).
 
 Every message runs through the HTTP messages endpoint, each case in a fresh session, with
 the clock frozen on Wednesday 2026-12-02 14:00 in Asia/Shanghai, against a fixed set of the
@@ -164,19 +164,36 @@ def _shown(facts: list[dict[str, Any]], tool: str | None) -> set[str]:
 
 def _outcome(case: Case, bodies: list[dict[str, Any]], titles: dict[str, str]) -> str:
     *earlier, last = bodies
-    if any(body["cards"] for body in earlier):
+    # An earlier card may stand only as the one the last message corrects (记成笔记吧 after
+    # a new todo's card: the new card names it as its parent); any other is a wrong write.
+    corrected = {card.get("parent_id") for card in last["cards"]} - {None}
+    if any(card["card_id"] not in corrected for body in earlier for card in body["cards"]):
         return "wrong_write"
     if any(
-        not any(notice["status"] == "clarify" for notice in body["notices"]) for body in earlier
+        not body["cards"] and not any(notice["status"] == "clarify" for notice in body["notices"])
+        for body in earlier
     ):
         return "missed"
     cards = last["cards"]
     clarified = any(notice["status"] == "clarify" for notice in last["notices"])
     kind = case.expect.split(";")[0].split(":")[0].strip()
-    if kind in {"read", "clarify", "rejected", "planned", "forbidden", "help", "none", "recurring"}:
+    if kind == "recurring":  # one new todo carrying the repetition said, as its rule
+        if [card["tool"] for card in cards] == ["create_todo"]:
+            return "correct" if cards[0]["args"].get("recurrence") else "wrong_write"
+        return "wrong_write" if cards else "clarified" if clarified else "missed"
+    if kind in {
+        "read",
+        "clarify",
+        "rejected",
+        "planned",
+        "forbidden",
+        "help",
+        "none",
+        "unrepeatable",
+    }:
         if cards:
             return "wrong_write"
-        if kind == "recurring":  # the planner says todos do not repeat, and asks nothing
+        if kind == "unrepeatable":  # a rule todos cannot follow: refused, nothing asked
             said = translate(
                 "PLANNER_RECURRING_UNSUPPORTED", "zh-CN" if case.language == "zh" else "en"
             )

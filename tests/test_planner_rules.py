@@ -586,7 +586,19 @@ def test_an_english_read_verb_makes_a_read_whatever_follows(head: str, tail: str
     "text",
     ["下周一上午开会", "明天下午三点开会", "call mom tomorrow at 5pm", "dentist friday afternoon"],
 )
-def test_an_event_with_a_time_but_no_request_is_asked_about_not_proposed(text: str) -> None:
+def test_an_event_with_a_time_and_a_clean_title_is_proposed_at_once(text: str) -> None:
+    # the request is complete: its card, no "shall I?" (a time too vague for the tool is
+    # asked for by its prepare, with the due_at slot)
+    [proposal] = plan(text).proposals
+    assert proposal.tool == "create_todo"
+    assert proposal.args["due_at"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["要是明天不下雨我就去洗车", "准备周会材料 下周一上午十点前要弄好", "dentist -> tomorrow 9am"],
+)
+def test_an_event_whose_title_is_not_sure_is_asked_about_not_proposed(text: str) -> None:
     result = plan(text)
     assert result.proposals == []
     assert result.clarify is not None
@@ -906,7 +918,7 @@ def test_a_general_statement_about_completed_todos_is_no_status_change() -> None
             "明天下午三点开会，帮我记一下",
             "create_todo",
             {"title": "开会", "due_at": "明天下午三点"},
-            "intent",
+            None,
         ),
         (
             "明天下午三点开会 记个待办",
@@ -1126,7 +1138,7 @@ def test_seventh_batch_forms(
             "明年1月3号续费会员",
             "create_todo",
             {"title": "续费会员", "due_at": "明年1月3号"},
-            "intent",
+            None,
         ),
         # notes
         (
@@ -1213,8 +1225,13 @@ def test_eighth_batch_forms(
     ("text", "tool", "args", "slot"),
     [
         # a reminder with no time asks when (a card without one was a wrong write)
-        ("remind me to call the bank", "create_todo", {"title": "Call the bank"}, "due_at"),
-        ("提醒我交电费", "create_todo", {"title": "交电费"}, "due_at"),
+        (
+            "remind me to call the bank",
+            "create_todo",
+            {"title": "Call the bank", "remind_at": None},
+            "due_at",
+        ),
+        ("提醒我交电费", "create_todo", {"title": "交电费", "remind_at": None}, "due_at"),
         # a quote inside a quote, a numeric date, a note named before its verb
         (
             "create a todo \"Read 'Atomic Habits' ch. 3\" due Saturday at noon",
@@ -1518,20 +1535,20 @@ def test_should_be_done_by_a_day_is_a_deadline_not_a_status_change() -> None:
             {"title": "开会", "due_at": "周四晚8点", "remind_at": "周四晚8点"},
             None,
         ),
-        ("下周二早9点面试", "create_todo", {"title": "面试", "due_at": "下周二早9点"}, "intent"),
+        ("下周二早9点面试", "create_todo", {"title": "面试", "due_at": "下周二早9点"}, None),
         (
             "12月10号晚7点同学聚会",
             "create_todo",
             {"title": "同学聚会", "due_at": "12月10号晚7点"},
-            "intent",
+            None,
         ),
-        ("后天晚八点看球赛", "create_todo", {"title": "看球赛", "due_at": "后天晚八点"}, "intent"),
+        ("后天晚八点看球赛", "create_todo", {"title": "看球赛", "due_at": "后天晚八点"}, None),
         # a span to do it within
         (
             "两天之内回复张总邮件",
             "create_todo",
             {"title": "回复张总邮件", "due_at": "两天之内"},
-            "intent",
+            None,
         ),
         (
             "提醒我3天内交材料",
@@ -1543,7 +1560,7 @@ def test_should_be_done_by_a_day_is_a_deadline_not_a_status_change() -> None:
             "call the bank within 2 days",
             "create_todo",
             {"title": "Call the bank", "due_at": "within 2 days"},
-            "intent",
+            None,
         ),
         ("已经丢进回收站了，30 天内可以找回。", None, {}, None),
         ("It's in the trash now; you can get it back within 30 days.", None, {}, None),
@@ -2144,7 +2161,7 @@ def test_note_searches_find_their_word(text: str, keyword: str) -> None:
             "帮我记个事：下午给客户发合同",
             "create_todo",
             {"title": "给客户发合同", "due_at": "下午"},
-            "intent",
+            None,
         ),
         # heads
         (

@@ -12,6 +12,7 @@ import pytest
 import time_machine
 
 from lightnote.texts.i18n import translate
+from notes import services as note_services
 from todos import services as todo_services
 from todos.models import Todo
 
@@ -160,6 +161,13 @@ def test_a_repetition_is_a_create_card_with_its_rule_in_words_and_next_dates(
     assert Todo.objects.count() == 0
 
 
+def test_a_repeating_reminder_is_reminded_at_each_first_occurrence(chat: Any) -> None:
+    card = only_card(chat.say("remind me to take my vitamins every Monday at 8am", "en"))
+    args = card["args"]
+    assert args["recurrence"] == "FREQ=WEEKLY;BYDAY=MO"
+    assert args["due_at"] == args["remind_at"] == "2026-12-07T08:00:00+08:00"
+
+
 def test_the_confirmed_repeating_card_makes_one_series_todo(chat: Any) -> None:
     card = only_card(chat.say("每周一早上9点开周会"))
     with time_machine.travel(NOW, tick=False):
@@ -209,3 +217,214 @@ def test_a_rule_todos_cannot_follow_is_refused_in_the_users_language(
     assert body["cards"] == []
     assert body["reply"] == translate("PLANNER_RECURRING_UNSUPPORTED", locale)
     assert Todo.objects.count() == 0
+
+
+# --- no wrong write (issue 44 item 4) ----------------------------------------------------
+
+
+def add_todo(chat: Any, title: str, **fields: Any) -> Todo:
+    return todo_services.todo_create(owner=chat.user, title=title, **fields)
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        ("把买菜移到回收站", "买菜"),
+        ("扔掉买菜", "买菜"),
+        ("move Buy milk to the trash", "Buy milk"),
+    ],
+)
+def test_moving_a_todo_to_the_trash_is_a_delete_card(chat: Any, text: str, title: str) -> None:
+    todo = add_todo(chat, title)
+    card = only_card(chat.say(text, language_of(text)))
+    assert (card["tool"], card["args"]["todo_id"]) == ("delete_todo", str(todo.id))
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [("把笔记周会纪要移到回收站", "周会纪要"), ("move the note Standup to the trash", "Standup")],
+)
+def test_moving_a_note_to_the_trash_is_the_planned_note_delete_never_an_update(
+    chat: Any, text: str, title: str
+) -> None:
+    note = note_services.note_create(owner=chat.user, title=title, content="议程")
+    body = chat.say(text, language_of(text))
+    assert body["cards"] == []
+    assert [(n["capability"], n["status"]) for n in body["notices"]] == [("note.delete", "planned")]
+    note.refresh_from_db()
+    assert note.content == "议程"
+
+
+@pytest.mark.parametrize(
+    ("text", "locale"), [("can you set a daily reminder?", "en"), ("你能设置每天提醒吗？", "zh-CN")]
+)
+def test_a_question_about_what_the_assistant_can_do_is_answered_never_carded(
+    chat: Any, text: str, locale: str
+) -> None:
+    body = chat.say(text, locale)
+    assert body["cards"] == []
+    assert body["notices"] == []
+    assert body["reply"] == translate("PLANNER_CAPABILITIES", locale)
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "content"),
+    [
+        ("新建一个笔记叫「菜谱」，写上番茄炒蛋的做法", "菜谱", "番茄炒蛋的做法"),
+        ("add a note called 'Recipes', write down pancakes", "Recipes", "pancakes"),
+    ],
+)
+def test_a_note_title_keeps_no_quotes_colon_or_next_verb(
+    chat: Any, text: str, title: str, content: str
+) -> None:
+    card = only_card(chat.say(text, language_of(text)))
+    assert (card["tool"], card["args"]["title"], card["args"]["content"]) == (
+        "create_note",
+        title,
+        content,
+    )
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "other", "level"),
+    [
+        ("raise the priority of Pay rent", "Buy milk isn't urgent, set it to low", "Buy milk", 0),
+        ("把交房租的优先级调高", "买菜不急，改成低优先级", "买菜", 0),
+    ],
+)
+def test_a_correction_naming_another_item_is_a_new_request_about_that_item(
+    chat: Any, first: str, second: str, other: str, level: int
+) -> None:
+    add_todo(chat, "Pay rent" if first.isascii() else "交房租")
+    target = add_todo(chat, other, priority=2)
+    shown = only_card(chat.say(first, language_of(first)))
+    assert shown["tool"] == "update_todo"
+    card = only_card(chat.say(second, language_of(second)))
+    assert card["tool"] == "update_todo"
+    assert card["args"]["todo_id"] == str(target.id)
+    assert card["args"]["priority"] == level
+    assert card.get("parent_id") is None  # a new card, the first one still waiting
+
+
+def test_a_new_todo_card_said_again_as_a_note_becomes_a_note_card(chat: Any) -> None:
+    only_card(chat.say("下周一下午两点部门面试"))
+    card = only_card(chat.say("记成笔记吧"))
+    assert (card["tool"], card["args"]["title"]) == ("create_note", "部门面试")
+    assert "下周一下午两点" in card["args"]["content"]
+
+
+@pytest.mark.parametrize(
+    ("question", "new", "tool"),
+    [
+        ("下班后买菜", "删掉交房租", "delete_todo"),
+        ("帮我创建一条待办", "把交房租标记为完成", "set_todo_status"),
+        ("remind me to call mom after work", "delete Pay rent", "delete_todo"),
+        ("add a todo", "mark Pay rent done", "set_todo_status"),
+    ],
+)
+def test_a_new_request_after_a_question_drops_the_question(
+    chat: Any, question: str, new: str, tool: str
+) -> None:
+    pay = add_todo(chat, "Pay rent" if new.isascii() else "交房租")
+    asked = chat.say(question, language_of(question))
+    assert asked["cards"] == []
+    assert [n["status"] for n in asked["notices"]] == ["clarify"]
+    card = only_card(chat.say(new, language_of(new)))
+    assert (card["tool"], card["args"]["todo_id"]) == (tool, str(pay.id))
+    # the question is gone: a time now is no answer to it
+    after = chat.say("明天下午3点" if not new.isascii() else "tomorrow 3pm", language_of(new))
+    assert after["cards"] == []
+
+
+@pytest.mark.parametrize(
+    ("question", "not_an_answer"),
+    [("下班后买菜", "买牛奶"), ("remind me to call mom after work", "buy milk")],
+)
+def test_something_that_answers_nothing_is_no_answer(
+    chat: Any, question: str, not_an_answer: str
+) -> None:
+    chat.say(question, language_of(question))
+    body = chat.say(not_an_answer, language_of(question))
+    assert body["cards"] == []
+    assert Todo.objects.count() == 0
+
+
+# --- one turn when the request is complete (issue 44 item 5) ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "due", "priority"),
+    [
+        ("明天下午3点去取快递", "去取快递", "2026-12-03T15:00:00+08:00", 1),
+        ("下周三下午两点半牙医预约", "牙医预约", "2026-12-09T14:30:00+08:00", 1),
+        ("tomorrow 3pm dentist, high priority", "Dentist", "2026-12-03T15:00:00+08:00", 2),
+        (
+            "Buy a birthday gift for Anna by next Saturday",
+            "Buy a birthday gift for Anna",
+            "2026-12-12T23:59:00+08:00",
+            1,
+        ),
+    ],
+)
+def test_a_complete_request_gets_its_card_at_once(
+    chat: Any, text: str, title: str, due: str, priority: int
+) -> None:
+    card = only_card(chat.say(text, language_of(text)))
+    args = card["args"]
+    assert (card["tool"], args["title"], args["due_at"], args["priority"]) == (
+        "create_todo",
+        title,
+        due,
+        priority,
+    )
+
+
+@pytest.mark.parametrize(("text", "yes"), [("下班后买菜", "好"), ("call mom after work", "yes")])
+def test_a_time_that_cannot_be_read_is_asked_for_without_inviting_a_yes(
+    chat: Any, text: str, yes: str
+) -> None:
+    asked = chat.say(text, language_of(text))
+    assert asked["cards"] == []
+    [notice] = asked["notices"]
+    assert notice["status"] == "clarify"
+    assert "“好”" not in notice["message"]
+    assert '"yes"' not in notice["message"]
+    answered = only_card(
+        chat.say("明天下午6点" if yes == "好" else "tomorrow 6pm", language_of(text))
+    )
+    assert answered["args"]["due_at"] == "2026-12-03T18:00:00+08:00"
+
+
+# --- "it" after a card (issue 44 item 6) ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("first", "it", "tool", "change"),
+    [
+        ("把交房租改成高优先级", "把它改成明天", "update_todo", "due_at"),
+        ("make Pay rent high priority", "change it to tomorrow", "update_todo", "due_at"),
+        ("把交房租改成高优先级", "那条删掉", "delete_todo", None),
+        ("make Pay rent high priority", "delete it", "delete_todo", None),
+    ],
+)
+def test_it_right_after_a_card_is_that_cards_item(
+    chat: Any, first: str, it: str, tool: str, change: str | None
+) -> None:
+    title = "Pay rent" if first.isascii() else "交房租"
+    todo = add_todo(chat, title)
+    add_todo(chat, "Buy milk" if first.isascii() else "买菜")  # another item, not meant
+    shown = only_card(chat.say(first, language_of(first)))
+    assert shown["args"]["todo_id"] == str(todo.id)
+    body = chat.say(it, language_of(it))
+    assert body["choices"] == []
+    card = only_card(body)
+    assert (card["tool"], card["args"]["todo_id"]) == (tool, str(todo.id))
+    if change:
+        assert card["args"][change].startswith("2026-12-03")
+
+
+def test_it_right_after_a_new_todo_card_corrects_that_card(chat: Any) -> None:
+    only_card(chat.say("明天下午3点去取快递"))
+    card = only_card(chat.say("把它改成后天"))
+    assert (card["tool"], card["args"]["title"]) == ("create_todo", "去取快递")
+    assert card["args"]["due_at"] == "2026-12-04T15:00:00+08:00"

@@ -32,7 +32,7 @@ from agent.conversation.decisions import Turn
 from agent.models import ActionCard, AgentSession
 from agent.planners.base import Proposal
 from agent.planners.lexicon import normalise
-from agent.planners.rules import grammar_for
+from agent.planners.rules import grammar_for, interpret
 from agent.tools import registry
 from lightnote.audit import audit_event
 from lightnote.texts.hanzi import simplified
@@ -69,7 +69,8 @@ def correction_for(*, session: AgentSession, text: str, now: datetime) -> Correc
     read = simplified(normalise(text))  # (不對，是週五 reads as Simplified, like the planner)
     grammar = grammar_for(read)
     said = grammar.correction(read)
-    if not said:
+    as_note = grammar.kind_answer(read) == "note"
+    if not said and not as_note:
         return None
     rows = sessions.last_turn_cards(session=session, limit=2)
     if len(rows) != 1:
@@ -80,11 +81,31 @@ def correction_for(*, session: AgentSession, text: str, now: datetime) -> Correc
     tool = registry.get(tool_name)
     if tool is None or state != ActionCard.State.READY or expires_at <= now:
         return None
+    if _names_another_item(read, row):
+        return None  # "Buy milk isn't urgent, set it to low": a request about Buy milk
+    if not said:
+        if tool_name != "create_todo":
+            return None
+        # 记成笔记吧 / "make it a note" to a new todo's card: the same words as a note, its
+        # time what the note says
+        note = {"title": args["title"], "content": str(args.get("due_at_said") or "")}
+        proposal = Proposal(tool="create_note", args=note, call_id="correction-1")
+        return Correction(proposal, str(card_id), digest, ("kind",))
     edits = _edits(said, args, grammar)
     if not edits or any(name not in editable_fields(tool) for name in edits):
         return None
     proposal = Proposal(tool=tool_name, args=edited_args(tool, args, edits), call_id="correction-1")
     return Correction(proposal, str(card_id), digest, tuple(sorted(edits)))
+
+
+def _names_another_item(read: str, row: ActionCard) -> bool:
+    """Whether the message names an item of its own, other than the one the card is about."""
+    named = interpret(read).args
+    title = str(named.get("todo_title") or named.get("note_title") or "").strip().lower()
+    if not title:
+        return False
+    about = {str(row.args.get("title") or ""), str((row.preview or {}).get("target") or "")}
+    return title not in {name.strip().lower() for name in about if name}
 
 
 def _edits(said: dict[str, str], args: dict[str, Any], grammar: Any) -> dict[str, Any]:

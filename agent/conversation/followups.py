@@ -178,11 +178,14 @@ def _fill(pending: PendingRequest, text: str) -> dict[str, Any] | Clarification 
         if answer is not None:
             prior = str(args.get("due_at") or "")
             args["due_at"] = grammar.merge_time(prior, answer) if prior else answer
-            if prior and args.get("remind_at") == prior:
+            if "remind_at" in args and args["remind_at"] in (None, prior):
                 args["remind_at"] = args["due_at"]  # "remind me …": reminded at the time said
             return args
         if slot == SLOT_INTENT and grammar.is_yes(text):
             return args
+        if slot == SLOT_DUE and grammar.is_yes(text):
+            # "好" to "what time?": still no time, so the question stands
+            return Clarification(tool=pending.tool, args=args, slot=slot)
         priority = grammar.priority_answer(text)
         if slot == SLOT_INTENT and priority:
             return {**args, "priority": priority}

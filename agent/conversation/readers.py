@@ -26,7 +26,14 @@ from typing import Any, Protocol
 
 from django.conf import settings
 
-from agent.conversation import card_questions, list_references, mapping, paging, pronouns
+from agent.conversation import (
+    card_items,
+    card_questions,
+    list_references,
+    mapping,
+    paging,
+    pronouns,
+)
 from agent.conversation import corrections as card_corrections
 from agent.conversation import undo as card_undo
 from agent.conversation.decisions import Turn
@@ -192,10 +199,12 @@ def _forget_reads(turn: Turn, plan: PlanResult) -> None:
 
 
 class Planned:
-    """The configured planner, on the message as said."""
+    """The configured planner, on the message as said ("it" right after a card: that card's
+    item, :mod:`agent.conversation.card_items`)."""
 
     def match(self, said: Said) -> Reading | None:
-        return Reading(plan_with_planner(said, said.text), notes=["planner"])
+        plan = card_items.aimed(plan_with_planner(said, said.text), said.turn.session)
+        return Reading(plan, notes=["planner"])
 
 
 class ModelPlanned:

@@ -47,6 +47,15 @@ define_messages(
             "Nothing has been changed in this conversation yet, so there is nothing to undo. "
             "To bring back a todo or note deleted elsewhere, open the trash.",
         ),
+        "PLANNER_CAPABILITIES": (
+            "可以。我能创建、修改、完成和删除待办（可以带截止时间、提醒，以及每天、每周、每月或每年"
+            "的重复），也能记笔记和查找。直接告诉我要做的事，例如“每天早上8点提醒我吃药”："
+            "我会先给你一张确认卡，你确认后才会执行。",
+            "Yes. I can create, change, complete and delete todos (with a due time, a reminder, "
+            "and a repeat every day, week, month or year), keep notes and find things. Just say "
+            'what you need, for example "remind me to take my pills every day at 8am": I show '
+            "you a card first, and nothing runs until you confirm it.",
+        ),
         "PLANNER_HELP": (
             "我可以帮你：创建待办（例如“帮我创建一条今晚 9 点提交周报的高优先级待办”）、"
             "把待办标记为完成、修改或删除待办、查看未完成的待办、"

@@ -71,6 +71,11 @@ define_messages(
             "要为你创建待办「{title}」（{due}）吗？回复“好”确认，或告诉我具体时间。",
             'Shall I create the todo "{title}" ({due})? Say "yes", or give the exact time.',
         ),
+        "PLANNER_ASK_INTENT_VAGUE": (
+            "要为你创建待办「{title}」吗？“{due}”还不是确切的时间：告诉我具体时间，例如“{example}”。",
+            'Shall I create the todo "{title}"? "{due}" is not an exact time: tell me when, '
+            'for example "{example}".',
+        ),
         "PLANNER_ASK_INTENT_UNTIMED": (
             "要为你创建待办「{title}」吗？回复“好”确认，也可以告诉我截止时间。",
             'Shall I create the todo "{title}"? Say "yes", or tell me when it is due.',
@@ -209,6 +214,16 @@ def question(
         return translate("PLANNER_ASK_KEYWORD", locale)
     if slot == SLOT_INTENT:
         due = str(args.get("due_at") or "").strip()
+        if due and not _readable(due):
+            # 下班后买菜: a "yes" could not be taken (no time to create it with), so none is
+            # invited; the time is
+            return translate(
+                "PLANNER_ASK_INTENT_VAGUE",
+                locale,
+                title=args.get("title", ""),
+                due=due,
+                example=due_example(due, chinese=chinese),
+            )
         return translate(
             "PLANNER_ASK_INTENT" if due else "PLANNER_ASK_INTENT_UNTIMED",
             locale,
@@ -259,6 +274,15 @@ _EXAMPLE_CLOCKS = {
     "evening": ("8点", "8pm"),
 }
 _FALLBACK_EXAMPLE = ("明天下午3点", "tomorrow 3pm")
+
+
+def _readable(due: str) -> bool:
+    """Whether the due-time parser reads ``due`` as one instant (any day will do)."""
+    try:
+        parse_time(due, now=datetime.now(UTC), zone=ZoneInfo("UTC"))
+    except TimeParseError:
+        return False
+    return True
 
 
 def due_example(due: str, *, chinese: bool) -> str:

@@ -10,15 +10,13 @@ place: 每周一早上9点开周会 -> 周一早上9点开周会). The rule is o
 
 from __future__ import annotations
 
-import csv
 import re
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
 
+from agent.planners.tables import patterns, rows
 from agent.timeparse.normalise import normalise as time_words
 
-DATA = Path(__file__).resolve().parent / "data"
 _PLACEHOLDER = re.compile(r"\{(?P<name>[a-z]+)(?P<said>_said)?(?:\+(?P<plus>\d+))?\}")
 
 
@@ -54,31 +52,16 @@ class Table:
 @cache
 def table(language: str) -> Table:
     """The rows of ``data/<language>/recurrence.tsv``, compiled once."""
-    values: dict[tuple[str, str], str] = {}
-    rows: dict[str, list[list[str]]] = {"rule": [], "refuse": [], "stop": [], "remind": []}
-    path = DATA / language / "recurrence.tsv"
-    with path.open(encoding="utf-8") as handle:
-        for row in csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE):
-            if not row or row[0].startswith("#"):
-                continue
-            if row[0] == "value":
-                values[(row[1], row[2].lower())] = row[3]
-            else:
-                rows[row[0]].append(row[1:])
-
-    def compiled(kind: str) -> tuple[re.Pattern[str], ...]:
-        return tuple(re.compile(row[0], re.IGNORECASE) for row in rows[kind])
-
-    rules = tuple(
-        Rule(re.compile(row[0], re.IGNORECASE), row[1], row[2] if len(row) > 2 else "")
-        for row in rows["rule"]
-    )
+    found = rows(language, "recurrence")
     return Table(
-        values=values,
-        rules=rules,
-        refuse=compiled("refuse"),
-        stop=compiled("stop"),
-        remind=compiled("remind"),
+        values={(group, word.lower()): value for group, word, value in found.get("value", ())},
+        rules=tuple(
+            Rule(re.compile(row[0], re.IGNORECASE), row[1], row[2] if len(row) > 2 else "")
+            for row in found.get("rule", ())
+        ),
+        refuse=patterns(language, "recurrence", "refuse"),
+        stop=patterns(language, "recurrence", "stop"),
+        remind=patterns(language, "recurrence", "remind"),
     )
 
 

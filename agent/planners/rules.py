@@ -13,7 +13,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from agent.planners import en, zh
+from agent.planners import en, requests, zh
 from agent.planners import recurrence as repetition
 from agent.planners.base import (
     Clarification,
@@ -26,6 +26,8 @@ from agent.planners.base import (
 from agent.planners.en import several as en_several
 from agent.planners.en.reads import QUESTION as EN_QUESTION
 from agent.planners.lexicon import (
+    QUOTED,
+    SLOT_DUE,
     SLOT_INTENT,
     Grammar,
     Intent,
@@ -60,8 +62,13 @@ def interpret(text: str) -> Intent:
         return Intent(None)
     pieces = zh_several if grammar_for(simplified(written)) is zh else en_several
     written = pieces.reword(written)  # (before reading: as_written maps the same spans)
+    # "move X to the trash" / 把X移到回收站: a delete, never X's new content or time
+    written = requests.reword(written, _language(simplified(written)))
     read = simplified(written)
     language = _language(read)
+    if requests.asks_capability(read, language):
+        # "can you set a daily reminder?": what the assistant can do, no card
+        return Intent(None, message="PLANNER_CAPABILITIES")
     stopped = repetition.stop_item(outside_quotes(read), language)
     if stopped is not None:
         # "stop repeating Pay rent" / 交房租不要再重复了: the rule cleared, the todo kept
@@ -105,7 +112,7 @@ def interpret(text: str) -> Intent:
         # back before any planner runs: agent.cards.undo): nothing to take back, and no todo
         # titled "last change" to reopen
         return Intent(None, message="PLANNER_NOTHING_TO_UNDO")
-    intent = _with_reminder(intent, read, language)
+    intent = _with_reminder(_complete(_tidy_note(intent, language), language), read, language)
     return intent if read == written else _written_back(intent, read, written)
 
 
@@ -138,7 +145,8 @@ _REPEAT = re.compile(rf"{_REPEAT_ZH}|{_REPEAT_EN}", re.IGNORECASE)
 _TIME_GLUE = re.compile(r"[\s的在于,，]*(?:(?:at|on|in|by)\b[\s]*)?", re.IGNORECASE)
 # What may come before a repetition that opens the request (提醒我每天…, "remind me every…").
 _OPENING = re.compile(
-    r"[\s,，]*(?:请|麻烦|帮我|记得|提醒我|叫我|please|pls|remind me(?: to)?)?[\s,，]*$",
+    r"[\s,，]*(?:以后|今后|从今天起|从明天起|from now on)?[\s,，]*"
+    r"(?:请|麻烦|帮我|记得|提醒我|叫我|please|pls|remind me(?: to)?)?[\s,，]*$",
     re.IGNORECASE,
 )
 
@@ -193,17 +201,57 @@ def _repeating(read: str, intent: Intent, language: str) -> Intent | None:
     return None
 
 
+def _complete(intent: Intent, language: str) -> Intent:
+    """A bare "time + event" (明天下午3点去取快递, "tomorrow 3pm dentist, high priority") whose
+    title reads as the todo itself is the request: its card at once, no "shall I?" round
+    trip. A title with a clause, a statement or another request's verb stays a question;
+    a time the tool cannot read is asked for by its ``prepare``."""
+    args = intent.args
+    if (
+        intent.tool != "create_todo"
+        or intent.slot != SLOT_INTENT
+        or not args.get("due_at")
+        or not requests.sure_title(str(args.get("title") or ""), language)
+    ):
+        return intent
+    return replace(intent, slot=None)
+
+
+_QUOTED_FIRST = re.compile(rf"^\s*(?P<title>{QUOTED})\s*[，,：:；;]?\s*(?P<rest>.+)$", re.DOTALL)
+
+
+def _tidy_note(intent: Intent, language: str) -> Intent:
+    """A new note's title without the quotes, colon and request after it (「菜谱」，写上番茄炒蛋
+    -> title 菜谱, content 番茄炒蛋), and its content without the asking words that open it."""
+    if intent.tool != "create_note":
+        return intent
+    args = dict(intent.args)
+    quoted = _QUOTED_FIRST.match(str(args.get("title") or ""))
+    if quoted and unquote(quoted.group("title")):
+        args["title"] = unquote(quoted.group("title"))
+        content = str(args.get("content") or "")
+        args["content"] = (
+            quoted.group("rest").strip() + ("\n" + content if content else "")
+        ).strip()
+    if args.get("content"):
+        args["content"] = requests.content_without_head(str(args["content"]), language)
+    return intent if args == intent.args else replace(intent, args=args)
+
+
 def _with_reminder(intent: Intent, read: str, language: str) -> Intent:
     """A new todo asked as a reminder ("remind me to call mom tomorrow at 10") is reminded at
     its due time."""
     args = intent.args
     if (
         intent.tool != "create_todo"
-        or intent.slot is not None
-        or not args.get("due_at")
-        or args.get("remind_at")
+        or "remind_at" in args
         or not repetition.asks_reminder(outside_quotes(read), language)
     ):
+        return intent
+    if intent.slot == SLOT_DUE and not args.get("due_at"):
+        # 天天提醒我背单词: asked what time; the answer is the reminder's time too
+        return replace(intent, args={**args, "remind_at": None})
+    if intent.slot is not None or not args.get("due_at"):
         return intent
     return replace(intent, args={**args, "remind_at": args["due_at"]})
 

@@ -81,19 +81,32 @@ def prepare_recurrence(value: Any, due_at: str | None, context: ToolContext) -> 
     return check_recurrence(value, start=start, zone=context.zone, now=context.now)
 
 
-def series_start(value: Any, context: ToolContext) -> str | None:
-    """The first occurrence of a rule said without a due time ("water the plants every other
-    day", 每月最后一天交房租), at the end of its day as a date alone is due; None for no rule.
+def series_start(value: Any, context: ToolContext, *, due_at: str | None) -> str | None:
+    """The due time of a new series: its rule's first occurrence at or after ``due_at`` (每周一
+    早上9点 said on a Wednesday: 09:00 next Monday), or, said with no time ("water the plants
+    every other day", 每月最后一天交房租), from the end of today, as a date alone is due.
+    ``due_at`` as it is when there is no rule.
 
     Rules outside the subset are refused as ``prepare_recurrence`` refuses them.
     """
     if value is None:
-        return None
-    today = context.now.astimezone(context.zone).date()
-    base = datetime.combine(today, END_OF_DAY, tzinfo=context.zone)
+        return due_at
+    if due_at is not None:
+        base = parse_aware(due_at)
+    else:
+        today = context.now.astimezone(context.zone).date()
+        base = datetime.combine(today, END_OF_DAY, tzinfo=context.zone)
     check_recurrence(value, start=base, zone=context.zone, now=context.now)
     first = occurrences(value, start=base, after=base, zone=context.zone, limit=1, inclusive=True)
-    return first[0].astimezone(context.zone).isoformat() if first else None
+    return first[0].astimezone(context.zone).isoformat() if first else due_at
+
+
+def shifted(moment: str, before: str | None, after: str | None) -> str:
+    """``moment`` moved as a due time moved from ``before`` to ``after`` (both ISO, or None:
+    not moved)."""
+    if not before or not after or before == after:
+        return moment
+    return (parse_aware(moment) + (parse_aware(after) - parse_aware(before))).isoformat()
 
 
 def recurrence_details(

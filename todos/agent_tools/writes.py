@@ -46,6 +46,7 @@ from todos.agent_tools.cards import (
     resolve_todo,
     same_value,
     series_start,
+    shifted,
     status_label,
     todo_data,
     todo_snapshot,
@@ -145,8 +146,9 @@ class CreateTodoTool(TodoWriteTool):
     def prepare(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         todo_services.check_room(owner=context.subject)  # at the cap: refused, no card
         due_at, said = prepare_due(args.get("due_at"), context)
-        if due_at is None:
-            due_at = series_start(args.get("recurrence"), context)  # "water it every other day"
+        # a series is due at an occurrence: "every other day" from today, 每周一 9点 on Monday
+        said_due = due_at
+        due_at = series_start(args.get("recurrence"), context, due_at=said_due)
         prepared = {
             "title": todo_services.check_title(args.get("title")),
             "description": todo_services.check_description(args.get("description")),
@@ -159,7 +161,8 @@ class CreateTodoTool(TodoWriteTool):
             prepared["due_at_said"] = said
         remind_at = prepare_remind(args.get("remind_at"), context)
         if remind_at is not None:
-            prepared["remind_at"] = remind_at
+            # moved with the due time to the series' first occurrence, the offset kept
+            prepared["remind_at"] = shifted(remind_at, said_due, due_at)
         recurrence = prepare_recurrence(args.get("recurrence"), due_at, context)
         if recurrence is not None:
             prepared["recurrence"] = recurrence

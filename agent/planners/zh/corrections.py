@@ -25,7 +25,7 @@ _FIELD_TITLE = r"(?:标题|名字|名称|题目)"
 # 不对， / 错了，应该是 / 改成 / 时间改成 / 还是…吧
 # (标题写错了，应该是… / 标题改一下，叫…: the field, what is wrong with it, then the value)
 _HEAD = re.compile(
-    rf"^(?:{_OOPS}[，,。！!\s]*)*(?:(?:这个|这条|这张|它)\s*)?"
+    rf"^(?:{_OOPS}[，,。！!\s]*)*(?:(?:把|将)?\s*(?:这个|这条|这张|那条|那个|它)\s*)?"
     rf"(?P<field>{_FIELD_TIME}|{_FIELD_TITLE}|优先级)?\s*"
     r"(?P<wrong>(?:写错了|弄错了|错了|不对|改一下|换一下|得改一下)[，,\s]*)?"
     rf"(?P<verb>{_CHANGE}|应该是|应该叫|是|叫|要|得是)?\s*(?P<value>.+?)$",

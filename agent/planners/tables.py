@@ -1,0 +1,32 @@
+"""The rules planner's data files: ``agent/planners/data/<language>/<name>.tsv``.
+
+Each file is tab-separated rows whose first column names the row's kind (its header says
+which kinds it has and what their columns mean); ``#`` starts a comment line. The modules
+that read them (``recurrence``, ``requests``) hold mechanisms only, the words live here.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from functools import cache
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+@cache
+def rows(language: str, name: str) -> dict[str, tuple[tuple[str, ...], ...]]:
+    """The rows of ``data/<language>/<name>.tsv`` by kind, each without its kind column."""
+    found: dict[str, list[tuple[str, ...]]] = {}
+    with (DATA / language / f"{name}.tsv").open(encoding="utf-8") as handle:
+        for row in csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE):
+            if row and not row[0].startswith("#"):
+                found.setdefault(row[0], []).append(tuple(row[1:]))
+    return {kind: tuple(items) for kind, items in found.items()}
+
+
+@cache
+def patterns(language: str, name: str, kind: str) -> tuple[re.Pattern[str], ...]:
+    """The first column of each ``kind`` row, compiled (case-insensitive)."""
+    return tuple(re.compile(row[0], re.IGNORECASE) for row in rows(language, name).get(kind, ()))
