@@ -911,7 +911,7 @@ def test_a_general_statement_about_completed_todos_is_no_status_change() -> None
         (
             "3天后交物业费，记得提醒我",
             "create_todo",
-            {"title": "交物业费", "due_at": "3天后", "remind_at": "3天后"},
+            {"title": "交物业费", "due_at": "3天后"},
             None,
         ),
         (
@@ -1031,7 +1031,7 @@ def test_a_general_statement_about_completed_todos_is_no_status_change() -> None
         (
             "晚点提醒我回复邮件",
             "create_todo",
-            {"title": "回复邮件", "due_at": "晚点", "remind_at": "晚点"},
+            {"title": "回复邮件", "due_at": "晚点"},
             None,
         ),
         ("remind me later", "create_todo", {"due_at": "later"}, "title"),
@@ -1124,7 +1124,6 @@ def test_seventh_batch_forms(
             {
                 "title": "Call the plumber",
                 "due_at": "a week from today",
-                "remind_at": "a week from today",
             },
             None,
         ),
@@ -1553,7 +1552,7 @@ def test_should_be_done_by_a_day_is_a_deadline_not_a_status_change() -> None:
         (
             "提醒我3天内交材料",
             "create_todo",
-            {"title": "交材料", "due_at": "3天内", "remind_at": "3天内"},
+            {"title": "交材料", "due_at": "3天内"},
             None,
         ),
         (

@@ -130,7 +130,6 @@ def test_a_repeating_proposal_gets_the_rule_in_words_and_the_next_occurrences(
             {"due_at": "明天上午9点", "recurrence": "every third full moon"},
             "TODO_RECURRENCE_UNSUPPORTED",
         ),
-        ({"recurrence": "FREQ=DAILY"}, "TODO_RECURRENCE_NEEDS_DUE_AT"),
         ({"due_at": "明天上午9点", "remind_at": "以后"}, "TODO_REMIND_AT_INVALID"),
     ],
 )
@@ -140,6 +139,28 @@ def test_a_rule_or_reminder_the_service_refuses_is_refused_before_any_card(
     with pytest.raises(LightNoteError) as caught:
         prepare("create_todo", {"title": "看月亮", **args}, context_for(user))
     assert caught.value.code == code
+
+
+@pytest.mark.parametrize(
+    ("rule", "due", "first"),
+    [
+        # said with no time: from the end of today (a Wednesday)
+        ("FREQ=DAILY", None, "2026-12-02T23:59:00+08:00"),
+        ("FREQ=MONTHLY;BYMONTHDAY=-1", None, "2026-12-31T23:59:00+08:00"),
+        # said with a time that is no occurrence: the first occurrence from it
+        ("FREQ=WEEKLY;BYDAY=MO", "明天上午9点", "2026-12-07T09:00:00+08:00"),
+    ],
+)
+def test_a_new_series_is_due_at_its_first_occurrence_with_its_reminder(
+    user: Any, rule: str, due: str | None, first: str
+) -> None:
+    args = {"title": "开周会", "recurrence": rule}
+    if due:
+        args.update(due_at=due, remind_at=due)
+    prepared = prepare("create_todo", args, context_for(user))
+    assert prepared.args["due_at"] == first
+    if due:
+        assert prepared.args["remind_at"] == first  # moved with the due time
 
 
 def test_a_confirmed_repeating_card_creates_the_series_through_the_service(user: Any) -> None:

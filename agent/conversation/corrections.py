@@ -30,6 +30,7 @@ from agent.cards.edit import editable_fields, edited_args
 from agent.conversation import sessions
 from agent.conversation.decisions import Turn
 from agent.models import ActionCard, AgentSession
+from agent.planners import requests, zh
 from agent.planners.base import Proposal
 from agent.planners.lexicon import normalise
 from agent.planners.rules import grammar_for, interpret
@@ -99,7 +100,11 @@ def correction_for(*, session: AgentSession, text: str, now: datetime) -> Correc
 
 
 def _names_another_item(read: str, row: ActionCard) -> bool:
-    """Whether the message names an item of its own, other than the one the card is about."""
+    """Whether the message is a request about an item of its own (said another way by the
+    planner's ``reword`` rows: "Buy milk isn't urgent, set it to low"), not the card's."""
+    language = "zh" if grammar_for(read) is zh else "en"
+    if requests.reword(read, language) == read:
+        return False
     named = interpret(read).args
     title = str(named.get("todo_title") or named.get("note_title") or "").strip().lower()
     if not title:

@@ -47,6 +47,7 @@ class Table:
     refuse: tuple[re.Pattern[str], ...] = ()
     stop: tuple[re.Pattern[str], ...] = ()
     remind: tuple[re.Pattern[str], ...] = ()
+    clock: tuple[re.Pattern[str], ...] = ()
 
 
 @cache
@@ -62,6 +63,7 @@ def table(language: str) -> Table:
         refuse=patterns(language, "recurrence", "refuse"),
         stop=patterns(language, "recurrence", "stop"),
         remind=patterns(language, "recurrence", "remind"),
+        clock=patterns(language, "recurrence", "clock"),
     )
 
 
@@ -129,3 +131,8 @@ def stop_item(text: str, language: str) -> str | None:
 def asks_reminder(text: str, language: str) -> bool:
     """Whether ``text`` asks to be reminded (提醒我, "remind me")."""
     return any(pattern.search(text) for pattern in table(language).remind)
+
+
+def has_clock(due: str, language: str) -> bool:
+    """Whether a due time as said names a time of day (明天上午10点, "in 2 hours"), not a day."""
+    return any(pattern.search(due) for pattern in table(language).clock)

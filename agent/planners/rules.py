@@ -239,8 +239,8 @@ def _tidy_note(intent: Intent, language: str) -> Intent:
 
 
 def _with_reminder(intent: Intent, read: str, language: str) -> Intent:
-    """A new todo asked as a reminder ("remind me to call mom tomorrow at 10") is reminded at
-    its due time."""
+    """A new todo asked as a reminder ("remind me to call mom tomorrow at 10am") is reminded at
+    its due time, when that time has a clock."""
     args = intent.args
     if (
         intent.tool != "create_todo"
@@ -251,9 +251,10 @@ def _with_reminder(intent: Intent, read: str, language: str) -> Intent:
     if intent.slot == SLOT_DUE and not args.get("due_at"):
         # 天天提醒我背单词: asked what time; the answer is the reminder's time too
         return replace(intent, args={**args, "remind_at": None})
-    if intent.slot is not None or not args.get("due_at"):
-        return intent
-    return replace(intent, args={**args, "remind_at": args["due_at"]})
+    due = str(args.get("due_at") or "")
+    if intent.slot is not None or not repetition.has_clock(due, language):
+        return intent  # 提醒我明天交电费: a day, no time to remind at (the todo is due that day)
+    return replace(intent, args={**args, "remind_at": due})
 
 
 def _one(read: str) -> Intent:
