@@ -136,14 +136,15 @@ def test_a_named_todo_with_its_time_gets_its_card(api, text, title, due) -> None
         ("meeting with Anna next Monday morning", "yes", "Meeting with Anna"),
     ],
 )
-def test_a_bare_event_is_asked_about_and_a_yes_then_the_time_completes_it(
+def test_a_bare_event_with_a_vague_time_is_asked_its_time_and_a_yes_asks_again(
     api, first, answer, title
 ) -> None:
     session_id = session_of(api)
     notice = clarify_notice(say(api, session_id, first))
-    assert (notice["capability"], notice["slot"]) == ("todo.create", "intent")
+    # a complete request whose time ("上午" / "morning") is vague: the time is asked for
+    assert (notice["capability"], notice["slot"]) == ("todo.create", "due_at")
     assert title in notice["message"]
-    # "Yes" confirms the todo; its time ("上午" / "morning") is still vague: asked next.
+    # "Yes" gives no time: the question stands
     notice = clarify_notice(say(api, session_id, answer))
     assert notice["slot"] == "due_at"
     [card] = say(api, session_id, "10点" if first.startswith("下") else "10am")["cards"]
@@ -188,12 +189,14 @@ def test_a_todo_without_a_time_is_asked_about_without_an_empty_time(api, first, 
         ("明天上午十点牙医复诊", "就记成待办吧", "牙医复诊"),
     ],
 )
-def test_answering_the_kind_of_item_with_todo_completes_the_card(api, first, answer, title):
+def test_a_complete_event_is_its_todo_card_at_once_and_todo_after_it_adds_none(
+    api, first, answer, title
+):
     session_id = session_of(api)
-    assert clarify_notice(say(api, session_id, first))["slot"] == "intent"
-    [card] = say(api, session_id, answer)["cards"]
+    [card] = say(api, session_id, first)["cards"]
     assert (card["tool"], card["args"]["title"]) == ("create_todo", title)
     assert card["args"]["due_at"] is not None
+    assert say(api, session_id, answer)["cards"] == []  # it is a todo already
 
 
 @pytest.mark.parametrize(
@@ -207,9 +210,11 @@ def test_answering_with_note_makes_the_card_a_note_that_keeps_the_time(
     api, first, answer, title, content
 ) -> None:
     session_id = session_of(api)
-    assert clarify_notice(say(api, session_id, first))["slot"] == "intent"
+    [todo_card] = say(api, session_id, first)["cards"]
+    assert todo_card["tool"] == "create_todo"
     [card] = say(api, session_id, answer)["cards"]
     assert card["tool"] == "create_note"
+    assert card["parent_id"] == todo_card["card_id"]  # the todo's card is withdrawn
     assert (card["args"]["title"], card["args"]["content"]) == (title, content)
     assert Note.objects.count() == 0  # a card, never a write
 
@@ -544,7 +549,8 @@ def test_tags_said_to_be_added_keep_the_notes_own(api, user, text, tags) -> None
             "create_todo",
             {"title": "Pick up the kids", "due_at": "2026-12-02T16:15:00+08:00"},
         ),
-        (["明天上午10点牙医复诊", "加吧"], "create_todo", {"title": "牙医复诊"}),
+        # a complete request: its card at once, nothing asked (the old "shall I?" and its 加吧)
+        (["明天上午10点牙医复诊"], "create_todo", {"title": "牙医复诊"}),
         # what should change on an item named alone: answered with a time, a priority, a
         # sentence about "it"
         (

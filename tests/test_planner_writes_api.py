@@ -168,6 +168,28 @@ def test_a_repeating_reminder_is_reminded_at_each_first_occurrence(chat: Any) ->
     assert args["due_at"] == args["remind_at"] == "2026-12-07T08:00:00+08:00"
 
 
+@pytest.mark.parametrize(
+    ("text", "answer", "locale"),
+    [("天天提醒我背单词", "晚上9点", "zh-CN"), ("remind me every day to stretch", "9pm", "en")],
+)
+def test_a_repeating_reminder_with_no_time_asks_it_and_the_answer_sets_both(
+    chat: Any, text: str, answer: str, locale: str
+) -> None:
+    asked = chat.say(text, locale)
+    assert asked["cards"] == []
+    assert [(n["status"], n["slot"]) for n in asked["notices"]] == [("clarify", "due_at")]
+    card = only_card(chat.say(answer, locale))
+    args = card["args"]
+    assert args["recurrence"] == "FREQ=DAILY"
+    assert args["due_at"] == args["remind_at"] == "2026-12-02T21:00:00+08:00"
+
+
+def test_a_reminder_for_a_day_alone_sets_no_reminder_time_nobody_said(chat: Any) -> None:
+    card = only_card(chat.say("提醒我明天交电费"))
+    assert card["args"]["due_at"] == "2026-12-03T23:59:00+08:00"
+    assert "remind_at" not in card["args"]
+
+
 def test_the_confirmed_repeating_card_makes_one_series_todo(chat: Any) -> None:
     card = only_card(chat.say("每周一早上9点开周会"))
     with time_machine.travel(NOW, tick=False):
