@@ -278,7 +278,13 @@ def test_moving_a_note_to_the_trash_is_the_planned_note_delete_never_an_update(
 
 
 @pytest.mark.parametrize(
-    ("text", "locale"), [("can you set a daily reminder?", "en"), ("你能设置每天提醒吗？", "zh-CN")]
+    ("text", "locale"),
+    [
+        ("can you set a daily reminder?", "en"),
+        ("你能设置每天提醒吗？", "zh-CN"),
+        ("does it support recurring tasks?", "en"),
+        ("可以设置重复任务吗", "zh-CN"),
+    ],
 )
 def test_a_question_about_what_the_assistant_can_do_is_answered_never_carded(
     chat: Any, text: str, locale: str
@@ -287,6 +293,16 @@ def test_a_question_about_what_the_assistant_can_do_is_answered_never_carded(
     assert body["cards"] == []
     assert body["notices"] == []
     assert body["reply"] == translate("PLANNER_CAPABILITIES", locale)
+
+
+@pytest.mark.parametrize(
+    ("text", "locale"), [("你能帮我创建一个待办吗", "zh-CN"), ("can you add a todo?", "en")]
+)
+def test_a_polite_request_is_still_a_request_not_a_capability_question(
+    chat: Any, text: str, locale: str
+) -> None:
+    body = chat.say(text, locale)
+    assert [(n["status"], n["slot"]) for n in body["notices"]] == [("clarify", "title")]
 
 
 @pytest.mark.parametrize(
