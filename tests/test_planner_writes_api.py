@@ -466,3 +466,19 @@ def test_it_right_after_a_new_todo_card_corrects_that_card(chat: Any) -> None:
     card = only_card(chat.say("把它改成后天"))
     assert (card["tool"], card["args"]["title"]) == ("create_todo", "去取快递")
     assert card["args"]["due_at"] == "2026-12-04T15:00:00+08:00"
+
+
+def test_it_right_after_a_confirmed_new_todo_is_the_todo_it_made(chat: Any) -> None:
+    card = only_card(chat.say("明天下午3点去取快递"))
+    with time_machine.travel(NOW, tick=False):
+        response = chat.api.post(
+            "/api/v1/agent/confirmations/confirm/",
+            {"token": card["token"], "session_id": chat.session},
+            format="json",
+        )
+    assert response.status_code == 200, response.content
+    [todo] = Todo.objects.filter(owner=chat.user)
+    add_todo(chat, "买菜")  # another item, not meant
+    changed = only_card(chat.say("把它改成后天"))
+    assert (changed["tool"], changed["args"]["todo_id"]) == ("update_todo", str(todo.id))
+    assert changed["args"]["due_at"].startswith("2026-12-04")
