@@ -229,6 +229,23 @@ def test_stop_repeating_is_an_update_card_clearing_the_rule(
 
 
 @pytest.mark.parametrize(
+    ("text", "tool"),
+    [("列出农历新年前的待办", "query_todos"), ("每逢周五大扫除", "create_todo")],
+)
+def test_lunar_words_refuse_only_a_repetition(chat: Any, text: str, tool: str) -> None:
+    body = chat.say(text)
+    assert body["reply"] != translate("PLANNER_RECURRING_UNSUPPORTED", "zh-CN")
+    if tool == "create_todo":
+        card = only_card(body)
+        assert (card["args"]["title"], card["args"]["recurrence"]) == (
+            "大扫除",
+            "FREQ=WEEKLY;BYDAY=FR",
+        )
+    else:
+        assert [fact["tool"] for fact in body["facts"]] == [tool]
+
+
+@pytest.mark.parametrize(
     ("text", "locale"),
     [("every third full moon water the cactus", "en"), ("每逢农历十五拜佛", "zh-CN")],
 )
