@@ -229,6 +229,16 @@ def test_stop_repeating_is_an_update_card_clearing_the_rule(
 
 
 @pytest.mark.parametrize(
+    "text",
+    ["每天都下雨", "每周都要开会，烦死了", "it rains every day", "I go to the gym every day"],
+)
+def test_a_statement_with_a_repetition_in_it_is_no_card(chat: Any, text: str) -> None:
+    body = chat.say(text, language_of(text))
+    assert body["cards"] == []
+    assert Todo.objects.count() == 0
+
+
+@pytest.mark.parametrize(
     ("text", "tool"),
     [("列出农历新年前的待办", "query_todos"), ("每逢周五大扫除", "create_todo")],
 )

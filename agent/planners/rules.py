@@ -187,7 +187,8 @@ def _repeating(read: str, intent: Intent, language: str) -> Intent | None:
     if not _governs(text, found.start, found.end, said or found.keep):
         return None  # 整理每周例会纪要: the repetition is part of the title
     args = {**rest.args, "recurrence": found.rrule}
-    if rest.tool == "create_todo" and rest.slot in (None, SLOT_INTENT):
+    sure = requests.sure_title(str(rest.args.get("title") or ""), language)
+    if rest.tool == "create_todo" and (rest.slot is None or (rest.slot == SLOT_INTENT and sure)):
         return Intent("create_todo", args)  # the repetition makes it a request: no question
     if rest.tool in _TIMED_WRITES and rest.slot is not None:
         return replace(rest, args=args)  # asked (a vague time, no title), the rule kept
@@ -196,7 +197,12 @@ def _repeating(read: str, intent: Intent, language: str) -> Intent | None:
     if rest.tool is None and not _QUESTIONS[language].search(found.rest):
         # "water the plants every other day": the rest is the todo, as said
         fields = grammar_for(read).todo_fields(found.rest)
-        if fields.tool == "create_todo" and fields.slot is None:
+        title = str(fields.args.get("title") or "")
+        if (
+            fields.tool == "create_todo"
+            and fields.slot is None
+            and requests.sure_title(title, language)
+        ):
             return replace(fields, args={**fields.args, "recurrence": found.rrule})
     return None
 
