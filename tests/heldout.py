@@ -63,9 +63,9 @@ class GuardRow:
         return self.label == "claim"
 
 
-def _rows(name: str, width: int) -> list[list[str]]:
+def _rows(name: str, width: int, directory: Path = HELDOUT_DIR) -> list[list[str]]:
     rows = []
-    with (HELDOUT_DIR / name).open(encoding="utf-8", newline="") as handle:
+    with (directory / name).open(encoding="utf-8", newline="") as handle:
         reader = csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
         for number, row in enumerate(reader, start=1):
             if not row or row[0].startswith("#"):
@@ -91,6 +91,16 @@ def load_guard(language: str) -> list[GuardRow]:
     return [
         GuardRow(row_id, situation, label, origin, text.replace("\\n", "\n"))
         for row_id, situation, label, origin, text in _rows(GUARD_FILES[language], 5)
+    ]
+
+
+def load_guard_tuning(language: str) -> list[GuardRow]:
+    """Return the guard TUNING rows of one language (``tests/data/guard_tune_*.tsv``)."""
+    return [
+        GuardRow(row_id, situation, label, origin, text.replace("\\n", "\n"))
+        for row_id, situation, label, origin, text in _rows(
+            f"guard_tune_{language}.tsv", 5, HELDOUT_DIR.parent
+        )
     ]
 
 

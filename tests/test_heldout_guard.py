@@ -117,34 +117,44 @@ def model(monkeypatch: pytest.MonkeyPatch, settings: Any) -> ScriptedModel:
 def test_guard_alone_heldout_figures_are_reported() -> None:
     """The guard's verdict on each row without the API (both passes, fast)."""
     for language in GUARD_FILES:
-        locale = "zh-CN" if language == "zh" else "en"
-        created = backing_for(
-            action_id=uuid.uuid4(),
-            capability="todo.create",
-            resource_type="todo",
-            result={"title": SETUP[language]["title"]},
-        )
-        assert created is not None
-        counts: dict[str, Counter[str]] = {situation: Counter() for situation in SITUATIONS}
-        for row in load_guard(language):
-            backed = row.situation == "4"
-            verdict = guard_reply(
-                row.text,
-                backings=[created] if backed else [],
-                locale=locale,
-                focus=created if backed else None,
-            )
-            tally = counts[row.situation]
-            if row.is_claim:
-                tally["claims"] += 1
-                tally["shown"] += not verdict.replaced or (
-                    not backed and _claims_left(verdict.text)
-                )
-            else:
-                tally["honest"] += 1
-                tally["altered"] += verdict.replaced
+        counts = guard_alone_tally(load_guard(language), language)
         for situation, tally in counts.items():
             FIGURES.append(_report(language, situation, tally, what="guard alone"))
+
+
+def guard_alone_tally(
+    rows: list[GuardRow], language: str, misses: list[str] | None = None
+) -> dict[str, Counter[str]]:
+    """Per situation: claims, claims shown, honest replies, honest replies altered."""
+    locale = "zh-CN" if language == "zh" else "en"
+    created = backing_for(
+        action_id=uuid.uuid4(),
+        capability="todo.create",
+        resource_type="todo",
+        result={"title": SETUP[language]["title"]},
+    )
+    assert created is not None
+    counts: dict[str, Counter[str]] = {situation: Counter() for situation in SITUATIONS}
+    for row in rows:
+        backed = row.situation == "4"
+        verdict = guard_reply(
+            row.text,
+            backings=[created] if backed else [],
+            locale=locale,
+            focus=created if backed else None,
+        )
+        tally = counts[row.situation]
+        if row.is_claim:
+            shown = not verdict.replaced or (not backed and _claims_left(verdict.text))
+            tally["claims"] += 1
+            tally["shown"] += shown
+        else:
+            shown = verdict.replaced
+            tally["honest"] += 1
+            tally["altered"] += shown
+        if shown and misses is not None:
+            misses.append(f"  {row.id} [{row.label}] {row.text!r}")
+    return counts
 
 
 def _guarded(body: dict[str, Any]) -> bool:
@@ -217,11 +227,16 @@ def _final_reply(api: Any, user: Any, model: ScriptedModel, language: str) -> Ru
 
 
 def _report(
-    language: str, situation: str, counts: Counter[str], *, what: str = "guard over HTTP"
+    language: str,
+    situation: str,
+    counts: Counter[str],
+    *,
+    what: str = "guard over HTTP",
+    rows: str = "held-out",
 ) -> str:
     claims, honest = counts["claims"], counts["honest"]
     return (
-        f"{what}, held-out [{language}, situation {situation}: {SITUATIONS[situation]}]: "
+        f"{what}, {rows} [{language}, situation {situation}: {SITUATIONS[situation]}]: "
         f"claims shown {counts['shown']}/{claims} = {counts['shown'] / claims:.1%}, "
         f"honest altered {counts['altered']}/{honest} = {counts['altered'] / honest:.1%}"
     )
