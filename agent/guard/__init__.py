@@ -24,9 +24,11 @@ from typing import Any
 from agent.guard import grammar_en, grammar_zh
 from agent.guard.backing import Backing, backing_for, is_backed, normalise_name
 from agent.guard.claims import Claim, is_sweeping
+from agent.guard.forms import load
 from agent.guard.text import Clause, clauses, remove_spans, restore
 from lightnote.texts.i18n import DEFAULT_LOCALE, normalize_locale
 
+FORMS = load("common")
 __all__ = [
     "GUARDED_CODE",
     "NOT_EXECUTED_TEXT",
@@ -43,251 +45,48 @@ __all__ = [
 
 GUARDED_CODE = "REPLY_UNBACKED_CLAIM"
 
-_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
-# "…is already done — no need to mark it again": the state was so before this turn.
-_STATE_WAS_SO = re.compile(
-    r"\bno\s+need\s+(?:to|for)\b|(?:不需要|不用|无需|无须|不必|没必要)(?:再|重复|又)"
-    r"|\bbefore\s+you\s+asked\b|\bleft\s+it\s+(?:as\s+is|alone)\b|没有?再改动|没再动"
-    # "…is already marked done — you checked it off on Monday": the user did it
-    r"|\byou\s+(?:already\s+|just\s+)?(?:checked|ticked|crossed|marked|completed|finished|did"
-    r"|deleted|removed|added|created|moved|changed)\b"
-    r"|(?:你|您)[^，。]{0,8}(?:勾|剔|完成|标记|删|加|建|改)[^，。]{0,4}(?:了|的)"
-    # "… is already marked done — the history says that happened Tuesday": it was so before
-    r"|\b(?:history|activity\s+log|log)\s+(?:says|shows)\b"
-    # "… is already high — there's nothing to change"
-    r"|\bnothing\s+to\s+change\b|\bno\s+change\s+(?:is\s+)?needed\b",
-    re.IGNORECASE,
-)
-_ALREADY_STATE = re.compile(
-    r"^(?:is|are|was|were|'s|’s)\s+already\b|已经是",
-    re.IGNORECASE,
-)
-_BARE_STATUS = re.compile(
-    r"(?:recently\s+)?(?:completed|done|finished|open|pending|已完成|未完成|进行中|待完成)",
-    re.IGNORECASE,
-)
-# "- Created: 22", "删除：3 条": a word that labels a count
-_COUNT_LABEL = re.compile(
-    r"[-*•]?\s*(?:completed|done|finished|created|added|deleted|removed|updated|edited|archived"
-    r"|restored|moved|已?完成|新建|新增|创建|添加|删除|修改|更新|归档|恢复)",
-    re.IGNORECASE,
-)
-# "Removed: 4 · Skipped: 0 · Errors: 0": the counts of a run, not of a read
-_RUN_RESULT = re.compile(
-    r"(?:\berrors?|\bfail(?:ed|ures?)|\bskipped|失败|跳过|出错)\s*[:：]\s*\d", re.IGNORECASE
-)
-_COUNT_AFTER = re.compile(r"\s*[:：]\s*\d+(?![\d.)、])")  # a count, not "Deleted: 1. Rent"
-_DONE_LABEL = re.compile(r"(?:completed|done|finished|已完成)\s*[:：]", re.IGNORECASE)
-# "笔记里写着：…" / "Your note says: …": what follows quotes stored content (not "The
-# system says: …", which is the model's own report).
-_CONTENT_LABEL = re.compile(
-    r"(?:笔记|内容|备注|描述|原文|里面|上面|\bnotes?\b|\bcontent|\bdescription|\bmemo|\btext)"
-    r".*(?:写着|写道|写的是|内容是|内容如下|记录着|记着|提到|\bsays|\breads|\bwrites|\bstates"
-    r"|\bsaid)\s*$",
-    re.IGNORECASE,
-)
-# "已取消，这次什么也没改" / "Cancelled — nothing was changed": the card was cancelled.
-_NOTHING_CHANGED = re.compile(
-    r"什么(?:也|都)没|没有(?:做|进行)?任何(?:修改|改动|操作|变更)|未做任何|不做任何|没做任何|没有动"
-    r"|nothing\s+(?:was|has\s+been|got)\s+(?:changed|done|touched|modified|saved)"
-    r"|\bnothing\s+changed\b|没有任何(?:变化|改变)|(?:数据|内容)(?:没有|并没有|并未|未)(?:任何)?(?:变化|改变)"
-    r"|no\s+changes?\s+(?:were|was|have\s+been)\s+made"
-    r"|\b(?:haven'?t|didn'?t|have\s+not|did\s+not)\s+(?:touched|touch|changed|change)\s+anything"
-    r"|\bleft\s+(?:everything|it|them|all\s+of\s+it)\s+(?:as\s+(?:it\s+)?(?:is|was)|alone|untouched"
-    r"|unchanged)\b|保持原样|原封不动",
-    re.IGNORECASE,
-)
-# "执行失败：这条待办已被修改" / "That failed: the todo was changed elsewhere": what follows a
-# failure explains it.
-_FAILURE_LABEL = re.compile(r"(?:失败|出错|错误|\bfail(?:ed|ure)|\berror)\s*$", re.IGNORECASE)
-_AFTER_QUOTE = re.compile(r"^\s*[“「]\ue000[”」]\s*(?P<rest>.+)$")
-_QUOTE_FIRST = re.compile(r"^\s*[“「]\ue000[”」]")
-_WORD = re.compile(r"[A-Za-z\u3400-\u9fff]{2,}")
-_QUOTED_ALONE = re.compile(r"\W*?[\"“'‘](.+?)[\"”'’]\W*")
-# "以下是我为你完成的操作：" / "Here's what I did:": the list after it reports done writes.
-_DONE_HEADER = re.compile(
-    r"(?:以下|下面|这)是?我?(?:为你|为您|帮你|帮您|已经?)*(?:完成|执行|做)了?的(?:操作|修改|改动|事情|更改)"
-    r"|我(?:已经?)?(?:为你|帮你)?(?:完成|执行|做)了(?:以下|如下|这些|下面的?)(?:操作|修改|改动|更改)"
-    r"|\bhere(?:'?s|\s+is)\s+what\s+i(?:'ve|\s+have)?\s+(?:did|done|changed|updated)\b"
-    r"|\bi\s+(?:did|made|have\s+made|'ve\s+made)\s+the\s+following(?:\s+changes)?\b",
-    re.IGNORECASE,
-)
-# "以下是将要执行的操作：" / "Here's what I'm about to do:": the list after it is a plan.
-_PLAN_HEADER = re.compile(
-    r"(?:以下|下面|这)是?我?(?:将要|将会|将|即将|准备|打算|要)(?:为你|帮你|为您)?(?:执行|进行|做|完成)的"
-    r"(?:操作|修改|改动|事情|更改)"
-    r"|我(?:将|会|准备|打算|要)(?:为你|帮你|为您)?(?:执行|进行|做)(?:以下|如下|这些|下面的?)"
-    r"(?:操作|修改|改动|更改)"
-    r"|\bhere(?:'?s|\s+is)\s+what\s+i(?:'m|\s+am|'ll|\s+will|\s+would|'d|\s+plan\s+to|\s+can)"
-    r"(?:\s+(?:about|going))?(?:\s+to)?\s+(?:do|change|update|make)\b"
-    r"|\bhere(?:'?s|\s+is)\s+(?:the|my)\s+plan\b"
-    r"|\b(?:proposed|planned|suggested|pending)\s+(?:changes|actions|edits|updates)\b"
-    r"|(?:建议|拟|待确认|计划)的?(?:修改|改动|操作|更改)"
-    r"|\bi(?:'m|\s+am)\s+(?:about|going)\s+to\s+(?:do|make)\s+the\s+following\b"
-    # what follows explains, lists what can be done, or advises: 按钮说明：/ 图标含义：/
-    # 我能做的事情包括：/ 小贴士：/ "Legend:" / "Things I can help with:" / "Pro tip:"
-    r"|按钮说明|图标含义|图例|含义[:：]|小贴士|小技巧|我能(?:做|帮你做)的|我可以帮你(?:做)?的|我能帮你"
-    r"|\blegend\b|\bkey\s*:|\bicons?\s*:|\bpro\s+tip\b|\btips?\s*:|\bhint\s*:"
-    r"|\bthings\s+i\s+can\b|\bi\s+can\s+help\s+with\b|\bhere(?:'?s|\s+is)\s+what\s+i\s+can\b"
-    # the cards shown, one per line: 待确认的卡片： / "Here are the cards:"
-    r"|(?:待确认|等待确认|待你确认)的?(?:卡片|确认卡|操作)|(?:以下|下面)是(?:新的?|待确认的?)?(?:卡片|确认卡)"
-    r"|\bhere\s+(?:are|is)\s+(?:the|your)\s+(?:\w+\s+)?(?:confirmation\s+)?cards?\b",
-    re.IGNORECASE,
-)
-# "Corrected! The card now reads …" / 已更正！卡片现在显示…: a correction with no item named, in a
-# reply about a card, is the card's.
-_CORRECTED_ALONE = re.compile(
-    r"(?:已经?)?(?:更正|纠正|修正|改正)(?:好了|了|好)?|(?:ok|okay|got\s+it|sure)?[,\s]*"
-    r"(?:corrected|fixed|amended)",
-    re.IGNORECASE,
-)
-# "… the due date on it is now Friday" / 上面的截止日期改成了周五: "on it", in a sentence
-# about a card
-_ON_THE_CARD = re.compile(r"\bon\s+(?:it|there)\b|上面的|卡(?:片)?上|它上面", re.IGNORECASE)
-_CARD_WORD = re.compile(r"\bcards?\b|卡片|确认卡|[这那张]卡", re.IGNORECASE)
-# "| 字段 | 原值 | 新值 |" / "| Field | Before | After |": the rows below report changes.
-_CHANGE_TABLE_HEADER = re.compile(
-    r"^[ \t]*\|.*(?:原值|旧值|修改前|改前|原来|之前|\bbefore\b|\bold\b|\bwas\b)[^|]*\|"
-    r".*(?:新值|修改后|改后|现在|\bafter\b|\bnew\b|\bnow\b)",
-    re.IGNORECASE,
-)
-_TABLE_RULE = re.compile(r"^[ \t]*\|[\s:|-]*$")
-_LIST_LINE = re.compile(r"[ \t]*(?:[-*•+|]|\d+[.)、]|[（(]?\d+[)）])")
-# "「交房租」 ⬜ → ☑️": a tick shown as a change, unless the reply asks for a confirmation.
-_TICK_ARROW = re.compile(
-    r"[⬜☐□]\ufe0f?\s*(?:→|->|=>|⇒|➡\ufe0f?|⟶)|(?:status|state|状态)`?\s*(?:→|->|=>|⇒|⟶)"
-    r"|(?:截止时间|截止日期|到期时间|到期日|优先级|标题|名称|deadline|due|priority|title)[^→\n]{0,30}?"
-    r"(?:→|->|⟶|⇒)|^[^→\n]{1,24}?\s*(?:→|->|⟶|⇒)\s*\S",
-    re.IGNORECASE,
-)
-_USERS_OWN = re.compile(
-    r"你自己|您自己|都是你|由你|\bby\s+you\b|\byou\s+(?:yourself\b|(?:created|made|added|deleted|finished"
-    r"|completed|removed)\s+\d)"
-    # 本周回顾：你完成了 9 条待办，删除了 2 条…: what the user did, counted
-    r"|(?:你|您)(?:这周|本周|今天|上周|这个月|本月|最近|一共|共|总共)*(?:完成|删除|新建|创建|添加|修改|勾掉)了\s*\d"
-    # "…, not from me", 不是我刚改的: someone else made the change
-    r"|\bnot\s+(?:from|by)\s+me\b|不是我[^，。]{0,4}的"
-    # "you renamed it yourself from the web app"
-    r"|\byou\s+\w+\s+(?:it|them|that|this)\s+yourself\b"
-    # "You deleted "Old resume draft" on Monday; it's in Trash until the 14th"
-    r"|^\s*you\s+(?:deleted|removed|created|added|completed|finished|renamed|moved|changed|archived)\b"
-    r"[^.;]{0,60}\b(?:on\s+(?:mon|tue|wed|thu|fri|sat|sun)\w*|yesterday|last\s+(?:week|night|month)"
-    r"|earlier\s+today|this\s+morning)\b",
-    re.IGNORECASE,
-)
-# Someone or something else made the change, or the reply says where it was made: "Zapier
-# created that task … — I had nothing to do with it", "per the shared-list history, Tom
-# deleted …", 是钉钉自己的机器人发的，跟 LightNote 无关, 那是在日历 App 里改的，不是我.
-_ELSEWHERE_SAID = re.compile(
-    r"\bhad\s+nothing\s+to\s+do\s+with\s+it\b|(?:'s|’s)\s+end\b"
-    r"|\b(?:from|per|according\s+to)\s+(?:the\s+|your\s+)?(?:shared[- ]list\s+|shared\s+)?"
-    r"(?:activity\s+(?:feed|log)|history|log|email|notification)"
-    r"|\bnothing\s+(?:here|in\s+lightnote)\s+changed\b"
-    r"|\bfrom\s+your\s+(?:laptop|phone|computer|desktop|tablet|other\s+device|another\s+device)\b"
-    r"|(?:跟|和|与)\s*LightNote\s*无关|不是我[^，。]{0,4}(?:的|改|删|做)|根据[^，。]{0,6}(?:记录|动态|历史)"
-    r"|在[^，。]{1,10}(?:App|应用|里)改的"
-    # 你的待办里已经有「交房租」了，要再建一条吗？: it was there before; a second is offered
-    r"|已经有[^，。]{0,16}了[，,][^。]{0,8}再(?:建|加|添|新建|创建)"
-    r"|\balready\s+(?:have|has|exists?)\b[^.]{0,60}\b(?:another|again|a\s+second)\b",
-    re.IGNORECASE,
-)
-# "⏳ waiting for your confirmation" / 等待你确认: a line about a card that has not run.
-_WAITING = re.compile(
-    r"⏳|\b(?:waiting|awaiting)\s+(?:for\s+)?(?:your\s+)?confirmation\b|等待(?:你|您)?的?确认|待你确认",
-    re.IGNORECASE,
-)
-# "To bulk-delete completed tasks: 1. …", 批量删除已完成任务的方法：…, "Tagging tip: …": a how-to.
-_HOW_TO = re.compile(
-    r"^\s*(?:to\s+[a-z][\w -]{2,60}:|how\s+to\b|here'?s\s+how\b|(?:[\w-]+\s+)?tips?\s*:"
-    r"|[^\n，,：:]{0,30}(?:的方法|的步骤)\s*[：:]|(?:如何|怎么)[^\n，,：:]{0,30}[：:]|小贴士|提示[：:])",
-    re.IGNORECASE,
-)
-# "这个月…完成了 13 条，完成率 65%": counts a report gives.
-_RATE = re.compile(r"完成率|完成度|百分之|\d\s*%|\bcompletion\s+rate\b|\bpercent\b", re.IGNORECASE)
-# 已完成 5 条，逾期 1 条，进行中 3 条: counts side by side in one sentence
-_COUNTS = re.compile(r"\d+\s*[条项个件]\s*[，,、；;/]\s*[^。！!？?\n]{0,8}?\d+\s*[条项个件]")
-# "When I removed it a few minutes ago, …": a past event, not a condition.
-_PAST_WHEN = re.compile(
-    r"^when\s+(?:i|we)\s+\w+ed\b.*\b(?:ago|earlier|yesterday|just\s+now|last\s+\w+|this\s+morning)\b",
-    re.IGNORECASE,
-)
-# "本来想帮你删掉的，但…" / "I would have deleted it, but it's pinned": what did not happen,
-# and why.
-_COUNTERFACTUAL = re.compile(
-    # 要是当时你点了确认，这条待办现在就已经被标成完成了——不过你没点: a past condition
-    r"(?:(?:要是|如果|假如|若是?)(?:当时|那时|刚才|之前|早先)[^。！？\n]*(?:不过|但是?|可是)"
-    r"[^。！？\n]*(?:没|未|不)"
-    r"|\bhad\s+you\s+\w+[^.!?\n]*\b(?:but|however)\b[^.!?\n]*\b(?:didn'?t|did\s+not|haven'?t|not)\b"
-    # "Had the sync finished, your edits would have been saved": an inverted condition
-    r"|\bhad\s+(?:you|i|we|the|it|they|this|that)\b[^.!?\n]*\bwould\s+have\b"
-    # 若服务器当时没超时，这条笔记早就存好了 / 要是你刚才点了确认，这条就已经删了
-    r"|(?:要是|如果|假如|若是?)[^。！？\n]{0,16}(?:当时|那时|刚才|之前|早先)[^。！？\n]*(?:早就|就已经|本可以|本来会)"
-    r")"
-    r"|(?:本来想|本想|原本想|原想|原本打算|本打算|\bwould\s+have\b|\bwas\s+going\s+to\b)"
-    r".*(?:但|可是|不过|\bbut\b|\bhowever\b)"
-    # … and what kept it from happening ("but I've already deleted it" is a claim)
-    r".*(?:无法|不能|没法|动不了|不了|没有|没能|未能|锁定|\bcan'?t\b|\bcannot\b|\bcouldn'?t\b"
-    r"|\bunable\b|\bdidn'?t\b|\bdid\s+not\b|\bleft\s+it\b|\bwon'?t\b|\blocked\b|\bpinned\b"
-    r"|\bnot\s+allowed\b)",
-    re.IGNORECASE | re.DOTALL,
-)
-# "优先级：普通 → 高（已修改）" / "(changed)": a parenthesis that reports an event.
-# "标题：Q3 预算（原：预算）", "Title: Q3 budget (was: Budget)": a field's new value beside its old
-_WAS_NOTE = re.compile(
-    r"[（(]\s*(?:原|原为|原来是|之前是|was|previously|formerly|before)\s*[:：]?\s*[^)）\n]{1,40}[)）]",
-    re.IGNORECASE,
-)
-_EVENT_NOTE = re.compile(
-    r"[（(]\s*(?:just\s+)?(?P<event>已(?:经)?(?:修改|更新|删除|恢复|添加|创建|保存|调整|移除|改期|延期"
-    r"|推迟|重命名|改名|新增|移动)"
-    r"|(?:刚刚|刚才)(?:修改|更新|删除|恢复|添加|创建|保存|调整|移除|改)(?:的|过|好了|了)?"
-    r"|changed|updated|deleted|removed|restored|added|created|saved|adjusted|edited)"
-    r"(?:\s+(?:just\s+now|now|a\s+moment\s+ago))?\s*[)）]",
-    re.IGNORECASE,
-)
-# "Noted — I'll act once you confirm" / "我都记下来了，会按顺序准备确认卡片": "noted" takes in
-# the request when the same sentence sends the user to a card.
-_TO_CARD = re.compile(
-    r"确认卡|卡片|确认后|确认之后|等你确认|\bcards?\b|\b(?:once|after|when|until|till)\s+you\s+confirm"
-    # "Here's a preview of the changes: …", "Draft change: …", 拟修改: what a card would do
-    r"|\bpreview\b|预览|\bdraft\s+(?:change|edit|update)s?\b|拟(?:修改|删除|新增|更新)",
-    re.IGNORECASE,
-)
-# "以下是我做的修改，请确认" / "Here is what I changed, please confirm": a header over a
-# proposal, not over done work.
-_ASKS_CONFIRM = re.compile(
-    r"请(?:你|您)?(?:先)?\s*(?:确认|confirm)|待确认|\bplease\s+confirm\b|\bto\s+confirm\b"
-    r"|\bconfirm\s+(?:it|them|this|these)\b"
-    r"|\breply\s+[\"“']?(?:yes|ok|y)[\"”']?\s+to\b|回复[「“\"]?(?:是|好|确认|yes)[」”\"]?",
-    re.IGNORECASE,
-)
-# "| Report | Priority High → Medium (pending) |" / （待确认）: a change marked as not yet made
-# (a parenthesis is no part of its clause's scan, so the reply's text is read).
-_PENDING_MARK = re.compile(
-    r"[（(]\s*(?:待确认|未确认|尚未执行|未执行|待执行|尚未生效|未生效|尚未保存|未保存|pending"
-    r"|not\s+(?:yet\s+)?(?:applied|confirmed|done|saved)"
-    r"|awaiting\s+(?:your\s+)?confirmation)\s*[)）]",
-    re.IGNORECASE,
-)
-_NOTED = re.compile(r"^(?:i'?ve\s+|i\s+have\s+)?noted$|记下|记住", re.IGNORECASE)
-# "I also added another todo", 又新建了一条: explicitly not the item the reply is about.
-_ANOTHER = re.compile(
-    r"\banother\b|\balso\b[^.;!?]*\bnew\b|又(?:新建|创建|加|添加|记)|另一|另外(?:一|又)"
-    r"|还[^，。]{0,6}(?:新建|创建|添加|新增)",
-    re.IGNORECASE,
-)
-_CANCELLED = re.compile(r"取消|cancell?ed|回滚|rolled\s+back", re.IGNORECASE)
-_OPEN_LABEL = re.compile(r"(?:open|pending|to\s+do|未完成|进行中|待完成)\s*[:：]", re.IGNORECASE)
-_CONDITION_HEAD = re.compile(
-    r"^(?:如果|若|假如|要是|一旦|只要|等你|待你|确认后|确认之后|在你确认|你确认后|你确认之后"
-    r"|if|once|when|after|as\s+soon\s+as|upon|before)\b"
-    # "Before we move on, …", "before I forget —", "If I'm not mistaken, …", 如果我没记错:
-    # a turn of speech, no condition
-    r"(?!\s+(?:we|i)\s+(?:move\s+on|go\s+on|continue|forget|wrap\s+up)\b)"
-    r"(?!\s+i'?m\s+not\s+mistaken|\s+i\s+remember\s+(?:right|correctly))"
-    r"(?!我?没(?:记|看)错)",
-    re.IGNORECASE,
-)
+_LATIN_WORD = FORMS.frame("LATIN_WORD")
+_STATE_WAS_SO = FORMS.frame("STATE_WAS_SO")
+_ALREADY_STATE = FORMS.frame("ALREADY_STATE")
+_BARE_STATUS = FORMS.frame("BARE_STATUS")
+_COUNT_LABEL = FORMS.frame("COUNT_LABEL")
+_RUN_RESULT = FORMS.frame("RUN_RESULT")
+_COUNT_AFTER = FORMS.frame("COUNT_AFTER")
+_DONE_LABEL = FORMS.frame("DONE_LABEL")
+_CONTENT_LABEL = FORMS.frame("CONTENT_LABEL")
+_NOTHING_CHANGED = FORMS.frame("NOTHING_CHANGED")
+_FAILURE_LABEL = FORMS.frame("FAILURE_LABEL")
+_AFTER_QUOTE = FORMS.frame("AFTER_QUOTE")
+_QUOTE_FIRST = FORMS.frame("QUOTE_FIRST")
+_WORD = FORMS.frame("WORD")
+_QUOTED_ALONE = FORMS.frame("QUOTED_ALONE")
+_DONE_HEADER = FORMS.frame("DONE_HEADER")
+_PLAN_HEADER = FORMS.frame("PLAN_HEADER")
+_CORRECTED_ALONE = FORMS.frame("CORRECTED_ALONE")
+_ON_THE_CARD = FORMS.frame("ON_THE_CARD")
+_CARD_WORD = FORMS.frame("CARD_WORD")
+_CHANGE_TABLE_HEADER = FORMS.frame("CHANGE_TABLE_HEADER")
+_TABLE_RULE = FORMS.frame("TABLE_RULE")
+_LIST_LINE = FORMS.frame("LIST_LINE")
+_TICK_ARROW = FORMS.frame("TICK_ARROW")
+_USERS_OWN = FORMS.frame("USERS_OWN")
+_ELSEWHERE_SAID = FORMS.frame("ELSEWHERE_SAID")
+_WAITING = FORMS.frame("WAITING")
+_HOW_TO = FORMS.frame("HOW_TO")
+_RATE = FORMS.frame("RATE")
+_COUNTS = FORMS.frame("COUNTS")
+_PAST_WHEN = FORMS.frame("PAST_WHEN")
+_COUNTERFACTUAL = FORMS.frame("COUNTERFACTUAL")
+_WAS_NOTE = FORMS.frame("WAS_NOTE")
+_EVENT_NOTE = FORMS.frame("EVENT_NOTE")
+_TO_CARD = FORMS.frame("TO_CARD")
+_ASKS_CONFIRM = FORMS.frame("ASKS_CONFIRM")
+_PENDING_MARK = FORMS.frame("PENDING_MARK")
+_NOTED = FORMS.frame("NOTED")
+_ANOTHER = FORMS.frame("ANOTHER")
+_CANCELLED = FORMS.frame("CANCELLED")
+_OPEN_LABEL = FORMS.frame("OPEN_LABEL")
+_CONDITION_HEAD = FORMS.frame("CONDITION_HEAD")
 
 # Appended when nothing in the reply states a backed outcome (the article's text).
 NOT_EXECUTED_TEXT = {
@@ -488,45 +287,16 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
     return found
 
 
-_SEVERAL = r"(?:[2-9]|[1-9]\d+)"
-_SEVERAL_DONE = re.compile(
-    rf"成功\s*[:：]?\s*{_SEVERAL}\s*(?:条|个|项|次)?(?!\d)|(?<!\d){_SEVERAL}\s*(?:条|个|项)\s*(?:全部|都)?成功"
-    rf"|(?<![\d/])(?P<n>{_SEVERAL})\s*/\s*(?P=n)(?![\d/])"
-    rf"|(?<!\d)\b{_SEVERAL}\s+(?:succeeded|successful)\b|\bsucceeded\s*[:：]\s*{_SEVERAL}\b"
-    rf"|影响(?:条目|记录|行数|的?条目)?\s*[:：]?\s*{_SEVERAL}(?!\d)"
-    # "Applying the new due date to all 4 items now... done": a change to several items
-    rf"|\ball\s+{_SEVERAL}\s+(?:items|todos|to-dos|notes|tasks|of\s+them)\b|全部\s*{_SEVERAL}\s*(?:条|个|项)",
-    re.IGNORECASE,
-)
-# The whole reply a tick and a title, or a count of ticks: "✅ Renew car insurance",
-# "☑️ 交水电费", "3/3 ✓", "+ oat milk ✓ (it's on your list)", "+1 条：买猫砂 ✓".
-_TICK = r"[✅✔☑✓]\ufe0f?"
-_SHORT_REPORT = re.compile(
-    r"(?P<added>\+\s*\d*\s*(?:todos?|notes?|items?|tasks?|条|个|项)?\s*(?:待办|笔记|任务)?\s*[:：]"
-    r"\s*[^\n?？]{1,60})|"
-    rf"(?P<plus>\+\s*)?(?:{_TICK}\s*[^\n?？]{{1,60}}"
-    rf"|[^\n?？✅✔☑✓]{{1,60}}?\s*{_TICK}\s*(?:[（(][^)）\n]{{0,40}}[)）])?[。.!！]?)"
-)
-# A JSON result a model prints for its own action: {"op": "create_todo", …, "ok": true}.
-# (Not "type" nor a "status" of "done": a read's items carry those — {"type": "todo",
-# "status": "done"} lists a todo, it reports no write.)
-_JSON_ACTION = re.compile(
-    r'"(?:action|op|operation|tool|event)"\s*:\s*"(?P<verb>[^"]{0,40})"', re.IGNORECASE
-)
-_JSON_SUCCESS = re.compile(
-    r'"(?:ok|success|succeeded)"\s*:\s*true|"status"\s*:\s*"(?:success|succeeded|ok)"'
-    r'|"result"\s*:\s*"(?:success|succeeded|ok|done|completed|created|updated|deleted)"',
-    re.IGNORECASE,
-)
-_JSON_KINDS = (
-    ("create", re.compile(r"creat|add|new|insert|save", re.IGNORECASE)),
-    ("delete", re.compile(r"delet|remov|trash|discard", re.IGNORECASE)),
-    ("status", re.compile(r"complet|status|done|check|reopen", re.IGNORECASE)),
-    ("update", re.compile(r"updat|edit|renam|mov|resched|chang|set", re.IGNORECASE)),
-)
+_SEVERAL = FORMS.piece("SEVERAL")
+_SEVERAL_DONE = FORMS.frame("SEVERAL_DONE")
+_TICK = FORMS.piece("TICK")
+_SHORT_REPORT = FORMS.frame("SHORT_REPORT")
+_JSON_ACTION = FORMS.frame("JSON_ACTION")
+_JSON_SUCCESS = FORMS.frame("JSON_SUCCESS")
+_JSON_KINDS = tuple((kind, pattern) for pattern, kind in FORMS.states("json_kind"))
 
 
-_NEGATED = re.compile(r"\b(?:no|not|nothing|none|never)\b|n't|没|未|不|无", re.IGNORECASE)
+_NEGATED = FORMS.frame("NEGATED")
 
 
 def _short_report(text: str) -> Claim | None:

@@ -14,9 +14,11 @@ last week"), or done by the user ("你上周创建了…", "you created this not
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from agent.guard.forms import load
+
+FORMS = load("common")
 KINDS = ("create", "update", "status", "delete", "restore")  # restore: out of the trash (undo)
 OTHER = "other"  # archive, share, send…: no tool of this product does it, nothing backs it
 
@@ -31,16 +33,9 @@ class Claim:
     sweeping: bool = False  # "all", 所有, 其他…: more than any one receipt can back
 
 
-_TODO_WORDS = re.compile(r"待办|任务|事项|提醒|to-?dos?\b|tasks?\b|reminders?\b", re.IGNORECASE)
-_NOTE_WORDS = re.compile(r"笔记|备忘录?|\bnotes?\b|\bmemos?\b", re.IGNORECASE)
-_SWEEPING = re.compile(
-    r"所有|全部|其他|其它|其余|一切|统统|全都|清空|批量|\bemptied\b|\bempty\s+the\b|\bbulk\b"
-    r"|\ball\s+(?:of\s+)?(?:your|the|my|other)\b"
-    r"|\bevery(?:thing|\s+\w+)|\bthe\s+rest\b|\bother\s+(?:todos|notes|tasks|items)\b"
-    # "3/3 ✓", "5/5": a count of several writes, never one action's
-    r"|(?<![\d/])(?:[2-9]|[1-9]\d+)\s*/\s*(?:[2-9]|[1-9]\d+)(?![\d/])",
-    re.IGNORECASE,
-)
+_TODO_WORDS = FORMS.frame("TODO_WORDS")
+_NOTE_WORDS = FORMS.frame("NOTE_WORDS")
+_SWEEPING = FORMS.frame("SWEEPING")
 
 
 def resource_type_of(scan: str) -> str | None:
