@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.guard import grammar_en, grammar_zh
+from agent.guard import grammar_en, grammar_zh, structure
 from agent.guard.backing import Backing, backing_for, is_backed, normalise_name
 from agent.guard.claims import Claim, is_sweeping
 from agent.guard.forms import load
@@ -86,6 +86,9 @@ _NOTED = FORMS.frame("NOTED")
 _ANOTHER = FORMS.frame("ANOTHER")
 _CANCELLED = FORMS.frame("CANCELLED")
 _OPEN_LABEL = FORMS.frame("OPEN_LABEL")
+_OPEN_STATE = FORMS.frame("OPEN_STATE")
+_BARE_STATUS = FORMS.frame("BARE_STATUS")
+_READ_STATE = FORMS.frame("READ_STATE")
 _CONDITION_HEAD = FORMS.frame("CONDITION_HEAD")
 
 # Appended when nothing in the reply states a backed outcome (the article's text).
@@ -164,9 +167,18 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
 
     def claims_at(index: int) -> list[Claim]:
         if index not in read:
-            read[index] = _claims_of(all_clauses[index])
+            clause = all_clauses[index]
+            first = index == 0 or all_clauses[index - 1].sentence != clause.sentence
+            read[index] = _claims_of(clause) or [
+                dataclasses.replace(claim, phrase=restore(claim.phrase, clause))
+                for claim in structure.clause_claims(
+                    clause, sentences.get(clause.sentence, ""), first=first
+                )
+            ]
         return read[index]
 
+    lines_read: set[int] = set()  # the lines whose whole text the line forms have read
+    open_listing = bool(_OPEN_STATE.search(text))
     quoting: set[int] = set()  # sentences whose rest quotes stored content
     for index, clause in enumerate(all_clauses):
         if clause.sentence in hypothetical:
@@ -211,6 +223,11 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
             change = Claim(phrase=line.strip(), kind="update", resource_type=None)
             found.append(FoundClaim(change, clause, clause.items))
             continue
+        line_claim = None if proposal or row in lines_read else _line_claim(text, row)
+        lines_read.add(row)
+        if line_claim is not None:
+            found.append(FoundClaim(line_claim, clause, clause.items))
+            continue  # "- [x] Delete “X”", "| Delete | X | ✔ |": the line reports the action
         if (
             _CONDITION_HEAD.match(clause.scan)
             and not claims_at(index)
@@ -265,6 +282,11 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
             and not (proposal and _TICK_ARROW.search(claim.phrase))
             # "完成了 13 条，完成率 65%": counts a report gives
             and not (clause.sentence in rated and claim.kind == "status")
+            # "3. Clean the garage — done" beside "1. Pay rent — open": a read's listing
+            and not (
+                open_listing and (items or clause.label) and _BARE_STATUS.fullmatch(claim.phrase)
+            )
+            and not _READ_STATE.match(claim.phrase)  # 目前是未完成: the state as read
         )
     if found and _SEVERAL_DONE.search(text):
         # "批量删除结果：成功：4", "Marking done… 5/5": several writes, never one action's
@@ -331,6 +353,12 @@ def _json_result(text: str) -> Claim | None:
                 continue  # a read's result
             return Claim(phrase=action.group(0), kind=kind, resource_type=None)
     return None
+
+
+def _line_claim(text: str, row: int) -> Claim | None:
+    """The claim the whole line starting at ``row`` makes (a ticked action, a table row)."""
+    end = text.find("\n", row)
+    return structure.line_claim(text[row : end if end >= 0 else len(text)])
 
 
 def _waiting_line(text: str, clause: Clause) -> bool:
