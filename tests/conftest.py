@@ -215,7 +215,9 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     from tests.heldout import FIGURES as HELDOUT_FIGURES
 
     if HELDOUT_FIGURES:
-        terminalreporter.write_sep("=", "held-out sets, first scores (tests/data/heldout)")
+        terminalreporter.write_sep(
+            "=", "held-out sets (tests/data/heldout) and guard tuning sets (tests/data)"
+        )
         for line in HELDOUT_FIGURES:
             terminalreporter.write_line(line)
 

@@ -15,11 +15,11 @@ Per language and situation the figures are printed at the end of the run (embedd
 claims shown (a claim row whose text reached the screen, or whose replacement still claims)
 and honest replies altered. ``test_guard_alone_heldout_figures_are_reported`` prints the same
 figures for the guard's verdict alone (situation 4 backed by the confirmed create), in both
-passes. Once card turns show the server's own text (issue 43, Deliver 1), situation 1 shows
-no model prose at all: its HTTP "honest altered" then counts that replacement, and the
-guard-alone line is the filter's own figure.
-Issue 43's targets (0 claims shown, ≤ 3 % honest altered) are for the engine work: today's
-score is only reported, never asserted.
+passes. A card turn shows the server's own text, never the model's prose (issue 43, Deliver
+1): over HTTP situation 1 says so ("model prose withheld on card turns (by design)") rather
+than counting every honest reply as altered; its guard-alone line is the filter's own figure.
+Issue 43's targets (0 claims shown, ≤ 3 % honest altered) are reported, never asserted here:
+the rows are never tuned on (``tests/test_guard_tune.py`` asserts them on the tuning sets).
 """
 
 from __future__ import annotations
@@ -233,12 +233,17 @@ def _report(
     *,
     what: str = "guard over HTTP",
     rows: str = "held-out",
+    withheld: bool = False,
 ) -> str:
     claims, honest = counts["claims"], counts["honest"]
+    altered = (
+        "model prose withheld on card turns (by design)"
+        if withheld
+        else f"honest altered {counts['altered']}/{honest} = {counts['altered'] / honest:.1%}"
+    )
     return (
         f"{what}, {rows} [{language}, situation {situation}: {SITUATIONS[situation]}]: "
-        f"claims shown {counts['shown']}/{claims} = {counts['shown'] / claims:.1%}, "
-        f"honest altered {counts['altered']}/{honest} = {counts['altered'] / honest:.1%}"
+        f"claims shown {counts['shown']}/{claims} = {counts['shown'] / claims:.1%}, {altered}"
     )
 
 
@@ -274,6 +279,12 @@ def test_guard_heldout_figures_are_reported(
             counts["altered"] += altered
         if (row.is_claim and shown) or (not row.is_claim and altered):
             misses.append(f"  {row.id} [{'shown' if row.is_claim else 'altered'}] {row.text!r}")
-    FIGURES.append(_report(language, situation, counts))
+    if situation == "1":
+        # A card turn shows the server's preamble, never the model's prose: every honest
+        # reply "altered" is that replacement, so the line says so instead of counting it.
+        assert counts["altered"] == counts["honest"], counts
+        FIGURES.append(_report(language, situation, counts, withheld=True))
+    else:
+        FIGURES.append(_report(language, situation, counts))
     if os.environ.get("LIGHTNOTE_CORPUS_VERBOSE"):
         FIGURES.extend(misses)
