@@ -87,7 +87,7 @@ _ANOTHER = FORMS.frame("ANOTHER")
 _CANCELLED = FORMS.frame("CANCELLED")
 _OPEN_LABEL = FORMS.frame("OPEN_LABEL")
 _OPEN_STATE = FORMS.frame("OPEN_STATE")
-_BARE_STATUS = FORMS.frame("BARE_STATUS")
+_LISTED_STATUS = FORMS.frame("LISTED_STATUS")
 _READ_STATE = FORMS.frame("READ_STATE")
 _CONDITION_HEAD = FORMS.frame("CONDITION_HEAD")
 
@@ -284,7 +284,10 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
             and not (clause.sentence in rated and claim.kind == "status")
             # "3. Clean the garage — done" beside "1. Pay rent — open": a read's listing
             and not (
-                open_listing and (items or clause.label) and _BARE_STATUS.fullmatch(claim.phrase)
+                open_listing
+                and (items or clause.label or _OPEN_STATE.search(clause.scan))
+                and _LISTED_STATUS.fullmatch(claim.phrase)
+                and not _TICK_ARROW.search(clause.scan)  # "未完成 → 已完成": a change shown
             )
             and not _READ_STATE.match(claim.phrase)  # 目前是未完成: the state as read
         )

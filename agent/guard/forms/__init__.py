@@ -89,6 +89,11 @@ def load(name: str) -> Forms:
             if len(row) != 4:
                 raise ValueError(f"{path.name}:{number}: expected 4 tab-separated fields")
             form, key, flags, pattern = row
+            if key in (forms.pieces if form == "piece" else forms.frames) and form in (
+                "piece",
+                "frame",
+            ):
+                raise ValueError(f"{path.name}:{number}: {form} {key} is defined twice")
             if form == "piece":
                 forms.pieces[key] = pattern
             elif form == "frame":
