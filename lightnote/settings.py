@@ -474,6 +474,10 @@ if LIGHTNOTE_PLANNER not in {"rules", "openai"}:
     )
 if LIGHTNOTE_PLANNER == "openai" and not OPENAI_API_KEY:
     raise ImproperlyConfigured("LIGHTNOTE_PLANNER=openai needs OPENAI_API_KEY")
+# The guard's optional second check (agent/guard/model_check.py): with a model configured,
+# ask it which actions a reply claims; it may only add removals; off by default.
+LIGHTNOTE_GUARD_MODEL_CHECK = env_bool("LIGHTNOTE_GUARD_MODEL_CHECK", False)
+LIGHTNOTE_GUARD_MODEL_TIMEOUT_MS = env_int("LIGHTNOTE_GUARD_MODEL_TIMEOUT_MS", 3000, minimum=100)
 
 # --- Failed logins (lightnote/login_throttle.py; docs/security.md, "Throttles") ----------
 

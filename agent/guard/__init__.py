@@ -9,8 +9,10 @@ The last line of defence (article section 13). Every model text passes here, on 
 3. checks each claim against this session's succeeded receipts (:mod:`agent.guard.backing`),
 4. removes every clause holding an unbacked claim and appends a fixed server text.
 
-It decides nothing about what the user wants and does no I/O: the caller loads the
-receipts (:func:`agent.guard.receipts.session_backings`) and records the audit event.
+It decides nothing about what the user wants and does no I/O of its own: the caller loads
+the receipts (:func:`agent.guard.receipts.session_backings`) and records the audit event.
+Only the optional model check (:mod:`agent.guard.model_check`, off by default) calls out,
+and it may only add removals.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.guard import grammar_en, grammar_zh, structure
+from agent.guard import grammar_en, grammar_zh, model_check, structure
 from agent.guard.backing import Backing, backing_for, is_backed, normalise_name
 from agent.guard.claims import Claim, is_sweeping
 from agent.guard.forms import load
@@ -472,13 +474,15 @@ def guard_reply(
     stored items read on this turn, which the reply may name without quotes.
     """
     found = find_claims(reply, titles=titles)
-    if not found:
+    # The optional model check (off by default) may only add claims, never drop one.
+    asked = _model_claims(reply, titles) if model_check.enabled() else []
+    if not found and not asked:
         return GuardVerdict(text=reply, replaced=False, matched=None)
     if callable(backings):
         backings = backings()  # loaded only when there is a claim to check
     unbacked = [
         entry
-        for entry in found
+        for entry in [*found, *asked]
         if not is_backed(
             entry.claim,
             entry.items,
@@ -516,6 +520,20 @@ def guard_reply(
     return GuardVerdict(
         text=text, replaced=True, matched=phrases[0], removed=phrases, fixed_text=fixed
     )
+
+
+def _model_claims(reply: str, titles: tuple[str, ...]) -> list[FoundClaim]:
+    """The model's claims that can be found in the reply, each in the clause that holds it."""
+    all_clauses = clauses(reply, titles=titles)
+    folded = reply.casefold()
+    found = []
+    for claim, item in model_check.claimed(reply):
+        at = folded.find(claim.phrase.casefold())
+        clause = next((c for c in all_clauses if c.start <= at < max(c.end, c.start + 1)), None)
+        if at < 0 or clause is None:
+            continue  # a phrase the reply does not hold removes nothing
+        found.append(FoundClaim(claim, clause, (item,) if item else clause.items))
+    return found
 
 
 def _mentioned(entry: FoundClaim, backings: list[Backing]) -> list[str]:
