@@ -83,6 +83,7 @@ def line_claim(line: str) -> Claim | None:
     for language in LANGUAGES:
         for pattern, kind in _tables(language)["line"]:
             match = pattern.search(line)
-            if match and not _honest(language, line[: match.start()], line):
+            # (a line's text before the form holds titles, not the form's own clause)
+            if match and not _honest(language, "", line):
                 return _claim(match, kind, _QUOTED.sub("", line))
     return None
