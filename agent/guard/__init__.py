@@ -91,6 +91,7 @@ _OPEN_LABEL = FORMS.frame("OPEN_LABEL")
 _OPEN_STATE = FORMS.frame("OPEN_STATE")
 _LISTED_STATUS = FORMS.frame("LISTED_STATUS")
 _READ_STATE = FORMS.frame("READ_STATE")
+_AFTER_CONFIRM = FORMS.frame("AFTER_CONFIRM")
 _CONDITION_HEAD = FORMS.frame("CONDITION_HEAD")
 
 # Appended when nothing in the reply states a backed outcome (the article's text).
@@ -274,6 +275,8 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
             # "上周你自己新建了 6 条、删除了 2 条" / "… — all made by you": the user's own
             and clause.sentence not in users_own
             and clause.sentence not in elsewhere
+            # "Consider it done as soon as you confirm": the clause says what a confirm does
+            and not _AFTER_CONFIRM.search(clause.scan)
             # "- Mark "Pay rent" done — ⏳ waiting for your confirmation": a card's line
             and not _waiting_line(text, clause)
             # "> “把旧的都删了”": the user's words quoted back

@@ -63,12 +63,15 @@ def clause_claims(clause: Clause, sentence: str, *, first: bool) -> list[Claim]:
     """The state or view claims of one clause (``sentence``: its sentence's text)."""
     if clause.question or not clause.scan:
         return []
+    found: list[Claim] = []
     for language in LANGUAGES:
         tables = _tables(language)
-        for pattern, kind in tables["result"]:
+        for pattern, kind in tables["result"]:  # every state the clause says ("grew … shrank")
             match = pattern.search(clause.scan)
             if match and not _honest(language, clause.scan[: match.start()], sentence):
-                return [_claim(match, kind, clause.scan)]
+                found.append(_claim(match, kind, clause.scan))
+        if found:
+            return found
         if not first or sentence.rstrip().endswith(("?", "？")):
             continue
         for pattern, kind in tables["sentence"]:
