@@ -2299,6 +2299,111 @@ def test_a_repeating_todo_gets_its_rule_not_a_cut_title(text: str, locale: str) 
 
 
 @pytest.mark.parametrize(
+    ("text", "title", "due", "rule"),
+    [
+        ("每周一三五早上7点跑步", "跑步", "早上7点", "FREQ=WEEKLY;BYDAY=MO,WE,FR"),
+        ("每周二、周四晚上8点练琴", "练琴", "晚上8点", "FREQ=WEEKLY;BYDAY=TU,TH"),
+        ("每星期一和星期三交周报", "交周报", None, "FREQ=WEEKLY;BYDAY=MO,WE"),
+        ("每周一次大扫除", "大扫除", None, "FREQ=WEEKLY"),
+        ("每两周一次例会", "例会", None, "FREQ=WEEKLY;INTERVAL=2"),
+        ("每月一次体检", "体检", None, "FREQ=MONTHLY"),
+        (
+            "every Monday, Wednesday and Friday at 7am run",
+            "Run",
+            "7am",
+            "FREQ=WEEKLY;BYDAY=MO,WE,FR",
+        ),
+        ("go running every mon/wed/fri at 7am", "Go running", "7am", "FREQ=WEEKLY;BYDAY=MO,WE,FR"),
+        ("standup on Mondays and Thursdays at 9am", "Standup", "9am", "FREQ=WEEKLY;BYDAY=MO,TH"),
+        ("clean the house once a week", "Clean the house", None, "FREQ=WEEKLY"),
+    ],
+)
+def test_several_weekdays_or_once_a_period_is_one_rule_and_a_whole_title(
+    text: str, title: str, due: str | None, rule: str
+) -> None:
+    # 每周一三五跑步 used to become a Monday rule for a todo titled 三五跑步.
+    intent = interpret(text)
+    assert intent.tool == "create_todo"
+    assert (intent.args["title"], intent.args.get("due_at"), intent.args["recurrence"]) == (
+        title,
+        due,
+        rule,
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["每天两次吃药", "每周两次游泳", "每周三五天健身", "twice a week swim", "swim 3 times a week"],
+)
+def test_a_count_per_period_is_refused_not_a_rule_with_a_cut_title(text: str) -> None:
+    intent = interpret(text)
+    assert (intent.tool, intent.message) == (None, "PLANNER_RECURRING_UNSUPPORTED")
+
+
+@pytest.mark.parametrize(
+    ("text", "args"),
+    [
+        ("make pay rent monthly", {"todo_title": "pay rent", "recurrence": "FREQ=MONTHLY"}),
+        (
+            "pay rent should repeat monthly",
+            {"todo_title": "pay rent", "recurrence": "FREQ=MONTHLY"},
+        ),
+        (
+            "repeat water the plants every other day",
+            {"todo_title": "water the plants", "recurrence": "FREQ=DAILY;INTERVAL=2"},
+        ),
+        (
+            "make water the plants repeat every day at 9am",
+            {"todo_title": "water the plants", "recurrence": "FREQ=DAILY", "due_at": "at 9am"},
+        ),
+        (
+            "change standup to every Monday and Thursday",
+            {"todo_title": "standup", "recurrence": "FREQ=WEEKLY;BYDAY=MO,TH"},
+        ),
+        ("把交房租改成每月重复", {"todo_title": "交房租", "recurrence": "FREQ=MONTHLY"}),
+        (
+            "把周会改成每周一早上9点重复",
+            {"todo_title": "周会", "recurrence": "FREQ=WEEKLY;BYDAY=MO", "due_at": "早上9点"},
+        ),
+        (
+            "把交房租改成每年3月3号",
+            {"todo_title": "交房租", "recurrence": "FREQ=YEARLY", "due_at": "3月3号"},
+        ),
+    ],
+)
+def test_making_an_existing_todo_repeat_is_an_update_of_its_rule(
+    text: str, args: dict[str, Any]
+) -> None:
+    intent = interpret(text)
+    assert (intent.tool, intent.args, intent.slot) == ("update_todo", args, None)
+
+
+@pytest.mark.parametrize(
+    "text", ["make pay rent repeat every month as usual", "change the meeting to tomorrow"]
+)
+def test_a_change_that_is_more_than_a_rule_sets_no_rule(text: str) -> None:
+    intent = interpret(text)
+    assert "recurrence" not in intent.args
+    assert intent.tool != "create_todo"
+
+
+def test_every_month_and_day_is_a_yearly_rule_due_that_day() -> None:
+    intent = interpret("call grandma every March 3")
+    assert (intent.tool, intent.args) == (
+        "create_todo",
+        {"title": "Call grandma", "due_at": "March 3", "recurrence": "FREQ=YEARLY"},
+    )
+
+
+def test_remind_me_at_a_bare_hour_of_a_named_day_is_a_card_with_a_reminder() -> None:
+    intent = interpret("remind me to call mom tomorrow at 10")
+    assert (intent.tool, intent.args) == (
+        "create_todo",
+        {"title": "Call mom", "due_at": "tomorrow at 10", "remind_at": "tomorrow at 10"},
+    )
+
+
+@pytest.mark.parametrize(
     ("text", "title"),
     [
         ("整理每周例会纪要，明天下午3点前", "整理每周例会纪要"),

@@ -78,6 +78,8 @@ def rows(card: dict[str, Any]) -> dict[str, str]:
     ("text", "title", "due"),
     [
         ("remind me to call mom tomorrow at 10am", "Call mom", "2026-12-03T10:00:00+08:00"),
+        # an hour of a named day's working hours (7-12) with no am/pm is that hour
+        ("remind me to call mom tomorrow at 10", "Call mom", "2026-12-03T10:00:00+08:00"),
         ("明天上午10点提醒我给妈妈打电话", "给妈妈打电话", "2026-12-03T10:00:00+08:00"),
     ],
 )
@@ -95,12 +97,12 @@ def test_a_reminder_asked_for_is_a_create_card_reminded_at_its_time(
 def test_a_reminder_whose_hour_may_be_am_or_pm_asks_and_the_answer_sets_both_times(
     chat: Any,
 ) -> None:
-    # "at 10" with no am/pm is 10 a.m. or 10 p.m.: the time parser asks, never guesses
-    asked = chat.say("remind me to call mom tomorrow at 10", "en")
+    # "at 3" with no am/pm is 3 a.m. or 3 p.m.: the time parser asks, never guesses
+    asked = chat.say("remind me to call mom tomorrow at 3", "en")
     assert asked["cards"] == []
     assert [(n["status"], n["slot"]) for n in asked["notices"]] == [("clarify", "due_at")]
-    card = only_card(chat.say("10am", "en"))
-    assert card["args"]["due_at"] == card["args"]["remind_at"] == "2026-12-03T10:00:00+08:00"
+    card = only_card(chat.say("3pm", "en"))
+    assert card["args"]["due_at"] == card["args"]["remind_at"] == "2026-12-03T15:00:00+08:00"
 
 
 @pytest.mark.parametrize(
@@ -144,6 +146,20 @@ def test_a_reminder_whose_hour_may_be_am_or_pm_asks_and_the_answer_sets_both_tim
             "工作日",
         ),
         ("每月15号还信用卡", "还信用卡", "FREQ=MONTHLY;BYMONTHDAY=15", "2026-12-15T23:59", "15"),
+        (
+            "每周一三五早上7点跑步",
+            "跑步",
+            "FREQ=WEEKLY;BYDAY=MO,WE,FR",
+            "2026-12-04T07:00",
+            "每周一、周三、周五",
+        ),
+        (
+            "every Tuesday and Thursday at 6pm yoga",
+            "Yoga",
+            "FREQ=WEEKLY;BYDAY=TU,TH",
+            "2026-12-03T18:00",
+            "every Tuesday and Thursday",
+        ),
     ],
 )
 def test_a_repetition_is_a_create_card_with_its_rule_in_words_and_next_dates(
@@ -226,6 +242,33 @@ def test_stop_repeating_is_an_update_card_clearing_the_rule(
     assert card["args"]["recurrence"] is None
     todo.refresh_from_db()
     assert todo.recurrence  # a card, not yet a write
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "rule", "words"),
+    [
+        ("make Pay rent repeat every month", "Pay rent", "FREQ=MONTHLY", "every month"),
+        ("set Pay rent to repeat weekly", "Pay rent", "FREQ=WEEKLY", "every week"),
+        ("把交房租改成每月1号重复", "交房租", "FREQ=MONTHLY;BYMONTHDAY=1", "每月1日"),
+        ("让周会每周一三五重复", "周会", "FREQ=WEEKLY;BYDAY=MO,WE,FR", "每周一、周三、周五"),
+    ],
+)
+def test_making_a_todo_repeat_is_an_update_card_setting_its_rule(
+    chat: Any, text: str, title: str, rule: str, words: str
+) -> None:
+    # "make Pay rent repeat every month" used to card a new todo "Make Pay rent repeat", and
+    # 把交房租改成每月重复 a rename of 交房租 to 每月重复
+    todo = todo_services.todo_create(
+        owner=chat.user, title=title, due_at=datetime(2026, 12, 31, 9, 0, tzinfo=SHANGHAI)
+    )
+    card = only_card(chat.say(text, language_of(text)))
+    assert (card["tool"], card["args"]["todo_id"]) == ("update_todo", str(todo.id))
+    assert card["args"]["recurrence"] == rule
+    assert "title" not in card["args"]
+    assert rows(card)["recurrence"].endswith(f" → {words}")  # "Not set → every month"
+    assert Todo.objects.count() == 1
+    todo.refresh_from_db()
+    assert todo.recurrence is None  # a card, not yet a write
 
 
 @pytest.mark.parametrize(

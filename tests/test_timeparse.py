@@ -89,6 +89,12 @@ def test_due_time_table(text: str, expected: str) -> None:
         ("Dec 25 9am", "2026-12-25T09:00:00+08:00"),
         ("Dec 25", "2026-12-25T23:59:00+08:00"),
         ("tonight at 9", "2026-12-02T21:00:00+08:00"),
+        # an hour with a named day and no am/pm: 7-12 are the day's working hours
+        ("tomorrow at 10", "2026-12-03T10:00:00+08:00"),
+        ("at 10 tomorrow", "2026-12-03T10:00:00+08:00"),
+        ("next Monday at 7", "2026-12-07T07:00:00+08:00"),
+        ("Friday at 12", "2026-12-04T12:00:00+08:00"),
+        ("in 3 days at 9", "2026-12-05T09:00:00+08:00"),
         ("9 p.m. tonight", "2026-12-02T21:00:00+08:00"),
         ("today at 17", "2026-12-02T17:00:00+08:00"),
         ("5pm", "2026-12-02T17:00:00+08:00"),
@@ -320,6 +326,11 @@ def test_a_weekday_that_disagrees_with_the_date_is_refused() -> None:
         "明年",  # a year alone
         "next year",
         "tomorrow at 5",  # 5 a.m. or 5 p.m.
+        "tomorrow at 3",
+        "at 10",  # no day: 10 a.m. today has passed; 10 p.m.?
+        "today at 10",  # said at 14:00: the morning has passed
+        "tomorrow 10",  # a number alone is no hour
+        "in 2 months at 10",  # a span, not a named day
         "十点",  # an hour of 1-11 with no day: 10:00 has passed; 22:00?
         "10:30",
         "in 15",  # a number alone is no hour

@@ -17,7 +17,7 @@ from functools import cache
 from agent.planners.tables import patterns, rows
 from agent.timeparse.normalise import normalise as time_words
 
-_PLACEHOLDER = re.compile(r"\{(?P<name>[a-z]+)(?P<said>_said)?(?:\+(?P<plus>\d+))?\}")
+_PLACEHOLDER = re.compile(r"\{(?P<name>[a-z]+)(?P<said>_said)?(?P<each>\*)?(?:\+(?P<plus>\d+))?\}")
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,7 @@ class Table:
     rules: tuple[Rule, ...] = ()
     refuse: tuple[re.Pattern[str], ...] = ()
     stop: tuple[re.Pattern[str], ...] = ()
+    change: tuple[re.Pattern[str], ...] = ()
     remind: tuple[re.Pattern[str], ...] = ()
     clock: tuple[re.Pattern[str], ...] = ()
 
@@ -62,6 +63,7 @@ def table(language: str) -> Table:
         ),
         refuse=patterns(language, "recurrence", "refuse"),
         stop=patterns(language, "recurrence", "stop"),
+        change=patterns(language, "recurrence", "change"),
         remind=patterns(language, "recurrence", "remind"),
         clock=patterns(language, "recurrence", "clock"),
     )
@@ -79,11 +81,24 @@ def _value(language: str, group: str, said: str) -> str:
     raise ValueError(f"no value for {group}={said!r}")
 
 
+def _each_value(language: str, group: str, said: str) -> str:
+    """The values of every word of ``group`` in ``said``, in the order said, joined by commas
+    (周一三五 -> MO,WE,FR; "Monday, Wednesday and Friday" -> MO,WE,FR)."""
+    words = sorted(
+        (word for kind, word in table(language).values if kind == group), key=len, reverse=True
+    )
+    one_of = "(" + "|".join(map(re.escape, words)) + ")"
+    found = re.findall(rf"\b{one_of}s?\b" if language == "en" else one_of, said.lower())
+    return ",".join(dict.fromkeys(_value(language, group, word) for word in found))
+
+
 def _fill(template: str, match: re.Match[str], language: str) -> str:
     def one(placeholder: re.Match[str]) -> str:
         said = match.group(placeholder["name"])
         if placeholder["said"]:
             return said
+        if placeholder["each"]:
+            return _each_value(language, placeholder["name"], said)
         value = _value(language, placeholder["name"], said)
         return str(int(value) + int(placeholder["plus"])) if placeholder["plus"] else value
 
@@ -125,6 +140,21 @@ def stop_item(text: str, language: str) -> str | None:
         match = pattern.match(text.strip())
         if match and match.group("item").strip():
             return match.group("item").strip()
+    return None
+
+
+def change_item(text: str, language: str) -> tuple[str, Repetition] | None:
+    """The todo whose repetition ``text`` sets ("make Pay rent repeat every month",
+    把交房租改成每月1号) and the repetition, or None. The words of the ``rule`` group must be a
+    repetition and at most a time of day ("every day at 9am": the repetition's ``rest`` is then
+    the due time); "make pay rent repeat every month as usual" is not one."""
+    for pattern in table(language).change:
+        match = pattern.match(text.strip())
+        if not match or not match.group("item").strip():
+            continue
+        found = find(match.group("rule").strip(), language)
+        if found is not None and (found.rest == found.keep or has_clock(found.rest, language)):
+            return match.group("item").strip(), found
     return None
 
 

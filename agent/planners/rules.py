@@ -74,6 +74,16 @@ def interpret(text: str) -> Intent:
         # "stop repeating Pay rent" / 交房租不要再重复了: the rule cleared, the todo kept
         stop = Intent("update_todo", {"todo_title": unquote(stopped), "recurrence": None})
         return _unlabelled(stop if read == written else _written_back(stop, read, written))
+    changed = repetition.change_item(outside_quotes(read), language)
+    if changed is not None:
+        # "make Pay rent repeat every month" / 把交房租改成每月1号重复: that todo's rule, never
+        # a new todo titled "Make pay rent repeat" or a rename to 每月重复
+        item, rule = changed
+        args = {"todo_title": unquote(item), "recurrence": rule.rrule}
+        if rule.rest:
+            args["due_at"] = rule.rest  # 每年3月3号, "every day at 9am": the due time said
+        change = Intent("update_todo", args)
+        return _unlabelled(change if read == written else _written_back(change, read, written))
     if repetition.refused(outside_quotes(read), language):
         # 每逢农历十五 / "every third full moon": a rule todos cannot follow, never a title
         return Intent(None, message="PLANNER_RECURRING_UNSUPPORTED")

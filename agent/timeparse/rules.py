@@ -9,6 +9,7 @@
 - An hour of 1-11 with no am/pm or part of the day is ambiguous (9 a.m. or 9 p.m.?) unless
   a day is named and its morning reading is not already past while the evening one is not
   (``明天9点`` is 09:00 tomorrow; ``今天8点`` said at 14:00 is refused, not read as 08:00).
+  In English ("tomorrow at 10") only the hours of ``HOURS_READ_WITH_A_DAY`` are read so.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
 from agent.timeparse.grammar import Clock, Facts, Holiday, NthWeekday, Offset, Weekday
 from agent.timeparse.holidays import holiday_in, nth_weekday
-from agent.timeparse.words import PARTS_OF_DAY
+from agent.timeparse.words import HOURS_READ_WITH_A_DAY, PARTS_OF_DAY
 
 END_OF_DAY = time(23, 59)
 
@@ -58,7 +59,9 @@ def resolve(facts: Facts, *, now: datetime, zone: tzinfo, nearest: bool = False)
     if len(facts.clocks) > 1:
         raise Unreadable("two clock times")
     clock = facts.clocks[0]
-    clock_time = _clock_time(clock, part=part, has_day=day is not None)
+    clock_time = _clock_time(
+        clock, part=part, has_day=day is not None, day_named=day is not None and _day_named(facts)
+    )
     minute_now = local_now.replace(second=0, microsecond=0)
     if day is None:
         day = local_now.date()
@@ -275,7 +278,12 @@ def _part(facts: Facts) -> str | None:
     return parts.pop() if parts else None
 
 
-def _clock_time(clock: Clock, *, part: str | None, has_day: bool) -> time:
+def _day_named(facts: Facts) -> bool:
+    """Say whether the day is one day, not a span counted in months or years ("in 3 years")."""
+    return not any(offset.unit in ("months", "years") for offset in facts.offsets)
+
+
+def _clock_time(clock: Clock, *, part: str | None, has_day: bool, day_named: bool) -> time:
     """Return the 24-hour time of a clock reading, checked against am/pm and the part of day."""
     hour, minute = clock.hour, clock.minute
     if not (0 <= hour <= 24 and 0 <= minute <= 59):
@@ -295,7 +303,8 @@ def _clock_time(clock: Clock, *, part: str | None, has_day: bool) -> time:
     elif hour == 24:
         raise Unreadable("24:00 is the next day")
     elif 1 <= hour <= 12 and not clock.twenty_four_hour:
-        raise Unreadable("an hour without am/pm or a part of the day")  # at 9
+        if not (day_named and hour in HOURS_READ_WITH_A_DAY):
+            raise Unreadable("an hour without am/pm or a part of the day")  # at 9, tomorrow at 3
     elif 1 <= hour <= 11 and not has_day and not clock.explicit:
         raise Unreadable("an hour of 1-11 with no day")  # 9点, 9:30 alone: a.m. or p.m.?
     if part is not None and hour not in PARTS_OF_DAY[part]:
