@@ -73,6 +73,24 @@
     if (echo && echo.parentNode) echo.parentNode.removeChild(echo);
   }
 
+  // A provisional message of the conversation (the pending echo, the reply being streamed):
+  // the same who line and text box the server's own turns have; busy until replaced.
+  function provisionalMessage(id, className, who, text) {
+    var item = document.createElement("li");
+    item.id = id;
+    item.className = className;
+    item.setAttribute("aria-busy", "true");
+    var whoLine = document.createElement("p");
+    whoLine.className = "who";
+    whoLine.textContent = who || "";
+    var body = document.createElement("div");
+    body.className = "text";
+    body.textContent = text;
+    item.appendChild(whoLine);
+    item.appendChild(body);
+    return item;
+  }
+
   document.addEventListener("htmx:beforeRequest", function (event) {
     var form = event.detail.elt;
     if (!form || form.id !== "composer") return;
@@ -80,21 +98,10 @@
     var list = document.getElementById("messages");
     if (!text || !list || !text.value.trim()) return;
     removeEcho();
-    var item = document.createElement("li");
-    item.id = "pending-echo";
-    item.className = "msg msg-user msg-pending";
-    item.setAttribute("aria-busy", "true");
-    var who = document.createElement("p");
-    who.className = "who";
-    who.textContent = form.dataset.you || "";
-    var body = document.createElement("div");
-    body.className = "text";
-    body.textContent = text.value;
+    var item = provisionalMessage("pending-echo", "msg msg-user msg-pending", form.dataset.you, text.value);
     var pending = document.createElement("p");
     pending.className = "pending";
     pending.textContent = form.dataset.pending || "";
-    item.appendChild(who);
-    item.appendChild(body);
     item.appendChild(pending);
     list.appendChild(item);
     var empty = document.querySelector(".conversation .empty");
@@ -174,17 +181,7 @@
 
     function grow(text) {
       if (!live) {
-        live = document.createElement("li");
-        live.id = "streaming-reply";
-        live.className = "msg msg-assistant msg-streaming";
-        live.setAttribute("aria-busy", "true");
-        var who = document.createElement("p");
-        who.className = "who";
-        who.textContent = form.dataset.assistant || "";
-        var body = document.createElement("div");
-        body.className = "text";
-        live.appendChild(who);
-        live.appendChild(body);
+        live = provisionalMessage("streaming-reply", "msg msg-assistant msg-streaming", form.dataset.assistant, "");
         list.appendChild(live);
         // The reply is being written now: the message is no longer waiting.
         var echo = document.getElementById("pending-echo");
