@@ -231,3 +231,15 @@ def steady_window() -> Iterator[None]:
     now = datetime.now(UTC)
     with time_machine.travel(now.replace(second=30, microsecond=0), tick=True):
         yield
+
+
+@pytest.fixture
+def fake_openai(settings: Any) -> Iterator[Any]:
+    """Select the OpenAI planner, pointed at a fresh fake server (1 s client timeout); a test
+    module needing another timeout defines its own."""
+    from tests.fake_openai import FakeOpenAI
+
+    with FakeOpenAI() as server:
+        server.apply_to(settings, timeout=1)
+        settings.LIGHTNOTE_PLANNER = "openai"
+        yield server

@@ -9,7 +9,6 @@ so it can never reach the limit.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -22,14 +21,6 @@ from tests.test_conversation_api import card_keys, new_session, say, send
 pytestmark = pytest.mark.django_db
 
 PROPOSED = 70
-
-
-@pytest.fixture
-def fake_openai(settings: Any) -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as server:
-        server.apply_to(settings, timeout=1)
-        settings.LIGHTNOTE_PLANNER = "openai"
-        yield server
 
 
 def seventy_writes(server: FakeOpenAI) -> None:

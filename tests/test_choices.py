@@ -26,7 +26,7 @@ from lightnote.controlstore.redis import get_redis
 from lightnote.models import AuditEvent
 from notes import services as note_services
 from tests.agent_helpers import confirm, error_code, store_down
-from tests.fake_openai import FakeOpenAI, tool_call
+from tests.fake_openai import tool_call
 from todos import services as todo_services
 from todos.models import Todo
 
@@ -358,14 +358,6 @@ def test_a_pick_by_button_ends_the_wait_for_a_typed_one(api, user, reports) -> N
 
 
 # --- the OpenAI planner -------------------------------------------------------------------
-
-
-@pytest.fixture
-def fake_openai(settings: Any) -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as server:
-        server.apply_to(settings, timeout=1)
-        settings.LIGHTNOTE_PLANNER = "openai"
-        yield server
 
 
 def test_a_model_proposal_with_an_ambiguous_title_answers_a_choice(

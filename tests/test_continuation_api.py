@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -34,7 +33,7 @@ from lightnote.controlstore import store
 from lightnote.controlstore.redis import get_redis
 from lightnote.impersonation.context import ActorContext
 from lightnote.models import AuditEvent
-from tests.fake_openai import FakeOpenAI, tool_call
+from tests.fake_openai import tool_call
 from tests.test_conversation_api import (
     FROZEN_NOW,
     REPLY,
@@ -52,15 +51,6 @@ from todos.models import Todo
 pytestmark = pytest.mark.django_db
 
 REPLY_TEXT = "已为你创建待办「提交周报」，截止今晚 21:00。"
-
-
-@pytest.fixture
-def fake_openai(settings: Any) -> Iterator[FakeOpenAI]:
-    """Select the OpenAI planner, pointed at a fresh fake server (1 s client timeout)."""
-    with FakeOpenAI() as server:
-        server.apply_to(settings, timeout=1)
-        settings.LIGHTNOTE_PLANNER = "openai"
-        yield server
 
 
 def card_in_session(api: APIClient, text: str = "帮我创建一条明天下午三点提交周报的待办") -> Any:

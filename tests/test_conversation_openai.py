@@ -7,7 +7,6 @@ its answers and assert on the requests it recorded.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,7 +15,7 @@ import time_machine
 from agent.models import ActionReceipt
 from lightnote.models import AuditEvent
 from lightnote.texts.i18n import translate
-from tests.fake_openai import FakeOpenAI, tool_call
+from tests.fake_openai import tool_call
 from tests.test_conversation_api import (
     FROZEN_NOW,
     SEED,
@@ -44,15 +43,6 @@ API_TOOL_NAMES = {
     "create_note",
     "update_note",
 }
-
-
-@pytest.fixture
-def fake_openai(settings: Any) -> Iterator[FakeOpenAI]:
-    """Select the OpenAI planner, pointed at a fresh fake server (1 s client timeout)."""
-    with FakeOpenAI() as server:
-        server.apply_to(settings, timeout=1)
-        settings.LIGHTNOTE_PLANNER = "openai"
-        yield server
 
 
 def system_prompt(request: dict[str, Any]) -> str:

@@ -27,14 +27,6 @@ pytestmark = pytest.mark.django_db
 TOMORROW_NINE = "2026-12-03T21:00:00+08:00"
 
 
-@pytest.fixture
-def fake_openai(settings: Any) -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as server:
-        server.apply_to(settings, timeout=1)
-        settings.LIGHTNOTE_PLANNER = "openai"
-        yield server
-
-
 @pytest.fixture(autouse=True)
 def _frozen() -> Iterator[None]:
     with time_machine.travel(FROZEN_NOW, tick=False):

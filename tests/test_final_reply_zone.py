@@ -8,7 +8,6 @@ time in the card's zone, as the card's reading in history does — not 08:00 in 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -28,14 +27,6 @@ from tests.test_conversation_api import (
 pytestmark = pytest.mark.django_db
 
 READ_IN_SHANGHAI = "已为你创建待办「提交周报」，截止 2026-12-02 21:00（Asia/Shanghai）。"
-
-
-@pytest.fixture
-def fake_openai(settings: Any) -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as server:
-        server.apply_to(settings, timeout=1)
-        settings.LIGHTNOTE_PLANNER = "openai"
-        yield server
 
 
 def _confirmed_after_moving(api: Any, user: Any, text: str) -> Any:

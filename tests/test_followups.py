@@ -19,7 +19,7 @@ from agent.conversation import pending
 from lightnote.controlstore.redis import get_redis
 from lightnote.models import AuditEvent
 from notes.models import Note
-from tests.fake_openai import FakeOpenAI, tool_call
+from tests.fake_openai import tool_call
 from todos import services as todo_services
 from todos.models import Todo
 
@@ -58,15 +58,6 @@ def api(client_for, user):
     user.time_zone = "Asia/Shanghai"
     user.save()
     return client_for(user)
-
-
-@pytest.fixture
-def fake_openai(settings: Any) -> Iterator[FakeOpenAI]:
-    """Select the OpenAI planner, pointed at a fresh fake server."""
-    with FakeOpenAI() as server:
-        server.apply_to(settings, timeout=1)
-        settings.LIGHTNOTE_PLANNER = "openai"
-        yield server
 
 
 @pytest.fixture

@@ -25,7 +25,6 @@ from tests.agent_helpers import (
     send_message,
     store_down,
 )
-from tests.fake_openai import FakeOpenAI
 from tests.ops_helpers import METRICS_TOKEN, scrape, total, value
 
 pytestmark = pytest.mark.django_db
@@ -207,14 +206,6 @@ def test_a_refused_card_over_the_limit_counts_a_429_by_route(user: Any, settings
 
 
 # --- the model ---------------------------------------------------------------------------
-
-
-@pytest.fixture
-def fake_openai(settings: Any) -> Any:
-    with FakeOpenAI() as server:
-        server.apply_to(settings, timeout=1)
-        settings.LIGHTNOTE_PLANNER = "openai"
-        yield server
 
 
 def test_model_calls_are_timed_and_their_failures_counted(user: Any, fake_openai: Any) -> None:
