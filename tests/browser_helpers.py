@@ -48,14 +48,16 @@ def chat_page(
     *,
     path: str = "/",
     landing: str | Pattern[str] = "",
+    locale: str = "zh-CN",
 ) -> Iterator[tuple[Any, Any]]:
-    """Yield ``(context, page)``: a zh-CN browser context of ``viewport``, logged in.
+    """Yield ``(context, page)``: a browser context of ``viewport`` speaking ``locale``
+    (its Accept-Language), logged in.
 
     The browser is closed when the block ends, however it ends.
     """
     browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
     try:
-        context = browser.new_context(locale="zh-CN", viewport=VIEWPORTS[viewport])
+        context = browser.new_context(locale=locale, viewport=VIEWPORTS[viewport])
         context.set_default_timeout(TIMEOUT_MS)
         page = context.new_page()
         login(page, base, username, path=path, landing=landing)

@@ -257,3 +257,55 @@ def test_browser_the_todo_list_completes_a_row_by_its_checkbox_and_marks_overdue
     assert done == ["交房租"]
     assert late.status == "done"
     assert {name: found for name, found in violations.items() if found} == {}
+
+
+@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
+@pytest.mark.parametrize(
+    ("language", "line", "show_all"),
+    [
+        ("zh-CN", "只显示：本周到期 · 优先级高", "不限"),
+        ("en", "Showing only: due this week · High priority", "Show all"),
+    ],
+)
+def test_browser_a_list_narrowed_by_window_and_priority_says_so_and_widens_back(
+    live_server: Any,
+    make_user: Any,
+    sync_playwright: Any,
+    viewport: str,
+    language: str,
+    line: str,
+    show_all: str,
+) -> None:
+    # The assistant's reads link here (/todos/?within=this_week&priority=2): the page must
+    # say it shows only part of the view, in the user's language, and offer the whole view.
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from todos import services as todo_services
+
+    user = make_user(f"narrow{language}{viewport}")
+    soon = timezone.now() + timedelta(hours=1)
+    todo_services.todo_create(owner=user, title="Urgent soon", due_at=soon, priority=2)
+    todo_services.todo_create(owner=user, title="Normal soon", due_at=soon)
+    todo_services.todo_create(owner=user, title="Urgent later", priority=2)
+    path = "/todos/?within=this_week&priority=2"
+    with (
+        sync_playwright() as playwright,
+        chat_page(
+            playwright, live_server.url, user.username, viewport, path=path, locale=language
+        ) as (_, page),
+    ):
+        narrowed = page.locator(".narrowed").inner_text()
+        rows = page.locator(".item-list .item-title").all_inner_texts()
+        violations = _serious_violations(page)
+        _shot(page, f"todos-narrowed-{language}-{viewport}")
+        page.locator(".narrowed").get_by_role("link", name=show_all).click()
+        page.wait_for_url(lambda url: "within=" not in url)
+        widened = sorted(page.locator(".item-list .item-title").all_inner_texts())
+
+    assert narrowed.split(" · ")[:-1] == line.split(" · ")
+    assert narrowed.endswith(show_all)
+    assert rows == ["Urgent soon"]
+    assert widened == ["Normal soon", "Urgent later", "Urgent soon"]
+    assert violations == []
