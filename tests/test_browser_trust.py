@@ -296,6 +296,8 @@ def test_browser_a_list_narrowed_by_window_and_priority_says_so_and_widens_back(
             playwright, live_server.url, user.username, viewport, path=path, locale=language
         ) as (_, page),
     ):
+        brand = page.locator(".topbar .brand").bounding_box()
+        menu = page.locator(".menu-toggle").bounding_box() if viewport == "phone" else None
         narrowed = page.locator(".narrowed").inner_text()
         rows = page.locator(".item-list .item-title").all_inner_texts()
         violations = _serious_violations(page)
@@ -304,6 +306,9 @@ def test_browser_a_list_narrowed_by_window_and_priority_says_so_and_widens_back(
         page.wait_for_url(lambda url: "within=" not in url)
         widened = sorted(page.locator(".item-list .item-title").all_inner_texts())
 
+    if menu is not None:  # a phone: "Menu" sits on the brand's row, in either language
+        assert brand is not None
+        assert abs((menu["y"] + menu["height"] / 2) - (brand["y"] + brand["height"] / 2)) < 8
     assert narrowed.split(" · ")[:-1] == line.split(" · ")
     assert narrowed.endswith(show_all)
     assert rows == ["Urgent soon"]
