@@ -85,5 +85,8 @@ def test_a_busy_process_the_bench_started_is_its_own_work() -> None:
     child.wait()
     seen = watch.result()
     assert seen is not None
-    assert seen["own_cores"] > 0.3
+    # The parent only sleeps: its own share is the child's. On a loaded machine (both test
+    # passes side by side) the child gets ~a quarter of a core, so the bar is low but above
+    # what a sleeping parent and the watch's own sampling cost (~0.01).
+    assert seen["own_cores"] > 0.1
     assert all(other["pid"] != child.pid for other in seen["busiest_others"])
