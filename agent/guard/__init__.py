@@ -25,7 +25,7 @@ from typing import Any
 
 from agent.guard import grammar_en, grammar_zh, model_check, structure
 from agent.guard.backing import Backing, backing_for, is_backed, normalise_name
-from agent.guard.claims import Claim, is_sweeping
+from agent.guard.claims import Claim, is_sweeping, resource_type_of
 from agent.guard.forms import load
 from agent.guard.text import Clause, clauses, remove_spans, restore
 from lightnote.texts.i18n import DEFAULT_LOCALE, normalize_locale
@@ -250,7 +250,7 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
             found.append(FoundClaim(changed, clause, clause.items))
         event = _EVENT_NOTE.search(text, clause.start, clause.end + 1)
         if event and not _CONDITION_HEAD.match(clause.scan):
-            word = re.sub(r"^(?:已经?|刚刚|刚才)|(?:的|过|好了|了)$", "", event.group("event"))
+            word = re.sub(r"^(?:已经?|刚刚|刚才|刚)|(?:的|过|好了|了)$", "", event.group("event"))
             word = word.split()[0] if word.isascii() else word  # "updated just now"
             kind = (
                 grammar_en.participle_kind(word) if word.isascii() else grammar_zh.verb_kind(word)
@@ -487,7 +487,7 @@ def guard_reply(
         entry
         for entry in [*found, *asked]
         if not is_backed(
-            entry.claim,
+            _read_beside_titles(entry, _mentioned(entry, backings)),
             entry.items,
             backings,
             mentioned=_mentioned(entry, backings),
@@ -547,6 +547,19 @@ def _mentioned(entry: FoundClaim, backings: list[Backing]) -> list[str]:
     return sorted(
         {name for backing in backings for name in backing.names if len(name) >= 2 and name in scan}
     )
+
+
+def _read_beside_titles(entry: FoundClaim, mentioned: list[str]) -> Claim:
+    """The claim, its kind of item read from the clause without the titles it names.
+
+    "Weekly meeting notes has been created": the title's "notes" names no note.
+    """
+    if not mentioned:
+        return entry.claim
+    scan = normalise_name(entry.clause.scan)
+    for name in mentioned:
+        scan = scan.replace(name, " ")
+    return dataclasses.replace(entry.claim, resource_type=resource_type_of(scan))
 
 
 def guarded_notice(verdict: GuardVerdict) -> dict[str, Any]:
