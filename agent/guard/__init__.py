@@ -25,7 +25,7 @@ from typing import Any
 
 from agent.guard import grammar_en, grammar_zh, model_check, structure
 from agent.guard.backing import Backing, backing_for, is_backed, normalise_name
-from agent.guard.claims import Claim, is_sweeping, resource_type_of
+from agent.guard.claims import Claim, is_sweeping
 from agent.guard.forms import load
 from agent.guard.text import Clause, clauses, remove_spans, restore
 from lightnote.texts.i18n import DEFAULT_LOCALE, normalize_locale
@@ -505,7 +505,7 @@ def guard_reply(
         entry
         for entry in [*found, *asked]
         if not is_backed(
-            _read_beside_titles(entry, _mentioned(entry, backings)),
+            entry.claim,
             entry.items,
             backings,
             mentioned=_mentioned(entry, backings),
@@ -565,19 +565,6 @@ def _mentioned(entry: FoundClaim, backings: list[Backing]) -> list[str]:
     return sorted(
         {name for backing in backings for name in backing.names if len(name) >= 2 and name in scan}
     )
-
-
-def _read_beside_titles(entry: FoundClaim, mentioned: list[str]) -> Claim:
-    """The claim, its kind of item read from the clause without the titles it names.
-
-    "Weekly meeting notes has been created": the title's "notes" names no note.
-    """
-    if not mentioned:
-        return entry.claim
-    scan = normalise_name(entry.clause.scan)
-    for name in mentioned:
-        scan = scan.replace(name, " ")
-    return dataclasses.replace(entry.claim, resource_type=resource_type_of(scan))
 
 
 def guarded_notice(verdict: GuardVerdict) -> dict[str, Any]:
