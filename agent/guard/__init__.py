@@ -91,6 +91,8 @@ _OPEN_LABEL = FORMS.frame("OPEN_LABEL")
 _OPEN_STATE = FORMS.frame("OPEN_STATE")
 _LISTED_STATUS = FORMS.frame("LISTED_STATUS")
 _READ_STATE = FORMS.frame("READ_STATE")
+_READ_HEADER = FORMS.frame("READ_HEADER")
+_STATUS_HEADING = FORMS.frame("STATUS_HEADING")
 _AFTER_CONFIRM = FORMS.frame("AFTER_CONFIRM")
 _CONDITION_HEAD = FORMS.frame("CONDITION_HEAD")
 
@@ -182,6 +184,7 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
 
     lines_read: set[int] = set()  # the lines whose whole text the line forms have read
     open_listing = bool(_OPEN_STATE.search(text))
+    read_listing = listing or open_listing or bool(_READ_HEADER.search(text))
     quoting: set[int] = set()  # sentences whose rest quotes stored content
     for index, clause in enumerate(all_clauses):
         if clause.sentence in hypothetical:
@@ -189,11 +192,11 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
         if _COUNTERFACTUAL.search(sentences.get(clause.sentence, "")):
             continue  # what would have been done, and why it was not
         if (
-            listing
+            read_listing
             and _BARE_STATUS.fullmatch(clause.scan)
-            and text[clause.end : clause.end + 1] in ":："
+            and (text[clause.end : clause.end + 1] in ":：" or _heading_line(text, clause))
         ):
-            continue  # "Completed: … Open: …" labels a listing
+            continue  # "Completed: … Open: …", "**Done**" over its items: labels a listing
         if (
             _COUNT_LABEL.fullmatch(clause.scan.strip())
             and _COUNT_AFTER.match(text, clause.end)
@@ -250,11 +253,15 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
             found.append(FoundClaim(changed, clause, clause.items))
         event = _EVENT_NOTE.search(text, clause.start, clause.end + 1)
         if event and not _CONDITION_HEAD.match(clause.scan):
-            word = re.sub(r"^(?:已经?|刚刚|刚才)|(?:的|过|好了|了)$", "", event.group("event"))
-            word = word.split()[0] if word.isascii() else word  # "updated just now"
+            word = re.sub(
+                r"^(?:已经?|刚刚|刚才|刚|just\s+)|(?:的|过|好了|了)$", "", event.group("event")
+            )
+            word = (word.split() or [""])[0] if word.isascii() else word  # "updated just now"
             kind = (
                 grammar_en.participle_kind(word) if word.isascii() else grammar_zh.verb_kind(word)
             )
+            if kind is None and _BARE_STATUS.search(text, clause.start, event.start()):
+                kind = "status"  # "Pay rent — done (just now)": the state the note dates
             note = Claim(phrase=event.group(0), kind=kind, resource_type=None)
             found.append(FoundClaim(note, clause, clause.items))
         if proposal and _CORRECTED_ALONE.fullmatch(clause.scan.strip(" !！。.~～✅")):
@@ -290,7 +297,11 @@ def find_claims(text: str, *, titles: tuple[str, ...] = ()) -> list[FoundClaim]:
             # "3. Clean the garage — done" beside "1. Pay rent — open": a read's listing
             and not (
                 open_listing
-                and (items or clause.label or _OPEN_STATE.search(clause.scan))
+                and (
+                    items
+                    or clause.label
+                    or _OPEN_STATE.search(sentences.get(clause.sentence, clause.scan))
+                )
                 and _LISTED_STATUS.fullmatch(claim.phrase)
                 and not _TICK_ARROW.search(clause.scan)  # "未完成 → 已完成": a change shown
             )
@@ -367,6 +378,13 @@ def _line_claim(text: str, row: int) -> Claim | None:
     """The claim the whole line starting at ``row`` makes (a ticked action, a table row)."""
     end = text.find("\n", row)
     return structure.line_claim(text[row : end if end >= 0 else len(text)])
+
+
+def _heading_line(text: str, clause: Clause) -> bool:
+    """Whether the clause is the whole of its line, a heading ("**Done**", "## 已完成")."""
+    row = text.rfind("\n", 0, clause.start) + 1
+    end = text.find("\n", clause.start)
+    return bool(_STATUS_HEADING.fullmatch(text[row : end if end >= 0 else len(text)]))
 
 
 def _waiting_line(text: str, clause: Clause) -> bool:

@@ -41,6 +41,7 @@ _FIRST_PERSON = FORMS.frame("FIRST_PERSON")
 _WENT_AHEAD = FORMS.frame("WENT_AHEAD")
 _TOOK_CARE = FORMS.frame("TOOK_CARE")
 _PASSIVE = FORMS.frame("PASSIVE")
+_NOW_DONE = FORMS.frame("NOW_DONE")
 _SUCCESSFULLY = FORMS.frame("SUCCESSFULLY")
 _HEAD_WORDS = FORMS.piece("HEAD_WORDS")
 _STOP = FORMS.piece("STOP")
@@ -218,6 +219,8 @@ def find(clause: Clause) -> list[Claim]:
         if not _keeps(scan, match):
             continue
         kind = _kind_of(match)
+        if kind is None and _NOW_DONE.search(match.group(0)):
+            kind = "status"  # "are now done": a state of the items, not "done" with the card
         be = match.group("be")
         if (
             be
