@@ -65,6 +65,8 @@ DELETE_ACCOUNT = _en(
 _DELETE = _en(
     r"^(?:delete|remove|erase|drop|trash|get\s+rid\s+of|clear\s+out|wipe\s+out|clear|scrap|ditch"
     r"|bin|axe|nuke|wipe)\s+(?:the\s+|my\s+|this\s+|that\s+)?"
+    # "delete a todo": an article before the kind names no item (which one is asked)
+    r"(?:(?:a|an|one)\s+(?=(?:notes?|todos?|to-dos?|tasks?|reminders?)\b))?"
     rf"(?:(?P<kind>notes?|todos?|to-dos?|tasks?|reminders?)\b\s*)?(?:titled|called|named)?\s*:?\s*"
     rf"(?P<title>{QUOTED}|.*?)(?:\s+(?P<kind2>notes?|todos?|tasks?))?"
     rf"(?:\s+from\s+my\s+(?:list|todos|tasks|notes))?{_END}"
