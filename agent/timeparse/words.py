@@ -150,12 +150,12 @@ ZONES = {
     "est": -300,
     "edt": -240,
 }
-# Part-of-day names, each with the hours (24 h) a clock in it may have.
 # An hour said with a named day but without am/pm or a part of the day ("tomorrow at 10"):
 # 7-12 read as the day's working hours (10:00, noon); 1-6 could as well be morning or
 # afternoon and stay a question. Without a named day every such hour is a question.
 HOURS_READ_WITH_A_DAY = range(7, 13)
 
+# Part-of-day names, each with the hours (24 h) a clock in it may have.
 PARTS_OF_DAY = {
     "early": range(0, 6),
     "morning": range(0, 12),
