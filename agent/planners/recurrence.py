@@ -81,14 +81,21 @@ def _value(language: str, group: str, said: str) -> str:
     raise ValueError(f"no value for {group}={said!r}")
 
 
-def _each_value(language: str, group: str, said: str) -> str:
-    """The values of every word of ``group`` in ``said``, in the order said, joined by commas
-    (周一三五 -> MO,WE,FR; "Monday, Wednesday and Friday" -> MO,WE,FR)."""
+@cache
+def _group_words(language: str, group: str) -> re.Pattern[str]:
+    """Any word of ``group``'s value rows, the longest first (English: a whole word, or its
+    plural: "mondays")."""
     words = sorted(
         (word for kind, word in table(language).values if kind == group), key=len, reverse=True
     )
     one_of = "(" + "|".join(map(re.escape, words)) + ")"
-    found = re.findall(rf"\b{one_of}s?\b" if language == "en" else one_of, said.lower())
+    return re.compile(rf"\b{one_of}s?\b" if language == "en" else one_of)
+
+
+def _each_value(language: str, group: str, said: str) -> str:
+    """The values of every word of ``group`` in ``said``, in the order said, joined by commas
+    (周一三五 -> MO,WE,FR; "Monday, Wednesday and Friday" -> MO,WE,FR)."""
+    found = _group_words(language, group).findall(said.lower())
     return ",".join(dict.fromkeys(_value(language, group, word) for word in found))
 
 
