@@ -17,7 +17,9 @@ from django.db import connections
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from agent.cards.edit import edited_args
 from agent.models import ActionCard, ActionReceipt
+from agent.tools import registry
 from lightnote.models import AuditEvent
 from tests.agent_helpers import (
     CONFIRM_URL,
@@ -92,6 +94,32 @@ def test_a_due_time_in_words_is_prepared_again_in_the_users_zone(user: Any) -> N
     due = response.json()["card"]["args"]["due_at"]
     assert due != flow.card["args"]["due_at"]
     assert "T10:00:00" in due
+
+
+def test_a_reminder_at_the_due_time_moves_with_an_edited_due_time(user: Any) -> None:
+    flow = flow_with_card(user, "明天下午3点提醒我提交周报")
+    assert flow.card["args"]["remind_at"] == flow.card["args"]["due_at"]
+    response = edit(flow.client, flow.token, flow.session_id, {"due_at": "后天上午10点"})
+    assert response.status_code == 200, response.content
+    args = response.json()["card"]["args"]
+    assert "T10:00:00" in args["due_at"]
+    assert args["remind_at"] == args["due_at"]
+    new = response.json()["card"]
+    cleared = edit(flow.client, new["token"], flow.session_id, {"due_at": None})
+    assert cleared.status_code == 200, cleared.content
+    assert "remind_at" not in cleared.json()["card"]["args"]  # no due time, nothing to remind
+
+
+def test_a_reminder_set_apart_from_the_due_time_stays_when_the_due_time_moves() -> None:
+    prepared = {
+        "title": "提交周报",
+        "due_at": "2026-12-03T15:00:00+08:00",
+        "remind_at": "2026-12-03T09:00:00+08:00",
+    }
+    edits = {"due_at": "后天上午10点"}
+    args = edited_args(registry.get("create_todo"), prepared, edits)
+    assert args["remind_at"] == "2026-12-03T09:00:00+08:00"
+    assert args["due_at"] == "后天上午10点"
 
 
 @pytest.mark.parametrize(

@@ -52,6 +52,7 @@ def test_the_table_is_the_model_alone_when_a_model_is_configured(settings: Any) 
         "PendingAnswer",
         "CardCorrection",
         "UndoSaid",
+        "Dismissed",
         "ListReference",
         "ItemPronoun",
         "Planned",

@@ -54,6 +54,16 @@ def chat(make_user: Any, client_for: Any, settings: Any) -> Any:
             assert response.status_code == 200, response.content
             return response.json()
 
+        def confirm(self, card: dict[str, Any]) -> dict[str, Any]:
+            with time_machine.travel(NOW, tick=False):
+                response = self.api.post(
+                    "/api/v1/agent/confirmations/confirm/",
+                    {"token": card["token"], "session_id": self.session},
+                    format="json",
+                )
+            assert response.status_code == 200, response.content
+            return response.json()
+
     return Chat().new()
 
 
@@ -208,13 +218,7 @@ def test_a_reminder_for_a_day_alone_sets_no_reminder_time_nobody_said(chat: Any)
 
 def test_the_confirmed_repeating_card_makes_one_series_todo(chat: Any) -> None:
     card = only_card(chat.say("每周一早上9点开周会"))
-    with time_machine.travel(NOW, tick=False):
-        response = chat.api.post(
-            "/api/v1/agent/confirmations/confirm/",
-            {"token": card["token"], "session_id": chat.session},
-            format="json",
-        )
-    assert response.status_code == 200, response.content
+    chat.confirm(card)
     [todo] = Todo.objects.filter(owner=chat.user)
     assert (todo.title, todo.recurrence) == ("开周会", "FREQ=WEEKLY;BYDAY=MO")
 
@@ -540,15 +544,113 @@ def test_it_right_after_a_new_todo_card_corrects_that_card(chat: Any) -> None:
 
 def test_it_right_after_a_confirmed_new_todo_is_the_todo_it_made(chat: Any) -> None:
     card = only_card(chat.say("明天下午3点去取快递"))
-    with time_machine.travel(NOW, tick=False):
-        response = chat.api.post(
-            "/api/v1/agent/confirmations/confirm/",
-            {"token": card["token"], "session_id": chat.session},
-            format="json",
-        )
-    assert response.status_code == 200, response.content
+    chat.confirm(card)
     [todo] = Todo.objects.filter(owner=chat.user)
     add_todo(chat, "买菜")  # another item, not meant
     changed = only_card(chat.say("把它改成后天"))
     assert (changed["tool"], changed["args"]["todo_id"]) == ("update_todo", str(todo.id))
     assert changed["args"]["due_at"].startswith("2026-12-04")
+
+
+# --- the card in front of the user, in words (issue 44 items 4 and 6) ---------------------
+
+
+@pytest.mark.parametrize(
+    ("first", "dismiss", "language"),
+    [
+        ("明天下午3点提交周报", "算了", "zh-CN"),
+        ("明天下午3点提交周报", "不要了", "zh-CN"),
+        ("remind me to submit the report tomorrow at 3pm", "never mind", "en"),
+        ("remind me to submit the report tomorrow at 3pm", "forget about it", "en"),
+        ("remind me to submit the report tomorrow at 3pm", "scratch that", "en"),
+    ],
+)
+def test_never_mind_leaves_the_waiting_card_to_its_buttons_and_says_so(
+    chat: Any, first: str, dismiss: str, language: str
+) -> None:
+    card = only_card(chat.say(first, language))
+    body = chat.say(dismiss, language)
+    assert (body["cards"], body["notices"], body["choices"]) == ([], [], [])
+    target = card["preview"]["target"]
+    assert body["reply"] == translate("CARD_DISMISSED_WAITING", language, target=target)
+    assert Todo.objects.filter(owner=chat.user).count() == 0
+    outcome = chat.confirm(card)  # words neither ran nor withdrew it: the button still works
+    assert (outcome["state"], outcome["outcome"]["ok"]) == ("settled", True)
+    assert Todo.objects.filter(owner=chat.user).count() == 1
+
+
+@pytest.mark.parametrize(("dismiss", "language"), [("算了", "zh-CN"), ("never mind", "en")])
+def test_never_mind_with_no_card_says_nothing_changed(
+    chat: Any, dismiss: str, language: str
+) -> None:
+    body = chat.say(dismiss, language)
+    assert (body["cards"], body["notices"]) == ([], [])
+    assert body["reply"] == translate("CARD_DISMISSED_NOTHING", language)
+
+
+@pytest.mark.parametrize(
+    ("first", "pointer", "language"),
+    [
+        ("明天下午3点提交周报", "那条删掉", "zh-CN"),
+        ("明天下午3点提交周报", "它什么时候到期？", "zh-CN"),
+        ("remind me to submit the report tomorrow at 3pm", "delete that one", "en"),
+        ("remind me to submit the report tomorrow at 3pm", "when is it due?", "en"),
+    ],
+)
+def test_the_item_a_waiting_create_card_would_make_does_not_exist_yet(
+    chat: Any, first: str, pointer: str, language: str
+) -> None:
+    add_todo(chat, "买菜" if language == "zh-CN" else "Buy milk")  # another item, not meant
+    card = only_card(chat.say(first, language))
+    body = chat.say(pointer, language)
+    assert (body["cards"], body["choices"]) == ([], [])
+    target = card["preview"]["target"]
+    assert body["reply"] == translate("CARD_NOT_MADE_YET", language, target=target)
+    assert chat.confirm(card)["outcome"]["ok"] is True  # still the user's to confirm
+
+
+@pytest.mark.parametrize(
+    ("first", "time", "language", "due"),
+    [
+        ("明天下午3点提交周报", "上午10点", "zh-CN", "2026-12-03T10:00:00+08:00"),
+        ("明天下午3点提交周报", "改成上午10点", "zh-CN", "2026-12-03T10:00:00+08:00"),
+        (
+            "remind me to submit the report tomorrow at 3pm",
+            "10am",
+            "en",
+            "2026-12-03T10:00:00+08:00",
+        ),
+        (
+            "remind me to submit the report tomorrow at 3pm",
+            "make it 10am",
+            "en",
+            "2026-12-03T10:00:00+08:00",
+        ),
+    ],
+)
+def test_a_time_said_alone_after_a_card_corrects_its_time_and_the_reminder_follows(
+    chat: Any, first: str, time: str, language: str, due: str
+) -> None:
+    old = only_card(chat.say(first, language))
+    new = only_card(chat.say(time, language))
+    assert (new["tool"], new["args"]["title"]) == ("create_todo", old["args"]["title"])
+    assert new["args"]["due_at"] == due
+    if "remind_at" in old["args"]:  # "remind me to … at 3pm": reminded at the due time
+        assert new["args"]["remind_at"] == due
+    with time_machine.travel(NOW, tick=False):
+        replaced = chat.api.post(
+            "/api/v1/agent/confirmations/confirm/",
+            {"token": old["token"], "session_id": chat.session},
+            format="json",
+        )
+    # the corrected card replaced it: the old token confirms nothing
+    assert (replaced.status_code, replaced.json()["error"]["code"]) == (410, "CONFIRMATION_EXPIRED")
+    chat.confirm(new)
+    [todo] = Todo.objects.filter(owner=chat.user)
+    assert todo.due_at == datetime.fromisoformat(due)
+
+
+def test_a_time_alone_with_no_card_read_with_a_time_is_no_correction(chat: Any) -> None:
+    only_card(chat.say("帮我创建待办：整理书架"))
+    body = chat.say("上午10点")
+    assert [card["args"].get("due_at") for card in body["cards"]] != ["2026-12-03T10:00:00+08:00"]

@@ -77,7 +77,8 @@ def edited_args(tool: Tool, prepared: dict[str, Any], edits: dict[str, Any]) -> 
 
     Prepared values that are also proposal args (the target's id, the new values) are kept;
     what preparation added (versions, the current snapshot, a stable id) is left out, so it
-    is captured afresh. An edit of anything but an editable field is refused (400).
+    is captured afresh. An edit of anything but an editable field is refused (400). A
+    reminder set at the due time moves with an edited due time (and goes with a cleared one).
     """
     allowed = editable_fields(tool)
     refused = {name: ["not_editable"] for name in edits if name not in allowed}
@@ -85,6 +86,12 @@ def edited_args(tool: Tool, prepared: dict[str, Any], edits: dict[str, Any]) -> 
         raise args_invalid(refused)
     properties = tool.schema.get("properties") or {}
     kept = {name: value for name, value in prepared.items() if name in properties}
+    reminder = prepared.get("remind_at")
+    if "due_at" in edits and reminder and reminder == prepared.get("due_at"):
+        # a reminder at the due time ("remind me to … at 3pm") moves with it
+        kept["remind_at"] = edits["due_at"]
+        if edits["due_at"] is None:
+            del kept["remind_at"]
     return {**kept, **edits}
 
 

@@ -3,6 +3,11 @@
 The answer is read from the card, never guessed: its row, its record in the control store
 while it may still be confirmed (ready, running), and its receipt once it ran. A question
 with no card in the conversation is the planner's (a lookup of the item, or help).
+
+The same reading answers a message that turns the waiting card down in words (算了 / "never
+mind": :func:`dismissal_reply`) and a request about the item a waiting create card would
+make (那条删掉 / "delete that one": :func:`not_made_yet_reply`): the card is not run or
+withdrawn by words, it waits for the user's button, and the reply says so.
 """
 
 from __future__ import annotations
@@ -49,6 +54,20 @@ define_messages(
             "No — the card for “{target}” expired; nothing changed. Ask again if you still "
             "want it.",
         ),
+        "CARD_DISMISSED_WAITING": (
+            "好的。「{target}」的确认卡不会执行，除非你确认它；也可以点“拒绝”把它收起来。",
+            "All right. The card for “{target}” does nothing unless you confirm it; you can "
+            "also reject it.",
+        ),
+        "CARD_DISMISSED_NOTHING": (
+            "好的，没有做任何修改。",
+            "All right — nothing was changed.",
+        ),
+        "CARD_NOT_MADE_YET": (
+            "「{target}」还没有创建：它的确认卡在等你确认。不想要它就点“拒绝”，什么都不会改变。",
+            "“{target}” has not been created: its card is waiting for your confirmation. If "
+            "you don't want it, reject the card; nothing changes.",
+        ),
         "CARD_ASKED_VOIDED": (
             "没有执行：「{target}」的确认卡已作废（被替换或撤回），什么都没有改变。",
             "No — the card for “{target}” was withdrawn or replaced; nothing changed.",
@@ -92,9 +111,39 @@ def last_card(*, session: AgentSession, owner: Any) -> ActionCard | None:
     )
 
 
+def is_waiting(row: ActionCard, *, now: datetime) -> bool:
+    """Whether ``row`` still waits for a confirmation (ready in its row and in the store)."""
+    if row.state != ActionCard.State.READY or row.expires_at <= now:
+        return False
+    live = card_get_by_digest(row.token_digest)
+    return live is not None and live.state == CardState.READY
+
+
+def waiting_card(*, session: AgentSession, owner: Any, now: datetime) -> ActionCard | None:
+    """The conversation's newest card while it still waits for a confirmation, or None."""
+    row = last_card(session=session, owner=owner)
+    return row if row is not None and is_waiting(row, now=now) else None
+
+
+def dismissal_reply(row: ActionCard | None, *, locale: str) -> str:
+    """算了 / "never mind": what happens to the waiting card ``row`` (None: no card waits)."""
+    if row is None:
+        return translate("CARD_DISMISSED_NOTHING", locale)
+    return translate("CARD_DISMISSED_WAITING", locale, target=_target(row))
+
+
+def not_made_yet_reply(row: ActionCard, *, locale: str) -> str:
+    """A request about the item the waiting create card ``row`` would make."""
+    return translate("CARD_NOT_MADE_YET", locale, target=_target(row))
+
+
+def _target(row: ActionCard) -> str:
+    return str((row.preview or {}).get("target") or row.args.get("title") or "")
+
+
 def card_state_reply(row: ActionCard, *, now: datetime, zone: ZoneInfo, locale: str) -> str:
     """What the card's stored state says, in ``locale``."""
-    target = str((row.preview or {}).get("target") or row.args.get("title") or "")
+    target = _target(row)
     if row.state == ActionCard.State.SETTLED:
         outcome = history_outcome(row, locale=locale, zone=zone) or {}
         receipt = outcome.get("receipt") or {}

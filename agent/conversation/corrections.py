@@ -12,9 +12,11 @@ most one of the two ever executes. The old row is marked voided (``superseded``)
 new row names it as its parent in the turn's own transaction, with a ``card.edited`` audit
 row.
 
-A time is merged with the one the card was read from (``明天上午10点`` corrected by ``下午5点``
-is ``明天下午5点``). Anything else — no card, several, a card no longer ready, a value the
-tool cannot edit — is an ordinary new request for the planner.
+A time said alone (上午10点 / "10am") right after a card read with a time corrects that time:
+a new request cannot be a time alone. A time is merged with the one the card was read from
+(``明天上午10点`` corrected by ``下午5点`` is ``明天下午5点``). Anything else — no card,
+several, a card no longer ready, a value the tool cannot edit — is an ordinary new request
+for the planner.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from agent.conversation.decisions import Turn
 from agent.models import ActionCard, AgentSession
 from agent.planners import requests, zh
 from agent.planners.base import Proposal
-from agent.planners.lexicon import normalise
+from agent.planners.lexicon import STRIP, normalise
 from agent.planners.rules import grammar_for, interpret
 from agent.tools import registry
 from lightnote.audit import audit_event
@@ -71,12 +73,17 @@ def correction_for(*, session: AgentSession, text: str, now: datetime) -> Correc
     grammar = grammar_for(read)
     said = grammar.correction(read)
     as_note = grammar.kind_answer(read) == "note"
-    if not said and not as_note:
+    bare_time = not said and grammar.is_time(read.strip(STRIP))
+    if not said and not as_note and not bare_time:
         return None
     rows = sessions.last_turn_cards(session=session, limit=2)
     if len(rows) != 1:
         return None
     row = rows[0]
+    if bare_time:
+        if not row.args.get("due_at_said"):
+            return None  # a time alone corrects only a card that was read with a time
+        said = {"due_at": read.strip(STRIP)}
     card_id, tool_name, args, digest = row.id, row.tool, row.args, row.token_digest
     state, expires_at = row.state, row.expires_at
     tool = registry.get(tool_name)

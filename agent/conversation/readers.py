@@ -5,8 +5,9 @@ runs the table the configured planner calls for, in order, and returns the first
 
 - the offline rules planner (``LIGHTNOTE_PLANNER=rules``): a pick from the choice the last
   turn offered ("第二个"), the answer to the pending question, a correction of the card just
-  shown ("不对，是明天"), an undo of the last change ("撤销刚才的操作"), a position in the list
-  just shown ("把第二个标记完成"), then the planner itself;
+  shown ("不对，是明天"), an undo of the last change ("撤销刚才的操作"), a "never mind" to the
+  waiting card ("算了"), a position in the list just shown ("把第二个标记完成"), then the
+  planner itself;
 - a model (``LIGHTNOTE_PLANNER=openai``): every message is the model's, with the cards and
   candidates in front of the user in its context. Its answer uses the ordinary tools, and
   the server maps one that names a card in front of the user (:mod:`agent.conversation.
@@ -40,10 +41,13 @@ from agent.conversation.decisions import Turn
 from agent.conversation.reading import Reading, Said
 from agent.planners import get_planner, phrases
 from agent.planners.base import PlanRequest, PlanResult, TurnCancelled, reply_locale
+from agent.planners.lexicon import normalise
 from agent.planners.replies import describe_facts
+from agent.planners.rules import grammar_for
 from agent.ratelimit import limit_new_card
 from agent.tools import registry, user_roles
 from lightnote.errors import LightNoteError
+from lightnote.texts.hanzi import simplified
 from lightnote.texts.i18n import translate
 
 logger = logging.getLogger(__name__)
@@ -126,6 +130,22 @@ class UndoSaid:
         return Reading(PlanResult(text=""), undoing=undoing, notes=["undo"])
 
 
+class Dismissed:
+    """算了 / "never mind" with no question pending: a waiting card is left to its buttons
+    (words neither run nor withdraw it), and the reply says so; with none, nothing changed."""
+
+    def match(self, said: Said) -> Reading | None:
+        turn = said.turn
+        read = simplified(normalise(said.text))
+        if not grammar_for(read).is_no(read):
+            return None
+        row = card_questions.waiting_card(
+            session=turn.session, owner=turn.actor.subject, now=turn.context.now
+        )
+        text = card_questions.dismissal_reply(row, locale=turn.reply_locale)
+        return Reading(PlanResult(text=text), notes=["dismissed"])
+
+
 class ListReference:
     """把第二个标记完成 right after a list: the second item listed, by its title."""
 
@@ -181,7 +201,12 @@ class ItemPronoun:
 
     def match(self, said: Said) -> Reading | None:
         turn = said.turn
-        text = pronouns.with_item(said.text, session=turn.session, owner=turn.actor.subject)
+        owner, now = turn.actor.subject, turn.context.now
+        unmade = pronouns.unmade_in_front(said.text, session=turn.session, owner=owner, now=now)
+        if unmade is not None:
+            reply = card_questions.not_made_yet_reply(unmade, locale=turn.reply_locale)
+            return Reading(PlanResult(text=reply), notes=["pronoun", "not made yet"])
+        text = pronouns.with_item(said.text, session=turn.session, owner=owner)
         if text is None:
             return None
         plan = plan_with_planner(said, text)
@@ -200,11 +225,17 @@ def _forget_reads(turn: Turn, plan: PlanResult) -> None:
 
 class Planned:
     """The configured planner, on the message as said ("it" right after a card: that card's
-    item, :mod:`agent.conversation.card_items`)."""
+    item, :mod:`agent.conversation.card_items`; the item a waiting create card would make
+    does not exist yet, and the reply says so)."""
 
     def match(self, said: Said) -> Reading | None:
-        plan = card_items.aimed(plan_with_planner(said, said.text), said.turn.session)
-        return Reading(plan, notes=["planner"])
+        turn = said.turn
+        plan = plan_with_planner(said, said.text)
+        unmade = card_items.unmade(plan, turn.session, now=turn.context.now)
+        if unmade is not None:
+            text = card_questions.not_made_yet_reply(unmade, locale=turn.reply_locale)
+            return Reading(PlanResult(text=text), notes=["planner", "not made yet"])
+        return Reading(card_items.aimed(plan, turn.session), notes=["planner"])
 
 
 class ModelPlanned:
@@ -224,6 +255,7 @@ RULES_READERS: tuple[Reader, ...] = (
     PendingAnswer(),
     CardCorrection(),
     UndoSaid(),
+    Dismissed(),
     ListReference(),
     ItemPronoun(),
     Planned(),

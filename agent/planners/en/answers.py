@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from agent.planners import tables
 from agent.planners.en.slots import is_time, strip_polite
 from agent.planners.lexicon import (
     STRIP,
@@ -15,19 +16,19 @@ from agent.planners.lexicon import (
     priority_of,
 )
 
-_YES = re.compile(
-    r"^(?:y|yes|yeah|yep|yup|sure|ok|okay|right|correct|exactly|please\s+do|do\s+it|go\s+ahead|"
-    r"sounds\s+good|that'?s\s+right|create\s+it|add\s+it|yes\s+please)$",
-    re.I,
-)
-_NO = re.compile(
-    r"^(?:n|no|nope|nah|never\s*mind|cancel|forget\s+it|stop|don'?t|no\s+thanks)$", re.I
-)
-_ORDINAL_WORDS = {
-    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
-    "eighth": 8, "ninth": 9, "tenth": 10, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
-    "1st": 1, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5, "last": -1,
-}  # fmt: skip
+
+def _rule(name: str) -> re.Pattern[str]:
+    return re.compile(tables.pattern("en", "answers", name), re.IGNORECASE)
+
+
+_YES = _rule("YES")
+_NO = _rule("NO")
+_ORDINAL_WORDS = {word: int(n) for word, n in tables.rows("en", "answers")["ordinal"]}
+_ORDINAL_HEAD = _rule("ORDINAL_HEAD")
+_ORDINAL_ARTICLE = _rule("ORDINAL_ARTICLE")
+_ORDINAL_TAIL = _rule("ORDINAL_TAIL")
+_TIME_HEAD = _rule("TIME_HEAD")
+_PRIORITY_HEAD = _rule("PRIORITY_HEAD")
 
 
 def is_yes(text: str) -> bool:
@@ -35,12 +36,7 @@ def is_yes(text: str) -> bool:
 
 
 # "todo" / "make it a note": which kind of item the answer to "create the todo …?" asks for.
-_KIND_ANSWER = re.compile(
-    r"(?:(?:make|save|put|add|keep|log|create|jot)\s+(?:it|that|this)?\s*(?:down\s+)?(?:as|in|into)?\s*"
-    r"|(?:as|it'?s|its)\s+)?(?:a\s+|an\s+|my\s+)?"
-    r"(?:(?P<todo>todo|to-do|task|reminder)|(?P<note>note|memo))s?(?:\s+(?:please|pls|thanks))?",
-    re.IGNORECASE,
-)
+_KIND_ANSWER = _rule("KIND_ANSWER")
 
 
 def kind_answer(text: str) -> str | None:
@@ -55,20 +51,15 @@ def is_no(text: str) -> bool:
 def ordinal(text: str) -> int | None:
     """Return the position an answer names: "the second one", "#2", "2", "last"."""
     body = strip_polite(text).strip(STRIP).lower()
-    body = re.sub(r"^(?:i\s+mean|i\s+meant|it'?s|its|number|no\.?|#|pick|choose)\s*", "", body)
-    body = re.sub(r"^the\s+", "", body)
-    body = re.sub(r"\s+(?:one|item|todo|task|note)$", "", body)
+    body = _ORDINAL_HEAD.sub("", body, count=1)
+    body = _ORDINAL_ARTICLE.sub("", body, count=1)
+    body = _ORDINAL_TAIL.sub("", body, count=1)
     if body.isdigit():
         return int(body)
     return _ORDINAL_WORDS.get(body)
 
 
-_ORDINAL_REFERENCE = re.compile(
-    r"\bt(?:he|eh)\s+(?P<word>first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last"
-    r"|1st|2nd|3rd|[4-9]th|10th)\s+(?:one|item|todo|to-do|task|note|entry)\b"
-    r"|\b(?:number|no\.|item)\s*(?P<n>\d{1,2})\b|#(?P<hash>\d{1,2})\b",
-    re.IGNORECASE,
-)
+_ORDINAL_REFERENCE = _rule("ORDINAL_REFERENCE")
 
 
 def ordinal_reference(text: str) -> tuple[int, int, int] | None:
@@ -85,37 +76,21 @@ def ordinal_reference(text: str) -> tuple[int, int, int] | None:
 
 def time_answer(text: str) -> str | None:
     body = strip_polite(text).strip(STRIP)
-    body = re.sub(
-        r"^(?:make\s+it|change\s+it\s+to|move\s+it\s+to|set\s+it\s+to|due|by|at|on|it'?s)\s+",
-        "",
-        body,
-        flags=re.I,
-    )
+    body = _TIME_HEAD.sub("", body, count=1)
     return body if is_time(body) else None
 
 
 def priority_answer(text: str) -> str | None:
     body = strip_polite(text).strip(STRIP)
-    body = re.sub(r"^(?:make\s+it|set\s+it\s+to|change\s+it\s+to|it'?s)\s+", "", body, flags=re.I)
+    body = _PRIORITY_HEAD.sub("", body, count=1)
     return priority_of(body)
 
 
 # --- picking from a choice card ----------------------------------------------------------
 
-_PICK_VERB = re.compile(
-    r"^(?:please\s+)?(?:delete|remove|finish|complete|mark|update|change|edit|pick|choose|"
-    r"select|take|i\s+mean|i\s+meant|it'?s)?\s*",
-    re.IGNORECASE,
-)
-_PICK_ONE = re.compile(
-    r"^(?:the|that)\s+(?:one|todo|task|note|item)\s*(?:that'?s|which\s+is|that\s+is)?\s*"
-    r"(?:due|at|for|on|from)?\s*",
-    re.IGNORECASE,
-)
-# "tomorrow's", "the 9pm one", "the tonight one": the time with the words around it.
-_PICK_AROUND = re.compile(
-    r"^(?:the|that)\s+|(?:'s|’s)$|\s+(?:one|todo|task|note|item)$", re.IGNORECASE
-)
+_PICK_VERB = _rule("PICK_VERB")
+_PICK_ONE = _rule("PICK_ONE")
+_PICK_AROUND = _rule("PICK_AROUND")  # "tomorrow's", "the 9pm one": the words around a time
 
 
 def pick_reference(text: str) -> str:
