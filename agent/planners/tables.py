@@ -80,6 +80,12 @@ def pattern(language: str, name: str, key: str) -> str:
     return _named_rows(language, name)["pattern"][key]
 
 
+def compiled(language: str, name: str, key: str) -> re.Pattern[str]:
+    """The ``pattern`` row ``key`` compiled case-insensitive, for a module whose grammar
+    needs no other flags."""
+    return re.compile(pattern(language, name, key), re.IGNORECASE)
+
+
 def words(language: str, name: str, key: str) -> frozenset[str]:
     """The ``words`` row ``key`` of ``data/<language>/<name>.tsv`` as a set."""
     return frozenset(_named_rows(language, name)["words"][key].split("|"))

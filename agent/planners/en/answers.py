@@ -6,7 +6,7 @@ Used by ``agent.conversation.followups`` to complete a pending clarification or 
 
 from __future__ import annotations
 
-import re
+from functools import partial
 
 from agent.planners import tables
 from agent.planners.en.slots import is_time, strip_polite
@@ -16,10 +16,7 @@ from agent.planners.lexicon import (
     priority_of,
 )
 
-
-def _rule(name: str) -> re.Pattern[str]:
-    return re.compile(tables.pattern("en", "answers", name), re.IGNORECASE)
-
+_rule = partial(tables.compiled, "en", "answers")
 
 _YES = _rule("YES")
 _NO = _rule("NO")

@@ -6,7 +6,7 @@ Used by ``agent.conversation.followups`` to complete a pending clarification or 
 
 from __future__ import annotations
 
-import re
+from functools import partial
 
 from agent.planners import tables
 from agent.planners.lexicon import (
@@ -16,10 +16,7 @@ from agent.planners.lexicon import (
 )
 from agent.planners.zh.slots import DEADLINE_SUFFIX, is_time, strip_polite
 
-
-def _rule(name: str) -> re.Pattern[str]:
-    return re.compile(tables.pattern("zh", "answers", name), re.IGNORECASE)
-
+_rule = partial(tables.compiled, "zh", "answers")
 
 _YES = _rule("YES")
 _NO = _rule("NO")
